@@ -1,0 +1,22 @@
+// Run by `bun run test` before the suite: the browser tests need Debian's chromium (MapLibre GL JS
+// renders there with WebGL through SwiftShader). As root on Debian it is installed here; otherwise
+// the message says what to install.
+import { existsSync } from "node:fs";
+
+const needed: { bin: string; pkg: string }[] = [{ bin: "chromium", pkg: "chromium" }];
+const missing = needed.filter((n) => !Bun.which(n.bin));
+if (missing.length) {
+  const pkgs = missing.map((m) => m.pkg);
+  const isRoot = process.getuid?.() === 0;
+  if (isRoot && existsSync("/usr/bin/apt-get")) {
+    console.log(`Installing ${pkgs.join(", ")} from Debian for the browser tests ...`);
+    const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
+    for (const cmd of [["apt-get", "update"], ["apt-get", "install", "-y", "--no-install-recommends", ...pkgs]]) {
+      const r = Bun.spawnSync(cmd, { stdout: "inherit", stderr: "inherit", env });
+      if (r.exitCode !== 0) process.exit(r.exitCode ?? 1);
+    }
+  } else {
+    console.error(`The browser tests need: ${pkgs.join(", ")}. Install with: sudo apt-get install -y ${pkgs.join(" ")}`);
+    process.exit(1);
+  }
+}

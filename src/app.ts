@@ -1,0 +1,20 @@
+// Composes the feature modules into one Elysia app. No listen, no side effects beyond what the modules
+// start for themselves (workers, flushers), so tests can build as many apps as they like.
+import { Elysia } from "elysia";
+import type { AppContext } from "./context";
+import { conventions, routeTableFrom } from "./http/conventions";
+import { docsModule } from "./modules/docs";
+import { healthModule } from "./modules/health";
+import { preflightModule } from "./modules/preflight";
+
+export function createApp(ctx: AppContext) {
+  const routes = routeTableFrom(() => app.routes);
+  const app = new Elysia({ name: "mapstead" })
+    .use(conventions(ctx.config, ctx.log, routes))
+    .use(docsModule(ctx))
+    .use(healthModule(ctx))
+    .use(preflightModule(ctx));
+  return app;
+}
+
+export type App = ReturnType<typeof createApp>;

@@ -1,0 +1,38 @@
+// Splits argv into setting overrides (--kebab-case names of CONTRACT.md settings) and the rest.
+import { SETTINGS, kebab } from "../config";
+
+export interface SplitArgs {
+  overrides: Record<string, string>;
+  rest: string[];
+}
+
+const FLAG_TO_SETTING = new Map(SETTINGS.map((s) => [`--${kebab(s.name)}`, s.name]));
+
+export function splitSettingFlags(argv: string[]): SplitArgs {
+  const overrides: Record<string, string> = {};
+  const rest: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const eq = arg.indexOf("=");
+    const flag = eq > 0 ? arg.slice(0, eq) : arg;
+    const setting = FLAG_TO_SETTING.get(flag);
+    if (!setting) {
+      rest.push(arg);
+      continue;
+    }
+    if (eq > 0) overrides[setting] = arg.slice(eq + 1);
+    else if (setting === "TRUST_PROXY" && (argv[i + 1] === undefined || argv[i + 1]!.startsWith("--"))) overrides[setting] = "true";
+    else {
+      const value = argv[++i];
+      if (value === undefined) throw new UsageError(`${flag} needs a value`);
+      overrides[setting] = value;
+    }
+  }
+  return { overrides, rest };
+}
+
+export class UsageError extends Error {}
+
+export function settingsHelp(): string {
+  return SETTINGS.map((s) => `  --${kebab(s.name).padEnd(24)} ${s.name}: ${s.description}${s.default !== undefined && s.default !== "" ? ` (default ${s.default})` : ""}`).join("\n");
+}

@@ -1,0 +1,18 @@
+// Every CLI command, in the order `mapstead --help` lists them. Add a command by adding its file here.
+import type { CliCommand } from "./command";
+import { serveCommand } from "./serve";
+import { migrateCommand } from "./migrate";
+import { preflightCommand } from "./preflight";
+import pkg from "../../package.json";
+
+export const versionCommand: CliCommand = {
+  name: "version",
+  summary: "Print the version",
+  help: "Usage: mapstead version",
+  async run() {
+    process.stdout.write(`mapstead ${pkg.version} (bun ${Bun.version})\n`);
+    return 0;
+  },
+};
+
+export const COMMANDS: CliCommand[] = [serveCommand, migrateCommand, preflightCommand, versionCommand];

@@ -1,0 +1,33 @@
+import type { CliCommand } from "./command";
+import { configOrExit } from "./runtime";
+import { openDatabase } from "../db/client";
+import { runPreflight } from "../modules/preflight/checks";
+import { bold, dim, green, print, red, yellow } from "./output";
+import { settingsHelp } from "./args";
+
+export const preflightCommand: CliCommand = {
+  name: "preflight",
+  summary: "Check this installation and say what to fix (exit 0 when nothing fails)",
+  help: `Usage: mapstead preflight [--json] [settings]\n\nRuns the same checks as GET /setup/preflight with this machine's settings.\n\nSettings:\n${settingsHelp()}`,
+  async run(args, overrides) {
+    const json = args.includes("--json");
+    const config = configOrExit(overrides);
+    const handle = openDatabase(config.dataDir);
+    const report = await runPreflight({ config, sqlite: handle.sqlite });
+    handle.sqlite.close();
+    if (json) {
+      print(JSON.stringify(report, null, 2));
+    } else {
+      const mark = { pass: green("✔ pass"), warn: yellow("! warn"), fail: red("✖ fail") };
+      for (const c of report.checks) {
+        print(`${mark[c.status]}  ${bold(c.id.padEnd(11))} ${c.message}`);
+        if (c.fix) print(`         ${"".padEnd(11)} ${dim("fix:")} ${c.fix}`);
+      }
+      const failed = report.checks.filter((c) => c.status === "fail").length;
+      const warned = report.checks.filter((c) => c.status === "warn").length;
+      print();
+      print(failed ? red(`${failed} check(s) failed`) + (warned ? `, ${warned} warning(s)` : "") : green("Nothing failed") + (warned ? `, ${warned} warning(s)` : ""));
+    }
+    return report.ok ? 0 : 1;
+  },
+};

@@ -1,0 +1,142 @@
+// The only reader of process.env. Settings come from the environment and are overridden by the same
+// names as --kebab-case flags; the result is validated once, frozen, and passed to whoever needs it.
+import { resolve } from "node:path";
+
+export type LogLevel = "debug" | "info" | "warn" | "error";
+
+export interface Config {
+  publicUrl: string;
+  /** true when PUBLIC_URL was not set and was derived from PORT */
+  publicUrlDefaulted: boolean;
+  host: string;
+  port: number;
+  dataDir: string;
+  geocoderUrl: string | null;
+  elevationUrl: string | null;
+  geocoderTimeoutMs: number;
+  elevationTimeoutMs: number;
+  maxUploadMb: number;
+  rateLimitPerMinute: number;
+  trustProxy: boolean;
+  allowedHosts: string[];
+  logLevel: LogLevel;
+}
+
+/** A setting that failed validation: start-up prints `message` and exits 2. */
+export class ConfigError extends Error {
+  constructor(
+    readonly setting: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+interface SettingSpec {
+  name: string;
+  accepts: string;
+  default?: string;
+  description: string;
+}
+
+export const SETTINGS: SettingSpec[] = [
+  { name: "PUBLIC_URL", accepts: "an absolute http(s) URL without query or fragment", description: "public origin every absolute URL starts with (default http://localhost:{PORT})" },
+  { name: "HOST", accepts: "an IP address or host name", default: "0.0.0.0", description: "listen address" },
+  { name: "PORT", accepts: "an integer from 0 to 65535", default: "8080", description: "listen port (0 picks a free one)" },
+  { name: "DATA_DIR", accepts: "a directory path", default: "./data", description: "SQLite database, tile archives, fonts, sprites, uploads" },
+  { name: "GEOCODER_INTERNAL_URL", accepts: "an absolute http(s) URL, e.g. http://pelias-api:4000/v1", description: "Pelias-compatible geocoder, with its version prefix" },
+  { name: "ELEVATION_INTERNAL_URL", accepts: "an absolute http(s) URL, e.g. http://opentopodata:5000/v1/srtm30m", description: "OpenTopoData-compatible dataset endpoint" },
+  { name: "GEOCODER_TIMEOUT_MS", accepts: "an integer from 100 to 120000", default: "5000", description: "timeout per geocoder call" },
+  { name: "ELEVATION_TIMEOUT_MS", accepts: "an integer from 100 to 120000", default: "5000", description: "timeout per elevation call" },
+  { name: "MAX_UPLOAD_MB", accepts: "an integer from 1 to 1048576", default: "2048", description: "largest accepted upload in MiB" },
+  { name: "RATE_LIMIT_PER_MINUTE", accepts: "an integer from 1 to 10000000", default: "600", description: "default requests per minute per key and service group" },
+  { name: "TRUST_PROXY", accepts: "true or false", default: "false", description: "honour X-Forwarded-* headers" },
+  { name: "ALLOWED_HOSTS", accepts: "comma-separated host names", default: "", description: "hosts honoured from X-Forwarded-Host when TRUST_PROXY is on" },
+  { name: "LOG_LEVEL", accepts: "one of debug, info, warn, error", default: "info", description: "JSON log lines on stdout at or above this level" },
+];
+
+export const kebab = (name: string) => name.toLowerCase().replaceAll("_", "-");
+
+function integer(name: string, raw: string, min: number, max: number, accepts: string): number {
+  if (!/^-?\d+$/.test(raw.trim())) throw new ConfigError(name, `${name}=${JSON.stringify(raw)} is invalid: expected ${accepts}`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new ConfigError(name, `${name}=${raw} is out of range: expected ${accepts}`);
+  return n;
+}
+
+function httpUrl(name: string, raw: string, accepts: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw new ConfigError(name, `${name}=${JSON.stringify(raw)} is not a URL: expected ${accepts}`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new ConfigError(name, `${name}=${JSON.stringify(raw)} must use http or https: expected ${accepts}`);
+  if (url.search || url.hash || url.username || url.password)
+    throw new ConfigError(name, `${name}=${JSON.stringify(raw)} must not carry a query, fragment or credentials: expected ${accepts}`);
+  return url.toString().replace(/\/+$/, "");
+}
+
+function bool(name: string, raw: string): boolean {
+  const v = raw.trim().toLowerCase();
+  if (["1", "true", "yes", "on"].includes(v)) return true;
+  if (["0", "false", "no", "off", ""].includes(v)) return false;
+  throw new ConfigError(name, `${name}=${JSON.stringify(raw)} is invalid: expected true or false`);
+}
+
+/**
+ * Builds the configuration from environment variables and flag overrides
+ * (flags keyed by SETTING name, already mapped from --kebab-case).
+ */
+export function loadConfig(env: Record<string, string | undefined>, overrides: Record<string, string> = {}): Readonly<Config> {
+  const raw = (name: string): string | undefined => {
+    const v = overrides[name] ?? env[name];
+    return v === undefined || v === "" ? undefined : v;
+  };
+  const spec = (name: string) => SETTINGS.find((s) => s.name === name)!;
+  const value = (name: string) => raw(name) ?? spec(name).default ?? "";
+
+  const port = integer("PORT", value("PORT"), 0, 65535, spec("PORT").accepts);
+  const host = value("HOST").trim();
+  if (!host || /\s/.test(host)) throw new ConfigError("HOST", `HOST=${JSON.stringify(host)} is invalid: expected ${spec("HOST").accepts}`);
+  const publicRaw = raw("PUBLIC_URL");
+  const publicUrl = publicRaw ? httpUrl("PUBLIC_URL", publicRaw, spec("PUBLIC_URL").accepts) : `http://localhost:${port}`;
+  const optionalUrl = (name: string) => {
+    const v = raw(name);
+    return v ? httpUrl(name, v, spec(name).accepts) : null;
+  };
+  const logLevel = value("LOG_LEVEL").trim().toLowerCase();
+  if (!["debug", "info", "warn", "error"].includes(logLevel))
+    throw new ConfigError("LOG_LEVEL", `LOG_LEVEL=${JSON.stringify(logLevel)} is invalid: expected ${spec("LOG_LEVEL").accepts}`);
+  const allowedHosts = value("ALLOWED_HOSTS")
+    .split(",")
+    .map((h) => h.trim().toLowerCase())
+    .filter(Boolean);
+  for (const h of allowedHosts)
+    if (!/^[a-z0-9.-]+(:\d+)?$/.test(h))
+      throw new ConfigError("ALLOWED_HOSTS", `ALLOWED_HOSTS entry ${JSON.stringify(h)} is invalid: expected ${spec("ALLOWED_HOSTS").accepts}`);
+  const dataDir = value("DATA_DIR").trim();
+  if (!dataDir) throw new ConfigError("DATA_DIR", `DATA_DIR is empty: expected ${spec("DATA_DIR").accepts}`);
+
+  const ms = (name: string) => integer(name, value(name), 100, 120000, spec(name).accepts);
+  return Object.freeze({
+    publicUrl,
+    publicUrlDefaulted: !publicRaw,
+    host,
+    port,
+    dataDir: resolve(dataDir),
+    geocoderUrl: optionalUrl("GEOCODER_INTERNAL_URL"),
+    elevationUrl: optionalUrl("ELEVATION_INTERNAL_URL"),
+    geocoderTimeoutMs: ms("GEOCODER_TIMEOUT_MS"),
+    elevationTimeoutMs: ms("ELEVATION_TIMEOUT_MS"),
+    maxUploadMb: integer("MAX_UPLOAD_MB", value("MAX_UPLOAD_MB"), 1, 1048576, spec("MAX_UPLOAD_MB").accepts),
+    rateLimitPerMinute: integer("RATE_LIMIT_PER_MINUTE", value("RATE_LIMIT_PER_MINUTE"), 1, 10_000_000, spec("RATE_LIMIT_PER_MINUTE").accepts),
+    trustProxy: bool("TRUST_PROXY", value("TRUST_PROXY")),
+    allowedHosts,
+    logLevel: logLevel as LogLevel,
+  });
+}
+
+/** Reads the process environment; kept here so no other module touches process.env. */
+export const processEnv = (): Record<string, string | undefined> => process.env;

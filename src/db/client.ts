@@ -1,0 +1,32 @@
+// One SQLite connection per process, set up for a small server: WAL so readers never wait for the
+// writer, foreign keys on, a busy timeout so a second process waits instead of failing.
+import { Database } from "bun:sqlite";
+import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import * as schema from "./schema";
+
+export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
+
+export interface DbHandle {
+  sqlite: Database;
+  db: Db;
+  path: string;
+}
+
+export function databasePath(dataDir: string): string {
+  return join(dataDir, "mapstead.db");
+}
+
+export function openDatabase(dataDir: string): DbHandle {
+  mkdirSync(dataDir, { recursive: true });
+  const path = databasePath(dataDir);
+  const sqlite = new Database(path, { create: true, strict: true });
+  sqlite.exec("PRAGMA busy_timeout = 10000");
+  sqlite.exec("PRAGMA journal_mode = WAL");
+  sqlite.exec("PRAGMA synchronous = NORMAL");
+  sqlite.exec("PRAGMA foreign_keys = ON");
+  sqlite.exec("PRAGMA temp_store = MEMORY");
+  const db = drizzle(sqlite, { schema }) as Db;
+  return { sqlite, db, path };
+}

@@ -1,0 +1,17 @@
+// The address a request came from. X-Forwarded-For is honoured only with TRUST_PROXY. Requests handled
+// in-process (app.handle in tests, no socket) count as loopback.
+import type { Config } from "../config";
+
+type ServerLike = { requestIP(req: Request): { address: string } | null } | null | undefined;
+
+export function clientIp(request: Request, server: ServerLike, config: Config): string {
+  if (config.trustProxy) {
+    const forwarded = request.headers.get("x-forwarded-for")?.split(",")[0]?.trim();
+    if (forwarded) return forwarded;
+  }
+  return server?.requestIP(request)?.address ?? "127.0.0.1";
+}
+
+export function isLoopbackIp(ip: string): boolean {
+  return ip === "::1" || ip.startsWith("127.") || ip.startsWith("::ffff:127.");
+}

@@ -1,0 +1,62 @@
+// Turns anything thrown into the contract envelope: AppErrors keep their status and code, Elysia's
+// own NOT_FOUND / PARSE / VALIDATION become 404 / 400 with a message naming the parameter, and
+// everything else is a 500 INTERNAL without a stack trace or path (logged with the request id).
+import { AppError, errorBody, type ErrorBody } from "../errors";
+
+export interface MappedError {
+  status: number;
+  body: ErrorBody;
+  headers?: Record<string, string>;
+  /** true when the error is ours to fix (log it loudly) */
+  internal: boolean;
+}
+
+interface ValidationLike {
+  type?: string;
+  valueError?: { path?: string; message?: string; value?: unknown; schema?: { description?: string } };
+  all?: { path?: string; message?: string; summary?: string }[];
+}
+
+const WHERE: Record<string, string> = { query: "query parameter", params: "path parameter", body: "body field", headers: "header", cookie: "cookie" };
+
+export function validationMessage(err: ValidationLike): { message: string; details: { in: string; path: string; message: string }[] } {
+  const where = WHERE[err.type ?? ""] ?? "input";
+  const all = (err.all ?? []).filter((e) => e && typeof e === "object");
+  const details = all.slice(0, 20).map((e) => ({
+    in: err.type ?? "input",
+    path: (e.path ?? "").replace(/^\//, "").replaceAll("/", ".") || "(root)",
+    message: e.summary ?? e.message ?? "is invalid",
+  }));
+  const first = details.find((d) => d.path !== "(root)") ?? details[0];
+  if (!first) return { message: `Invalid ${where}`, details };
+  const name = first.path === "(root)" ? (err.type === "body" ? "request body" : where) : `${where} '${first.path}'`;
+  // TypeBox summaries already name the property; keep the plain reason after the name.
+  const reason = (all.find((e) => (e.path ?? "").replace(/^\//, "").replaceAll("/", ".") === first.path)?.message ?? first.message).replace(/\.$/, "");
+  return { message: `Invalid ${name}: ${reason}`, details };
+}
+
+export function mapError(code: string | number, error: unknown): MappedError {
+  if (error instanceof AppError) {
+    return { status: error.status, body: errorBody(error.code, error.message, error.details), headers: error.headers, internal: error.status >= 500 && error.status !== 502 && error.status !== 503 };
+  }
+  switch (code) {
+    case "NOT_FOUND":
+      return { status: 404, body: errorBody("NOT_FOUND", "No such route or resource"), internal: false };
+    case "PARSE":
+      return { status: 400, body: errorBody("BAD_REQUEST", "The request body could not be parsed: send valid JSON with Content-Type: application/json"), internal: false };
+    case "VALIDATION": {
+      const v = validationMessage(error as ValidationLike);
+      return { status: 400, body: errorBody("BAD_REQUEST", v.message, v.details.length ? v.details : undefined), internal: false };
+    }
+    case "INVALID_COOKIE_SIGNATURE":
+      return { status: 400, body: errorBody("BAD_REQUEST", "Invalid cookie"), internal: false };
+    case "INVALID_FILE_TYPE":
+      return { status: 415, body: errorBody("UNSUPPORTED_MEDIA_TYPE", "Unsupported file type"), internal: false };
+  }
+  const status = (error as { status?: unknown })?.status;
+  if (typeof status === "number" && status >= 400 && status < 500) {
+    // Elysia's status() helper or a thrown Response-like value: keep the 4xx, never its internals.
+    return { status, body: errorBody(status === 413 ? "PAYLOAD_TOO_LARGE" : "BAD_REQUEST", status === 413 ? "Request body too large" : "Bad request"), internal: false };
+  }
+  return { status: 500, body: errorBody("INTERNAL", "Internal error; quote the X-Request-Id header when reporting it"), internal: true };
+}

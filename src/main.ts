@@ -1,0 +1,59 @@
+#!/usr/bin/env bun
+// CLI entry: `mapstead [command] [settings] [options]`; serve is the default command.
+import { COMMANDS } from "./cli/index";
+import { UsageError, settingsHelp, splitSettingFlags } from "./cli/args";
+import { printErr } from "./cli/output";
+
+function mainHelp(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length)) + 2;
+  return [
+    "Mapstead: self-hosted map publishing in one executable.",
+    "",
+    "Usage: mapstead [command] [settings] [options]",
+    "",
+    "Commands:",
+    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}${c.summary}`),
+    "",
+    "Settings come from the environment or these flags (see `mapstead <command> --help`):",
+    settingsHelp(),
+    "",
+  ].join("\n");
+}
+
+async function main(argv: string[]): Promise<number> {
+  const first = argv[0];
+  if (first === "--help" || first === "-h" || first === "help") {
+    process.stdout.write(mainHelp());
+    return 0;
+  }
+  if (first === "--version" || first === "-v") argv = ["version"];
+  const named = first && !first.startsWith("-") ? COMMANDS.find((c) => c.name === first) : undefined;
+  if (first && !first.startsWith("-") && !named) {
+    printErr(`mapstead: unknown command '${first}'. Run \`mapstead --help\` for the list.`);
+    return 2;
+  }
+  const command = named ?? COMMANDS[0]!;
+  const args = named ? argv.slice(1) : argv;
+  if (args.includes("--help") || args.includes("-h")) {
+    process.stdout.write(command.help + "\n");
+    return 0;
+  }
+  try {
+    const { overrides, rest } = splitSettingFlags(args);
+    return await command.run(rest, overrides);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      printErr(`mapstead ${command.name}: ${err.message}`);
+      return 2;
+    }
+    throw err;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err) => {
+    printErr(`mapstead: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  },
+);

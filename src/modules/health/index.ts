@@ -1,0 +1,29 @@
+import { Elysia } from "elysia";
+import type { AppContext } from "../../context";
+import { createHealthService } from "./service";
+import { DetailedHealth, HealthOk } from "./model";
+
+export function healthModule(ctx: AppContext) {
+  const health = createHealthService(ctx);
+  return new Elysia({ name: "health" })
+    .get("/health", () => ({ status: "ok" as const }), {
+      response: HealthOk,
+      detail: { tags: ["Health"], summary: "Reachability check; touches no dependency" },
+    })
+    .get(
+      "/health/detailed",
+      async ({ set }) => {
+        const report = await health.detailed();
+        set.headers["cache-control"] = "no-store";
+        if (report.status === "down") set.status = 503;
+        return report;
+      },
+      {
+        response: { 200: DetailedHealth, 503: DetailedHealth },
+        detail: {
+          tags: ["Health"],
+          summary: "Component health; 200 while the core works (optional services may be degraded), 503 when the database or storage is down",
+        },
+      },
+    );
+}

@@ -1,0 +1,36 @@
+// GET /setup/preflight: the shared setup checks as JSON, or as a page for browsers. Before the first
+// admin exists anyone may look; afterwards only an admin session or a loopback caller.
+import { Elysia } from "elysia";
+import type { AppContext } from "../../context";
+import { NotFound } from "../../errors";
+import { clientIp, isLoopbackIp } from "../../http/client-ip";
+import { createAuthService } from "../auth/service";
+import { runPreflight } from "./checks";
+import { preflightPage } from "./page";
+import { PreflightReport } from "./model";
+
+export function preflightModule(ctx: AppContext) {
+  const auth = createAuthService(ctx);
+  const adminCount = ctx.sqlite.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM users WHERE is_admin = 1");
+  return new Elysia({ name: "preflight" }).get(
+    "/setup/preflight",
+    async ({ request, server, set }) => {
+      const hasAdmin = adminCount.get()!.n > 0;
+      if (hasAdmin && !isLoopbackIp(clientIp(request, server, ctx.config)) && !auth.sessionFromRequest(request)?.isAdmin)
+        throw new NotFound("Preflight is visible to admins and loopback callers once an admin exists");
+      const report = await runPreflight({ config: ctx.config, sqlite: ctx.sqlite });
+      set.headers["cache-control"] = "no-store";
+      if ((request.headers.get("accept") ?? "").includes("text/html"))
+        return new Response(preflightPage(report, ctx.version), { headers: { "content-type": "text/html; charset=utf-8" } });
+      return report;
+    },
+    {
+      response: { 200: PreflightReport },
+      detail: {
+        tags: ["Health"],
+        summary: "Setup checks (JSON, or a wizard page with Accept: text/html)",
+        description: "Anyone may run it until the first admin exists; afterwards an admin session or a loopback caller. Never shows a secret.",
+      },
+    },
+  );
+}

@@ -1,0 +1,67 @@
+// Builds a real app on a temporary data dir with a real SQLite file. `fetch` goes through
+// app.handle (no socket); `serveTestApp` listens on a free loopback port for real HTTP clients.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadConfig } from "../../src/config";
+import { openDatabase } from "../../src/db/client";
+import { migrate } from "../../src/db/migrate";
+import { createContext, type AppContext } from "../../src/context";
+import { createApp, type App } from "../../src/app";
+import { silentLogger, type Logger } from "../../src/log";
+
+export interface TestApp {
+  app: App;
+  ctx: AppContext;
+  dataDir: string;
+  baseUrl: string;
+  fetch(path: string, init?: RequestInit): Promise<Response>;
+  close(): Promise<void>;
+}
+
+export function tempDir(prefix = "mapstead-test-"): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+export async function makeTestApp(env: Record<string, string> = {}, opts: { dataDir?: string; log?: Logger } = {}): Promise<TestApp> {
+  const dataDir = opts.dataDir ?? tempDir();
+  const config = loadConfig({ DATA_DIR: dataDir, PORT: "8080", LOG_LEVEL: "error", ...env });
+  const handle = openDatabase(config.dataDir);
+  migrate(handle.sqlite);
+  const ctx = createContext(config, handle, opts.log ?? silentLogger);
+  const app = createApp(ctx);
+  return {
+    app,
+    ctx,
+    dataDir,
+    baseUrl: config.publicUrl,
+    fetch: (path, init) => app.handle(new Request(config.publicUrl + path, init)),
+    async close() {
+      await ctx.shutdown();
+      if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function freePort(): number {
+  const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
+  const port = probe.port!;
+  probe.stop(true);
+  return port;
+}
+
+/** A listening app on 127.0.0.1 with PUBLIC_URL set to its own address (for browsers and real HTTP). */
+export async function serveTestApp(env: Record<string, string> = {}, opts: { dataDir?: string } = {}): Promise<TestApp> {
+  const port = freePort();
+  const t = await makeTestApp({ HOST: "127.0.0.1", PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, ...env }, opts);
+  t.app.listen({ hostname: "127.0.0.1", port, maxRequestBodySize: t.ctx.config.maxUploadMb * 1024 * 1024 + 1024 * 1024 });
+  const close = t.close;
+  return {
+    ...t,
+    fetch: (path, init) => fetch(t.baseUrl + path, init),
+    async close() {
+      await t.app.server?.stop(true);
+      await close();
+    },
+  };
+}
