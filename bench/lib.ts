@@ -1,0 +1,107 @@
+// Shared bench tools. Every target is a ratio against a baseline measured in the same run on the same
+// machine, so the figures mean something on a busy 2-core box; nothing here asserts, it prints.
+import { writeFileSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export interface WrkResult {
+  rps: number;
+  p50Ms: number;
+  p90Ms: number;
+  p99Ms: number;
+  requests: number;
+  non2xx: number;
+  socketErrors: number;
+}
+
+export interface WrkOptions {
+  connections?: number;
+  threads?: number;
+  durationS?: number;
+  headers?: Record<string, string>;
+  /** paths (with leading /) to pick from at random on every request */
+  paths?: string[];
+}
+
+function toMs(value: string): number {
+  const m = /^([\d.]+)(us|ms|s|m)$/.exec(value.trim());
+  if (!m) return NaN;
+  const n = Number(m[1]);
+  return m[2] === "us" ? n / 1000 : m[2] === "ms" ? n : m[2] === "s" ? n * 1000 : n * 60_000;
+}
+
+/** Runs wrk against a URL (or random paths under its origin) and parses its --latency report. */
+export async function wrk(url: string, opts: WrkOptions = {}): Promise<WrkResult> {
+  if (!Bun.which("wrk")) throw new Error("wrk is not installed: apt-get install -y wrk");
+  const args = ["wrk", "--latency", `-t${opts.threads ?? 1}`, `-c${opts.connections ?? 32}`, `-d${opts.durationS ?? 5}s`];
+  for (const [k, v] of Object.entries(opts.headers ?? {})) args.push("-H", `${k}: ${v}`);
+  if (opts.paths?.length) {
+    const dir = mkdtempSync(join(tmpdir(), "mapstead-wrk-"));
+    const script = join(dir, "paths.lua");
+    const list = opts.paths.map((p) => JSON.stringify(p)).join(",\n");
+    writeFileSync(script, `local paths = {\n${list}\n}\nmath.randomseed(42)\nrequest = function()\n  return wrk.format(nil, paths[math.random(#paths)])\nend\n`);
+    args.push("-s", script);
+  }
+  args.push(url);
+  const proc = Bun.spawn(args, { stdout: "pipe", stderr: "pipe" });
+  const out = await new Response(proc.stdout).text();
+  await proc.exited;
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? NaN);
+  const pct = (p: string) => toMs(new RegExp(`\\s${p}%\\s+(\\S+)`).exec(out)?.[1] ?? "");
+  const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
+  const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
+  const se = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
+  const socketErrors = se ? se.slice(1).reduce((a, b) => a + Number(b), 0) : 0;
+  return { rps, p50Ms: pct("50"), p90Ms: pct("90"), p99Ms: pct("99"), requests, non2xx, socketErrors };
+}
+
+/** A bare Bun.serve answering one constant response: the "nothing but HTTP" baseline. */
+export function bareConstantServer(body: string | Uint8Array, headers: Record<string, string> = { "content-type": "application/json" }) {
+  const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response(body, { headers }) });
+  return { url: `http://127.0.0.1:${server.port}`, stop: () => server.stop(true) };
+}
+
+export interface Figure {
+  name: string;
+  value: number;
+  unit: string;
+  /** e.g. ">= 0.7" or "< 300" */
+  target?: string;
+}
+
+const figures: Figure[] = [];
+
+function meets(value: number, target?: string): string {
+  if (!target) return "";
+  const m = /^(>=|<=|<|>)\s*([\d.]+)/.exec(target);
+  if (!m) return "";
+  const t = Number(m[2]);
+  const ok = m[1] === ">=" ? value >= t : m[1] === "<=" ? value <= t : m[1] === "<" ? value < t : value > t;
+  return ok ? "meets" : "MISSES";
+}
+
+/** Prints one figure as a line `bench: name = value unit (target ..., meets|MISSES)`. */
+export function report(name: string, value: number, unit: string, target?: string): void {
+  figures.push({ name, value, unit, target });
+  const shown = Number.isFinite(value) ? (Math.abs(value) >= 100 ? value.toFixed(0) : value.toFixed(value < 1 ? 3 : 2)) : String(value);
+  console.log(`bench: ${name} = ${shown} ${unit}${target ? `  (target ${target}: ${meets(value, target)})` : ""}`);
+}
+
+export function wrkLine(label: string, r: WrkResult): void {
+  console.log(`  ${label}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50Ms.toFixed(2)} ms, p99 ${r.p99Ms.toFixed(2)} ms${r.non2xx ? `, ${r.non2xx} non-2xx` : ""}${r.socketErrors ? `, ${r.socketErrors} socket errors` : ""}`);
+}
+
+export function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+export function percentile(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+}
+
+/** Short benches for CI smoke runs: BENCH_QUICK=1 shortens every wrk run. */
+export const QUICK = process.env.BENCH_QUICK === "1";
+export const DURATION_S = QUICK ? 2 : 5;
