@@ -1,0 +1,40 @@
+// Small read-only questions other modules ask about tilesets (the styles module validates
+// `mapstead://tilesets/...` references and pins versions with these). Plain TypeScript, no Elysia.
+import type { AppContext } from "../../context";
+
+interface VersionRow {
+  published_version: number | null;
+  state: string | null;
+}
+
+const statements = new WeakMap<AppContext, ReturnType<typeof prepare>>();
+
+function prepare(ctx: AppContext) {
+  return {
+    published: ctx.sqlite.query<{ published_version: number | null }, [string, string]>(
+      "SELECT t.published_version FROM tilesets t JOIN orgs o ON o.id = t.org_id WHERE o.slug = ? AND t.slug = ?",
+    ),
+    version: ctx.sqlite.query<VersionRow, [string, string, number]>(
+      `SELECT t.published_version, v.state FROM tilesets t JOIN orgs o ON o.id = t.org_id
+       LEFT JOIN tileset_versions v ON v.tileset_id = t.id AND v.version = ?3
+       WHERE o.slug = ?1 AND t.slug = ?2`,
+    ),
+  };
+}
+
+const stmts = (ctx: AppContext) => {
+  let s = statements.get(ctx);
+  if (!s) statements.set(ctx, (s = prepare(ctx)));
+  return s;
+};
+
+/** The published version of owner/tileset, or null when the tileset is missing or unpublished. */
+export function publishedVersionOf(ctx: AppContext, ownerSlug: string, tilesetSlug: string): number | null {
+  return stmts(ctx).published.get(ownerSlug, tilesetSlug)?.published_version ?? null;
+}
+
+/** True when owner/tileset has that version and it finished processing (so its tiles can be served). */
+export function versionIsReady(ctx: AppContext, ownerSlug: string, tilesetSlug: string, version: number): boolean {
+  if (!Number.isSafeInteger(version) || version < 1) return false;
+  return stmts(ctx).version.get(ownerSlug, tilesetSlug, version)?.state === "ready";
+}
