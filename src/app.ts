@@ -6,14 +6,19 @@ import { conventions, routeTableFrom } from "./http/conventions";
 import { docsModule } from "./modules/docs";
 import { healthModule } from "./modules/health";
 import { preflightModule } from "./modules/preflight";
+import { metricsModule } from "./modules/metrics";
+import { homeModule } from "./modules/home";
 
 export function createApp(ctx: AppContext) {
   const routes = routeTableFrom(() => app.routes);
   const app = new Elysia({ name: "mapstead" })
     .use(conventions(ctx.config, ctx.log, routes))
+    // Registered early: its after-response hook only sees routes added after it.
+    .use(metricsModule(ctx))
     .use(docsModule(ctx))
     .use(healthModule(ctx))
-    .use(preflightModule(ctx));
+    .use(preflightModule(ctx))
+    .use(homeModule(ctx));
   return app;
 }
 

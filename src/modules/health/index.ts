@@ -1,10 +1,10 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
-import { createHealthService } from "./service";
+import { healthServiceFor } from "./service";
 import { DetailedHealth, HealthOk } from "./model";
 
 export function healthModule(ctx: AppContext) {
-  const health = createHealthService(ctx);
+  const health = healthServiceFor(ctx);
   return new Elysia({ name: "health" })
     .get("/health", () => ({ status: "ok" as const }), {
       response: HealthOk,
