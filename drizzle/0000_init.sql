@@ -49,6 +49,7 @@ CREATE TABLE `jobs` (
 	`error` text,
 	`created_at` integer NOT NULL,
 	`started_at` integer,
+	`heartbeat_at` integer,
 	`finished_at` integer
 );
 --> statement-breakpoint

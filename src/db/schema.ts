@@ -141,6 +141,8 @@ export const jobs = sqliteTable(
     error: text("error"),
     createdAt: integer("created_at").notNull().$defaultFn(now),
     startedAt: integer("started_at"),
+    /** refreshed while a process works on the job; a stale one means that process died */
+    heartbeatAt: integer("heartbeat_at"),
     finishedAt: integer("finished_at"),
   },
   (t) => [index("jobs_state_idx").on(t.state, t.id)],
