@@ -1,0 +1,60 @@
+// Squared Euclidean distance transform (Felzenszwalb & Huttenlocher, "Distance Transforms of Sampled
+// Functions"): the lower envelope of parabolas rooted at every sample, one dimension at a time.
+// `grid` holds f(p) on entry (0 at seeds, a small squared offset at sub-cell seeds, FAR elsewhere)
+// and min_q(|p - q|^2 + f(q)) on return.
+
+export const FAR = 1e20;
+
+export class DistanceTransform {
+  private f = new Float64Array(0);
+  private z = new Float64Array(0);
+  private v = new Int32Array(0);
+
+  private ensure(n: number): void {
+    if (this.f.length >= n) return;
+    this.f = new Float64Array(n);
+    this.z = new Float64Array(n + 1);
+    this.v = new Int32Array(n);
+  }
+
+  run(grid: Float64Array, width: number, height: number): void {
+    this.ensure(Math.max(width, height));
+    for (let x = 0; x < width; x++) this.pass(grid, x, width, height);
+    for (let y = 0; y < height; y++) this.pass(grid, y * width, 1, width);
+  }
+
+  private pass(grid: Float64Array, offset: number, stride: number, n: number): void {
+    const f = this.f, z = this.z, v = this.v;
+    let seeds = false;
+    for (let q = 0; q < n; q++) {
+      const value = grid[offset + q * stride]!;
+      f[q] = value;
+      if (value < FAR) seeds = true;
+    }
+    if (!seeds) return;
+    v[0] = 0;
+    z[0] = -Infinity;
+    z[1] = Infinity;
+    let k = 0;
+    for (let q = 1; q < n; q++) {
+      const fq = f[q]! + q * q;
+      let r = v[k]!;
+      let s = (fq - (f[r]! + r * r)) / (2 * (q - r));
+      while (s <= z[k]!) {
+        k--;
+        r = v[k]!;
+        s = (fq - (f[r]! + r * r)) / (2 * (q - r));
+      }
+      k++;
+      v[k] = q;
+      z[k] = s;
+      z[k + 1] = Infinity;
+    }
+    k = 0;
+    for (let q = 0; q < n; q++) {
+      while (z[k + 1]! < q) k++;
+      const r = v[k]!;
+      grid[offset + q * stride] = (q - r) * (q - r) + f[r]!;
+    }
+  }
+}
