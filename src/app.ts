@@ -8,6 +8,7 @@ import { healthModule } from "./modules/health";
 import { preflightModule } from "./modules/preflight";
 import { metricsModule } from "./modules/metrics";
 import { homeModule } from "./modules/home";
+import { stylesModule } from "./modules/styles";
 
 export function createApp(ctx: AppContext) {
   const routes = routeTableFrom(() => app.routes);
@@ -18,7 +19,8 @@ export function createApp(ctx: AppContext) {
     .use(docsModule(ctx))
     .use(healthModule(ctx))
     .use(preflightModule(ctx))
-    .use(homeModule(ctx));
+    .use(homeModule(ctx))
+    .use(stylesModule(ctx));
   return app;
 }
 

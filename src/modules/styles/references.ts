@@ -1,0 +1,150 @@
+// mapstead:// references inside stored styles (CONTRACT.md) and their rewriting to absolute URLs.
+//   mapstead://tilesets/{owner}/{tileset}[@{version}]   a source's `url` (TileJSON)
+//   mapstead://fonts/{fontstack}/{range}.pbf            the `glyphs` template
+//   mapstead://sprites/{owner}/{style}                  the `sprite` (string, or `url` of an array entry)
+// Anything else that is an absolute URL passes through untouched.
+import { isSlug } from "../orgs/slug";
+
+export const SCHEME = "mapstead://";
+export const GLYPHS_REF = "mapstead://fonts/{fontstack}/{range}.pbf";
+
+export type Ref =
+  | { kind: "tileset"; owner: string; tileset: string; version: number | null }
+  | { kind: "glyphs" }
+  | { kind: "sprite"; owner: string; style: string };
+
+export interface RefProblem {
+  path: string;
+  message: string;
+}
+
+/** Where a reference sits in the style, so problems and rewrites can name it. */
+export interface FoundRef {
+  path: string;
+  ref: Ref;
+}
+
+const VERSION_RE = /^[1-9][0-9]{0,8}$/;
+
+export function parseRef(url: string, expected: Ref["kind"]): Ref | string {
+  const rest = url.slice(SCHEME.length);
+  if (expected === "glyphs") return url === GLYPHS_REF ? { kind: "glyphs" } : `must be exactly "${GLYPHS_REF}" to use the installed fonts`;
+  const parts = rest.split("/");
+  if (expected === "tileset") {
+    if (parts.length !== 3 || parts[0] !== "tilesets") return `must look like mapstead://tilesets/{owner}/{tileset}[@{version}]`;
+    const [name, version, extra] = parts[2]!.split("@");
+    if (extra !== undefined || !isSlug(parts[1]!) || !isSlug(name!)) return `must look like mapstead://tilesets/{owner}/{tileset}[@{version}] with slugs for owner and tileset`;
+    if (version !== undefined && !VERSION_RE.test(version)) return `version '${version}' must be a positive integer`;
+    return { kind: "tileset", owner: parts[1]!, tileset: name!, version: version === undefined ? null : Number(version) };
+  }
+  if (parts.length !== 3 || parts[0] !== "sprites" || !isSlug(parts[1]!) || !isSlug(parts[2]!)) return `must look like mapstead://sprites/{owner}/{style}`;
+  return { kind: "sprite", owner: parts[1]!, style: parts[2]! };
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === "object" && !Array.isArray(v);
+
+/** Every mapstead:// reference in the style, plus problems with malformed or misplaced ones. */
+export function findRefs(style: Record<string, unknown>): { refs: FoundRef[]; problems: RefProblem[] } {
+  const refs: FoundRef[] = [];
+  const problems: RefProblem[] = [];
+  const check = (path: string, value: unknown, kind: Ref["kind"]) => {
+    if (typeof value !== "string" || !value.startsWith(SCHEME)) return;
+    const parsed = parseRef(value, kind);
+    if (typeof parsed === "string") problems.push({ path, message: `"${value}" ${parsed}` });
+    else refs.push({ path, ref: parsed });
+  };
+  if (isObject(style.sources)) {
+    for (const [id, source] of Object.entries(style.sources)) {
+      if (!isObject(source)) continue;
+      check(`sources.${id}.url`, source.url, "tileset");
+      if (Array.isArray(source.tiles))
+        source.tiles.forEach((t, i) => {
+          if (typeof t === "string" && t.startsWith(SCHEME))
+            problems.push({ path: `sources.${id}.tiles[${i}]`, message: `mapstead:// references go in the source's "url" (mapstead://tilesets/{owner}/{tileset}), not in "tiles"` });
+        });
+      if (typeof source.data === "string" && source.data.startsWith(SCHEME))
+        problems.push({ path: `sources.${id}.data`, message: "mapstead:// references are not supported in GeoJSON data; use a tileset source" });
+    }
+  }
+  check("glyphs", style.glyphs, "glyphs");
+  if (typeof style.sprite === "string") check("sprite", style.sprite, "sprite");
+  else if (Array.isArray(style.sprite)) style.sprite.forEach((s, i) => isObject(s) && check(`sprite[${i}].url`, s.url, "sprite"));
+  return { refs, problems };
+}
+
+/** `owner/tileset`, the key of style_versions.tileset_pins. */
+export const pinKey = (owner: string, tileset: string) => `${owner}/${tileset}`;
+
+export interface RewriteTarget {
+  base: string;
+  /** tileset URL: pinned version, or null for the stable TileJSON */
+  tilesetVersion(owner: string, tileset: string, explicit: number | null): number | null;
+  /** sprite base URL (without .json/.png) */
+  spriteUrl(owner: string, style: string): string;
+}
+
+/** A deep copy of the style with every mapstead:// reference turned into an absolute URL. */
+export function rewriteRefs(style: Record<string, unknown>, target: RewriteTarget): Record<string, unknown> {
+  const out = structuredClone(style);
+  const tilesetUrl = (ref: Extract<Ref, { kind: "tileset" }>) => {
+    const v = target.tilesetVersion(ref.owner, ref.tileset, ref.version);
+    return `${target.base}/tiles/v1/${ref.owner}/${ref.tileset}${v === null ? "" : `@${v}`}.json`;
+  };
+  if (isObject(out.sources)) {
+    for (const source of Object.values(out.sources)) {
+      if (!isObject(source) || typeof source.url !== "string" || !source.url.startsWith(SCHEME)) continue;
+      const ref = parseRef(source.url, "tileset");
+      if (typeof ref !== "string" && ref.kind === "tileset") source.url = tilesetUrl(ref);
+    }
+  }
+  if (out.glyphs === GLYPHS_REF) out.glyphs = `${target.base}/fonts/v1/{fontstack}/{range}.pbf`;
+  const sprite = (url: unknown) => {
+    if (typeof url !== "string" || !url.startsWith(SCHEME)) return url;
+    const ref = parseRef(url, "sprite");
+    return typeof ref !== "string" && ref.kind === "sprite" ? target.spriteUrl(ref.owner, ref.style) : url;
+  };
+  if (typeof out.sprite === "string") out.sprite = sprite(out.sprite);
+  else if (Array.isArray(out.sprite)) for (const s of out.sprite) if (isObject(s)) s.url = sprite(s.url);
+  return out;
+}
+
+/**
+ * Every font name a style's symbol layers ask for through `text-font`, literal or inside expressions
+ * and zoom functions, with the path where it appears. Symbol layers with a text-field but no text-font
+ * get MapLibre's default stack, which is reported too.
+ */
+export const MAPLIBRE_DEFAULT_FONTS = ["Open Sans Regular", "Arial Unicode MS Regular"];
+
+export function fontsUsed(style: Record<string, unknown>): { path: string; fonts: string[] }[] {
+  const found: { path: string; fonts: string[] }[] = [];
+  if (!Array.isArray(style.layers)) return found;
+  style.layers.forEach((layer, i) => {
+    if (!isObject(layer) || layer.type !== "symbol") return;
+    const layout = isObject(layer.layout) ? layer.layout : {};
+    const path = `layers[${i}].layout.text-font`;
+    if (layout["text-font"] === undefined) {
+      if (layout["text-field"] !== undefined) found.push({ path, fonts: MAPLIBRE_DEFAULT_FONTS });
+      return;
+    }
+    const fonts = new Set<string>();
+    collectFontStacks(layout["text-font"], fonts);
+    if (fonts.size) found.push({ path, fonts: [...fonts] });
+  });
+  return found;
+}
+
+function collectFontStacks(value: unknown, into: Set<string>): void {
+  if (Array.isArray(value)) {
+    if (value.length && value.every((v) => typeof v === "string")) {
+      // A font stack, unless it is an expression whose operator is the first string.
+      if (!EXPRESSION_OPERATORS.has(value[0] as string)) for (const v of value) into.add(v as string);
+      return;
+    }
+    for (const v of value) collectFontStacks(v, into);
+  } else if (isObject(value) && Array.isArray(value.stops)) {
+    for (const stop of value.stops) if (Array.isArray(stop)) collectFontStacks(stop[1], into);
+  }
+}
+
+// Operators that can appear as the first element of an all-string array expression.
+const EXPRESSION_OPERATORS = new Set(["literal", "get", "has", "concat", "downcase", "upcase", "to-string", "string", "var", "at", "coalesce", "match", "case", "step", "array"]);

@@ -1,0 +1,72 @@
+// Everything a style must satisfy before it is saved as a draft or published: the MapLibre style
+// specification (validateStyleMin from @maplibre/maplibre-gl-style-spec) and every mapstead:// reference
+// resolving to something that exists: a published tileset (or a ready pinned version), installed fonts,
+// the style's own sprite.
+import { validateStyleMin } from "@maplibre/maplibre-gl-style-spec";
+import type { StyleSpecification } from "@maplibre/maplibre-gl-style-spec";
+import { Unprocessable } from "../../errors";
+import { findRefs, fontsUsed, type RefProblem } from "./references";
+
+export interface ReferenceWorld {
+  ownerSlug: string;
+  styleSlug: string;
+  hasSprite: boolean;
+  /** published version of a tileset visible to this owner, or null */
+  publishedTilesetVersion(owner: string, tileset: string): number | null;
+  tilesetVersionReady(owner: string, tileset: string, version: number): boolean;
+  installedFonts(): Set<string>;
+}
+
+/** "layers[0].paint.fill-color: color expected" -> {path, message}. */
+function splitMessage(message: string): RefProblem {
+  const cleaned = message.replace(/, previously used at line undefined/, "");
+  const m = /^([A-Za-z0-9_$\-[\].]+): (.*)$/s.exec(cleaned);
+  return m ? { path: m[1]!, message: m[2]! } : { path: "", message: cleaned };
+}
+
+export function styleProblems(style: unknown, world: ReferenceWorld): RefProblem[] {
+  if (!style || typeof style !== "object" || Array.isArray(style)) return [{ path: "", message: "a style must be a JSON object" }];
+  const problems: RefProblem[] = validateStyleMin(style as StyleSpecification).map((e) => splitMessage(e.message));
+  const s = style as Record<string, unknown>;
+  const { refs, problems: refProblems } = findRefs(s);
+  problems.push(...refProblems);
+  for (const { path, ref } of refs) {
+    if (ref.kind === "tileset") {
+      const name = `${ref.owner}/${ref.tileset}`;
+      if (ref.version === null) {
+        if (world.publishedTilesetVersion(ref.owner, ref.tileset) === null)
+          problems.push({ path, message: `tileset '${name}' does not exist or is not published; publish it first, or pin a ready version with @{version}` });
+      } else if (!world.tilesetVersionReady(ref.owner, ref.tileset, ref.version)) {
+        problems.push({ path, message: `tileset version '${name}@${ref.version}' does not exist or has not finished processing` });
+      }
+    } else if (ref.kind === "sprite") {
+      if (ref.owner !== world.ownerSlug || ref.style !== world.styleSlug)
+        problems.push({ path, message: `a style can only use its own sprite: mapstead://sprites/${world.ownerSlug}/${world.styleSlug}` });
+      else if (!world.hasSprite) problems.push({ path, message: "this style has no sprite yet; upload one first (PUT .../sprite)" });
+    }
+  }
+  if (refs.some((r) => r.ref.kind === "glyphs")) {
+    const installed = world.installedFonts();
+    for (const { path, fonts } of fontsUsed(s)) {
+      const missing = fonts.filter((f) => !installed.has(f));
+      if (missing.length)
+        problems.push({
+          path,
+          message: `font${missing.length > 1 ? "s" : ""} not installed: ${missing.map((f) => `'${f}'`).join(", ")} (installed: ${[...installed].sort().join(", ") || "none"})`,
+        });
+    }
+  }
+  return problems;
+}
+
+export function assertValidStyle(style: unknown, world: ReferenceWorld): asserts style is Record<string, unknown> {
+  const problems = styleProblems(style, world);
+  if (problems.length) {
+    const first = problems[0]!;
+    throw new Unprocessable(
+      "INVALID_STYLE",
+      `The style is invalid: ${first.path ? `${first.path}: ` : ""}${first.message}${problems.length > 1 ? ` (and ${problems.length - 1} more in details)` : ""}`,
+      problems,
+    );
+  }
+}

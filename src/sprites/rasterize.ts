@@ -1,0 +1,60 @@
+// SVG -> RGBA through resvg-wasm. The .wasm is imported as a file so `bun build --compile` embeds it and
+// Bun.file reads it from inside the binary, wherever the binary runs from.
+import wasmPath from "@resvg/resvg-wasm/index_bg.wasm" with { type: "file" };
+import { initWasm, Resvg } from "@resvg/resvg-wasm";
+import type { RgbaImage } from "./png";
+
+let ready: Promise<void> | null = null;
+
+export function resvgReady(): Promise<void> {
+  ready ??= Bun.file(wasmPath)
+    .arrayBuffer()
+    .then((buf) => initWasm(buf))
+    .catch((err) => {
+      ready = null;
+      throw err;
+    });
+  return ready;
+}
+
+export class SvgRenderError extends Error {}
+
+/** The size resvg gives the SVG at 1x (width/height attributes, else the viewBox). */
+export function svgSize(svg: string): { width: number; height: number } {
+  let r: InstanceType<typeof Resvg> | undefined;
+  try {
+    r = new Resvg(svg, { font: { loadSystemFonts: false }, fitTo: { mode: "original" } });
+    return { width: r.width, height: r.height };
+  } catch (err) {
+    throw new SvgRenderError(`not a valid SVG (${String(err instanceof Error ? err.message : err).slice(0, 200)})`);
+  } finally {
+    r?.free();
+  }
+}
+
+/** Renders at `scale` and returns straight-alpha RGBA (resvg hands back premultiplied pixels). */
+export function rasterize(svg: string, scale: number): RgbaImage {
+  let r: InstanceType<typeof Resvg> | undefined;
+  try {
+    r = new Resvg(svg, { font: { loadSystemFonts: false }, fitTo: { mode: "zoom", value: scale }, shapeRendering: 2 });
+    const img = r.render();
+    const out = { width: img.width, height: img.height, data: new Uint8Array(img.pixels) };
+    img.free();
+    unpremultiply(out.data);
+    return out;
+  } catch (err) {
+    throw new SvgRenderError(`could not be rendered (${String(err instanceof Error ? err.message : err).slice(0, 200)})`);
+  } finally {
+    r?.free();
+  }
+}
+
+function unpremultiply(px: Uint8Array): void {
+  for (let i = 0; i < px.length; i += 4) {
+    const a = px[i + 3]!;
+    if (a === 0 || a === 255) continue;
+    px[i] = Math.min(255, Math.round((px[i]! * 255) / a));
+    px[i + 1] = Math.min(255, Math.round((px[i + 1]! * 255) / a));
+    px[i + 2] = Math.min(255, Math.round((px[i + 2]! * 255) / a));
+  }
+}
