@@ -6,6 +6,9 @@ import { conventions, routeTableFrom } from "./http/conventions";
 import { docsModule } from "./modules/docs";
 import { healthModule } from "./modules/health";
 import { preflightModule } from "./modules/preflight";
+import { authModule } from "./modules/auth";
+import { orgsModule } from "./modules/orgs";
+import { keysModule } from "./modules/keys";
 import { metricsModule } from "./modules/metrics";
 import { homeModule } from "./modules/home";
 import { stylesModule } from "./modules/styles";
@@ -19,6 +22,9 @@ export function createApp(ctx: AppContext) {
     .use(docsModule(ctx))
     .use(healthModule(ctx))
     .use(preflightModule(ctx))
+    .use(authModule(ctx))
+    .use(orgsModule(ctx))
+    .use(keysModule(ctx))
     .use(homeModule(ctx))
     .use(stylesModule(ctx));
   return app;

@@ -4,28 +4,78 @@
 //   { viewer: true }        -> anonymous allowed; resolves who may see private assets -> ctx.viewer
 // Key checks follow SPEC.md: missing/invalid/deleted 401 UNAUTHORIZED, expired 401 KEY_EXPIRED,
 // origin mismatch 403 DOMAIN_NOT_ALLOWED, missing scope 403 INSUFFICIENT_SCOPE.
+//
+// Authentication runs in the transform phase, before body/query validation: a caller without
+// credentials learns nothing about the route's input rules, and a forged cross-site request is refused
+// (403) before anything else. Sessions on unsafe methods are CSRF-checked inside session resolution
+// (Origin equal to PUBLIC_URL's origin, or X-CSRF-Token), so every module's routes get it for free.
+//
+// The `scope` macro also applies, per caller and service group (= the scope):
+// - a token bucket (RATE_LIMIT_PER_MINUTE, or the key's own limit) with X-RateLimit-Limit / -Remaining /
+//   -Reset on the response, 429 RATE_LIMITED with Retry-After when empty;
+// - for keys on billable groups (geocoding, routing, elevation, static_maps): the monthly quota with
+//   X-Quota-Limit / -Used / -Remaining / -Reset, 429 QUOTA_EXCEEDED when used up, and usage counting.
+//   A call counts when its response status is below 400. A handler that answers without doing billable
+//   work (the geocoding batch replaying a stored Idempotency-Key response) calls `skipBilling(request)`
+//   and the call is not counted.
+//
+// Management routes of one organization: take `{ session: true }` (or `{ scope: "tilesets:write" }` where
+// a key may write too) and then `requireOrgAccess(ctx.db, params.org, caller, { minRole, keyScope })`
+// from src/modules/orgs/service.ts: 404 for an unknown org, 403 FORBIDDEN for non-members or keys of
+// another org.
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
-import { createAuthService, type Caller, type Viewer } from "../modules/auth/service";
+import { createAuthService, type Caller, type KeyCaller, type ServiceAuthorization, type SessionCaller, type Viewer } from "../modules/auth/service";
 import type { Scope } from "../modules/keys/scopes";
 
-export type { Caller, Viewer };
+export type { Caller, Viewer, KeyCaller, SessionCaller };
+export { requireOrgAccess } from "../modules/orgs/service";
+
+const notBillable = new WeakSet<Request>();
+
+/** Marks this request's call as not billable: the scope macro will not count it against usage or quota. */
+export function skipBilling(request: Request): void {
+  notBillable.add(request);
+}
+
+const instanceIds = new WeakMap<AppContext, number>();
+let nextInstanceId = 0;
+/** A JSON-serializable plugin seed per context (Elysia dedupes plugins by name + seed). */
+function seedOf(ctx: AppContext): number {
+  let id = instanceIds.get(ctx);
+  if (id === undefined) instanceIds.set(ctx, (id = ++nextInstanceId));
+  return id;
+}
 
 export function authPlugin(ctx: AppContext) {
   const auth = createAuthService(ctx);
-  return new Elysia({ name: "auth", seed: ctx })
+  const services = new WeakMap<Request, ServiceAuthorization>();
+  const callers = new WeakMap<Request, Caller | null>();
+  const viewers = new WeakMap<Request, Viewer>();
+  return new Elysia({ name: "auth", seed: seedOf(ctx) })
     .decorate("auth", auth)
     .macro({
       scope: (scope: Scope) => ({
-        resolve: ({ request, set }) => ({ caller: auth.requireScope(request, scope, set.headers as Record<string, string>) }),
+        transform: ({ request, set }) => {
+          services.set(request, auth.authorizeService(request, scope, set.headers as Record<string, string>));
+        },
+        resolve: ({ request }) => ({ caller: services.get(request)!.caller }),
+        afterResponse: ({ request, set }) => {
+          const a = services.get(request);
+          if (a?.reservation) auth.settle(a.reservation, typeof set.status === "number" ? set.status : 200, !notBillable.has(request));
+        },
       }),
       session: (required: boolean) => ({
-        resolve: ({ request }) => ({ caller: required ? auth.requireSession(request) : (auth.sessionFromRequest(request) as Caller) }),
+        transform: ({ request }) => {
+          callers.set(request, required ? auth.requireSession(request) : auth.sessionFromRequest(request));
+        },
+        resolve: ({ request }) => ({ caller: callers.get(request) as Caller }),
       }),
       viewer: (enabled: boolean) => ({
-        resolve: ({ request }) => ({ viewer: enabled ? auth.viewerFromRequest(request) : ANONYMOUS }),
+        transform: ({ request }) => {
+          if (enabled) viewers.set(request, auth.viewerFromRequest(request));
+        },
+        resolve: ({ request }) => ({ viewer: viewers.get(request) ?? { privateOrgIds: new Set<number>(), authenticated: false } }),
       }),
     });
 }
-
-const ANONYMOUS: Viewer = { privateOrgIds: new Set(), authenticated: false };

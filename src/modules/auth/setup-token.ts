@@ -1,8 +1,13 @@
 // The one-time setup token printed at first start: it lets the first person at the browser create the
 // admin account. Only its hash is stored; it is disabled once an admin exists.
 import type { Database } from "bun:sqlite";
-import { hashToken } from "./service";
+import { hashToken } from "./tokens";
 import { timingSafeEqual } from "node:crypto";
+import { eq } from "drizzle-orm";
+import type { Db } from "../../db/client";
+import { users } from "../../db/schema";
+import { Conflict } from "../../errors";
+import { checkPassword, hashPassword, normalizeEmail, userByEmail, type UserRecord } from "./users";
 
 const KEY = "setup_token_hash";
 
@@ -24,7 +29,7 @@ export function issueSetupToken(sqlite: Database): string | null {
 }
 
 export function checkSetupToken(sqlite: Database, token: string): boolean {
-  if (hasAdmin(sqlite)) return false;
+  if (hasAdmin(sqlite) || typeof token !== "string" || token.length > 256) return false;
   const row = sqlite.query("SELECT value FROM settings WHERE key = ?").get(KEY) as { value: string } | null;
   if (!row) return false;
   const a = Buffer.from(hashToken(token), "hex");
@@ -34,4 +39,26 @@ export function checkSetupToken(sqlite: Database, token: string): boolean {
 
 export function clearSetupToken(sqlite: Database): void {
   sqlite.query("DELETE FROM settings WHERE key = ?").run(KEY);
+}
+
+/**
+ * Creates the first admin when `token` is the current setup token, in one transaction that re-checks
+ * that no admin exists (two browsers racing get one admin and one 409). Returns null for a wrong token.
+ */
+export async function completeSetup(db: Db, sqlite: Database, input: { token: string; email: string; password: string }): Promise<UserRecord | null> {
+  const email = normalizeEmail(input.email);
+  checkPassword(input.password);
+  if (hasAdmin(sqlite)) throw new Conflict("Setup is already complete: log in, or ask an admin for an account");
+  if (!checkSetupToken(sqlite, input.token)) return null;
+  const passwordHash = await hashPassword(input.password);
+  return sqlite.transaction(() => {
+    if (hasAdmin(sqlite)) throw new Conflict("Setup is already complete: log in, or ask an admin for an account");
+    if (userByEmail(db, email)) {
+      // An ordinary account with this email exists (created from the CLI): promote it.
+      db.update(users).set({ isAdmin: true, passwordHash }).where(eq(users.email, email)).run();
+    } else db.insert(users).values({ email, passwordHash, isAdmin: true }).run();
+    clearSetupToken(sqlite);
+    const row = userByEmail(db, email)!;
+    return { id: row.id, email: row.email, isAdmin: row.isAdmin };
+  })();
 }

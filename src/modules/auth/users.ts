@@ -1,34 +1,84 @@
 // Console users and their sessions. Passwords use Bun.password (argon2id); session tokens are 256-bit
-// random values stored only as SHA-256 hashes.
-import { eq } from "drizzle-orm";
+// random values stored only as SHA-256 hashes. A session ends at the first of: logout, SESSION_IDLE_MS
+// without a request, SESSION_ABSOLUTE_MS after login.
+import { asc, eq } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { sessions, users } from "../../db/schema";
 import { BadRequest, Conflict } from "../../errors";
-import { hashToken } from "./service";
+import { hashToken, randomToken } from "./tokens";
 
 export const SESSION_IDLE_MS = 12 * 3600_000;
 export const SESSION_ABSOLUTE_MS = 7 * 24 * 3600_000;
 const EMAIL_RE = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
+export const MIN_PASSWORD = 10;
+export const MAX_PASSWORD = 1024;
 
-export async function createUser(db: Db, input: { email: string; password: string; isAdmin?: boolean }) {
-  const email = input.email.trim().toLowerCase();
-  if (!EMAIL_RE.test(email)) throw new BadRequest(`Invalid email address '${input.email}'`);
-  if (input.password.length < 10) throw new BadRequest("Password must be at least 10 characters");
-  if (input.password.length > 1024) throw new BadRequest("Password must be at most 1024 characters");
-  const passwordHash = await Bun.password.hash(input.password, { algorithm: "argon2id" });
-  if (db.select({ id: users.id }).from(users).where(eq(users.email, email)).get()) throw new Conflict(`A user with email ${email} already exists`);
-  return db.insert(users).values({ email, passwordHash, isAdmin: input.isAdmin ?? false }).returning({ id: users.id, email: users.email, isAdmin: users.isAdmin }).get();
+export interface UserRecord {
+  id: number;
+  email: string;
+  isAdmin: boolean;
 }
 
-function randomToken(): string {
-  return Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url");
+export function normalizeEmail(raw: string): string {
+  const email = raw.trim().toLowerCase();
+  if (!EMAIL_RE.test(email)) throw new BadRequest(`Invalid email address '${raw.slice(0, 320)}'`);
+  return email;
+}
+
+export function checkPassword(password: string): void {
+  if (password.length < MIN_PASSWORD) throw new BadRequest(`Password must be at least ${MIN_PASSWORD} characters`);
+  if (password.length > MAX_PASSWORD) throw new BadRequest(`Password must be at most ${MAX_PASSWORD} characters`);
+}
+
+export const hashPassword = (password: string) => Bun.password.hash(password, { algorithm: "argon2id" });
+
+const isUniqueViolation = (err: unknown) => String((err as Error)?.message ?? err).includes("UNIQUE constraint failed");
+
+export function userByEmail(db: Db, email: string) {
+  return db.select().from(users).where(eq(users.email, email.trim().toLowerCase())).get();
+}
+
+export async function createUser(db: Db, input: { email: string; password: string; isAdmin?: boolean }): Promise<UserRecord> {
+  const email = normalizeEmail(input.email);
+  checkPassword(input.password);
+  if (userByEmail(db, email)) throw new Conflict(`A user with email ${email} already exists`);
+  const passwordHash = await hashPassword(input.password);
+  try {
+    return db.insert(users).values({ email, passwordHash, isAdmin: input.isAdmin ?? false }).returning({ id: users.id, email: users.email, isAdmin: users.isAdmin }).get();
+  } catch (err) {
+    if (isUniqueViolation(err)) throw new Conflict(`A user with email ${email} already exists`);
+    throw err;
+  }
+}
+
+export function listUsers(db: Db) {
+  return db.select({ id: users.id, email: users.email, isAdmin: users.isAdmin, createdAt: users.createdAt }).from(users).orderBy(asc(users.id)).all();
+}
+
+let dummyHash: Promise<string> | null = null;
+
+/** The user when email and password match; null otherwise, taking as long either way. */
+export async function verifyLogin(db: Db, email: string, password: string): Promise<UserRecord | null> {
+  const row = password.length <= MAX_PASSWORD ? userByEmail(db, email) : undefined;
+  if (!row) {
+    // Same work for unknown accounts, so response times do not reveal which emails exist.
+    dummyHash ??= hashPassword("mapstead-dummy-password");
+    await Bun.password.verify(password.slice(0, MAX_PASSWORD), await dummyHash);
+    return null;
+  }
+  return (await Bun.password.verify(password, row.passwordHash)) ? { id: row.id, email: row.email, isAdmin: row.isAdmin } : null;
 }
 
 /** Starts a session; returns the raw token for the cookie and the CSRF token for unsafe requests. */
-export function createSession(db: Db, userId: number): { token: string; csrfToken: string; expiresAt: number } {
+export function createSession(db: Db, userId: number): { token: string; csrfToken: string; expiresAt: number; sessionId: number } {
   const token = randomToken();
   const csrfToken = randomToken();
-  const expiresAt = Date.now() + SESSION_ABSOLUTE_MS;
-  db.insert(sessions).values({ tokenHash: hashToken(token), csrfToken, userId, expiresAt }).run();
-  return { token, csrfToken, expiresAt };
+  const now = Date.now();
+  const expiresAt = now + SESSION_ABSOLUTE_MS;
+  const row = db.insert(sessions).values({ tokenHash: hashToken(token), csrfToken, userId, expiresAt, createdAt: now, lastSeenAt: now }).returning({ id: sessions.id }).get();
+  return { token, csrfToken, expiresAt, sessionId: row.id };
+}
+
+export function endSession(db: Db, sessionId: number): void {
+  db.delete(sessions).where(eq(sessions.id, sessionId)).run();
 }

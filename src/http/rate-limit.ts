@@ -1,0 +1,58 @@
+// Token buckets per caller and service group: `limit` tokens, refilled continuously at limit per minute,
+// so a quiet client may burst up to a minute's worth. In memory: limits are about protecting this
+// process, and a restart refilling every bucket is harmless.
+
+export interface BucketResult {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Unix epoch seconds when the bucket is full again */
+  resetAt: number;
+  /** seconds until one token is available (only when refused) */
+  retryAfterS: number;
+}
+
+interface Bucket {
+  tokens: number;
+  updatedAt: number;
+  limit: number;
+}
+
+const MAX_BUCKETS = 100_000;
+
+export function createRateLimiter(now: () => number = Date.now) {
+  const buckets = new Map<string, Bucket>();
+
+  function take(id: string, limit: number): BucketResult {
+    const t = now();
+    let b = buckets.get(id);
+    if (!b || b.limit !== limit) {
+      if (!b && buckets.size >= MAX_BUCKETS) prune(t);
+      b = { tokens: limit, updatedAt: t, limit };
+      buckets.set(id, b);
+    } else {
+      const perMs = limit / 60_000;
+      b.tokens = Math.min(limit, b.tokens + Math.max(0, t - b.updatedAt) * perMs);
+      b.updatedAt = t;
+    }
+    const perMs = limit / 60_000;
+    const allowed = b.tokens >= 1;
+    if (allowed) b.tokens -= 1;
+    return {
+      allowed,
+      limit,
+      remaining: Math.floor(b.tokens),
+      resetAt: Math.ceil((t + (limit - b.tokens) / perMs) / 1000),
+      retryAfterS: allowed ? 0 : Math.max(1, Math.ceil((1 - b.tokens) / perMs / 1000)),
+    };
+  }
+
+  /** Drops buckets that have refilled completely (they are indistinguishable from new ones). */
+  function prune(t: number) {
+    for (const [id, b] of buckets) if (b.tokens + (t - b.updatedAt) * (b.limit / 60_000) >= b.limit) buckets.delete(id);
+  }
+
+  return { take, size: () => buckets.size };
+}
+
+export type RateLimiter = ReturnType<typeof createRateLimiter>;

@@ -1,0 +1,32 @@
+import { t } from "elysia";
+
+export const Email = t.String({ minLength: 3, maxLength: 320, description: "email address (case-insensitive)" });
+export const Password = t.String({ minLength: 1, maxLength: 1024 });
+
+export const LoginBody = t.Object({ email: Email, password: Password }, { additionalProperties: false });
+
+export const SetupBody = t.Object(
+  {
+    token: t.String({ minLength: 1, maxLength: 256, description: "the one-time setup token printed at first start" }),
+    email: Email,
+    password: t.String({ minLength: 10, maxLength: 1024, description: "at least 10 characters" }),
+  },
+  { additionalProperties: false },
+);
+
+export const UserOut = t.Object({ id: t.Integer(), email: t.String(), is_admin: t.Boolean() });
+
+export const SessionInfo = t.Object({
+  user: UserOut,
+  csrf_token: t.String({ description: "send as X-CSRF-Token with session-authenticated POST/PUT/PATCH/DELETE (or send a same-origin Origin header)" }),
+  expires_at: t.String({ format: "date-time", description: "absolute end of the session" }),
+  idle_timeout_s: t.Integer({ description: "the session ends after this long without a request" }),
+  orgs: t.Array(t.Object({ slug: t.String(), name: t.String(), role: t.Union([t.Literal("owner"), t.Literal("admin"), t.Literal("member")]) })),
+});
+
+export const UserListItem = t.Object({ id: t.Integer(), email: t.String(), is_admin: t.Boolean(), created_at: t.String({ format: "date-time" }) });
+
+export const CreateUserBody = t.Object(
+  { email: Email, password: t.String({ minLength: 10, maxLength: 1024 }), is_admin: t.Optional(t.Boolean({ default: false })) },
+  { additionalProperties: false },
+);
