@@ -12,6 +12,8 @@ import { keysModule } from "./modules/keys";
 import { metricsModule } from "./modules/metrics";
 import { homeModule } from "./modules/home";
 import { stylesModule } from "./modules/styles";
+import { geocodingModule } from "./modules/geocoding";
+import { elevationModule } from "./modules/elevation";
 
 export function createApp(ctx: AppContext) {
   const routes = routeTableFrom(() => app.routes);
@@ -26,7 +28,9 @@ export function createApp(ctx: AppContext) {
     .use(orgsModule(ctx))
     .use(keysModule(ctx))
     .use(homeModule(ctx))
-    .use(stylesModule(ctx));
+    .use(stylesModule(ctx))
+    .use(geocodingModule(ctx))
+    .use(elevationModule(ctx));
   return app;
 }
 

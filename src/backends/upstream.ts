@@ -1,0 +1,96 @@
+// One GET against an optional backend (geocoder, elevation) with the contract's error mapping:
+// no answer (refused, DNS, timeout) or a 502/503/504 -> 503 *_UNAVAILABLE; any other bad answer
+// (other status, not JSON) -> 502 UPSTREAM_ERROR. Messages blame the backend, never the caller's key,
+// and never show the internal URL (it is logged instead).
+import { ServiceUnavailable, UpstreamError } from "../errors";
+import type { Logger } from "../log";
+
+export interface UpstreamTarget {
+  /** "geocoding backend", "elevation backend": how messages name it */
+  label: string;
+  unavailableCode: "GEOCODER_UNAVAILABLE" | "ELEVATION_UNAVAILABLE";
+  timeoutMs: number;
+  log: Logger;
+}
+
+const NOT_YOUR_FAULT = "this is a server-side problem, not one with your request or API key";
+
+function unavailable(target: UpstreamTarget, reason: string, url: string): ServiceUnavailable {
+  target.log.warn("backend unavailable", { backend: target.label, path: new URL(url).pathname, reason });
+  return new ServiceUnavailable(target.unavailableCode, `The ${target.label} is unavailable (${reason}); ${NOT_YOUR_FAULT}. Try again later`);
+}
+
+function badAnswer(target: UpstreamTarget, reason: string, url: string): UpstreamError {
+  target.log.warn("backend answered wrongly", { backend: target.label, path: new URL(url).pathname, reason });
+  return new UpstreamError(`The ${target.label} ${reason}; ${NOT_YOUR_FAULT}`);
+}
+
+function describeFailure(err: unknown, timeoutMs: number): string {
+  const e = err as { name?: string; code?: string; message?: string };
+  if (e?.name === "TimeoutError" || e?.name === "AbortError") return `no answer within ${timeoutMs} ms`;
+  const code = e?.code ?? "";
+  if (code === "ConnectionRefused" || code === "ECONNREFUSED") return "connection refused";
+  if (code === "ENOTFOUND" || code === "EAI_NONAME" || /dns|resolve|getaddrinfo/i.test(e?.message ?? "")) return "its host name does not resolve";
+  if (code === "ECONNRESET" || code === "ConnectionClosed") return "connection closed before it answered";
+  return "connection failed";
+}
+
+/** GETs `url` and returns the parsed JSON body of a 2xx answer, or throws the mapped AppError. */
+export async function getUpstreamJson(url: string, target: UpstreamTarget): Promise<unknown> {
+  let res: Response;
+  let text: string;
+  const signal = AbortSignal.timeout(target.timeoutMs);
+  try {
+    res = await fetch(url, { signal, headers: { accept: "application/json" } });
+  } catch (err) {
+    throw unavailable(target, describeFailure(err, target.timeoutMs), url);
+  }
+  try {
+    text = await res.text();
+  } catch (err) {
+    throw unavailable(target, describeFailure(err, target.timeoutMs), url);
+  }
+  if (res.status === 502 || res.status === 503 || res.status === 504) throw unavailable(target, `it answered HTTP ${res.status}`, url);
+  if (res.status < 200 || res.status > 299) throw badAnswer(target, `answered HTTP ${res.status}`, url);
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw badAnswer(target, "answered something that is not JSON", url);
+  }
+}
+
+export { badAnswer as upstreamBadAnswer };
+
+export type ProbeAnswer =
+  | { ok: true; status: number; body: string; contentType: string; ms: number }
+  | { ok: false; kind: "timeout" | "refused" | "dns" | "other"; reason: string; ms: number };
+
+/** One GET for health probes: what happened, never thrown. */
+export async function probeGet(url: string, timeoutMs: number): Promise<ProbeAnswer> {
+  const started = performance.now();
+  const ms = () => Math.round(performance.now() - started);
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), headers: { accept: "application/json" } });
+    const body = await res.text();
+    return { ok: true, status: res.status, body, contentType: res.headers.get("content-type") ?? "", ms: ms() };
+  } catch (err) {
+    const reason = describeFailure(err, timeoutMs);
+    const kind = reason.startsWith("no answer") ? "timeout" : reason === "connection refused" ? "refused" : reason.includes("resolve") ? "dns" : "other";
+    return { ok: false, kind, reason, ms: ms() };
+  }
+}
+
+/** A fix for a backend that could not be reached, naming the setting to check. */
+export function unreachableFix(setting: string, url: string, kind: string, timeoutMs: number, timeoutSetting: string): string {
+  const u = new URL(url);
+  switch (kind) {
+    case "refused":
+      return `Nothing accepts connections at ${u.host}: start the service, or correct the host or port in ${setting}`;
+    case "dns":
+      return `The host name ${u.hostname} does not resolve from this machine: use a name this host can resolve (for containers, the service name on a shared network) or an IP address in ${setting}`;
+    case "timeout":
+      return `No answer within ${timeoutMs} ms: check that the service is up and not overloaded, that no firewall drops the traffic, or raise ${timeoutSetting}`;
+    default:
+      return `Check that the service at ${u.host} is running and reachable from this host (${setting})`;
+  }
+}

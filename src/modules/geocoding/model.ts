@@ -1,0 +1,97 @@
+// TypeBox schemas of the geocoding routes (CONTRACT.md "Geocoding"); they validate the edge and document
+// /openapi.json. Ranges are checked in params.ts (and stated in the descriptions), so that every 400
+// names its parameter.
+import { t } from "elysia";
+
+const language = t.Optional(t.String({ description: "Result language, a language tag such as en or de-CH. Default en.", default: "en", maxLength: 35 }));
+
+export const ForwardQuery = t.Object({
+  q: t.String({ description: "Search text, at most 500 characters" }),
+  limit: t.Optional(t.Integer({ default: 5, description: "Number of results, 1 to 25. Default 5." })),
+  bbox: t.Optional(t.String({ description: "minLon,minLat,maxLon,maxLat (min < max); passed to the backend as boundary.rect", examples: ["5.9,45.8,10.5,47.8"] })),
+  language,
+  country: t.Optional(t.String({ description: "Comma-separated ISO 3166-1 alpha-2 or alpha-3 codes; passed to the backend as boundary.country", examples: ["CH,LI"] })),
+});
+
+export const ReverseQuery = t.Object({
+  lon: t.Number({ description: "Longitude, -180 to 180" }),
+  lat: t.Number({ description: "Latitude, -90 to 90" }),
+  limit: t.Optional(t.Integer({ default: 1, description: "Number of results, 1 to 10. Default 1." })),
+  language,
+});
+
+export const AutocompleteQuery = t.Object({
+  text: t.String({ description: "Partial search text, at most 500 characters" }),
+  limit: t.Optional(t.Integer({ default: 5, description: "Number of suggestions, 1 to 10. Default 5." })),
+  language,
+  "focus.lon": t.Optional(t.Number({ description: "Longitude to bias results towards (with focus.lat)" })),
+  "focus.lat": t.Optional(t.Number({ description: "Latitude to bias results towards (with focus.lon)" })),
+});
+
+const Place = t.Object({
+  type: t.Literal("Feature"),
+  geometry: t.Object({ type: t.Literal("Point"), coordinates: t.Tuple([t.Number(), t.Number()], { description: "[lon, lat]" }) }),
+  bbox: t.Optional(t.Tuple([t.Number(), t.Number(), t.Number(), t.Number()])),
+  properties: t.Object(
+    {
+      gid: t.Optional(t.String()),
+      layer: t.Optional(t.String({ examples: ["venue", "address", "street", "locality", "region", "country"] })),
+      source: t.Optional(t.String({ examples: ["openstreetmap", "openaddresses", "whosonfirst", "geonames"] })),
+      name: t.Optional(t.String()),
+      label: t.Optional(t.String()),
+      confidence: t.Optional(t.Number()),
+      distance: t.Optional(t.Number({ description: "Kilometres from the query point, when known" })),
+      housenumber: t.Optional(t.String()),
+      street: t.Optional(t.String()),
+      postalcode: t.Optional(t.String()),
+      locality: t.Optional(t.String()),
+      region: t.Optional(t.String()),
+      country: t.Optional(t.String()),
+      country_code: t.Optional(t.String({ description: "ISO 3166-1 alpha-2" })),
+      country_a: t.Optional(t.String({ description: "ISO 3166-1 alpha-3" })),
+    },
+    { description: "Empty values are omitted" },
+  ),
+});
+
+export const PlaceCollection = t.Object({
+  type: t.Literal("FeatureCollection"),
+  geocoding: t.Object({
+    query: t.Record(t.String(), t.Unknown(), { description: "The normalized inputs (defaults filled in)" }),
+    attribution: t.String(),
+    warnings: t.Array(t.String()),
+  }),
+  features: t.Array(Place),
+});
+
+export const BatchQuery = t.Object({
+  type: t.String({ description: "forward (needs q) or reverse (needs lon and lat)", examples: ["forward", "reverse"] }),
+  q: t.Optional(t.String({ description: "forward: search text, at most 500 characters" })),
+  lon: t.Optional(t.Number({ description: "reverse: longitude, -180 to 180" })),
+  lat: t.Optional(t.Number({ description: "reverse: latitude, -90 to 90" })),
+  limit: t.Optional(t.Integer({ description: "as in the single form: forward 1-25 (default 5), reverse 1-10 (default 1)" })),
+  language: t.Optional(t.String()),
+  bbox: t.Optional(t.Union([t.String(), t.Array(t.Number())], { description: "forward: minLon,minLat,maxLon,maxLat" })),
+  country: t.Optional(t.Union([t.String(), t.Array(t.String())], { description: "forward: ISO 3166-1 codes" })),
+});
+
+export const BatchBody = t.Object({
+  queries: t.Array(BatchQuery, { minItems: 1, maxItems: 50, description: "1 to 50 jobs; results come back in the same order" }),
+});
+
+export const BatchAnswer = t.Object({
+  batch: t.Array(
+    t.Object({
+      index: t.Integer(),
+      type: t.String(),
+      status: t.Union([t.Literal("ok"), t.Literal("error")]),
+      result: t.Optional(PlaceCollection),
+      error: t.Optional(t.Object({ code: t.String(), message: t.String() })),
+    }),
+  ),
+  summary: t.Object({ total: t.Integer(), succeeded: t.Integer(), failed: t.Integer() }),
+});
+
+export const ErrorEnvelope = t.Object({
+  error: t.Object({ code: t.String(), message: t.String(), details: t.Optional(t.Unknown()) }),
+});

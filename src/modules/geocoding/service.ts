@@ -1,0 +1,204 @@
+// Geocoding over the configured Pelias-compatible backend: normalized queries, a bounded LRU cache of
+// finished response bodies in front of the backend (a hit never calls it; concurrent identical misses
+// share one call), and the batch runner. Plain TypeScript; the HTTP layer is in index.ts.
+import type { AppContext } from "../../context";
+import { AppError, ServiceUnavailable } from "../../errors";
+import { TtlCache } from "../../backends/ttl-cache";
+import { createPeliasGeocoder } from "../../backends/geocoder/pelias";
+import type { AutocompleteQuery, ForwardQuery, GeocodeAnswer, Geocoder, ReverseQuery } from "../../backends/geocoder/types";
+import { parseBbox, parseCountry, parseLanguage, parseLat, parseLimit, parseLon, parseText } from "./params";
+
+export const LIMITS = {
+  forward: { max: 25, default: 5 },
+  reverse: { max: 10, default: 1 },
+  autocomplete: { max: 10, default: 5 },
+} as const;
+
+export const CACHE_TTL_MS = { forward: 3_600_000, reverse: 3_600_000, autocomplete: 60_000 } as const;
+export const BATCH_MAX = 50;
+const BATCH_CONCURRENCY = 4;
+
+export type BatchJob = { type: "forward"; query: ForwardQuery } | { type: "reverse"; query: ReverseQuery };
+
+type Raw = Record<string, unknown>;
+
+export function parseForward(raw: Raw, prefix = ""): ForwardQuery {
+  const q: ForwardQuery = {
+    q: parseText(raw.q, `${prefix}q`),
+    limit: parseLimit(raw.limit, `${prefix}limit`, LIMITS.forward.max, LIMITS.forward.default),
+    language: parseLanguage(raw.language, `${prefix}language`),
+  };
+  const bbox = parseBbox(raw.bbox, `${prefix}bbox`);
+  const country = parseCountry(raw.country, `${prefix}country`);
+  if (bbox) q.bbox = bbox;
+  if (country) q.country = country;
+  return q;
+}
+
+export function parseReverse(raw: Raw, prefix = ""): ReverseQuery {
+  return {
+    lon: parseLon(raw.lon, `${prefix}lon`),
+    lat: parseLat(raw.lat, `${prefix}lat`),
+    limit: parseLimit(raw.limit, `${prefix}limit`, LIMITS.reverse.max, LIMITS.reverse.default),
+    language: parseLanguage(raw.language, `${prefix}language`),
+  };
+}
+
+export function parseAutocomplete(raw: Raw): AutocompleteQuery {
+  const q: AutocompleteQuery = {
+    text: parseText(raw.text, "text"),
+    limit: parseLimit(raw.limit, "limit", LIMITS.autocomplete.max, LIMITS.autocomplete.default),
+    language: parseLanguage(raw.language, "language"),
+  };
+  const hasLon = raw["focus.lon"] !== undefined && raw["focus.lon"] !== "";
+  const hasLat = raw["focus.lat"] !== undefined && raw["focus.lat"] !== "";
+  if (hasLon !== hasLat) throw new AppError(400, "BAD_REQUEST", `focus.lon and focus.lat go together; ${hasLon ? "focus.lat" : "focus.lon"} is missing`, { parameter: hasLon ? "focus.lat" : "focus.lon" });
+  if (hasLon) q.focus = { lon: parseLon(raw["focus.lon"], "focus.lon"), lat: parseLat(raw["focus.lat"], "focus.lat") };
+  return q;
+}
+
+/** Validates a batch body's queries; a bad job is a 400 naming its index. */
+export function parseBatch(queries: unknown): BatchJob[] {
+  if (!Array.isArray(queries) || queries.length < 1 || queries.length > BATCH_MAX)
+    throw new AppError(400, "BAD_REQUEST", `queries must be an array of 1 to ${BATCH_MAX} jobs${Array.isArray(queries) ? ` (got ${queries.length})` : ""}`, { parameter: "queries" });
+  return queries.map((job, index): BatchJob => {
+    const prefix = `queries[${index}].`;
+    try {
+      if (!job || typeof job !== "object" || Array.isArray(job)) throw new AppError(400, "BAD_REQUEST", `queries[${index}] must be an object`);
+      const j = job as Raw;
+      if (j.type === "forward") return { type: "forward", query: parseForward(j, prefix) };
+      if (j.type === "reverse") return { type: "reverse", query: parseReverse(j, prefix) };
+      throw new AppError(400, "BAD_REQUEST", `${prefix}type must be "forward" or "reverse"`);
+    } catch (err) {
+      if (err instanceof AppError && err.status === 400) {
+        const details = { ...((err.details as object) ?? {}), index };
+        throw new AppError(400, "BAD_REQUEST", `Job ${index}: ${err.message}`, details);
+      }
+      throw err;
+    }
+  });
+}
+
+const SOURCE_ATTRIBUTION: Record<string, string> = {
+  openstreetmap: "© OpenStreetMap contributors",
+  osm: "© OpenStreetMap contributors",
+  openaddresses: "OpenAddresses",
+  oa: "OpenAddresses",
+  whosonfirst: "Who's On First",
+  wof: "Who's On First",
+  geonames: "GeoNames",
+  gn: "GeoNames",
+};
+
+export function attributionFor(sources: string[]): string {
+  const names = [...new Set(sources.map((s) => SOURCE_ATTRIBUTION[s.toLowerCase()] ?? s))];
+  return names.length ? `Geocoding by Pelias; data ${names.join(", ")}` : "Geocoding by Pelias";
+}
+
+/** The contract's FeatureCollection, serialized once (it is what the cache keeps). */
+export function collectionBody(query: object, answer: GeocodeAnswer): string {
+  return JSON.stringify({
+    type: "FeatureCollection",
+    geocoding: { query, attribution: attributionFor(answer.sources), warnings: answer.warnings },
+    features: answer.features,
+  });
+}
+
+const echoForward = (q: ForwardQuery) => ({ q: q.q, limit: q.limit, language: q.language, ...(q.bbox ? { bbox: q.bbox } : {}), ...(q.country ? { country: q.country } : {}) });
+const echoAutocomplete = (q: AutocompleteQuery) => ({ text: q.text, limit: q.limit, language: q.language, ...(q.focus ? { focus: q.focus } : {}) });
+
+function newCache(ttlMs: number, maxBytes: number) {
+  return new TtlCache<string>({ ttlMs, maxEntries: 50_000, maxBytes, sizeOf: (body, key) => 2 * (body.length + key.length) + 96 });
+}
+
+export function createGeocodingService(ctx: AppContext, backend?: Geocoder | null) {
+  const geocoder: Geocoder | null =
+    backend !== undefined ? backend : ctx.config.geocoderUrl ? createPeliasGeocoder({ baseUrl: ctx.config.geocoderUrl, timeoutMs: ctx.config.geocoderTimeoutMs, log: ctx.log }) : null;
+  const caches = {
+    forward: newCache(CACHE_TTL_MS.forward, 64 * 1024 * 1024),
+    reverse: newCache(CACHE_TTL_MS.reverse, 32 * 1024 * 1024),
+    autocomplete: newCache(CACHE_TTL_MS.autocomplete, 32 * 1024 * 1024),
+  };
+  const inflight = new Map<string, Promise<string>>();
+
+  function requireGeocoder(): Geocoder {
+    if (!geocoder)
+      throw new ServiceUnavailable(
+        "GEOCODER_NOT_CONFIGURED",
+        "Geocoding is not set up on this server (its operator has not configured a geocoding backend); your API key is fine",
+      );
+    return geocoder;
+  }
+
+  async function cached(kind: keyof typeof caches, key: string, run: (g: Geocoder) => Promise<string>): Promise<string> {
+    const hit = caches[kind].get(key);
+    if (hit !== undefined) return hit;
+    const g = requireGeocoder();
+    const ikey = `${kind}\u0000${key}`;
+    let p = inflight.get(ikey);
+    if (!p) {
+      p = run(g).then(
+        (body) => {
+          caches[kind].set(key, body);
+          inflight.delete(ikey);
+          return body;
+        },
+        (err) => {
+          inflight.delete(ikey);
+          throw err;
+        },
+      );
+      inflight.set(ikey, p);
+    }
+    return p;
+  }
+
+  const forward = (q: ForwardQuery) => {
+    const echo = echoForward(q);
+    return cached("forward", JSON.stringify(echo), async (g) => collectionBody(echo, await g.forward(q)));
+  };
+  const reverse = (q: ReverseQuery) => {
+    const echo = { lon: q.lon, lat: q.lat, limit: q.limit, language: q.language };
+    return cached("reverse", JSON.stringify(echo), async (g) => collectionBody(echo, await g.reverse(q)));
+  };
+  const autocomplete = (q: AutocompleteQuery) => {
+    const echo = echoAutocomplete(q);
+    return cached("autocomplete", JSON.stringify(echo), async (g) => collectionBody(echo, await g.autocomplete(q)));
+  };
+
+  /**
+   * Runs the jobs a few at a time; the answer keeps input order and reports each job's failure in place.
+   * `transientFailures` counts jobs that failed because the backend was unavailable (worth retrying).
+   */
+  async function batch(jobs: BatchJob[]): Promise<{ body: string; transientFailures: number }> {
+    requireGeocoder();
+    const parts: string[] = new Array(jobs.length);
+    let failed = 0;
+    let transientFailures = 0;
+    let next = 0;
+    const runOne = async (index: number) => {
+      const job = jobs[index]!;
+      const head = `{"index":${index},"type":"${job.type}"`;
+      try {
+        const body = job.type === "forward" ? await forward(job.query) : await reverse(job.query);
+        parts[index] = `${head},"status":"ok","result":${body}}`;
+      } catch (err) {
+        failed++;
+        if (err instanceof AppError && err.status === 503) transientFailures++;
+        const e = err instanceof AppError ? { code: err.code, message: err.message } : { code: "INTERNAL", message: "Internal error while running this job" };
+        if (!(err instanceof AppError)) ctx.log.error("batch job failed", { index, error: String(err) });
+        parts[index] = `${head},"status":"error","error":${JSON.stringify(e)}}`;
+      }
+    };
+    const worker = async () => {
+      while (next < jobs.length) await runOne(next++);
+    };
+    await Promise.all(Array.from({ length: Math.min(BATCH_CONCURRENCY, jobs.length) }, worker));
+    const summary = { total: jobs.length, succeeded: jobs.length - failed, failed };
+    return { body: `{"batch":[${parts.join(",")}],"summary":${JSON.stringify(summary)}}`, transientFailures };
+  }
+
+  return { forward, reverse, autocomplete, batch, configured: () => geocoder !== null, caches };
+}
+
+export type GeocodingService = ReturnType<typeof createGeocodingService>;
