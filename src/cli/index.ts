@@ -3,6 +3,10 @@ import type { CliCommand } from "./command";
 import { serveCommand } from "./serve";
 import { migrateCommand } from "./migrate";
 import { preflightCommand } from "./preflight";
+import { adminCommand } from "./admin";
+import { usersCommand } from "./users";
+import { orgsCommand } from "./orgs";
+import { keysCommand } from "./keys";
 import pkg from "../../package.json";
 
 export const versionCommand: CliCommand = {
@@ -15,4 +19,4 @@ export const versionCommand: CliCommand = {
   },
 };
 
-export const COMMANDS: CliCommand[] = [serveCommand, migrateCommand, preflightCommand, versionCommand];
+export const COMMANDS: CliCommand[] = [serveCommand, migrateCommand, preflightCommand, adminCommand, usersCommand, orgsCommand, keysCommand, versionCommand];

@@ -1,0 +1,49 @@
+// `mapstead admin create --email E`: the first admin without a browser (or recovery of a lost admin
+// password). Disables the one-time web setup token.
+import { eq } from "drizzle-orm";
+import type { CliCommand } from "./command";
+import { UsageError, settingsHelp } from "./args";
+import { bold, print } from "./output";
+import { parse, readPassword, withContext } from "./users";
+import { users } from "../db/schema";
+import { checkPassword, createUser, hashPassword, normalizeEmail, userByEmail } from "../modules/auth/users";
+import { clearSetupToken } from "../modules/auth/setup-token";
+
+const HELP = `Usage: mapstead admin create --email EMAIL [--password-stdin] [settings]
+
+Creates an instance admin account (or, when the email already has an account, makes it an admin and
+sets its password). The password is asked twice without echo, or read from the first line of stdin with
+--password-stdin. Afterwards the first-run web setup (/setup) is disabled. A running server picks the
+account up at once.
+
+Settings:
+${settingsHelp()}`;
+
+export const adminCommand: CliCommand = {
+  name: "admin",
+  summary: "Create the first admin account (create), without a browser",
+  help: HELP,
+  async run(args, overrides) {
+    const { values, positionals } = parse(args, { email: { type: "string" }, "password-stdin": { type: "boolean" } });
+    if (positionals[0] !== "create" || positionals.length > 1) throw new UsageError("expected `admin create --email EMAIL` (see --help)");
+    if (!values.email) throw new UsageError("--email is required");
+    const rawEmail = values.email;
+    const password = await readPassword(values["password-stdin"] === true);
+    return withContext(overrides, "admin", async (ctx) => {
+      const email = normalizeEmail(rawEmail);
+      checkPassword(password);
+      const existing = userByEmail(ctx.db, email);
+      if (existing) {
+        const passwordHash = await hashPassword(password);
+        ctx.db.update(users).set({ isAdmin: true, passwordHash }).where(eq(users.id, existing.id)).run();
+        ctx.sqlite.query("DELETE FROM sessions WHERE user_id = ?").run(existing.id);
+        print(`User ${bold(email)} is now an instance admin with the new password (its old sessions were ended)`);
+      } else {
+        const user = await createUser(ctx.db, { email, password, isAdmin: true });
+        print(`Created instance admin ${bold(user.email)} (id ${user.id}). Log in at ${ctx.config.publicUrl}/`);
+      }
+      clearSetupToken(ctx.sqlite);
+      return 0;
+    });
+  },
+};
