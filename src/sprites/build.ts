@@ -39,9 +39,12 @@ export class SpriteInputError extends Error {}
 
 const NAME_RE = /^[\p{L}\p{N}_][\p{L}\p{N}_ .+-]{0,127}$/u;
 
-/** Icon name from a file name: the base name without `.svg`; refused when it holds odd characters. */
-export function iconName(fileName: string): string {
-  const base = fileName.split("/").pop()!.replace(/\.svg$/i, "");
+/**
+ * Icon name from a file name (the base name without `.svg`; a zip's folders are dropped) or, with
+ * `exact`, a name given as is; refused when it holds odd characters.
+ */
+export function iconName(fileName: string, exact = false): string {
+  const base = exact ? fileName : fileName.split("/").pop()!.replace(/\.svg$/i, "");
   if (!NAME_RE.test(base) || base.endsWith(".") || base.includes(".."))
     throw new SpriteInputError(`'${fileName}': icon names may use letters, digits, space, '_', '-', '.', '+' (1-128 characters)`);
   return base;

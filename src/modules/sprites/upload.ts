@@ -48,7 +48,7 @@ export async function spriteFromUpload(request: Request, query: { name?: string 
       return { set: await buildSprite(svgIconsFromZip(body)), source: "svg" };
     if (type === "image/svg+xml") {
       if (!query.name) throw new BadRequest("Query parameter 'name' is required for a single SVG upload (the icon name)");
-      return { set: await buildSprite([{ name: iconName(query.name), bytes: body }]), source: "svg" };
+      return { set: await buildSprite([{ name: iconName(query.name, true), bytes: body }]), source: "svg" };
     }
     if (type === "multipart/form-data") return await fromMultipart(request.headers.get("content-type")!, body);
   } catch (err) {
