@@ -14,6 +14,7 @@ import { homeModule } from "./modules/home";
 import { stylesModule } from "./modules/styles";
 import { geocodingModule } from "./modules/geocoding";
 import { elevationModule } from "./modules/elevation";
+import { fontsModule } from "./modules/fonts";
 
 export function createApp(ctx: AppContext) {
   const routes = routeTableFrom(() => app.routes);
@@ -30,7 +31,8 @@ export function createApp(ctx: AppContext) {
     .use(homeModule(ctx))
     .use(stylesModule(ctx))
     .use(geocodingModule(ctx))
-    .use(elevationModule(ctx));
+    .use(elevationModule(ctx))
+    .use(fontsModule(ctx));
   return app;
 }
 

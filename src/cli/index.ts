@@ -7,6 +7,7 @@ import { adminCommand } from "./admin";
 import { usersCommand } from "./users";
 import { orgsCommand } from "./orgs";
 import { keysCommand } from "./keys";
+import { fontsCommand } from "./fonts";
 import pkg from "../../package.json";
 
 export const versionCommand: CliCommand = {
@@ -19,4 +20,4 @@ export const versionCommand: CliCommand = {
   },
 };
 
-export const COMMANDS: CliCommand[] = [serveCommand, migrateCommand, preflightCommand, adminCommand, usersCommand, orgsCommand, keysCommand, versionCommand];
+export const COMMANDS: CliCommand[] = [serveCommand, migrateCommand, preflightCommand, adminCommand, usersCommand, orgsCommand, keysCommand, fontsCommand, versionCommand];

@@ -9,15 +9,22 @@ declare module "opentype.js" {
     x2?: number;
     y2?: number;
   }
-  export interface Path {
+  export class Path {
     commands: PathCommand[];
+    moveTo(x: number, y: number): void;
+    lineTo(x: number, y: number): void;
+    quadraticCurveTo(x1: number, y1: number, x: number, y: number): void;
+    close(): void;
   }
-  export interface Glyph {
+  export class Glyph {
+    constructor(options: { name: string; unicode?: number; unicodes?: number[]; advanceWidth: number; path: Path });
     index: number;
     advanceWidth?: number;
     path: Path;
   }
-  export interface Font {
+  export class Font {
+    constructor(options: { familyName: string; styleName: string; unitsPerEm: number; ascender: number; descender: number; glyphs: Glyph[] });
+    toArrayBuffer(): ArrayBuffer;
     unitsPerEm: number;
     ascender: number;
     descender: number;
@@ -32,6 +39,6 @@ declare module "opentype.js" {
     getEnglishName(name: string): string | undefined;
   }
   export function parse(buffer: ArrayBuffer, options?: { lowMemory?: boolean }): Font;
-  const opentype: { parse: typeof parse };
+  const opentype: { parse: typeof parse; Font: typeof Font; Glyph: typeof Glyph; Path: typeof Path };
   export default opentype;
 }

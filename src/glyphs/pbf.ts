@@ -115,7 +115,10 @@ class Reader {
   }
   skip(wire: number) {
     if (wire === 0) this.varint();
-    else if (wire === 2) this.pos += this.varint();
+    else if (wire === 2) {
+      const length = this.varint();
+      this.pos += length;
+    }
     else if (wire === 1) this.pos += 8;
     else if (wire === 5) this.pos += 4;
     else throw new Error(`unsupported wire type ${wire}`);
