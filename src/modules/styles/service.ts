@@ -13,7 +13,7 @@ import { createSpriteStore } from "../sprites/store";
 import type { SpriteSet } from "../../sprites/build";
 import { findRefs, pinKey, rewriteRefs } from "./references";
 import { assertValidStyle, type ReferenceWorld } from "./validate";
-import { installedFonts } from "./fonts";
+import { installedFontNames } from "../fonts/catalog";
 
 export type Visibility = "public" | "private";
 
@@ -107,7 +107,7 @@ export function createStylesService(ctx: AppContext) {
       hasSprite: style.draftSpritePath !== null,
       publishedTilesetVersion: (owner, tileset) => (visible(owner, tileset) ? publishedVersionOf(ctx, owner, tileset) : null),
       tilesetVersionReady: (owner, tileset, version) => visible(owner, tileset) && versionIsReady(ctx, owner, tileset, version),
-      installedFonts: () => installedFonts(ctx),
+      installedFonts: () => installedFontNames(ctx),
     };
   }
 
