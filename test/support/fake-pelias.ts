@@ -20,6 +20,8 @@ export interface FakePelias {
   status: number | null;
   mode: PeliasMode;
   delayMs: number;
+  /** most calls in flight at once since the last reset */
+  maxInFlight: number;
   reset(): void;
   stop(): Promise<void>;
 }
@@ -108,11 +110,13 @@ export function startFakePelias(opts: { prefix?: string } = {}): FakePelias {
     status: null,
     mode: "ok",
     delayMs: 0,
+    maxInFlight: 0,
     reset() {
       fake.calls.length = 0;
       fake.status = null;
       fake.mode = "ok";
       fake.delayMs = 0;
+      fake.maxInFlight = 0;
     },
     stop: async () => {
       await server.stop(true);
@@ -122,6 +126,17 @@ export function startFakePelias(opts: { prefix?: string } = {}): FakePelias {
     hostname: "127.0.0.1",
     port: 0,
     async fetch(req) {
+      inFlight++;
+      fake.maxInFlight = Math.max(fake.maxInFlight, inFlight);
+      try {
+        return await handle(req);
+      } finally {
+        inFlight--;
+      }
+    },
+  });
+  let inFlight = 0;
+  async function handle(req: Request): Promise<Response> {
       const url = new URL(req.url);
       const raw = req.url.slice(req.url.indexOf("?") + 1);
       fake.calls.push({ path: url.pathname, search: req.url.includes("?") ? raw : "", params: url.searchParams });
@@ -129,13 +144,14 @@ export function startFakePelias(opts: { prefix?: string } = {}): FakePelias {
       const route = url.pathname.slice(prefix.length);
       if (!url.pathname.startsWith(prefix) || !["/search", "/reverse", "/autocomplete"].includes(route))
         return Response.json({ geocoding: { errors: ["not found"] } }, { status: 404 });
+      // "explode..." searches fail on their own, for partial batch failures
+      if ((url.searchParams.get("text") ?? "").startsWith("explode")) return Response.json({ geocoding: { errors: ["boom"] } }, { status: 500 });
       if (fake.status !== null) return Response.json({ geocoding: { errors: [`backend says ${fake.status}`] }, type: "FeatureCollection", features: [] }, { status: fake.status });
       if (fake.mode === "malformed-json") return new Response('{"type":"FeatureCollection","features":[', { headers: { "content-type": "application/json" } });
       if (fake.mode === "not-geojson") return Response.json({ hello: "world" });
       if (fake.mode === "html") return new Response("<html><body>It works!</body></html>", { headers: { "content-type": "text/html" } });
       return Response.json(answer(url.pathname, url.searchParams, fake.origin));
-    },
-  });
+  }
   fake.origin = `http://127.0.0.1:${server.port}`;
   fake.url = fake.origin + prefix;
   return fake;

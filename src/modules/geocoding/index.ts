@@ -70,8 +70,9 @@ export function geocodingModule(ctx: AppContext, service?: GeocodingService) {
       },
       {
         scope: "geocoding",
-        parse: ({ contentType }) => {
-          if (!/^application\/(?:[\w.+-]+\+)?json\b/i.test(contentType ?? ""))
+        // Before body validation, so a form or text body gets 415 rather than a confusing schema error.
+        transform: ({ request }) => {
+          if (!/^application\/(?:[\w.+-]+\+)?json\b/i.test(request.headers.get("content-type") ?? ""))
             throw new UnsupportedMediaType("Send the batch as JSON with Content-Type: application/json");
         },
         body: BatchBody,
