@@ -39,6 +39,21 @@ export function sniffFont(bytes: Uint8Array): Kind {
   throw new UnsupportedMediaType(`The uploaded file is ${what}; upload a .ttf or .otf file`);
 }
 
+/** Every table of the sfnt directory must lie inside the file (catches truncated uploads early). */
+function checkTableDirectory(bytes: Uint8Array): void {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const numTables = bytes.length >= 12 ? view.getUint16(4) : 0;
+  if (numTables === 0 || 12 + numTables * 16 > bytes.length)
+    throw new Unprocessable("INVALID_SOURCE_DATA", "The uploaded file could not be read as a font: its table directory is missing or truncated");
+  for (let i = 0; i < numTables; i++) {
+    const at = 12 + i * 16;
+    const tag = String.fromCharCode(bytes[at]!, bytes[at + 1]!, bytes[at + 2]!, bytes[at + 3]!);
+    const end = view.getUint32(at + 8) + view.getUint32(at + 12);
+    if (end > bytes.length)
+      throw new Unprocessable("INVALID_SOURCE_DATA", `The uploaded file could not be read as a font: table '${tag.trim()}' ends past the end of the file (truncated upload?)`);
+  }
+}
+
 /** A usable font name: it becomes a fontstack entry (comma-separated, in URL paths). */
 export function validateFontName(raw: string): string {
   const name = raw.trim().replace(/\s+/g, " ");
@@ -73,6 +88,7 @@ export function installFont(ctx: AppContext, bytes: Uint8Array, opts: { name?: s
   if (bytes.length > MAX_FONT_BYTES) throw new PayloadTooLarge(`A font may be at most ${MAX_FONT_BYTES / 1024 / 1024} MiB; this one is ${bytes.length} bytes`);
   if (!bytes.length) throw new BadRequest("The request has no font file: send the TTF/OTF bytes as the body or as the multipart field 'file'");
   const kind = sniffFont(bytes);
+  checkTableDirectory(bytes);
   const requested = opts.name !== undefined ? validateFontName(opts.name) : undefined;
 
   let parsed: ParsedFont;
