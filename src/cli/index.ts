@@ -8,6 +8,7 @@ import { usersCommand } from "./users";
 import { orgsCommand } from "./orgs";
 import { keysCommand } from "./keys";
 import { fontsCommand } from "./fonts";
+import { stylesCommand } from "./styles";
 import pkg from "../../package.json";
 
 export const versionCommand: CliCommand = {
@@ -20,4 +21,4 @@ export const versionCommand: CliCommand = {
   },
 };
 
-export const COMMANDS: CliCommand[] = [serveCommand, migrateCommand, preflightCommand, adminCommand, usersCommand, orgsCommand, keysCommand, fontsCommand, versionCommand];
+export const COMMANDS: CliCommand[] = [serveCommand, migrateCommand, preflightCommand, adminCommand, usersCommand, orgsCommand, keysCommand, fontsCommand, stylesCommand, versionCommand];

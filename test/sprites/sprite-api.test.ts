@@ -10,8 +10,8 @@ import { enc, pinSvg, squareSvg, zipOf } from "./fixtures";
 let t: TestApp;
 let s: Awaited<ReturnType<typeof seedSession>>;
 const BASE = "http://localhost:8080";
-const upload = (body: BodyInit, contentType?: string, query = "", style = "icons") =>
-  t.fetch(`/api/v1/orgs/acme/styles/${style}/sprite${query}`, { method: "PUT", headers: { ...s.headers, ...(contentType ? { "content-type": contentType } : {}) }, body });
+const upload = (body: BodyInit | Uint8Array, contentType?: string, query = "", style = "icons") =>
+  t.fetch(`/api/v1/orgs/acme/styles/${style}/sprite${query}`, { method: "PUT", headers: { ...s.headers, ...(contentType ? { "content-type": contentType } : {}) }, body: body as BodyInit });
 
 beforeAll(async () => {
   t = await makeTestApp();

@@ -1,0 +1,155 @@
+// `mapstead styles create|list|publish|export`: styles from the machine itself (same rules as the API).
+import { readFileSync, readdirSync, statSync } from "node:fs";
+import { basename, join } from "node:path";
+import type { CliCommand } from "./command";
+import { UsageError, settingsHelp } from "./args";
+import { bold, dim, green, print, printErr, red } from "./output";
+import { parse, withContext } from "./users";
+import { AppError } from "../errors";
+import { createStylesService, type OrgRef } from "../modules/styles/service";
+import { buildSprite, iconName, SpriteInputError, type SpriteSet } from "../sprites/build";
+import { svgIconsFromZip } from "../sprites/unzip";
+
+const HELP = `Usage:
+  mapstead styles create --org ORG --slug SLUG [--name NAME] [--private] [--sprite ICONS] [STYLE.json|-] [settings]
+  mapstead styles list --org ORG [--json] [settings]
+  mapstead styles publish --org ORG --slug SLUG [--version N] [settings]
+  mapstead styles export --org ORG --slug SLUG [--version N] [settings]
+
+create   Creates a style whose draft is STYLE.json (or stdin with -; an empty style without it).
+         --sprite builds the style's sprite first from a zip of SVG icons, one .svg file or a folder of
+         .svg files, so the style may use "sprite": "mapstead://sprites/ORG/SLUG".
+         The style is validated like the API does: MapLibre style spec and every mapstead:// reference.
+list     Lists the organization's styles with their published version.
+publish  Publishes the draft as a new immutable version (pinning the tileset versions published now),
+         or with --version points the stable URL back at an existing version.
+export   Prints the published style JSON as GET /styles/v1/ORG/SLUG[@N] serves it (absolute URLs under
+         PUBLIC_URL, so set --public-url to the address clients use).
+
+Settings:
+${settingsHelp()}`;
+
+function readSprite(path: string): Promise<SpriteSet> {
+  const stat = statSync(path, { throwIfNoEntry: false });
+  if (!stat) throw new UsageError(`--sprite: ${path} does not exist`);
+  if (stat.isDirectory()) {
+    const files = readdirSync(path).filter((f) => /\.svg$/i.test(f));
+    return buildSprite(files.map((f) => ({ name: iconName(f), bytes: new Uint8Array(readFileSync(join(path, f))) })));
+  }
+  const bytes = new Uint8Array(readFileSync(path));
+  if (/\.svg$/i.test(path)) return buildSprite([{ name: iconName(basename(path)), bytes }]);
+  return buildSprite(svgIconsFromZip(bytes));
+}
+
+function readStyle(path: string): unknown {
+  const text = path === "-" ? readFileSync(0, "utf8") : readFileSync(path, "utf8");
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(`${path === "-" ? "stdin" : path} is not valid JSON (${err instanceof Error ? err.message : String(err)})`);
+  }
+}
+
+function printProblems(err: unknown): void {
+  if (err instanceof AppError && err.code === "INVALID_STYLE" && Array.isArray(err.details))
+    for (const d of err.details as { path: string; message: string }[]) printErr(`  ${d.path || "(style)"}: ${d.message}`);
+}
+
+export const stylesCommand: CliCommand = {
+  name: "styles",
+  summary: "Create, list, publish and export map styles",
+  help: HELP,
+  async run(args, overrides) {
+    const { values, positionals } = parse(args, {
+      org: { type: "string" },
+      slug: { type: "string" },
+      name: { type: "string" },
+      private: { type: "boolean" },
+      sprite: { type: "string" },
+      version: { type: "string" },
+      json: { type: "boolean" },
+    });
+    const [sub, ...rest] = positionals;
+    if (!sub || !["create", "list", "publish", "export"].includes(sub)) throw new UsageError("expected `styles create|list|publish|export` (see --help)");
+    if (!values.org) throw new UsageError("--org is required");
+    if (sub !== "list" && !values.slug) throw new UsageError("--slug is required");
+    if (rest.length > (sub === "create" ? 1 : 0)) throw new UsageError(`unexpected argument '${rest[rest.length - 1]}'`);
+    let version: number | undefined;
+    if (values.version !== undefined) {
+      if (!/^[1-9][0-9]{0,8}$/.test(values.version)) throw new UsageError("--version must be a positive integer");
+      version = Number(values.version);
+    }
+    const styleInput = sub === "create" && rest[0] ? readStyle(rest[0]) : undefined;
+    let sprite: SpriteSet | undefined;
+    if (sub === "create" && values.sprite) {
+      try {
+        sprite = await readSprite(values.sprite);
+      } catch (err) {
+        if (err instanceof SpriteInputError) {
+          printErr(red(`mapstead styles: sprite refused: ${err.message}`));
+          return 1;
+        }
+        throw err;
+      }
+    }
+
+    return withContext(overrides, "styles", async (ctx) => {
+      const styles = createStylesService(ctx);
+      const org: OrgRef | null = styles.orgBySlug(values.org!);
+      if (!org) {
+        printErr(red(`mapstead styles: organization '${values.org}' does not exist (mapstead orgs create --slug ${values.org})`));
+        return 1;
+      }
+      const slug = values.slug!;
+      try {
+        switch (sub) {
+          case "list": {
+            const rows = styles.list(org);
+            if (values.json)
+              print(JSON.stringify(rows.map((r) => ({ slug: r.slug, name: r.name, visibility: r.visibility, published_version: r.publishedVersion, has_sprite: r.draftSpritePath !== null, urls: styles.urls(org, r) })), null, 2));
+            else if (!rows.length) print(`No styles in ${org.slug} yet. Create one with: mapstead styles create --org ${org.slug} --slug my-style style.json`);
+            else
+              for (const r of rows)
+                print(`${bold(r.slug)}  ${r.name}  ${r.visibility}  ${r.publishedVersion === null ? dim("unpublished") : green(`v${r.publishedVersion}`)}${r.draftSpritePath ? dim("  sprite") : ""}`);
+            return 0;
+          }
+          case "create": {
+            if (!sprite) {
+              styles.create(org, { slug, name: values.name, visibility: values.private ? "private" : "public", style: styleInput as Record<string, unknown> | undefined });
+            } else {
+              // The sprite must exist before a draft may reference it: create empty, attach, then save the draft.
+              styles.create(org, { slug, name: values.name, visibility: values.private ? "private" : "public" });
+              try {
+                styles.setSprite(org, slug, sprite);
+                if (styleInput !== undefined) styles.saveDraft(org, slug, styleInput);
+              } catch (err) {
+                styles.remove(org, slug);
+                throw err;
+              }
+            }
+            print(`Created style ${bold(`${org.slug}/${slug}`)}${sprite ? ` with ${Object.keys(sprite["1x"].index).length} sprite icons` : ""}. Publish it with: mapstead styles publish --org ${org.slug} --slug ${slug}`);
+            return 0;
+          }
+          case "publish": {
+            const result = styles.publish(org, slug, { version });
+            print(`${result.created ? "Published" : "Re-published"} ${bold(`${org.slug}/${slug}`)} version ${result.version}`);
+            print(`  stable:    ${styles.base}/styles/v1/${org.slug}/${slug}`);
+            print(`  versioned: ${styles.base}/styles/v1/${org.slug}/${slug}@${result.version}`);
+            return 0;
+          }
+          default: {
+            print(JSON.stringify(styles.exportPublished(org, slug, version), null, 2));
+            return 0;
+          }
+        }
+      } catch (err) {
+        if (err instanceof AppError) {
+          printErr(red(`mapstead styles: ${err.message}`));
+          printProblems(err);
+          return 1;
+        }
+        throw err;
+      }
+    });
+  },
+};
