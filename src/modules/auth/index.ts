@@ -11,6 +11,7 @@ import { ACCOUNT_RULE, CLIENT_RULE, createThrottle } from "./throttle";
 import { createAuthService, readCookie, SESSION_COOKIE, type Caller, type SessionCaller } from "./service";
 import { completeSetup, hasAdmin } from "./setup-token";
 import { createSession, createUser, endSession, listUsers, SESSION_IDLE_MS, verifyLogin } from "./users";
+import { rejectUnknownFields } from "./strict-body";
 import { CreateUserBody, LoginBody, SessionInfo, SetupBody, UserListItem, UserOut } from "./model";
 import { listOrgs } from "../orgs/service";
 import { ErrorEnvelope } from "../orgs/model";
@@ -90,6 +91,7 @@ export function authModule(ctx: AppContext) {
       },
       {
         body: LoginBody,
+        transform: rejectUnknownFields(LoginBody),
         response: { 200: SessionInfo, 401: ErrorEnvelope, 403: ErrorEnvelope, 429: ErrorEnvelope },
         detail: {
           tags: ["Accounts"],
@@ -148,6 +150,7 @@ export function authModule(ctx: AppContext) {
       },
       {
         body: SetupBody,
+        transform: rejectUnknownFields(SetupBody),
         response: { 201: SessionInfo, 400: ErrorEnvelope, 401: ErrorEnvelope, 409: ErrorEnvelope, 429: ErrorEnvelope },
         detail: {
           tags: ["Accounts"],
@@ -186,6 +189,7 @@ export function authModule(ctx: AppContext) {
       {
         session: true,
         body: CreateUserBody,
+        transform: rejectUnknownFields(CreateUserBody),
         response: { 201: UserOut, 400: ErrorEnvelope, 401: ErrorEnvelope, 403: ErrorEnvelope, 409: ErrorEnvelope },
         detail: { tags: ["Accounts"], summary: "Create a user account (instance admins); add it to organizations with POST /api/v1/orgs/{org}/members" },
       },

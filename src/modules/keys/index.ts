@@ -7,6 +7,7 @@ import type { AppContext } from "../../context";
 import { BadRequest, NotFound } from "../../errors";
 import { authPlugin, type SessionCaller } from "../../http/auth";
 import { createAuthService } from "../auth/service";
+import { rejectUnknownFields } from "../auth/strict-body";
 import { requireOrgAccess } from "../orgs/service";
 import { ErrorEnvelope } from "../orgs/model";
 import { dayOf, monthOf } from "../usage/service";
@@ -88,6 +89,7 @@ export function keysModule(ctx: AppContext) {
         session: true,
         params: OrgParams,
         body: CreateKeyBody,
+        transform: rejectUnknownFields(CreateKeyBody),
         response: { 201: CreatedKey, ...errors },
         detail: {
           tags: ["API keys"],
@@ -118,6 +120,7 @@ export function keysModule(ctx: AppContext) {
         session: true,
         params: KeyParams,
         body: UpdateKeyBody,
+        transform: rejectUnknownFields(UpdateKeyBody),
         response: { 200: KeyOut, ...errors },
         detail: { tags: ["API keys"], summary: "Change a key's name, scopes, origins, expiry, rate limit or quota (null clears); effective at once" },
       },

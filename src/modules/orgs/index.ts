@@ -7,6 +7,7 @@ import { BadRequest, NotFound } from "../../errors";
 import { authPlugin, type SessionCaller } from "../../http/auth";
 import { createAuthService, type Role } from "../auth/service";
 import { userByEmail } from "../auth/users";
+import { rejectUnknownFields } from "../auth/strict-body";
 import { createOrg, listMembers, listOrgs, removeMember, requireOrgAccess, setMember } from "./service";
 import { AddMemberBody, CreateOrgBody, ErrorEnvelope, Member, MemberParams, Org, OrgParams } from "./model";
 
@@ -23,7 +24,7 @@ export function orgsModule(ctx: AppContext) {
   return new Elysia({ name: "orgs", prefix: "/api/v1/orgs" })
     .use(authPlugin(ctx))
     .get(
-      "/",
+      "",
       ({ caller }) => {
         const s = caller as SessionCaller;
         const orgs = listOrgs(ctx.db).filter((o) => s.isAdmin || s.memberships.has(o.id));
@@ -32,7 +33,7 @@ export function orgsModule(ctx: AppContext) {
       { session: true, response: { 200: t.Object({ orgs: t.Array(Org) }), 401: ErrorEnvelope }, detail: { tags: ["Organizations"], summary: "Organizations you belong to (instance admins: all)" } },
     )
     .post(
-      "/",
+      "",
       ({ caller, body, set }) => {
         const s = caller as SessionCaller;
         const org = createOrg(ctx.db, { slug: body.slug, name: body.name, ownerUserId: s.userId });
@@ -41,7 +42,7 @@ export function orgsModule(ctx: AppContext) {
         set.status = 201;
         return orgOut(org, "owner");
       },
-      { session: true, body: CreateOrgBody, response: { 201: Org, ...errors }, detail: { tags: ["Organizations"], summary: "Create an organization; you become its owner" } },
+      { session: true, body: CreateOrgBody, transform: rejectUnknownFields(CreateOrgBody), response: { 201: Org, ...errors }, detail: { tags: ["Organizations"], summary: "Create an organization; you become its owner" } },
     )
     .get(
       "/:org",
@@ -77,6 +78,7 @@ export function orgsModule(ctx: AppContext) {
         session: true,
         params: OrgParams,
         body: AddMemberBody,
+        transform: rejectUnknownFields(AddMemberBody),
         response: { 200: Member, 201: Member, ...errors },
         detail: { tags: ["Organizations"], summary: "Add a member or change a role (owners and admins; only owners grant owner)" },
       },
