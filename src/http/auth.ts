@@ -52,6 +52,13 @@ export function authPlugin(ctx: AppContext) {
   const services = new WeakMap<Request, ServiceAuthorization>();
   const callers = new WeakMap<Request, Caller | null>();
   const viewers = new WeakMap<Request, Viewer>();
+  /** Counts or refunds the call's reservation once: failed (>= 400) or skipBilling calls are refunded. */
+  const settle = (request: Request, status: number) => {
+    const a = services.get(request);
+    if (!a?.reservation) return;
+    auth.settle(a.reservation, status, !notBillable.has(request));
+    a.reservation = null;
+  };
   return new Elysia({ name: "auth", seed: seedOf(ctx) })
     .decorate("auth", auth)
     .macro({
@@ -60,10 +67,12 @@ export function authPlugin(ctx: AppContext) {
           services.set(request, auth.authorizeService(request, scope, set.headers as Record<string, string>));
         },
         resolve: ({ request }) => ({ caller: services.get(request)!.caller }),
-        afterResponse: ({ request, set }) => {
-          const a = services.get(request);
-          if (a?.reservation) auth.settle(a.reservation, typeof set.status === "number" ? set.status : 200, !notBillable.has(request));
+        // Settled before the response leaves, so the next request already sees a refunded quota.
+        // (mapResponse also runs for error responses, after the global error handler set the status.)
+        mapResponse: ({ request, set }) => {
+          settle(request, typeof set.status === "number" ? set.status : 200);
         },
+        afterResponse: ({ request, set }) => settle(request, typeof set.status === "number" ? set.status : 200),
       }),
       session: (required: boolean) => ({
         transform: ({ request }) => {
