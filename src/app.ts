@@ -15,6 +15,8 @@ import { stylesModule } from "./modules/styles";
 import { geocodingModule } from "./modules/geocoding";
 import { elevationModule } from "./modules/elevation";
 import { fontsModule } from "./modules/fonts";
+import { tilesetsModule } from "./modules/tilesets";
+import { tilesModule } from "./modules/tiles";
 
 export function createApp(ctx: AppContext) {
   const routes = routeTableFrom(() => app.routes);
@@ -32,7 +34,9 @@ export function createApp(ctx: AppContext) {
     .use(stylesModule(ctx))
     .use(geocodingModule(ctx))
     .use(elevationModule(ctx))
-    .use(fontsModule(ctx));
+    .use(fontsModule(ctx))
+    .use(tilesetsModule(ctx))
+    .use(tilesModule(ctx));
   return app;
 }
 

@@ -1,0 +1,149 @@
+// Public tile routes (CONTRACT.md): TileJSON (stable and versioned) and tiles at versioned URLs.
+// Tile rules live here in one place (martin's habit): gzip passed through or decoded per
+// Accept-Encoding, strong ETag and 304, 204 for an empty tile inside range and bounds, 404 outside,
+// immutable caching for versioned URLs, `private` for private tilesets (the same 404 as a missing one
+// when the viewer may not read them).
+import { Elysia } from "elysia";
+import type { AppContext } from "../../context";
+import { BadRequest, NotFound } from "../../errors";
+import { authPlugin, type Viewer } from "../../http/auth";
+import { SLUG_PATTERN } from "../orgs/slug";
+import { CONTENT_TYPES, EXTENSIONS, tileInRange } from "../../tiles/source";
+import { ErrorEnvelope, TileJsonParams, TileParams } from "./model";
+import { createTileCatalog, type Served } from "./service";
+
+const SLUG = new RegExp(SLUG_PATTERN);
+const IMMUTABLE = "public, max-age=31536000, immutable";
+const STABLE = "public, max-age=60";
+const VERSION_RE = /^[1-9]\d{0,9}$/;
+const INT_RE = /^\d{1,10}$/;
+
+const tilesetMissing = (owner: string, slug: string) => new NotFound(`Tileset '${owner.slice(0, 100)}/${slug.slice(0, 100)}' not found`, "TILESET_NOT_FOUND");
+
+function acceptsGzip(request: Request): boolean {
+  const h = request.headers.get("accept-encoding");
+  if (!h) return false;
+  for (const part of h.split(",")) {
+    const [coding, ...params] = part.trim().toLowerCase().split(";");
+    if (coding !== "gzip" && coding !== "*") continue;
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith("q="));
+    return !q || Number(q.slice(2)) > 0;
+  }
+  return false;
+}
+
+function notModified(request: Request, etag: string): boolean {
+  const h = request.headers.get("if-none-match");
+  if (!h) return false;
+  if (h.trim() === "*") return true;
+  return h.split(",").some((t) => t.trim().replace(/^W\//, "") === etag);
+}
+
+/** Parses "slug@version" (version optional when allowed). */
+function splitName(name: string): { slug: string; version: number | null } | null {
+  const at = name.indexOf("@");
+  const slug = at < 0 ? name : name.slice(0, at);
+  if (!SLUG.test(slug)) return null;
+  if (at < 0) return { slug, version: null };
+  const v = name.slice(at + 1);
+  return VERSION_RE.test(v) ? { slug, version: Number(v) } : null;
+}
+
+export function tilesModule(ctx: AppContext) {
+  const catalog = createTileCatalog(ctx);
+  ctx.onShutdown(() => catalog.close());
+
+  const visible = (served: Served | null, viewer: Viewer): served is Served => served !== null && (!served.private || viewer.privateOrgIds.has(served.orgId));
+
+  function headersFor(set: { headers: Record<string, unknown> }, extra: Record<string, string>): Record<string, string> {
+    const h: Record<string, string> = {};
+    for (const k in set.headers) h[k] = String(set.headers[k]);
+    return Object.assign(h, extra);
+  }
+
+  return new Elysia({ name: "tiles", prefix: "/tiles/v1" })
+    .use(authPlugin(ctx))
+    .get(
+      "/:owner/:name",
+      async ({ params, request, set, viewer }) => {
+        const { owner } = params;
+        const parsed = params.name.endsWith(".json") ? splitName(params.name.slice(0, -5)) : null;
+        if (!parsed || !SLUG.test(owner)) throw new NotFound(`No such TileJSON: use /tiles/v1/{owner}/{tileset}.json or /tiles/v1/{owner}/{tileset}@{version}.json`);
+        let version = parsed.version;
+        if (version === null) {
+          const st = catalog.stable(owner, parsed.slug);
+          if (!st || (st.visibility === "private" && !viewer.privateOrgIds.has(st.org_id))) throw tilesetMissing(owner, parsed.slug);
+          if (st.published_version === null) throw new NotFound(`Tileset '${owner}/${parsed.slug}' has no published version`, "TILESET_NOT_FOUND");
+          version = st.published_version;
+        }
+        const served = await catalog.version(owner, parsed.slug, version);
+        if (!visible(served, viewer)) throw tilesetMissing(owner, `${parsed.slug}@${version}`);
+        const cache = served.private ? "private" : parsed.version === null ? STABLE : IMMUTABLE;
+        const headers = headersFor(set, { "content-type": "application/json; charset=utf-8", "cache-control": cache, etag: served.tilejsonEtag, vary: "Accept-Encoding" });
+        if (notModified(request, served.tilejsonEtag)) return new Response(null, { status: 304, headers });
+        return new Response(served.tilejson, { status: 200, headers });
+      },
+      {
+        viewer: true,
+        params: TileJsonParams,
+        response: { 404: ErrorEnvelope },
+        detail: {
+          tags: ["Tiles"],
+          summary: "TileJSON 3.0.0: {tileset}.json for the published version (max-age=60, ETag), {tileset}@{version}.json for one version (immutable)",
+          description: "The `tiles` array always holds versioned URLs. Private tilesets need a member session or a key of the org with maps:read; otherwise 404.",
+        },
+      },
+    )
+    .get(
+      "/:owner/:name/:z/:x/:y",
+      async ({ params, request, set, viewer }) => {
+        const { owner } = params;
+        const parsed = splitName(params.name);
+        if (!parsed || parsed.version === null || !SLUG.test(owner)) throw new NotFound("Tile URLs look like /tiles/v1/{owner}/{tileset}@{version}/{z}/{x}/{y}.{ext}");
+        const dot = params.y.lastIndexOf(".");
+        const yRaw = dot < 0 ? params.y : params.y.slice(0, dot);
+        const ext = dot < 0 ? "" : params.y.slice(dot + 1).toLowerCase();
+        if (!INT_RE.test(params.z) || !INT_RE.test(params.x) || !INT_RE.test(yRaw)) throw new BadRequest("Path parameters z, x and y must be non-negative integers");
+        const z = Number(params.z);
+        const x = Number(params.x);
+        const y = Number(yRaw);
+        const pending = catalog.version(owner, parsed.slug, parsed.version);
+        const served = pending instanceof Promise ? await pending : pending;
+        if (!visible(served, viewer)) throw tilesetMissing(owner, params.name);
+        const format = EXTENSIONS[ext];
+        if (format !== served.facts.format) throw new NotFound(`This tileset serves .${served.ext} tiles`, "TILE_NOT_FOUND");
+        if (z > 30 || x >= 2 ** z || y >= 2 ** z) throw new NotFound(`Tile ${z}/${x}/${y} does not exist`, "TILE_NOT_FOUND");
+        const inRange = tileInRange(served.facts, z, x, y);
+        const gzipOk = format !== "pbf" || acceptsGzip(request);
+        const etag = `"${served.tilesetId}.${served.version}.${z}.${x}.${y}${gzipOk && format === "pbf" ? ".gz" : ""}"`;
+        const cache = served.private ? "private" : IMMUTABLE;
+        if (notModified(request, etag) && inRange) return new Response(null, { status: 304, headers: headersFor(set, { etag, "cache-control": cache, vary: "Accept-Encoding" }) });
+        const r = served.source.getTile(z, x, y);
+        const tile = r instanceof Promise ? await r : r;
+        if (!tile || tile.data.length === 0) {
+          if (!inRange) throw new NotFound(`Tile ${z}/${x}/${y} is outside the tileset's zoom range ${served.facts.minzoom}-${served.facts.maxzoom} or bounds`, "TILE_NOT_FOUND");
+          return new Response(null, { status: 204, headers: headersFor(set, { "cache-control": cache, etag, vary: "Accept-Encoding" }) });
+        }
+        const headers = headersFor(set, { "content-type": CONTENT_TYPES[format], "cache-control": cache, etag, vary: "Accept-Encoding" });
+        let data = tile.data;
+        if (tile.encoding === "gzip") {
+          if (gzipOk) headers["content-encoding"] = "gzip";
+          else data = Bun.gunzipSync(data as Uint8Array<ArrayBuffer>);
+        }
+        return new Response(data as Uint8Array<ArrayBuffer>, { status: 200, headers });
+      },
+      {
+        viewer: true,
+        params: TileParams,
+        response: { 400: ErrorEnvelope, 404: ErrorEnvelope },
+        detail: {
+          tags: ["Tiles"],
+          summary: "One tile of one version: .mvt (alias .pbf), .png, .jpg or .webp matching the archive",
+          description:
+            "Vector tiles stored gzip are sent as is with Content-Encoding: gzip when Accept-Encoding allows, else decoded. Strong ETag, 304 on If-None-Match. " +
+            "204 for an empty tile inside the zoom range and bounds; 404 TILE_NOT_FOUND outside them. Cache-Control: public, max-age=31536000, immutable (private tilesets: private).",
+        },
+      },
+    );
+}
+

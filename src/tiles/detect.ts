@@ -1,0 +1,79 @@
+// Tells what an upload is from its first bytes (magic numbers, JSON shape, CSV header), so
+// `curl --data-binary @file` works without naming the type. Content-Type and file name are hints only.
+
+export type SourceFormat = "geojson" | "ndjson" | "csv" | "shapefile" | "flatgeobuf" | "mbtiles" | "pmtiles";
+
+export const ARCHIVE_FORMATS: SourceFormat[] = ["mbtiles", "pmtiles"];
+
+export type Detection = { format: SourceFormat } | { format: null; reason: string; invalid?: boolean };
+
+const LON = new Set(["lon", "lng", "long", "longitude", "x", "lon_x", "longitude_x", "decimallongitude"]);
+const LAT = new Set(["lat", "latitude", "y", "lat_y", "latitude_y", "decimallatitude"]);
+
+const startsWith = (b: Uint8Array, s: string) => b.length >= s.length && [...s].every((c, i) => b[i] === c.charCodeAt(0));
+
+export function csvDelimiter(header: string): string {
+  const counts = [",", ";", "\t", "|"].map((d) => [d, header.split(d).length - 1] as const).sort((a, b) => b[1] - a[1]);
+  return counts[0]![1] > 0 ? counts[0]![0] : ",";
+}
+
+/** Column indices of longitude and latitude in a CSV header, or null. */
+export function lonLatColumns(names: string[]): { lon: number; lat: number } | null {
+  const norm = names.map((n) => n.trim().replace(/^"|"$/g, "").trim().toLowerCase());
+  const lon = norm.findIndex((n) => LON.has(n));
+  const lat = norm.findIndex((n) => LAT.has(n));
+  return lon >= 0 && lat >= 0 ? { lon, lat } : null;
+}
+
+function firstLine(text: string): string {
+  const nl = text.search(/\r?\n/);
+  return nl < 0 ? text : text.slice(0, nl);
+}
+
+/**
+ * @param head the first bytes of the file (64 KiB is plenty)
+ * @param hints Content-Type and file name, used only where the content is ambiguous
+ */
+export function detectFormat(head: Uint8Array, hints: { contentType?: string | null; filename?: string | null } = {}): Detection {
+  if (head.length === 0) return { format: null, reason: "the upload is empty" };
+  if (startsWith(head, "SQLite format 3\0")) return { format: "mbtiles" };
+  if (startsWith(head, "PMTiles")) return { format: "pmtiles" };
+  if (startsWith(head, "PK\x03\x04") || startsWith(head, "PK\x05\x06")) return { format: "shapefile" };
+  if (startsWith(head, "fgb\x03")) return { format: "flatgeobuf" };
+  if (head[0] === 0x1f && head[1] === 0x8b) return { format: null, reason: "gzip-compressed data; upload the file uncompressed (or zip a Shapefile)" };
+  if (startsWith(head, "%PDF") || head[0] === 0x89 || (head[0] === 0xff && head[1] === 0xd8)) return { format: null, reason: "a document or image, not geographic data" };
+
+  const text = new TextDecoder("utf-8", { fatal: false }).decode(head).replace(/^\uFEFF/, "");
+  if (text.includes("\u0000")) return { format: null, reason: "binary data of an unknown kind" };
+  const trimmed = text.trimStart();
+  if (trimmed.startsWith("\u001e")) return { format: "ndjson" }; // RFC 8142 GeoJSON text sequence
+  if (trimmed.startsWith("{")) {
+    const line = firstLine(trimmed).trim();
+    try {
+      const first = JSON.parse(line) as { type?: unknown };
+      if (first && typeof first === "object" && first.type !== "FeatureCollection") return { format: "ndjson" };
+      return { format: "geojson" };
+    } catch {
+      // A pretty-printed document: one JSON value over many lines.
+      if (/"type"\s*:/.test(trimmed)) return { format: "geojson" };
+      const name = hints.filename?.toLowerCase() ?? "";
+      if (name.endsWith(".geojson") || name.endsWith(".json") || hints.contentType?.includes("json")) return { format: "geojson" };
+      return { format: null, reason: "JSON without a GeoJSON \"type\" member" };
+    }
+  }
+  if (trimmed.startsWith("[")) return { format: null, reason: "a JSON array; wrap the features in a GeoJSON FeatureCollection or send one feature per line" };
+  const header = firstLine(trimmed);
+  const delimiter = csvDelimiter(header);
+  if (header.includes(delimiter) && header.length < 10_000) {
+    if (lonLatColumns(header.split(delimiter))) return { format: "csv" };
+    const name = hints.filename?.toLowerCase() ?? "";
+    const csvHinted = name.endsWith(".csv") || name.endsWith(".tsv") || /csv|tab-separated/.test(hints.contentType ?? "");
+    if (csvHinted || /^[\w ."-]+$/.test(header.split(delimiter)[0] ?? ""))
+      return {
+        format: null,
+        invalid: true,
+        reason: `CSV header has no longitude/latitude columns (found: ${header.split(delimiter).slice(0, 12).join(", ")}); name them lon/lng/longitude/x and lat/latitude/y`,
+      };
+  }
+  return { format: null, reason: "neither GeoJSON, newline-delimited GeoJSON, CSV, zipped Shapefile, FlatGeobuf, MBTiles nor PMTiles" };
+}

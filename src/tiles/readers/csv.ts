@@ -1,0 +1,87 @@
+// CSV (comma, semicolon, tab or pipe separated, RFC 4180 quoting) with longitude/latitude columns
+// under common header spellings; each row becomes a Point with the other columns as properties.
+import { InvalidSource } from "../errors";
+import { csvDelimiter, lonLatColumns } from "../detect";
+import { readLines } from "./lines";
+import type { RawFeature, ReadProgress } from "./types";
+
+/** Splits one record; returns null when a quoted field continues on the next line. */
+function splitRecord(text: string, d: string): string[] | null {
+  const out: string[] = [];
+  let field = "";
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quoted) {
+      if (c === '"') {
+        if (text[i + 1] === '"') {
+          field += '"';
+          i++;
+        } else quoted = false;
+      } else field += c;
+    } else if (c === '"' && field === "") quoted = true;
+    else if (c === d) {
+      out.push(field);
+      field = "";
+    } else field += c;
+  }
+  if (quoted) return null;
+  out.push(field);
+  return out;
+}
+
+const NUMERIC = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+
+function value(raw: string): unknown {
+  const v = raw.trim();
+  if (NUMERIC.test(v) && v.length < 17) return Number(v);
+  return v;
+}
+
+export async function* readCsv(path: string, label: string, progress: ReadProgress): AsyncGenerator<RawFeature> {
+  let header: string[] | null = null;
+  let cols: { lon: number; lat: number } | null = null;
+  let delimiter = ",";
+  let lineNo = 0;
+  let startLine = 0;
+  let pending: string | null = null;
+  for await (const line of readLines(path, progress)) {
+    lineNo++;
+    const text: string = pending === null ? line : pending + "\n" + line;
+    if (pending === null) startLine = lineNo;
+    if (!header) {
+      delimiter = csvDelimiter(text);
+      header = splitRecord(text, delimiter) ?? [];
+      cols = lonLatColumns(header);
+      if (!cols) throw new InvalidSource(`${label}: line 1: the header has no longitude/latitude columns; name them lon/lng/longitude/x and lat/latitude/y`);
+      header = header.map((h) => h.trim());
+      continue;
+    }
+    const record = splitRecord(text, delimiter);
+    if (record === null) {
+      pending = text;
+      if (text.length > 1_000_000) throw new InvalidSource(`${label}: line ${startLine}: a quoted field never ends`);
+      continue;
+    }
+    pending = null;
+    if (record.length === 1 && record[0]!.trim() === "") continue;
+    const lonRaw = (record[cols!.lon] ?? "").trim();
+    const latRaw = (record[cols!.lat] ?? "").trim();
+    const lon = Number(lonRaw);
+    const lat = Number(latRaw);
+    const where = `line ${startLine}`;
+    if (lonRaw === "" || latRaw === "" || !Number.isFinite(lon) || !Number.isFinite(lat)) {
+      yield { geometry: { type: "Point", coordinates: [lonRaw, latRaw] }, properties: null, where };
+      continue;
+    }
+    const properties: Record<string, unknown> = {};
+    for (let i = 0; i < header.length; i++) {
+      if (i === cols!.lon || i === cols!.lat || !header[i]) continue;
+      const raw = record[i];
+      if (raw !== undefined && raw !== "") properties[header[i]!] = value(raw);
+    }
+    yield { geometry: { type: "Point", coordinates: [lon, lat] }, properties, where };
+  }
+  if (pending !== null) throw new InvalidSource(`${label}: line ${startLine}: a quoted field is not closed before the end of the file (truncated?)`);
+  if (!header) throw new InvalidSource(`${label}: the CSV file is empty`);
+}

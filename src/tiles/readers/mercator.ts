@@ -1,0 +1,19 @@
+// Web Mercator (EPSG:3857) metres back to WGS84 degrees, for Shapefile and FlatGeobuf inputs.
+const R = 6378137;
+
+export function unproject(x: number, y: number): [number, number] {
+  return [(x / R) * (180 / Math.PI), (Math.atan(Math.exp(y / R)) * 2 - Math.PI / 2) * (180 / Math.PI)];
+}
+
+function coords(c: unknown): unknown {
+  if (!Array.isArray(c)) return c;
+  if (typeof c[0] === "number") return unproject(c[0], c[1] as number);
+  return c.map(coords);
+}
+
+export function unprojectGeometry<G>(g: G): G {
+  if (!g || typeof g !== "object") return g;
+  const geom = g as { type?: string; coordinates?: unknown; geometries?: unknown[] };
+  if (geom.type === "GeometryCollection" && Array.isArray(geom.geometries)) return { ...geom, geometries: geom.geometries.map(unprojectGeometry) } as G;
+  return { ...geom, coordinates: coords(geom.coordinates) } as G;
+}

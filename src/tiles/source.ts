@@ -1,0 +1,86 @@
+// One interface in front of every tile archive (martin's `Source`): the HTTP layer asks for facts
+// (for TileJSON) and tiles, and never learns whether an MBTiles or a PMTiles file answers.
+
+export type TileFormat = "pbf" | "png" | "jpg" | "webp";
+
+export interface VectorLayer {
+  id: string;
+  fields: Record<string, string>;
+  minzoom?: number;
+  maxzoom?: number;
+  description?: string;
+}
+
+/** What an archive says about itself; the TileJSON is built from these. */
+export interface TileFacts {
+  format: TileFormat;
+  minzoom: number;
+  maxzoom: number;
+  /** [west, south, east, north] in degrees */
+  bounds: [number, number, number, number];
+  /** [lon, lat, zoom] */
+  center: [number, number, number];
+  vector_layers: VectorLayer[];
+  attribution?: string;
+  name?: string;
+  description?: string;
+}
+
+export interface Tile {
+  data: Uint8Array;
+  /** how `data` is stored: gzip-compressed or plain */
+  encoding: "gzip" | "identity";
+}
+
+export interface TileSource {
+  readonly facts: TileFacts;
+  /** the tile, or null when the archive holds none at that address */
+  getTile(z: number, x: number, y: number): Tile | null | Promise<Tile | null>;
+  close(): void;
+}
+
+export const CONTENT_TYPES: Record<TileFormat, string> = {
+  pbf: "application/vnd.mapbox-vector-tile",
+  png: "image/png",
+  jpg: "image/jpeg",
+  webp: "image/webp",
+};
+
+/** URL extensions accepted for each stored format (mvt and pbf are the same thing). */
+export const EXTENSIONS: Record<string, TileFormat> = { mvt: "pbf", pbf: "pbf", png: "png", jpg: "jpg", jpeg: "jpg", webp: "webp" };
+
+export const isGzip = (data: Uint8Array) => data.length > 2 && data[0] === 0x1f && data[1] === 0x8b;
+
+const WORLD: [number, number, number, number] = [-180, -85.0511287798066, 180, 85.0511287798066];
+
+/** Normalizes bounds from any archive: finite, ordered, clamped to Web Mercator's range. */
+export function cleanBounds(b: unknown): [number, number, number, number] {
+  if (!Array.isArray(b) || b.length !== 4 || !b.every((v) => typeof v === "number" && Number.isFinite(v))) return [...WORLD];
+  const [w, s, e, n] = b as number[];
+  const out: [number, number, number, number] = [
+    Math.max(-180, Math.min(w!, e!)),
+    Math.max(WORLD[1], Math.min(s!, n!)),
+    Math.min(180, Math.max(w!, e!)),
+    Math.min(WORLD[3], Math.max(s!, n!)),
+  ];
+  return out;
+}
+
+/** Tile column/row range covering bounds at zoom z (inclusive). */
+export function tileRange(bounds: [number, number, number, number], z: number): { minX: number; maxX: number; minY: number; maxY: number } {
+  const n = 2 ** z;
+  const xOf = (lon: number) => Math.min(n - 1, Math.max(0, Math.floor(((lon + 180) / 360) * n)));
+  const yOf = (lat: number) => {
+    const clamped = Math.max(WORLD[1], Math.min(WORLD[3], lat));
+    const r = (clamped * Math.PI) / 180;
+    return Math.min(n - 1, Math.max(0, Math.floor(((1 - Math.log(Math.tan(r) + 1 / Math.cos(r)) / Math.PI) / 2) * n)));
+  };
+  return { minX: xOf(bounds[0]), maxX: xOf(bounds[2]), minY: yOf(bounds[3]), maxY: yOf(bounds[1]) };
+}
+
+/** True when z/x/y lies inside the archive's zoom range and bounds (a missing tile there is "empty", 204). */
+export function tileInRange(facts: TileFacts, z: number, x: number, y: number): boolean {
+  if (z < facts.minzoom || z > facts.maxzoom) return false;
+  const r = tileRange(facts.bounds, z);
+  return x >= r.minX && x <= r.maxX && y >= r.minY && y <= r.maxY;
+}

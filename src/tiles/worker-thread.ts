@@ -1,0 +1,22 @@
+// Entry of the Bun Worker thread that processes uploads, so tiling never blocks request handling.
+// Protocol: receive one ProcessInput; post {type:"progress"} messages, then {type:"done"} or {type:"failed"}.
+import { InvalidSource } from "./errors";
+import { processSource, type ProcessInput } from "./process";
+
+declare const self: Worker;
+
+self.onmessage = async (event: MessageEvent<ProcessInput>) => {
+  let last = 0;
+  try {
+    const result = await processSource(event.data, (p) => {
+      const now = performance.now();
+      if (now - last < 200 && p.progress < 1) return;
+      last = now;
+      self.postMessage({ type: "progress", ...p });
+    });
+    self.postMessage({ type: "done", result });
+  } catch (err) {
+    const invalid = err instanceof InvalidSource;
+    self.postMessage({ type: "failed", invalid, message: invalid ? err.message : String((err as Error)?.message ?? err) });
+  }
+};
