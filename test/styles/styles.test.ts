@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { makeTestApp, type TestApp } from "../support/app";
 import { seedKey, seedOrg, seedSession } from "../support/seed";
+import { OUTSIDE_WRITES_RECHECK_MS } from "../../src/modules/styles/service";
 import { json, mapStyle, publishTilesetVersion, seedTileset } from "./helpers";
 
 let t: TestApp;
@@ -233,7 +234,7 @@ describe("style management", () => {
     expect((await (await t.fetch("/api/v1/orgs/acme/styles/fragile/versions", { headers: owner.headers })).json()).versions).toEqual([]);
   });
 
-  test("writes from another process (the CLI) are seen without a restart", async () => {
+  test("writes from another process (the CLI) are seen within a second, without a restart", async () => {
     const before = await (await t.fetch("/styles/v1/acme/streets")).json();
     expect(before.layers[0].paint["background-color"]).toBe("#123456");
     // A second connection to the same database file, as `mapstead styles publish` would use.
@@ -241,6 +242,7 @@ describe("style management", () => {
     const other = new Database(t.ctx.sqlite.filename);
     other.run("UPDATE styles SET published_version = 1 WHERE slug = 'streets'");
     other.close();
+    await Bun.sleep(OUTSIDE_WRITES_RECHECK_MS + 50);
     const after = await (await t.fetch("/styles/v1/acme/streets")).json();
     expect(after.layers[0].paint["background-color"]).toBe("#def");
   });

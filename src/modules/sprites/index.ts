@@ -89,16 +89,16 @@ export function spritesModule(ctx: AppContext, styles: StylesService) {
     )
     .get(
       "/styles/v1/:owner/:style/:file",
-      ({ params, viewer, request, set }) => {
+      ({ params, auth, request, set }) => {
         if (!isSpriteFile(params.file)) throw styleNotFound();
         const resolved = styles.resolvePublic(params.owner, params.style);
-        if (!resolved || (resolved.visibility === "private" && !viewer.privateOrgIds.has(resolved.orgId))) throw styleNotFound();
+        // As for the style JSON: keys and cookies are looked at only for private styles.
+        if (!resolved || (resolved.visibility === "private" && !auth.viewerFromRequest(request).privateOrgIds.has(resolved.orgId))) throw styleNotFound();
         if (!resolved.spritePath) throw new NotFound("This style version has no sprite", "STYLE_NOT_FOUND");
         const cacheControl = resolved.visibility === "private" ? "private" : resolved.stable ? "public, max-age=60" : "public, max-age=31536000, immutable";
         return serveFile(request, set.headers as Record<string, string>, resolved.spritePath, params.file, cacheControl);
       },
       {
-        viewer: true,
         params: PublicSpriteParams,
         detail: {
           tags: TAGS,

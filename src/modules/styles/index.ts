@@ -58,9 +58,10 @@ export function stylesModule(ctx: AppContext) {
     .use(spritesModule(ctx, styles))
     .get(
       "/styles/v1/:owner/:style",
-      ({ params, viewer, request, set }) => {
+      ({ params, auth, request, set }) => {
         const resolved = styles.resolvePublic(params.owner, params.style);
-        if (!resolved || (resolved.visibility === "private" && !viewer.privateOrgIds.has(resolved.orgId))) throw styleNotFound();
+        // Who is asking only matters for private styles: public ones never look at keys or cookies.
+        if (!resolved || (resolved.visibility === "private" && !auth.viewerFromRequest(request).privateOrgIds.has(resolved.orgId))) throw styleNotFound();
         set.headers["content-type"] = "application/json; charset=utf-8";
         set.headers["cache-control"] = resolved.visibility === "private" ? "private" : resolved.stable ? "public, max-age=60" : IMMUTABLE;
         set.headers.etag = resolved.etag;
@@ -72,7 +73,6 @@ export function stylesModule(ctx: AppContext) {
         return resolved.body;
       },
       {
-        viewer: true,
         params: PublicStyleParams,
         response: { 200: StyleDocument },
         detail: {

@@ -49,6 +49,7 @@ export interface ResolvedStyle {
 }
 
 const VERSION_RE = /^[1-9][0-9]{0,8}$/;
+export const OUTSIDE_WRITES_RECHECK_MS = 1000;
 const STYLE_NOT_FOUND = "STYLE_NOT_FOUND";
 
 export const styleNotFound = () => new NotFound("No published style at this URL", STYLE_NOT_FOUND);
@@ -82,13 +83,20 @@ export function createStylesService(ctx: AppContext) {
   );
   const dataVersion = ctx.sqlite.query<{ data_version: number }, []>("PRAGMA data_version");
   let seenDataVersion = dataVersion.get()!.data_version;
+  let checkedAt = Date.now();
 
   function invalidate(): void {
     cache.clear();
   }
 
-  /** Another connection (the CLI) committed: anything cached may be stale. */
+  /**
+   * Another connection (the CLI) committed: anything cached may be stale. Looked at no more than once a
+   * second, so the hot path stays a map lookup; this process's own writes invalidate at once.
+   */
   function noticeOutsideWrites(): void {
+    const now = Date.now();
+    if (now - checkedAt < OUTSIDE_WRITES_RECHECK_MS) return;
+    checkedAt = now;
     const v = dataVersion.get()!.data_version;
     if (v !== seenDataVersion) {
       seenDataVersion = v;

@@ -1,0 +1,67 @@
+// Stable style JSON throughput (GET /styles/v1/{owner}/{style}, the URL every map load starts with) as a
+// ratio to a bare Bun.serve answering the same bytes (target >= 0.7). Also the same for a versioned URL
+// and for a 304 revalidation with If-None-Match.
+import { serveTestApp } from "../test/support/app";
+import { seedOrg, seedSession } from "../test/support/seed";
+import { bareConstantServer, DURATION_S, report, wrk, wrkLine } from "./lib";
+
+const app = await serveTestApp({ RATE_LIMIT_PER_MINUTE: "10000000" });
+const org = seedOrg(app.ctx, "bench");
+const session = await seedSession(app.ctx, { orgId: org.id });
+
+// A realistic style: 40 layers over an external source (no tileset module needed for the bench).
+const style = {
+  version: 8,
+  name: "Bench",
+  glyphs: "mapstead://fonts/{fontstack}/{range}.pbf",
+  sources: { osm: { type: "vector", url: "https://tiles.example.com/osm.json" } },
+  layers: [
+    { id: "bg", type: "background", paint: { "background-color": "#f8f4f0" } },
+    ...Array.from({ length: 40 }, (_, i) => ({
+      id: `layer-${i}`,
+      type: i % 3 === 0 ? "symbol" : i % 3 === 1 ? "line" : "fill",
+      source: "osm",
+      "source-layer": `layer${i}`,
+      ...(i % 3 === 0
+        ? { layout: { "text-field": ["get", "name"], "text-font": ["Noto Sans Regular"], "text-size": ["interpolate", ["linear"], ["zoom"], 8, 10, 16, 14] } }
+        : i % 3 === 1
+          ? { paint: { "line-color": "#aab", "line-width": ["interpolate", ["exponential", 1.5], ["zoom"], 5, 0.5, 18, 8] } }
+          : { paint: { "fill-color": ["match", ["get", "class"], "park", "#cec", "water", "#acf", "#eee"] } }),
+    })),
+  ],
+};
+
+const post = (path: string, body?: unknown) =>
+  app.fetch(path, { method: "POST", headers: { ...session.headers, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+
+try {
+  if ((await post("/api/v1/orgs/bench/styles", { slug: "streets", style })).status !== 201) throw new Error("style create failed");
+  if ((await post("/api/v1/orgs/bench/styles/streets/publish")).status !== 200) throw new Error("publish failed");
+  const stableUrl = `${app.baseUrl}/styles/v1/bench/streets`;
+  const first = await fetch(stableUrl);
+  const body = await first.text();
+  const etag = first.headers.get("etag")!;
+  console.log(`  style JSON: ${body.length} bytes`);
+
+  const bare = bareConstantServer(body, { "content-type": "application/json; charset=utf-8", "cache-control": "public, max-age=60", etag });
+  try {
+    await wrk(bare.url, { durationS: 1 });
+    const base = await wrk(bare.url, { durationS: DURATION_S });
+    await wrk(stableUrl, { durationS: 1 });
+    const stable = await wrk(stableUrl, { durationS: DURATION_S });
+    const versioned = await wrk(`${stableUrl}@1`, { durationS: DURATION_S });
+    const revalidate = await wrk(stableUrl, { durationS: DURATION_S, headers: { "if-none-match": etag } });
+    wrkLine("bare Bun.serve constant", base);
+    wrkLine("stable style", stable);
+    wrkLine("versioned style", versioned);
+    wrkLine("stable style, If-None-Match (304)", revalidate);
+    for (const [name, r] of [["stable", stable], ["versioned", versioned]] as const) if (r.non2xx) console.log(`  warning: ${r.non2xx} non-2xx answers (${name})`);
+    report("stable style JSON throughput / bare Bun.serve", stable.rps / base.rps, "ratio", ">= 0.7");
+    report("versioned style JSON throughput / bare Bun.serve", versioned.rps / base.rps, "ratio");
+    report("stable style 304 revalidation throughput / bare Bun.serve", revalidate.rps / base.rps, "ratio");
+  } finally {
+    bare.stop();
+  }
+} finally {
+  await app.close();
+}
