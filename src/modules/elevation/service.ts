@@ -139,7 +139,7 @@ export function createElevationService(ctx: AppContext, override?: ElevationBack
     });
   }
 
-  return { lookup, along, configured: () => backend !== null, cache };
+  return { lookup, along };
 }
 
 export type ElevationService = ReturnType<typeof createElevationService>;

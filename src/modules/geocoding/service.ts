@@ -198,7 +198,7 @@ export function createGeocodingService(ctx: AppContext, backend?: Geocoder | nul
     return { body: `{"batch":[${parts.join(",")}],"summary":${JSON.stringify(summary)}}`, transientFailures };
   }
 
-  return { forward, reverse, autocomplete, batch, configured: () => geocoder !== null, caches };
+  return { forward, reverse, autocomplete, batch };
 }
 
 export type GeocodingService = ReturnType<typeof createGeocodingService>;
