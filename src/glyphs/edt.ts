@@ -17,10 +17,14 @@ export class DistanceTransform {
     this.v = new Int32Array(n);
   }
 
-  run(grid: Float64Array, width: number, height: number): void {
+  /**
+   * Rows first, then only the columns x = firstColumn + k * columnStep: the caller reads distances on
+   * those columns only (the SDF samples every SUPERSAMPLE-th cell), which saves a third of the work.
+   */
+  run(grid: Float64Array, width: number, height: number, firstColumn = 0, columnStep = 1): void {
     this.ensure(Math.max(width, height));
-    for (let x = 0; x < width; x++) this.pass(grid, x, width, height);
     for (let y = 0; y < height; y++) this.pass(grid, y * width, 1, width);
+    for (let x = firstColumn; x < width; x += columnStep) this.pass(grid, x, width, height);
   }
 
   private pass(grid: Float64Array, offset: number, stride: number, n: number): void {

@@ -39,6 +39,4 @@ declare module "opentype.js" {
     getEnglishName(name: string): string | undefined;
   }
   export function parse(buffer: ArrayBuffer, options?: { lowMemory?: boolean }): Font;
-  const opentype: { parse: typeof parse; Font: typeof Font; Glyph: typeof Glyph; Path: typeof Path };
-  export default opentype;
 }

@@ -1,7 +1,7 @@
 // Building one 256-codepoint glyph range of one font: every codepoint the font maps, in order, as an
 // SDF glyph record with fontnik's metrics (advance rounded to whole pixels, `top` relative to the
 // font's ascender rounded up to a whole pixel, as FreeType reports it at 24 px).
-import opentype, { type Font } from "opentype.js";
+import { parse as parseOpenType, type Font } from "opentype.js";
 import { flattenPath } from "./outline";
 import { GLYPH_SIZE_PX, SdfRenderer } from "./sdf";
 import { encodeFontstack, encodeGlyph, type EncodedGlyph } from "./pbf";
@@ -23,7 +23,7 @@ export class FontParseError extends Error {}
 export function parseFont(bytes: ArrayBuffer): ParsedFont {
   let font: Font;
   try {
-    font = opentype.parse(bytes, { lowMemory: true });
+    font = parseOpenType(bytes, { lowMemory: true });
   } catch (err) {
     throw new FontParseError(err instanceof Error ? err.message : String(err));
   }

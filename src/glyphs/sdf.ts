@@ -99,11 +99,11 @@ export class SdfRenderer {
         inner[i] = d < 0 ? d * d : 0;
       }
     }
-    this.edt.run(outer, w, h);
-    this.edt.run(inner, w, h);
+    const half = (S - 1) >> 1;
+    this.edt.run(outer, w, h, half, S);
+    this.edt.run(inner, w, h, half, S);
 
     const bitmap = new Uint8Array(outW * outH);
-    const half = (S - 1) >> 1;
     const scale = 256 / SDF_RADIUS_PX / S;
     const shift = SDF_CUTOFF * 256;
     for (let y = 0; y < outH; y++) {

@@ -1,7 +1,7 @@
 // Fonts and a glyph PBF decoder for the font tests. The test font is generated with opentype.js so
 // its glyphs and metrics are known exactly: "Test Blocks Regular" has a 500x700 unit block for "A"
 // (advance 800) and a 300x300 block at U+E000, and nothing else; units per em 1000, ascender 800.
-import opentype from "opentype.js";
+import * as opentype from "opentype.js";
 import { PbfReader } from "pbf";
 import { join } from "node:path";
 
@@ -18,7 +18,7 @@ function block(x0: number, y0: number, x1: number, y1: number) {
 }
 
 /** An OpenType (CFF, "OTTO") font with two glyphs, as bytes. */
-export function testBlocksFont(familyName = "Test Blocks"): Uint8Array {
+export function testBlocksFont(familyName = "Test Blocks"): Uint8Array<ArrayBuffer> {
   const glyphs = [
     new opentype.Glyph({ name: ".notdef", advanceWidth: 500, path: new opentype.Path() }),
     new opentype.Glyph({ name: "A", unicode: 65, advanceWidth: 800, path: block(100, 0, 600, 700) }),

@@ -3,7 +3,8 @@
 // distance to the real outline (computed here independently, from opentype.js's own path) as
 // 255 - (distance_px * 32 + 64), within a small fraction of a pixel.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import opentype, { type Font, type PathCommand } from "opentype.js";
+import * as opentype from "opentype.js";
+import type { Font, PathCommand } from "opentype.js";
 import { readFileSync } from "node:fs";
 import { makeTestApp, type TestApp } from "../support/app";
 import { NOTO_REGULAR_TTF, decodeGlyphPbf, glyphById, type DecodedStack } from "./fixtures";

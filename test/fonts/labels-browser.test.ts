@@ -123,7 +123,7 @@ async function referenceMasks(page: MapPage["page"]): Promise<{ masks: Mask[]; p
       const bytes = Uint8Array.from(atob(ttf), (c) => c.charCodeAt(0));
       const face = new FontFace("ReferenceNoto", bytes.buffer);
       await face.load();
-      document.fonts.add(face);
+      (document.fonts as unknown as { add(f: FontFace): void }).add(face);
       const canvas = document.createElement("canvas");
       canvas.width = 400;
       canvas.height = 60 * texts.length;

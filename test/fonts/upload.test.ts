@@ -20,8 +20,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const upload = (body: BodyInit, headers: Record<string, string> = admin, query = "") =>
-  t.fetch(`/api/v1/fonts${query}`, { method: "POST", headers: { "content-type": "application/octet-stream", ...headers }, body });
+const upload = (body: BodyInit | Uint8Array, headers: Record<string, string> = admin, query = "") =>
+  t.fetch(`/api/v1/fonts${query}`, { method: "POST", headers: { "content-type": "application/octet-stream", ...headers }, body: body as BodyInit });
 
 async function expectError(res: Response, status: number, code: string, messagePart?: string) {
   expect(res.status).toBe(status);
