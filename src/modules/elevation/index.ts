@@ -3,11 +3,16 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
 import { authPlugin } from "../../http/auth";
-import { AlongQuery, ErrorEnvelope, PointElevations, PointsParams, Profile } from "./model";
+import { AlongQuery, documentedResponses, ErrorEnvelope, PointElevations, PointsParams, Profile } from "./model";
 import { createElevationService, MAX_LOOKUP_POINTS, MAX_PATH_POINTS, parsePoints, type ElevationService } from "./service";
 
 const CACHE_DAY = "private, max-age=86400";
-const json = (body: string) => new Response(body, { headers: { "content-type": "application/json; charset=utf-8", "cache-control": CACHE_DAY } });
+function answer(set: { headers: unknown }, body: string): string {
+  const h = set.headers as Record<string, string>;
+  h["content-type"] = "application/json; charset=utf-8";
+  h["cache-control"] = CACHE_DAY;
+  return body;
+}
 const errors = { 400: ErrorEnvelope, 401: ErrorEnvelope, 403: ErrorEnvelope, 404: ErrorEnvelope, 429: ErrorEnvelope, 502: ErrorEnvelope, 503: ErrorEnvelope };
 const tags = ["Elevation"];
 
@@ -15,23 +20,23 @@ export function elevationModule(ctx: AppContext, service?: ElevationService) {
   const elevation = service ?? createElevationService(ctx);
   return new Elysia({ name: "elevation", prefix: "/elevation/v1" })
     .use(authPlugin(ctx))
-    .get("/along/:points", async ({ params, query }) => json(await elevation.along(parsePoints(params.points, { min: 2, max: MAX_PATH_POINTS }), query.samples)), {
+    .get("/along/:points", async ({ params, query, set }) => answer(set, await elevation.along(parsePoints(params.points, { min: 2, max: MAX_PATH_POINTS }), query.samples)), {
       scope: "elevation",
       params: PointsParams,
       query: AlongQuery,
-      response: { 200: Profile, ...errors },
       detail: {
         tags,
+        responses: documentedResponses({ 200: Profile, ...errors }),
         summary: "Elevation profile along a path of 2 to 500 points, resampled along great circles (cached one day)",
         description: "404 NO_ELEVATION_DATA with details.indices (sample indices) when the dataset does not cover part of the path.",
       },
     })
-    .get("/:points", async ({ params }) => json(await elevation.lookup(parsePoints(params.points, { min: 1, max: MAX_LOOKUP_POINTS }))), {
+    .get("/:points", async ({ params, set }) => answer(set, await elevation.lookup(parsePoints(params.points, { min: 1, max: MAX_LOOKUP_POINTS }))), {
       scope: "elevation",
       params: PointsParams,
-      response: { 200: PointElevations, ...errors },
       detail: {
         tags,
+        responses: documentedResponses({ 200: PointElevations, ...errors }),
         summary: "Elevation of 1 to 100 points, lon,lat separated by semicolons (cached one day)",
         description: "404 NO_ELEVATION_DATA with details.indices (point indices) when the dataset does not cover some of the points.",
       },

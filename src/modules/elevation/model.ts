@@ -1,12 +1,14 @@
-// TypeBox schemas of the elevation routes (CONTRACT.md "Elevation").
+// TypeBox schemas of the elevation routes (CONTRACT.md "Elevation"). As in geocoding, query values are
+// strings parsed by the service (400s name the parameter) and answers are documented, not re-validated.
 import { t } from "elysia";
+export { documentedResponses } from "../geocoding/model";
 
 export const PointsParams = t.Object({
   points: t.String({ description: "lon,lat or lon,lat;lon,lat;... (longitude first; `;` may be sent as %3B)", examples: ["7.6586,45.9763", "7.6586,45.9763;7.7491,46.0207"] }),
 });
 
 export const AlongQuery = t.Object({
-  samples: t.Optional(t.Integer({ default: 100, description: "Samples along the path including both ends, 2 or more; above 500 is capped at 500 with a warning. Default 100." })),
+  samples: t.Optional(t.String({ examples: ["100"], description: "Samples along the path including both ends, 2 or more; above 500 is capped at 500 with a warning. Default 100." })),
 });
 
 const Location = t.Object({ lon: t.Number(), lat: t.Number() });

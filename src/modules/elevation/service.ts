@@ -101,14 +101,15 @@ export function createElevationService(ctx: AppContext, override?: ElevationBack
   }
 
   /** `samples` as asked: undefined -> 100, above 500 -> 500 with a warning, below 2 -> 400. */
-  function sampleCount(requested: number | undefined): { samples: number; warnings: string[] } {
-    if (requested === undefined) return { samples: DEFAULT_SAMPLES, warnings: [] };
-    if (!Number.isInteger(requested) || requested < 2) throw new BadRequest("samples must be an integer of at least 2", { parameter: "samples" });
+  function sampleCount(raw: string | undefined): { samples: number; warnings: string[] } {
+    if (raw === undefined || raw === "") return { samples: DEFAULT_SAMPLES, warnings: [] };
+    const requested = /^\+?\d{1,15}$/.test(raw) ? Number(raw) : NaN;
+    if (!(requested >= 2)) throw new BadRequest(`samples must be an integer of at least 2 (got ${JSON.stringify(raw.slice(0, 20))})`, { parameter: "samples" });
     if (requested > MAX_SAMPLES) return { samples: MAX_SAMPLES, warnings: [`samples=${requested} was capped at ${MAX_SAMPLES}`] };
     return { samples: requested, warnings: [] };
   }
 
-  async function along(path: LonLat[], requestedSamples: number | undefined): Promise<string> {
+  async function along(path: LonLat[], requestedSamples: string | undefined): Promise<string> {
     const { samples, warnings } = sampleCount(requestedSamples);
     requireBackend();
     const { points, distances, total } = resample(path, samples);

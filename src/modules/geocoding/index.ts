@@ -1,21 +1,30 @@
 // HTTP layer of the geocoding API: auth and rate/quota headers come from the `scope` macro, inputs are
-// validated here, answers are served as pre-serialized JSON with CONTRACT.md's Cache-Control.
+// validated here, answers are served as pre-serialized JSON with CONTRACT.md's Cache-Control (returned
+// as a string so Elysia builds exactly one Response on the cache-hit path).
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
 import { UnsupportedMediaType } from "../../errors";
 import { authPlugin, skipBilling } from "../../http/auth";
 import { createIdempotencyStore, parseIdempotencyKey, payloadHash } from "../idempotency/service";
-import { AutocompleteQuery, BatchAnswer, BatchBody, ErrorEnvelope, ForwardQuery, PlaceCollection, ReverseQuery } from "./model";
+import { AutocompleteQuery, BatchAnswer, BatchBody, BatchHeaders, documentedResponses, ErrorEnvelope, ForwardQuery, PlaceCollection, ReverseQuery } from "./model";
 import { createGeocodingService, parseAutocomplete, parseBatch, parseForward, parseReverse, type GeocodingService } from "./service";
 
 const CACHE_HOUR = "private, max-age=3600";
 const CACHE_MINUTE = "private, max-age=60";
 
-function json(body: string, cacheControl: string, extra: Record<string, string> = {}, status = 200): Response {
-  return new Response(body, { status, headers: { "content-type": "application/json; charset=utf-8", "cache-control": cacheControl, ...extra } });
+const JSON_TYPE = "application/json; charset=utf-8";
+const NO_STORE = "private, no-store";
+
+/** Headers of a pre-serialized JSON answer, set on Elysia's `set` so the string body needs no re-wrapping. */
+function answer(set: { headers: unknown }, body: string, cacheControl: string): string {
+  const h = set.headers as Record<string, string>;
+  h["content-type"] = JSON_TYPE;
+  h["cache-control"] = cacheControl;
+  return body;
 }
 
 const errors = { 400: ErrorEnvelope, 401: ErrorEnvelope, 403: ErrorEnvelope, 429: ErrorEnvelope, 502: ErrorEnvelope, 503: ErrorEnvelope };
+const placeResponses = documentedResponses({ 200: PlaceCollection, ...errors });
 const tags = ["Geocoding"];
 
 export function geocodingModule(ctx: AppContext, service?: GeocodingService) {
@@ -25,35 +34,34 @@ export function geocodingModule(ctx: AppContext, service?: GeocodingService) {
 
   return new Elysia({ name: "geocoding", prefix: "/geocoding/v1" })
     .use(authPlugin(ctx))
-    .get("/forward", async ({ query }) => json(await geo.forward(parseForward(query)), CACHE_HOUR), {
+    .get("/forward", async ({ query, set }) => answer(set, await geo.forward(parseForward(query)), CACHE_HOUR), {
       scope: "geocoding",
       query: ForwardQuery,
-      response: { 200: PlaceCollection, ...errors },
-      detail: { tags, summary: "Search text to places (cached one hour)" },
+      detail: { tags, summary: "Search text to places (cached one hour)", responses: placeResponses },
     })
-    .get("/reverse", async ({ query }) => json(await geo.reverse(parseReverse(query)), CACHE_HOUR), {
+    .get("/reverse", async ({ query, set }) => answer(set, await geo.reverse(parseReverse(query)), CACHE_HOUR), {
       scope: "geocoding",
       query: ReverseQuery,
-      response: { 200: PlaceCollection, ...errors },
-      detail: { tags, summary: "Coordinates to nearby places (cached one hour)" },
+      detail: { tags, summary: "Coordinates to nearby places (cached one hour)", responses: placeResponses },
     })
-    .get("/autocomplete", async ({ query }) => json(await geo.autocomplete(parseAutocomplete(query)), CACHE_MINUTE), {
+    .get("/autocomplete", async ({ query, set }) => answer(set, await geo.autocomplete(parseAutocomplete(query)), CACHE_MINUTE), {
       scope: "geocoding",
       query: AutocompleteQuery,
-      response: { 200: PlaceCollection, ...errors },
-      detail: { tags, summary: "Typeahead place suggestions (cached one minute)" },
+      detail: { tags, summary: "Typeahead place suggestions (cached one minute)", responses: placeResponses },
     })
     .post(
       "/batch",
-      async ({ body, request, caller }) => {
+      async ({ body, request, caller, set }) => {
         const jobs = parseBatch(body.queries);
         const key = parseIdempotencyKey(request.headers.get("idempotency-key"));
-        if (key === null) return json((await geo.batch(jobs)).body, "private, no-store");
+        if (key === null) return answer(set, (await geo.batch(jobs)).body, NO_STORE);
         const begun = idempotency.begin(caller.id, key, payloadHash(jobs));
         if (begun.kind === "replay") {
           // The stored answer is served without doing the work again, so it is not billed again.
           skipBilling(request);
-          return json(begun.body, "private, no-store", { "idempotent-replayed": "true" }, begun.status);
+          (set.headers as Record<string, string>)["idempotent-replayed"] = "true";
+          set.status = begun.status;
+          return answer(set, begun.body, NO_STORE);
         }
         let result: Awaited<ReturnType<GeocodingService["batch"]>>;
         try {
@@ -66,7 +74,7 @@ export function geocodingModule(ctx: AppContext, service?: GeocodingService) {
         // such an answer is not stored, so the retry runs the batch again instead of replaying the failure.
         if (result.transientFailures > 0) idempotency.abandon(caller.id, key);
         else idempotency.complete(caller.id, key, 200, result.body);
-        return json(result.body, "private, no-store");
+        return answer(set, result.body, NO_STORE);
       },
       {
         scope: "geocoding",
@@ -76,9 +84,10 @@ export function geocodingModule(ctx: AppContext, service?: GeocodingService) {
             throw new UnsupportedMediaType("Send the batch as JSON with Content-Type: application/json");
         },
         body: BatchBody,
-        response: { 200: BatchAnswer, ...errors, 409: ErrorEnvelope, 415: ErrorEnvelope },
+        headers: BatchHeaders,
         detail: {
           tags,
+          responses: documentedResponses({ 200: BatchAnswer, ...errors, 409: ErrorEnvelope, 415: ErrorEnvelope }),
           summary: "Up to 50 ordered forward/reverse jobs; Idempotency-Key replays the stored answer for seven days",
           description:
             "Answers 200 even when some jobs fail (each job carries status ok or error). With an Idempotency-Key header, the same key and payload " +

@@ -1,31 +1,39 @@
-// TypeBox schemas of the geocoding routes (CONTRACT.md "Geocoding"); they validate the edge and document
-// /openapi.json. Ranges are checked in params.ts (and stated in the descriptions), so that every 400
-// names its parameter.
-import { t } from "elysia";
+// TypeBox schemas of the geocoding routes (CONTRACT.md "Geocoding"); they document /openapi.json.
+// Query values are declared as strings and parsed in params.ts: every 400 then names its parameter, and
+// the hot path skips a generic decode step. Answers are served pre-serialized from the cache, so their
+// schemas document the routes (detail.responses) instead of re-validating every cached body.
+import { t, type TSchema } from "elysia";
 
-const language = t.Optional(t.String({ description: "Result language, a language tag such as en or de-CH. Default en.", default: "en", maxLength: 35 }));
+/** OpenAPI `responses` from TypeBox schemas (TypeBox schemas are JSON Schema). */
+export function documentedResponses(map: Record<number, TSchema>, descriptions: Record<number, string> = {}) {
+  return Object.fromEntries(
+    Object.entries(map).map(([status, schema]) => [status, { description: descriptions[Number(status)] ?? (Number(status) < 300 ? "OK" : "Error envelope"), content: { "application/json": { schema } } }]),
+  );
+}
+
+const language = t.Optional(t.String({ description: "Result language, a language tag such as en or de-CH. Default en.", examples: ["en"] }));
 
 export const ForwardQuery = t.Object({
   q: t.String({ description: "Search text, at most 500 characters" }),
-  limit: t.Optional(t.Integer({ default: 5, description: "Number of results, 1 to 25. Default 5." })),
+  limit: t.Optional(t.String({ description: "Number of results, an integer from 1 to 25. Default 5.", examples: ["5"] })),
   bbox: t.Optional(t.String({ description: "minLon,minLat,maxLon,maxLat (min < max); passed to the backend as boundary.rect", examples: ["5.9,45.8,10.5,47.8"] })),
   language,
   country: t.Optional(t.String({ description: "Comma-separated ISO 3166-1 alpha-2 or alpha-3 codes; passed to the backend as boundary.country", examples: ["CH,LI"] })),
 });
 
 export const ReverseQuery = t.Object({
-  lon: t.Number({ description: "Longitude, -180 to 180" }),
-  lat: t.Number({ description: "Latitude, -90 to 90" }),
-  limit: t.Optional(t.Integer({ default: 1, description: "Number of results, 1 to 10. Default 1." })),
+  lon: t.String({ description: "Longitude, -180 to 180", examples: ["8.5417"] }),
+  lat: t.String({ description: "Latitude, -90 to 90", examples: ["47.3769"] }),
+  limit: t.Optional(t.String({ description: "Number of results, an integer from 1 to 10. Default 1.", examples: ["1"] })),
   language,
 });
 
 export const AutocompleteQuery = t.Object({
   text: t.String({ description: "Partial search text, at most 500 characters" }),
-  limit: t.Optional(t.Integer({ default: 5, description: "Number of suggestions, 1 to 10. Default 5." })),
+  limit: t.Optional(t.String({ description: "Number of suggestions, an integer from 1 to 10. Default 5.", examples: ["5"] })),
   language,
-  "focus.lon": t.Optional(t.Number({ description: "Longitude to bias results towards (with focus.lat)" })),
-  "focus.lat": t.Optional(t.Number({ description: "Latitude to bias results towards (with focus.lon)" })),
+  "focus.lon": t.Optional(t.String({ description: "Longitude to bias results towards, -180 to 180 (with focus.lat)" })),
+  "focus.lat": t.Optional(t.String({ description: "Latitude to bias results towards, -90 to 90 (with focus.lon)" })),
 });
 
 const Place = t.Object({
@@ -77,6 +85,12 @@ export const BatchQuery = t.Object({
 
 export const BatchBody = t.Object({
   queries: t.Array(BatchQuery, { minItems: 1, maxItems: 50, description: "1 to 50 jobs; results come back in the same order" }),
+});
+
+export const BatchHeaders = t.Object({
+  "idempotency-key": t.Optional(
+    t.String({ description: "1 to 255 visible ASCII characters, unique per operation (a UUID works well); replays the stored answer for seven days" }),
+  ),
 });
 
 export const BatchAnswer = t.Object({

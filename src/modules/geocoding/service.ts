@@ -153,18 +153,13 @@ export function createGeocodingService(ctx: AppContext, backend?: Geocoder | nul
     return p;
   }
 
-  const forward = (q: ForwardQuery) => {
-    const echo = echoForward(q);
-    return cached("forward", JSON.stringify(echo), async (g) => collectionBody(echo, await g.forward(q)));
-  };
-  const reverse = (q: ReverseQuery) => {
-    const echo = { lon: q.lon, lat: q.lat, limit: q.limit, language: q.language };
-    return cached("reverse", JSON.stringify(echo), async (g) => collectionBody(echo, await g.reverse(q)));
-  };
-  const autocomplete = (q: AutocompleteQuery) => {
-    const echo = echoAutocomplete(q);
-    return cached("autocomplete", JSON.stringify(echo), async (g) => collectionBody(echo, await g.autocomplete(q)));
-  };
+  // Cache keys are plain string joins of the normalized query (cheaper than serializing it on every hit).
+  const forward = (q: ForwardQuery) =>
+    cached("forward", `${q.limit}|${q.language}|${q.bbox?.join(",") ?? ""}|${q.country?.join(",") ?? ""}|${q.q}`, async (g) => collectionBody(echoForward(q), await g.forward(q)));
+  const reverse = (q: ReverseQuery) =>
+    cached("reverse", `${q.lon}|${q.lat}|${q.limit}|${q.language}`, async (g) => collectionBody({ lon: q.lon, lat: q.lat, limit: q.limit, language: q.language }, await g.reverse(q)));
+  const autocomplete = (q: AutocompleteQuery) =>
+    cached("autocomplete", `${q.limit}|${q.language}|${q.focus ? `${q.focus.lon},${q.focus.lat}` : ""}|${q.text}`, async (g) => collectionBody(echoAutocomplete(q), await g.autocomplete(q)));
 
   /**
    * Runs the jobs a few at a time; the answer keeps input order and reports each job's failure in place.
