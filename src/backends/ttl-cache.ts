@@ -14,7 +14,12 @@ interface Entry<V> {
   value: V;
   expiresAt: number;
   size: number;
+  /** when the entry last moved to the most-recently-used end */
+  touchedAt: number;
 }
+
+/** Hits re-mark an entry as recently used at most this often: exact LRU order is not worth a Map re-insert per hit. */
+const TOUCH_INTERVAL_MS = 1000;
 
 export class TtlCache<V> {
   private readonly map = new Map<string, Entry<V>>();
@@ -32,13 +37,17 @@ export class TtlCache<V> {
   get(key: string): V | undefined {
     const e = this.map.get(key);
     if (!e) return undefined;
-    if (e.expiresAt <= this.now()) {
+    const now = this.now();
+    if (e.expiresAt <= now) {
       this.remove(key, e);
       return undefined;
     }
-    // Map iteration order is insertion order: re-inserting marks the entry most recently used.
-    this.map.delete(key);
-    this.map.set(key, e);
+    if (now - e.touchedAt >= TOUCH_INTERVAL_MS) {
+      // Map iteration order is insertion order: re-inserting marks the entry most recently used.
+      e.touchedAt = now;
+      this.map.delete(key);
+      this.map.set(key, e);
+    }
     return e.value;
   }
 
@@ -47,7 +56,8 @@ export class TtlCache<V> {
     if (size > this.opts.maxBytes) return;
     const old = this.map.get(key);
     if (old) this.remove(key, old);
-    this.map.set(key, { value, expiresAt: this.now() + this.opts.ttlMs, size });
+    const now = this.now();
+    this.map.set(key, { value, expiresAt: now + this.opts.ttlMs, size, touchedAt: now });
     this.bytes += size;
     while (this.map.size > this.opts.maxEntries || this.bytes > this.opts.maxBytes) {
       const oldest = this.map.keys().next();

@@ -13,10 +13,12 @@ test("entries expire after their time to live (autocomplete's one minute)", () =
 });
 
 test("memory is bounded by entry count and bytes, least recently used first", () => {
-  const c = new TtlCache<string>({ ttlMs: 1e9, maxEntries: 3, maxBytes: 10, sizeOf: (v) => v.length });
+  let now = 0;
+  const c = new TtlCache<string>({ ttlMs: 1e9, maxEntries: 3, maxBytes: 10, sizeOf: (v) => v.length, now: () => now });
   c.set("a", "1");
   c.set("b", "2");
   c.set("c", "3");
+  now = 1000;
   expect(c.get("a")).toBe("1"); // a is now the most recently used
   c.set("d", "4");
   expect(c.get("b")).toBeUndefined();

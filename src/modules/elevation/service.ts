@@ -4,7 +4,6 @@
 import type { AppContext } from "../../context";
 import { BadRequest, NotFound, ServiceUnavailable } from "../../errors";
 import { TtlCache } from "../../backends/ttl-cache";
-import { formatCoordinate } from "../../backends/coordinates";
 import { createOpenTopoData, type ElevationBackend, type LonLat } from "../../backends/elevation/opentopodata";
 import { resample } from "./geodesy";
 
@@ -62,7 +61,8 @@ export function createElevationService(ctx: AppContext, override?: ElevationBack
 
   /** Elevation per point, from the cache or the backend; 404 NO_ELEVATION_DATA lists uncovered indices. */
   async function elevations(points: LonLat[], what: string): Promise<number[]> {
-    const keys = points.map((p) => `${formatCoordinate(p.lon)},${formatCoordinate(p.lat)}`);
+    // Keyed by the point rounded to 1e-7 degrees, the precision the backend is asked for.
+    const keys = points.map((p) => `${Math.round(p.lon * 1e7)}:${Math.round(p.lat * 1e7)}`);
     const values: (number | null | undefined)[] = keys.map((k) => cache.get(k));
     const missing = new Map<string, LonLat>();
     keys.forEach((k, i) => {
