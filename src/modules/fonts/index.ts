@@ -83,11 +83,18 @@ export function fontsModule(ctx: AppContext) {
     )
     .get(
       "/fonts/v1/:fontstack/:range",
-      async ({ params, request }) => {
+      async ({ params, request, set }) => {
         const answer = await glyphs.range(params.fontstack, params.range);
-        const headers = { "cache-control": FONT_CACHE, etag: answer.etag };
-        if (matchesEtag(request.headers.get("if-none-match"), answer.etag)) return new Response(null, { status: 304, headers });
-        return new Response(answer.body as BodyInit, { headers: { ...headers, "content-type": "application/x-protobuf" } });
+        set.headers["cache-control"] = FONT_CACHE;
+        set.headers["etag"] = answer.etag;
+        if (matchesEtag(request.headers.get("if-none-match"), answer.etag)) {
+          set.status = 304;
+          return "";
+        }
+        set.headers["content-type"] = "application/x-protobuf";
+        // Returned as bytes, not wrapped in a Response: Elysia then answers with them directly instead
+        // of re-wrapping a Response body as a stream (several times slower for a 76 KB range).
+        return answer.body;
       },
       {
         params: GlyphParams,
