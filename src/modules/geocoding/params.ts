@@ -17,7 +17,8 @@ const bad = (name: string, message: string, details: Record<string, unknown> = {
 export function parseText(raw: unknown, name: string): string {
   if (raw === undefined || raw === null) throw bad(name, "is required");
   if (typeof raw !== "string") throw bad(name, "must be a string");
-  const chars = [...raw].length;
+  // UTF-16 length bounds the character count from above: only long strings need counting.
+  const chars = raw.length <= MAX_TEXT_CHARS ? raw.length : [...raw].length;
   if (chars > MAX_TEXT_CHARS) throw bad(name, `must be at most ${MAX_TEXT_CHARS} characters (got ${chars})`);
   // eslint-disable-next-line no-control-regex
   const text = raw.replace(/[\u0000-\u001f\u007f\s]+/g, " ").trim();
