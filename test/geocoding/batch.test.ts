@@ -182,11 +182,12 @@ describe("Idempotency-Key", () => {
   });
 
   test("a duplicate while the first is running is 409 IDEMPOTENCY_IN_PROGRESS with Retry-After: 1", async () => {
-    fake.delayMs = 300;
+    fake.delayMs = 500;
     const key = uid();
     const payload = { queries: [{ type: "forward", q: `slow ${key}` }] };
     const first = post(payload, { "idempotency-key": key });
-    await Bun.sleep(50);
+    // Once the backend sees the call, the first request holds the key.
+    while (fake.calls.length === 0) await Bun.sleep(5);
     const dup = await post(payload, { "idempotency-key": key });
     expect(dup.status).toBe(409);
     expect(dup.headers.get("retry-after")).toBe("1");
