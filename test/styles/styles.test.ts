@@ -49,6 +49,10 @@ describe("style management", () => {
     const bad = await create({ slug: "Bad_Slug" });
     expect(bad.status).toBe(400);
     expect((await bad.json()).error.message).toContain("slug");
+    // A typo must not silently publish a style meant to be private.
+    const typo = await create({ slug: "x1", visiblity: "private" });
+    expect(typo.status).toBe(400);
+    expect((await typo.json()).error.message).toContain("'visiblity'");
     const arr = await create({ slug: "x1", style: [1, 2] });
     expect(arr.status).toBe(422);
     expect((await arr.json()).error.code).toBe("INVALID_STYLE");

@@ -1,14 +1,14 @@
 // Sprite routes: the management upload (PUT/DELETE .../styles/{st}/sprite), the draft sprite for
 // previews, and the public sprite files of published versions. Composed by the styles module, which
 // owns the style records the sprites belong to.
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import { existsSync, readFileSync } from "node:fs";
 import type { AppContext } from "../../context";
 import { authPlugin, requireOrgAccess } from "../../http/auth";
 import { NotFound } from "../../errors";
 import type { StylesService } from "../styles/service";
 import { etagOf, styleNotFound } from "../styles/service";
-import { DraftFileParams, PublicSpriteParams, SpriteQuery, SpriteResult, StyleParams } from "../styles/model";
+import { DraftFileParams, ErrorEnvelope, PublicSpriteParams, SpriteQuery, SpriteResult, StyleParams } from "../styles/model";
 import { isSpriteFile, type SpriteFile } from "./store";
 import { spriteFromUpload } from "./upload";
 
@@ -54,7 +54,7 @@ export function spritesModule(ctx: AppContext, styles: StylesService) {
         parse: "none",
         params: StyleParams,
         query: SpriteQuery,
-        response: SpriteResult,
+        response: { 200: SpriteResult, 400: ErrorEnvelope, 401: ErrorEnvelope, 403: ErrorEnvelope, 404: ErrorEnvelope, 413: ErrorEnvelope, 415: ErrorEnvelope },
         detail: {
           tags: TAGS,
           summary: "Replace the draft sprite",
@@ -71,7 +71,12 @@ export function spritesModule(ctx: AppContext, styles: StylesService) {
         set.status = 204;
         return undefined;
       },
-      { scope: "styles:write", params: StyleParams, detail: { tags: TAGS, summary: "Remove the draft sprite (published versions keep theirs)" } },
+      {
+        scope: "styles:write",
+        params: StyleParams,
+        response: { 204: t.Void(), 404: ErrorEnvelope, 409: ErrorEnvelope },
+        detail: { tags: TAGS, summary: "Remove the draft sprite (published versions keep theirs)" },
+      },
     )
     .get(
       "/api/v1/orgs/:org/styles/:style/draft/:file",

@@ -1,14 +1,17 @@
 // Styles: the management API under /api/v1/orgs/{org}/styles (member session, or a key of the org with
 // styles:write) and the public style JSON at /styles/v1/{owner}/{style}[@{version}]. Sprites live in
 // the sprites module, composed here because they belong to styles.
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import { readFileSync } from "node:fs";
 import type { AppContext } from "../../context";
 import { authPlugin, requireOrgAccess } from "../../http/auth";
 import { createStylesService, styleNotFound, type OrgRef, type StyleRow } from "./service";
 import { spritesModule } from "../sprites";
+import { rejectUnknownFields } from "../auth/strict-body";
 import {
   CreateStyleBody,
+  ErrorEnvelope,
+  PublishFields,
   OrgParams,
   PublicStyleParams,
   PublishBody,
@@ -23,6 +26,7 @@ import {
 } from "./model";
 
 const TAGS = ["Styles"];
+const ERRORS = { 400: ErrorEnvelope, 401: ErrorEnvelope, 403: ErrorEnvelope, 404: ErrorEnvelope };
 const IMMUTABLE = "public, max-age=31536000, immutable";
 
 export function stylesModule(ctx: AppContext) {
@@ -74,7 +78,7 @@ export function stylesModule(ctx: AppContext) {
       },
       {
         params: PublicStyleParams,
-        response: { 200: StyleDocument },
+        response: { 200: StyleDocument, 404: ErrorEnvelope },
         detail: {
           tags: TAGS,
           summary: "Published style JSON: {style} is the current published version (stable URL), {style}@{version} one immutable version",
@@ -91,7 +95,7 @@ export function stylesModule(ctx: AppContext) {
             const org = access(params.org, caller);
             return { styles: styles.list(org).map((row) => summary(org, row)) };
           },
-          { scope: "styles:write", params: OrgParams, response: StyleList, detail: { tags: TAGS, summary: "List the organization's styles" } },
+          { scope: "styles:write", params: OrgParams, response: { 200: StyleList, ...ERRORS }, detail: { tags: TAGS, summary: "List the organization's styles" } },
         )
         .post(
           "",
@@ -105,7 +109,8 @@ export function stylesModule(ctx: AppContext) {
             scope: "styles:write",
             params: OrgParams,
             body: CreateStyleBody,
-            response: { 201: StyleDetail },
+            transform: rejectUnknownFields(CreateStyleBody),
+            response: { 201: StyleDetail, 409: ErrorEnvelope, 422: ErrorEnvelope, ...ERRORS },
             detail: { tags: TAGS, summary: "Create a style (the style JSON becomes its draft; 422 INVALID_STYLE with every problem in details)" },
           },
         )
@@ -115,7 +120,7 @@ export function stylesModule(ctx: AppContext) {
             const org = access(params.org, caller);
             return detail(org, styles.get(org, params.style));
           },
-          { scope: "styles:write", params: StyleParams, response: StyleDetail, detail: { tags: TAGS, summary: "One style with its draft and a draft preview" } },
+          { scope: "styles:write", params: StyleParams, response: { 200: StyleDetail, ...ERRORS }, detail: { tags: TAGS, summary: "One style with its draft and a draft preview" } },
         )
         .patch(
           "/:style",
@@ -123,7 +128,7 @@ export function stylesModule(ctx: AppContext) {
             const org = access(params.org, caller);
             return detail(org, styles.update(org, params.style, body));
           },
-          { scope: "styles:write", params: StyleParams, body: UpdateStyleBody, response: StyleDetail, detail: { tags: TAGS, summary: "Rename a style or change its visibility" } },
+          { scope: "styles:write", params: StyleParams, body: UpdateStyleBody, transform: rejectUnknownFields(UpdateStyleBody), response: { 200: StyleDetail, ...ERRORS }, detail: { tags: TAGS, summary: "Rename a style or change its visibility" } },
         )
         .delete(
           "/:style",
@@ -133,7 +138,7 @@ export function stylesModule(ctx: AppContext) {
             set.status = 204;
             return undefined;
           },
-          { scope: "styles:write", params: StyleParams, detail: { tags: TAGS, summary: "Delete a style, its versions and sprites" } },
+          { scope: "styles:write", params: StyleParams, response: { 204: t.Void(), ...ERRORS }, detail: { tags: TAGS, summary: "Delete a style, its versions and sprites" } },
         )
         .put(
           "/:style/draft",
@@ -145,7 +150,7 @@ export function stylesModule(ctx: AppContext) {
             scope: "styles:write",
             params: StyleParams,
             body: StyleJson,
-            response: StyleDetail,
+            response: { 200: StyleDetail, 422: ErrorEnvelope, ...ERRORS },
             detail: { tags: TAGS, summary: "Replace the draft style JSON (validated; 422 INVALID_STYLE with every problem and its path in details)" },
           },
         )
@@ -160,7 +165,8 @@ export function stylesModule(ctx: AppContext) {
             scope: "styles:write",
             params: StyleParams,
             body: PublishBody,
-            response: PublishResult,
+            transform: rejectUnknownFields(PublishFields),
+            response: { 200: PublishResult, 422: ErrorEnvelope, ...ERRORS },
             detail: {
               tags: TAGS,
               summary: "Publish the draft as a new immutable version (pins the tileset versions published now, snapshots the sprite); with {version} re-publish an existing one",
@@ -175,7 +181,7 @@ export function stylesModule(ctx: AppContext) {
             set.status = 204;
             return undefined;
           },
-          { scope: "styles:write", params: StyleParams, detail: { tags: TAGS, summary: "Remove the stable URL (versioned URLs keep working)" } },
+          { scope: "styles:write", params: StyleParams, response: { 204: t.Void(), 409: ErrorEnvelope, ...ERRORS }, detail: { tags: TAGS, summary: "Remove the stable URL (versioned URLs keep working)" } },
         )
         .get(
           "/:style/versions",
@@ -193,7 +199,7 @@ export function stylesModule(ctx: AppContext) {
               })),
             };
           },
-          { scope: "styles:write", params: StyleParams, response: VersionList, detail: { tags: TAGS, summary: "Published versions, newest first" } },
+          { scope: "styles:write", params: StyleParams, response: { 200: VersionList, ...ERRORS }, detail: { tags: TAGS, summary: "Published versions, newest first" } },
         ),
     );
 }

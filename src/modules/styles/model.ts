@@ -2,6 +2,8 @@
 import { t } from "elysia";
 import { SLUG_PATTERN } from "../orgs/slug";
 
+export { ErrorEnvelope } from "../orgs/model";
+
 export const Visibility = t.Union([t.Literal("public"), t.Literal("private")], { description: "private styles are readable only by org members and keys with maps:read" });
 
 export const StyleJson = t.Record(t.String(), t.Unknown(), {
@@ -25,11 +27,10 @@ export const CreateStyleBody = t.Object({
 
 export const UpdateStyleBody = t.Object({ name: t.Optional(t.String({ minLength: 1, maxLength: 200 })), visibility: t.Optional(Visibility) });
 
-export const PublishBody = t.Optional(
-  t.Object({
-    version: t.Optional(t.Integer({ minimum: 1, description: "re-publish this existing version (rollback) instead of publishing the draft" })),
-  }),
-);
+export const PublishFields = t.Object({
+  version: t.Optional(t.Integer({ minimum: 1, description: "re-publish this existing version (rollback) instead of publishing the draft" })),
+});
+export const PublishBody = t.Optional(PublishFields);
 
 export const SpriteQuery = t.Object({ name: t.Optional(t.String({ maxLength: 128, description: "icon name for a single image/svg+xml upload" })) });
 
