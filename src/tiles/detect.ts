@@ -68,7 +68,10 @@ export function detectFormat(head: Uint8Array, hints: { contentType?: string | n
     if (lonLatColumns(header.split(delimiter))) return { format: "csv" };
     const name = hints.filename?.toLowerCase() ?? "";
     const csvHinted = name.endsWith(".csv") || name.endsWith(".tsv") || /csv|tab-separated/.test(hints.contentType ?? "");
-    if (csvHinted || /^[\w ."-]+$/.test(header.split(delimiter)[0] ?? ""))
+    const lines = trimmed.split(/\r?\n/, 3);
+    const count = (l: string) => l.split(delimiter).length;
+    const tabular = lines.length >= 2 && lines[1]!.trim() !== "" && count(lines[1]!) === count(header);
+    if (csvHinted || tabular)
       return {
         format: null,
         invalid: true,

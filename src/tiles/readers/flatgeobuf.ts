@@ -8,6 +8,7 @@ import type { RawFeature, ReadProgress } from "./types";
 
 export async function* readFlatgeobuf(path: string, label: string, progress: ReadProgress): AsyncGenerator<RawFeature> {
   let mercator = false;
+  let declared = 0;
   let crsProblem: string | null = null;
   const counted = Bun.file(path)
     .stream()
@@ -20,6 +21,7 @@ export async function* readFlatgeobuf(path: string, label: string, progress: Rea
       }),
     );
   const headerMetaFn = (meta: HeaderMeta) => {
+    declared = meta.featuresCount;
     const code = meta.crs?.code ?? 0;
     if (code === 3857 || code === 900913) mercator = true;
     else if (code !== 0 && code !== 4326 && code !== 4979 && code !== 4269)
@@ -38,4 +40,5 @@ export async function* readFlatgeobuf(path: string, label: string, progress: Rea
     throw new InvalidSource(`${label}: FlatGeobuf data is damaged or truncated after feature ${n}: ${(err as Error).message}; upload it again`);
   }
   if (crsProblem) throw new InvalidSource(crsProblem);
+  if (declared > 0 && n < declared) throw new InvalidSource(`${label}: the FlatGeobuf header announces ${declared} features but the data ends after ${n}: the file is truncated; upload it again`);
 }
