@@ -12,7 +12,7 @@ import { createRateLimiter, type BucketResult } from "../../http/rate-limit";
 import { hashSecret, isWellFormedSecret } from "../keys/secret";
 import { isScope, type Scope } from "../keys/scopes";
 import { describeOrigin, originMatches, parseOriginPattern, requestOriginOf, type OriginPattern } from "../keys/origins";
-import { createUsageService, FLUSH_INTERVAL_MS, nextMonthStartS, type Reservation } from "../usage/service";
+import { calendarOf, createUsageService, FLUSH_INTERVAL_MS, type Reservation } from "../usage/service";
 import { SESSION_IDLE_MS } from "./users";
 import { hashToken } from "./tokens";
 
@@ -345,7 +345,7 @@ function buildAuthService(ctx: AppContext) {
     const now = Date.now();
     const { state, reservation } = usage.reserve(caller.keyId, scope, caller.monthlyQuota, now);
     if (state.limit !== null) {
-      const resetS = nextMonthStartS(now);
+      const resetS = calendarOf(now).nextMonthS;
       const quotaHeaders = {
         "x-quota-limit": String(state.limit),
         "x-quota-used": String(Math.min(state.used, state.limit)),

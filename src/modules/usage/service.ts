@@ -17,6 +17,26 @@ export function nextMonthStartS(t: number): number {
   return Math.floor(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) / 1000);
 }
 
+export interface Calendar {
+  day: string;
+  month: string;
+  /** Unix epoch seconds when the next UTC month starts (the quota reset) */
+  nextMonthS: number;
+  from: number;
+  to: number;
+}
+
+let cached: Calendar = { day: "", month: "", nextMonthS: 0, from: 0, to: -1 };
+
+/** Day, month and quota reset for `now`, computed once per UTC day (formatting dates is slow on the hot path). */
+export function calendarOf(now: number): Calendar {
+  if (now >= cached.from && now < cached.to) return cached;
+  const d = new Date(now);
+  const from = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate());
+  cached = { day: dayOf(now), month: monthOf(now), nextMonthS: nextMonthStartS(now), from, to: from + 86_400_000 };
+  return cached;
+}
+
 export interface Reservation {
   keyId: number;
   day: string;
@@ -68,11 +88,11 @@ export function createUsageService(sqlite: Database, log: Logger) {
 
   /** Counts one call now (refund it if the call fails); refused when a monthly quota is used up. */
   function reserve(keyId: number, service: string, quota: number | null, now = Date.now()): { state: QuotaState; reservation: Reservation | null } {
-    const month = monthOf(now);
+    const { day, month } = calendarOf(now);
     const m = monthEntry(keyId, month);
     if (quota !== null && m.used >= quota) return { state: { allowed: false, used: m.used, limit: quota }, reservation: null };
     m.used += 1;
-    const reservation = { keyId, day: dayOf(now), month, service };
+    const reservation = { keyId, day, month, service };
     addPending(reservation, 1);
     return { state: { allowed: true, used: m.used, limit: quota }, reservation };
   }
@@ -121,7 +141,7 @@ export function createUsageService(sqlite: Database, log: Logger) {
 
   /** Calls this month so far, including those not yet written. */
   function usedThisMonth(keyId: number, now = Date.now()): number {
-    return monthEntry(keyId, monthOf(now)).used;
+    return monthEntry(keyId, calendarOf(now).month).used;
   }
 
   /** The freshest last-used time known to this process (memory beats the database between writes). */
