@@ -21,21 +21,24 @@ export class DistanceTransform {
    * Rows first, then only the columns x = firstColumn + k * columnStep: the caller reads distances on
    * those columns only (the SDF samples every SUPERSAMPLE-th cell), which saves a third of the work.
    */
-  run(grid: Float64Array, width: number, height: number, firstColumn = 0, columnStep = 1): void {
+  run(grid: Float32Array, width: number, height: number, firstColumn = 0, columnStep = 1): void {
     this.ensure(Math.max(width, height));
     for (let y = 0; y < height; y++) this.pass(grid, y * width, 1, width);
     for (let x = firstColumn; x < width; x += columnStep) this.pass(grid, x, width, height);
   }
 
-  private pass(grid: Float64Array, offset: number, stride: number, n: number): void {
+  private pass(grid: Float32Array, offset: number, stride: number, n: number): void {
     const f = this.f, z = this.z, v = this.v;
     let seeds = false;
+    let allSeeds = true;
     for (let q = 0; q < n; q++) {
       const value = grid[offset + q * stride]!;
       f[q] = value;
       if (value < FAR) seeds = true;
+      if (value !== 0) allSeeds = false;
     }
-    if (!seeds) return;
+    // Nothing to propagate: no seed at all, or every sample is a seed at distance 0.
+    if (!seeds || allSeeds) return;
     v[0] = 0;
     z[0] = -Infinity;
     z[1] = Infinity;

@@ -34,8 +34,8 @@ const EMPTY = new Uint8Array(0);
 export class SdfRenderer {
   private raster = new CoverageRaster();
   private edt = new DistanceTransform();
-  private outer = new Float64Array(0);
-  private inner = new Float64Array(0);
+  private outer = new Float32Array(0);
+  private inner = new Float32Array(0);
 
   render(outline: Polylines): SdfGlyph {
     if (outline.length < 6) return { width: 0, height: 0, left: 0, top: 0, bitmap: EMPTY };
@@ -78,8 +78,8 @@ export class SdfRenderer {
 
     const n = w * h;
     if (this.outer.length < n) {
-      this.outer = new Float64Array(n);
-      this.inner = new Float64Array(n);
+      this.outer = new Float32Array(n);
+      this.inner = new Float32Array(n);
     }
     const outer = this.outer;
     const inner = this.inner;
