@@ -1,5 +1,5 @@
 // Sprite files on disk under DATA_DIR/sprites/{styleId}/: one directory per uploaded draft sprite
-// (replaced wholesale on every upload) and one per published style version (v{n}, hard links to the
+// (replaced wholesale on every upload) and one per published style version (v{n}-{random}, hard links to the
 // draft's files, so a snapshot costs no space and later uploads never touch it). Directories are
 // written under a temporary name and renamed into place, so a reader never sees half a sprite.
 import { existsSync, linkSync, copyFileSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
@@ -45,9 +45,8 @@ export function createSpriteStore(dataDir: string) {
 
     /** Freezes the draft sprite as the sprite of a style version. */
     snapshot(styleId: number, version: number, draftRel: string): string {
-      const rel = `${styleDir(styleId)}/v${version}`;
-      // A leftover from a publish that failed after the snapshot: never served, safe to replace.
-      if (existsSync(abs(rel))) rmSync(abs(rel), { recursive: true, force: true });
+      // A unique name: two processes publishing at once must never share (or delete) one directory.
+      const rel = `${styleDir(styleId)}/v${version}-${randomBytes(4).toString("hex")}`;
       return place(rel, (tmp) => {
         for (const f of SPRITE_FILES) {
           try {

@@ -64,6 +64,9 @@ export function parseStyleParam(param: string): { slug: string; version: number 
   return VERSION_RE.test(v) ? { slug, version: Number(v) } : null;
 }
 
+/** Another process (the CLI) inserted the same style or version between our check and our write. */
+const isUniqueViolation = (err: unknown) => err instanceof Error && /UNIQUE constraint failed/.test(err.message);
+
 export const etagOf = (bytes: string | Uint8Array) => `"${createHash("sha256").update(bytes).digest("base64url").slice(0, 32)}"`;
 
 export function createStylesService(ctx: AppContext) {
@@ -170,15 +173,19 @@ export function createStylesService(ctx: AppContext) {
     const name = input.name?.trim() || input.slug;
     const draft = input.style ?? emptyStyle(name);
     assertValidStyle(draft, world(org, { slug: input.slug, draftSpritePath: null }));
-    return ctx.db.transaction((tx) => {
-      if (tx.select({ id: styles.id }).from(styles).where(and(eq(styles.orgId, org.id), eq(styles.slug, input.slug))).get())
-        throw new Conflict(`Style '${org.slug}/${input.slug}' already exists`);
-      return tx
-        .insert(styles)
-        .values({ orgId: org.id, slug: input.slug, name, visibility: input.visibility ?? "public", draft })
-        .returning()
-        .get() as StyleRow;
-    });
+    const taken = () => new Conflict(`Style '${org.slug}/${input.slug}' already exists`);
+    try {
+      return ctx.db.transaction((tx) => {
+        if (tx.select({ id: styles.id }).from(styles).where(and(eq(styles.orgId, org.id), eq(styles.slug, input.slug))).get()) throw taken();
+        return tx
+          .insert(styles)
+          .values({ orgId: org.id, slug: input.slug, name, visibility: input.visibility ?? "public", draft })
+          .returning()
+          .get() as StyleRow;
+      });
+    } catch (err) {
+      throw isUniqueViolation(err) ? taken() : err;
+    }
   }
 
   function update(org: OrgRef, slug: string, patch: { name?: string; visibility?: Visibility }): StyleRow {
@@ -253,6 +260,7 @@ export function createStylesService(ctx: AppContext) {
       });
     } catch (err) {
       sprites.remove(spritePath);
+      if (isUniqueViolation(err)) throw new Conflict(`Version ${version} of '${org.slug}/${slug}' was just published by someone else; publish again`);
       throw err;
     }
     invalidate();
