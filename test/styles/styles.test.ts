@@ -86,6 +86,9 @@ describe("style management", () => {
       [mapStyle("other", { tileset: "secret" }), "sources.countries.url", /does not exist/],
       [mapStyle("acme", { font: "Comic Sans Bold" }), "layers[2].layout.text-font", /not installed: 'Comic Sans Bold'/],
       [mapStyle("acme", { sprite: "streets2" }), "sprite", /only use its own sprite/],
+      [{ ...mapStyle("acme"), sprite: [{ id: "default", url: "mapstead://sprites/acme/refs" }] }, "sprite[0].url", /no sprite yet/],
+      [{ ...mapStyle("acme"), sprite: "mapstead://sprites/acme" }, "sprite", /must look like/],
+      [mapStyle("acme", { tileset: "countries@x" }), "sources.countries.url", /must be a positive integer/],
       [{ ...mapStyle("acme"), glyphs: "mapstead://fonts/{fontstack}.pbf" }, "glyphs", /must be exactly/],
       [{ ...mapStyle("acme"), sources: { c: { type: "vector", tiles: ["mapstead://tilesets/acme/countries"] } }, layers: [] }, "sources.c.tiles[0]", /"url"/],
     ];
@@ -147,6 +150,14 @@ describe("style management", () => {
       [2, true, { "acme/countries": 2 }],
       [1, false, { "acme/countries": 1 }],
     ]);
+  });
+
+  test("a reference pinned to a tileset version stays pinned in the stable style too", async () => {
+    await create({ slug: "pinned", style: mapStyle("acme", { tileset: "countries@1" }) });
+    await t.fetch("/api/v1/orgs/acme/styles/pinned/publish", { method: "POST", headers: owner.headers });
+    expect((await (await t.fetch("/styles/v1/acme/pinned")).json()).sources.countries.url).toBe(`${BASE}/tiles/v1/acme/countries@1.json`);
+    const versions = await (await t.fetch("/api/v1/orgs/acme/styles/pinned/versions", { headers: owner.headers })).json();
+    expect(versions.versions[0].tileset_pins).toEqual({});
   });
 
   test("ETag and 304 on the stable URL; the ETag changes when a new version is published", async () => {
