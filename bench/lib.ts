@@ -56,7 +56,7 @@ export async function wrk(url: string, opts: WrkOptions = {}): Promise<WrkResult
 }
 
 /** A bare Bun.serve answering one constant response: the "nothing but HTTP" baseline. */
-export function bareConstantServer(body: string | Uint8Array, headers: Record<string, string> = { "content-type": "application/json" }) {
+export function bareConstantServer(body: string | Uint8Array<ArrayBuffer>, headers: Record<string, string> = { "content-type": "application/json" }) {
   const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response(body, { headers }) });
   return { url: `http://127.0.0.1:${server.port}`, stop: () => server.stop(true) };
 }

@@ -16,8 +16,9 @@ for (const file of files) {
   const proc = Bun.spawn(["bun", join(dir, file)], { stdout: "pipe", stderr: "inherit", cwd: join(dir, "..") });
   const decoder = new TextDecoder();
   let buffered = "";
-  for await (const chunk of proc.stdout) {
-    const text = decoder.decode(chunk, { stream: true });
+  const reader = proc.stdout.getReader();
+  for (let r = await reader.read(); !r.done; r = await reader.read()) {
+    const text = decoder.decode(r.value, { stream: true });
     process.stdout.write(text);
     buffered += text;
   }
