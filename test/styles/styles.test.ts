@@ -212,6 +212,12 @@ describe("style management", () => {
     expect((await t.fetch("/styles/v1/acme/hidden", { headers: { "x-api-key": key.secret } })).status).toBe(200);
     const noScope = seedKey(t.ctx, orgId, ["geocoding"]);
     expect((await t.fetch("/styles/v1/acme/hidden", { headers: { "x-api-key": noScope.secret } })).status).toBe(404);
+    // A bad key reads like no key: the same 404 whether or not a private style exists at the URL.
+    const bad = { "x-api-key": "msk_notavalidkeyatall" };
+    const a = await t.fetch("/styles/v1/acme/hidden", { headers: bad });
+    const b = await t.fetch("/styles/v1/acme/does-not-exist", { headers: bad });
+    expect(a.status).toBe(404);
+    expect(await a.json()).toEqual(await b.json());
     // Made public: everyone sees it.
     await t.fetch("/api/v1/orgs/acme/styles/hidden", json(owner.headers, { visibility: "public" }, "PATCH"));
     expect((await t.fetch("/styles/v1/acme/hidden")).status).toBe(200);

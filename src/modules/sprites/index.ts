@@ -10,6 +10,7 @@ import type { StylesService } from "../styles/service";
 import { etagOf, styleNotFound } from "../styles/service";
 import { DraftFileParams, ErrorEnvelope, PublicSpriteParams, SpriteQuery, SpriteResult, StyleParams } from "../styles/model";
 import { isSpriteFile, type SpriteFile } from "./store";
+import { mayRead, viewerOf } from "../styles/access";
 import { spriteFromUpload } from "./upload";
 
 const TAGS = ["Styles"];
@@ -96,9 +97,9 @@ export function spritesModule(ctx: AppContext, styles: StylesService) {
       "/styles/v1/:owner/:style/:file",
       ({ params, auth, request, set }) => {
         if (!isSpriteFile(params.file)) throw styleNotFound();
+        const viewer = viewerOf(auth, request);
         const resolved = styles.resolvePublic(params.owner, params.style);
-        // As for the style JSON: keys and cookies are looked at only for private styles.
-        if (!resolved || (resolved.visibility === "private" && !auth.viewerFromRequest(request).privateOrgIds.has(resolved.orgId))) throw styleNotFound();
+        if (!mayRead(resolved, viewer)) throw styleNotFound();
         if (!resolved.spritePath) throw new NotFound("This style version has no sprite", "STYLE_NOT_FOUND");
         const cacheControl = resolved.visibility === "private" ? "private" : resolved.stable ? "public, max-age=60" : "public, max-age=31536000, immutable";
         return serveFile(request, set.headers as Record<string, string>, resolved.spritePath, params.file, cacheControl);

@@ -7,6 +7,7 @@ import type { AppContext } from "../../context";
 import { authPlugin, requireOrgAccess } from "../../http/auth";
 import { createStylesService, styleNotFound, type OrgRef, type StyleRow } from "./service";
 import { spritesModule } from "../sprites";
+import { mayRead, viewerOf } from "./access";
 import { rejectUnknownFields } from "../auth/strict-body";
 import {
   CreateStyleBody,
@@ -63,9 +64,9 @@ export function stylesModule(ctx: AppContext) {
     .get(
       "/styles/v1/:owner/:style",
       ({ params, auth, request, set }) => {
+        const viewer = viewerOf(auth, request);
         const resolved = styles.resolvePublic(params.owner, params.style);
-        // Who is asking only matters for private styles: public ones never look at keys or cookies.
-        if (!resolved || (resolved.visibility === "private" && !auth.viewerFromRequest(request).privateOrgIds.has(resolved.orgId))) throw styleNotFound();
+        if (!mayRead(resolved, viewer)) throw styleNotFound();
         set.headers["content-type"] = "application/json; charset=utf-8";
         set.headers["cache-control"] = resolved.visibility === "private" ? "private" : resolved.stable ? "public, max-age=60" : IMMUTABLE;
         set.headers.etag = resolved.etag;
