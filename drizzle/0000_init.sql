@@ -158,6 +158,7 @@ CREATE TABLE `tilesets` (
 	`attribution` text DEFAULT '' NOT NULL,
 	`visibility` text DEFAULT 'public' NOT NULL,
 	`published_version` integer,
+	`last_version` integer DEFAULT 0 NOT NULL,
 	`created_at` integer NOT NULL,
 	`updated_at` integer NOT NULL,
 	FOREIGN KEY (`org_id`) REFERENCES `orgs`(`id`) ON UPDATE no action ON DELETE cascade

@@ -95,6 +95,8 @@ export const tilesets = sqliteTable(
     attribution: text("attribution").notNull().default(""),
     visibility: text("visibility", { enum: ["public", "private"] }).notNull().default("public"),
     publishedVersion: integer("published_version"),
+    /** highest version number ever given out; deleted versions' numbers are never reused */
+    lastVersion: integer("last_version").notNull().default(0),
     createdAt: integer("created_at").notNull().$defaultFn(now),
     updatedAt: integer("updated_at").notNull().$defaultFn(now),
   },

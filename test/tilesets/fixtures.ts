@@ -285,3 +285,29 @@ export async function waitForVersion(t: TestApp, org: string, ts: string, n: num
     await Bun.sleep(50);
   }
 }
+
+let world50: FeatureCollection | null = null;
+/** Countries at 1:50m: heavy enough that processing to z8 takes seconds (to watch or interrupt it). */
+export async function countries50m(): Promise<FeatureCollection> {
+  if (!world50) {
+    const w = (await import("world-atlas/countries-50m.json")).default as unknown as { objects: { countries: never } };
+    world50 = topojson.feature(w as never, w.objects.countries) as unknown as FeatureCollection;
+  }
+  return world50;
+}
+
+export async function publish(t: TestApp, org: string, ts: string, version: number, headers: Record<string, string>) {
+  return t.fetch(`/api/v1/orgs/${org}/tilesets/${ts}/publish`, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify({ version }) });
+}
+
+/** Polls until the version is processing with at least `percent` progress. */
+export async function waitForProgress(t: TestApp, org: string, ts: string, n: number, headers: Record<string, string>, percent: number) {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const v = (await (await t.fetch(`/api/v1/orgs/${org}/tilesets/${ts}/versions/${n}`, { headers })).json()) as { state: string; progress: number };
+    if (v.state === "processing" && v.progress >= percent) return v;
+    if (v.state === "ready" || v.state === "failed") throw new Error(`version ${n} finished (${v.state}) before reaching ${percent}%`);
+    if (Date.now() > deadline) throw new Error(`version ${n} did not reach ${percent}%`);
+    await Bun.sleep(20);
+  }
+}

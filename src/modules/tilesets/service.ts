@@ -1,6 +1,6 @@
 // Tileset management: records, versions, uploads into versions, publishing, deletion, and the job
 // handler that processes a version in a Worker thread. Plain TypeScript, no Elysia.
-import { and, desc, eq, max } from "drizzle-orm";
+import { and, desc, eq, sql } from "drizzle-orm";
 import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { AppContext } from "../../context";
@@ -324,10 +324,16 @@ function createTilesetService(ctx: AppContext) {
         const stored: Recipe & { filename?: string } = { ...recipe };
         if (upload.filename) stored.filename = upload.filename.replace(/^.*[\\/]/, "").slice(0, 200);
         const result = ctx.sqlite.transaction(() => {
-          const last = db.select({ n: max(tilesetVersions.version) }).from(tilesetVersions).where(eq(tilesetVersions.tilesetId, t.id)).get()?.n ?? 0;
+          const next = db
+            .update(tilesets)
+            .set({ lastVersion: sql`${tilesets.lastVersion} + 1`, updatedAt: Date.now() })
+            .where(eq(tilesets.id, t.id))
+            .returning({ n: tilesets.lastVersion })
+            .get();
+          if (!next) throw new NotFound(`Tileset '${org.slug}/${slug}' not found`, "TILESET_NOT_FOUND");
           const v = db
             .insert(tilesetVersions)
-            .values({ tilesetId: t.id, version: last + 1, state: "queued", sourceFormat: detected.format, sourcePath: upload.relativePath, recipe: stored as Record<string, unknown>, stats: { bytes: upload.bytes } })
+            .values({ tilesetId: t.id, version: next.n, state: "queued", sourceFormat: detected.format, sourcePath: upload.relativePath, recipe: stored as Record<string, unknown>, stats: { bytes: upload.bytes } })
             .returning()
             .get();
           const jobId = queue.enqueue(PROCESS_JOB, { versionId: v.id }, { running: opts.claim });
