@@ -8,8 +8,8 @@
 // packages locked in scripts/runtimes/ (installed on first use with --cpu='*', since a plain install
 // skips packages built for another CPU), never the running bun: an npm-installed bun may itself be the
 // baseline build. If a runtime cannot be had, the script names the missing target and exits 1.
-import { existsSync, mkdirSync, openSync, readSync, closeSync, renameSync, rmSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { existsSync, mkdirSync, openSync, readSync, closeSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
 
 const ROOT = resolve(import.meta.dir, "..");
 const RUNTIMES_DIR = join(ROOT, "scripts", "runtimes");
@@ -41,10 +41,34 @@ export function hostTarget(): Target | undefined {
   return undefined;
 }
 
+/**
+ * Worker entry points: every `new URL("<file>.ts", import.meta.url)` in src/ names a file that must be
+ * compiled in as its own entry point, or `new Worker` finds nothing inside the binary. In the binary
+ * an entry point lives at /$bunfs/root/<path relative to src/>, so workers should be started with
+ * `new Worker("./tiles/worker-thread.ts")`-style specifiers there (relative to src/).
+ */
+export function workerEntrypoints(): string[] {
+  const found = new Set<string>();
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (/\.tsx?$/.test(entry.name)) {
+        for (const m of readFileSync(path, "utf8").matchAll(/new URL\(\s*["'](\.{1,2}\/[^"']+\.tsx?)["']\s*,\s*import\.meta\.url\s*\)/g)) {
+          const target = resolve(dirname(path), m[1]!);
+          if (existsSync(target)) found.add(target);
+        }
+      }
+    }
+  };
+  walk(join(ROOT, "src"));
+  return [...found].sort();
+}
+
 /** Compiles src/main.ts into `outfile` (written to a temp name first, so a failed build leaves no half file). */
 export function compile(opts: { outfile: string; bunTarget?: string; executablePath?: string; quiet?: boolean }): { ok: boolean; output: string } {
   const tmp = `${opts.outfile}.tmp-${process.pid}`;
-  const args = [process.execPath, "build", ENTRY, "--compile", "--minify-whitespace", "--minify-syntax", "--outfile", tmp];
+  const args = [process.execPath, "build", ENTRY, ...workerEntrypoints().map((w) => relative(ROOT, w)), "--compile", "--minify-whitespace", "--minify-syntax", "--outfile", tmp];
   if (opts.bunTarget) args.push("--target", opts.bunTarget);
   if (opts.executablePath) args.push("--compile-executable-path", opts.executablePath);
   const r = Bun.spawnSync(args, { cwd: ROOT, stdout: "pipe", stderr: "pipe", env: { ...process.env, NO_COLOR: "1" } });

@@ -3,7 +3,7 @@
 // (or by a test helper) and passed to createApp.
 import type { Database } from "bun:sqlite";
 import type { Config } from "./config";
-import type { Db } from "./db/client";
+import { closeDatabase, type Db } from "./db/client";
 import type { Logger } from "./log";
 import pkg from "../package.json";
 
@@ -40,7 +40,7 @@ export function createContext(config: Readonly<Config>, handle: { db: Db; sqlite
           log.error("shutdown hook failed", { error: String(err) });
         }
       }
-      handle.sqlite.close();
+      closeDatabase(handle.sqlite);
     },
   };
 }

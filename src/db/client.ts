@@ -30,3 +30,16 @@ export function openDatabase(dataDir: string): DbHandle {
   const db = drizzle(sqlite, { schema }) as Db;
   return { sqlite, db, path };
 }
+
+/**
+ * Checkpoints the WAL into the main file and closes. Cached prepared statements would otherwise keep
+ * the connection half-open (SQLite defers the close), leaving the WAL behind for the next start.
+ */
+export function closeDatabase(sqlite: Database): void {
+  try {
+    sqlite.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  } catch {
+    // another process holds the database; its own close will checkpoint
+  }
+  sqlite.close(false);
+}

@@ -1,6 +1,6 @@
 // GET /setup/preflight: the shared setup checks as JSON, or as a page for browsers. Before the first
 // admin exists anyone may look; afterwards only an admin session or a loopback caller.
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context";
 import { NotFound } from "../../errors";
 import { clientIp, isLoopbackIp } from "../../http/client-ip";
@@ -8,6 +8,7 @@ import { createAuthService } from "../auth/service";
 import { runPreflight } from "./checks";
 import { preflightPage } from "./page";
 import { PreflightReport } from "./model";
+import { ErrorEnvelope } from "../../http/error-response";
 
 export function preflightModule(ctx: AppContext) {
   const auth = createAuthService(ctx);
@@ -20,12 +21,14 @@ export function preflightModule(ctx: AppContext) {
         throw new NotFound("Preflight is visible to admins and loopback callers once an admin exists");
       const report = await runPreflight({ config: ctx.config, sqlite: ctx.sqlite });
       set.headers["cache-control"] = "no-store";
-      if ((request.headers.get("accept") ?? "").includes("text/html"))
-        return new Response(preflightPage(report, ctx.version), { headers: { "content-type": "text/html; charset=utf-8" } });
+      if ((request.headers.get("accept") ?? "").includes("text/html")) {
+        set.headers["content-type"] = "text/html; charset=utf-8";
+        return preflightPage(report, ctx.version);
+      }
       return report;
     },
     {
-      response: { 200: PreflightReport },
+      response: { 200: t.Union([PreflightReport, t.String({ description: "the same checks as an HTML page, for Accept: text/html" })]), 404: ErrorEnvelope },
       detail: {
         tags: ["Health"],
         summary: "Setup checks (JSON, or a wizard page with Accept: text/html)",

@@ -1,0 +1,176 @@
+// The compiled executable, started the way an operator starts it: from an unrelated cwd, with only a
+// DATA_DIR. Proves migrations and assets are embedded and shutdown is clean.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { existsSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { ensureBinary, startBinary, type RunningBinary } from "../support/binary";
+import { tempDir } from "../support/app";
+
+beforeAll(async () => {
+  await ensureBinary();
+}, 120_000);
+
+function integrity(dataDir: string) {
+  const db = new Database(join(dataDir, "mapstead.db"), { readonly: true });
+  try {
+    return {
+      check: (db.query("PRAGMA integrity_check").get() as { integrity_check: string }).integrity_check,
+      migrations: db.query("SELECT tag FROM __mapstead_migrations").all() as { tag: string }[],
+      tables: (db.query("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name),
+    };
+  } finally {
+    db.close();
+  }
+}
+
+describe("the compiled binary serving", () => {
+  let app: RunningBinary;
+  beforeAll(async () => {
+    app = await startBinary();
+  });
+  afterAll(async () => {
+    await app?.stop();
+  });
+
+  test("answers /health and /health/detailed", async () => {
+    const health = await app.fetch("/health");
+    expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({ status: "ok" });
+    expect(health.headers.get("x-request-id")).toBeTruthy();
+
+    const detailed = await app.fetch("/health/detailed");
+    expect(detailed.status).toBe(200);
+    const body = await detailed.json();
+    expect(body.status).toBe("ok");
+    expect(Object.keys(body.components).sort()).toEqual(["database", "elevation", "geocoder", "jobs", "storage"]);
+    expect(body.components.database.status).toBe("ok");
+    expect(body.components.geocoder.status).toBe("not_configured");
+  });
+
+  test("applied the embedded migrations to DATA_DIR, not to its cwd", () => {
+    expect(existsSync(join(app.dataDir, "mapstead.db"))).toBe(true);
+    expect(existsSync(join(app.cwd, "data"))).toBe(false);
+    const db = integrity(app.dataDir);
+    expect(db.migrations.map((m) => m.tag)).toEqual(["0000_init"]);
+    for (const table of ["users", "orgs", "api_keys", "tilesets", "styles", "jobs", "settings"]) expect(db.tables).toContain(table);
+    expect(app.logs().some((e) => e.msg === "migrations applied")).toBe(true);
+  });
+
+  test("serves the OpenAPI document and the docs page with its embedded script", async () => {
+    const spec = await app.fetch("/openapi.json");
+    expect(spec.status).toBe(200);
+    const doc = await spec.json();
+    expect(doc.openapi).toMatch(/^3\./);
+    expect(doc.paths["/health"].get).toBeTruthy();
+
+    const page = await app.fetch("/docs");
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-type")).toContain("text/html");
+    const html = await page.text();
+    const scripts = [...html.matchAll(/<script[^>]*\ssrc="([^"]+)"/g)].map((m) => m[1]!);
+    expect(scripts.length).toBeGreaterThan(0);
+    for (const src of scripts) {
+      expect(src.startsWith("/")).toBe(true);
+      const asset = await app.fetch(src);
+      expect(asset.status).toBe(200);
+      expect((await asset.arrayBuffer()).byteLength).toBeGreaterThan(100_000);
+    }
+  });
+
+  test("writes one JSON access-log line per request, without the query string", async () => {
+    await app.fetch("/health?secret=hunter2", { headers: { "x-request-id": "bin-log-1" } });
+    const line = await app.waitForLog((e) => e.msg === "request" && e.request_id === "bin-log-1");
+    expect(line).toMatchObject({ level: "info", method: "GET", path: "/health", status: 200 });
+    expect(typeof line.ms).toBe("number");
+    expect(app.lines.join("\n")).not.toContain("hunter2");
+  });
+});
+
+describe("shutdown", () => {
+  test("SIGTERM stops accepting, lets the in-flight request finish, closes and exits 0", async () => {
+    // A geocoder that answers slowly keeps /health/detailed in flight while the signal arrives.
+    let arrived!: () => void;
+    const requestArrived = new Promise<void>((r) => (arrived = r));
+    const slow = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      async fetch() {
+        arrived();
+        await Bun.sleep(1500);
+        return Response.json({ type: "FeatureCollection", features: [] });
+      },
+    });
+    try {
+      const app = await startBinary({ env: { GEOCODER_INTERNAL_URL: `http://127.0.0.1:${slow.port}/v1` } });
+      const inFlight = app.fetch("/health/detailed", { headers: { "x-request-id": "in-flight-1" } });
+      await requestArrived;
+      app.proc.kill("SIGTERM");
+      await app.waitForLog((e) => e.msg === "shutting down");
+      // New connections are refused while the old request drains.
+      const refused = await fetch(`${app.baseUrl}/health`).then(
+        () => false,
+        () => true,
+      );
+      expect(refused).toBe(true);
+      const res = await inFlight;
+      expect(res.status).toBe(200);
+      expect((await res.json()).components.geocoder.status).toBe("ok");
+      expect(await app.stop()).toBe(0);
+      const msgs = app.logs().map((e) => e.msg);
+      expect(msgs).toContain("stopped");
+      expect(msgs.indexOf("stopped")).toBeGreaterThan(msgs.indexOf("shutting down"));
+      expect(app.logs().find((e) => e.request_id === "in-flight-1")?.status).toBe(200);
+      expect(integrity(app.dataDir).check).toBe("ok");
+      // The WAL was checkpointed into the database file on the way out.
+      const wal = join(app.dataDir, "mapstead.db-wal");
+      expect(existsSync(wal) ? statSync(wal).size : 0).toBe(0);
+    } finally {
+      slow.stop(true);
+    }
+  });
+
+  test("SIGINT stops it too", async () => {
+    const app = await startBinary();
+    expect(await app.stop("SIGINT")).toBe(0);
+    expect(app.logs().map((e) => e.msg)).toContain("stopped");
+  });
+});
+
+describe("two processes on one data dir", () => {
+  test("starting at once, both migrate safely and the database stays intact", async () => {
+    const dataDir = join(tempDir("mapstead-twin-"), "data");
+    const [a, b] = await Promise.all([startBinary({ dataDir }), startBinary({ dataDir })]);
+    try {
+      expect(a.port).not.toBe(b.port);
+      for (const p of [a, b]) expect((await p.fetch("/health/detailed")).status).toBe(200);
+      // Exactly one of them applied the migration; the other found it done.
+      const appliers = [a, b].filter((p) => p.logs().some((e) => e.msg === "migrations applied"));
+      expect(appliers.length).toBe(1);
+    } finally {
+      expect(await a.stop()).toBe(0);
+      expect(await b.stop()).toBe(0);
+    }
+    const db = integrity(dataDir);
+    expect(db.check).toBe("ok");
+    expect(db.migrations.map((m) => m.tag)).toEqual(["0000_init"]);
+  });
+
+  test("a second process on a port in use fails with one clear line instead of sharing the port", async () => {
+    const dataDir = join(tempDir("mapstead-twin-"), "data");
+    const first = await startBinary({ dataDir });
+    try {
+      const second = startBinary({ dataDir, env: { PORT: String(first.port) } });
+      const err = await second.then(
+        () => null,
+        (e: Error) => e.message,
+      );
+      expect(err).toContain("exited (1)");
+      expect(err).toContain(`cannot listen on 127.0.0.1:${first.port}`);
+      expect((await first.fetch("/health")).status).toBe(200);
+    } finally {
+      expect(await first.stop()).toBe(0);
+    }
+    expect(integrity(dataDir).check).toBe("ok");
+  });
+});
