@@ -120,6 +120,7 @@ describe("style management", () => {
     const stable = await t.fetch("/styles/v1/acme/streets");
     expect(stable.status).toBe(200);
     expect(stable.headers.get("cache-control")).toBe("public, max-age=60");
+    expect(stable.headers.get("content-type")).toBe("application/json; charset=utf-8");
     expect(stable.headers.get("access-control-allow-origin")).toBe("*");
     const s = await stable.json();
     expect(s.sources.countries.url).toBe(`${BASE}/tiles/v1/acme/countries.json`);

@@ -43,7 +43,8 @@ export interface ResolvedStyle {
   /** the version served (for the stable URL: the published one) */
   version: number;
   stable: boolean;
-  body: string;
+  /** the serialized JSON, encoded once */
+  body: Uint8Array;
   etag: string;
   spritePath: string | null;
 }
@@ -145,7 +146,8 @@ export function createStylesService(ctx: AppContext) {
     if (!v) return null;
     const stored = JSON.parse(v.style) as Record<string, unknown>;
     const stable = parsed.version === null;
-    const body = JSON.stringify(resolve(owner, parsed.slug, stored, stable ? null : (JSON.parse(v.tileset_pins) as Record<string, number>), stable ? null : version));
+    const json = JSON.stringify(resolve(owner, parsed.slug, stored, stable ? null : (JSON.parse(v.tileset_pins) as Record<string, number>), stable ? null : version));
+    const body = new TextEncoder().encode(json);
     const entry: ResolvedStyle = { styleId: row.id, orgId: row.org_id, visibility: row.visibility, version, stable, body, etag: etagOf(body), spritePath: v.sprite_path };
     cache.set(key, entry);
     return entry;
@@ -305,7 +307,7 @@ export function createStylesService(ctx: AppContext) {
     const row = get(org, slug);
     const resolved = resolvePublic(org.slug, version === undefined ? row.slug : `${row.slug}@${version}`);
     if (!resolved) throw new NotFound(version === undefined ? `Style '${org.slug}/${slug}' is not published` : `Style '${org.slug}/${slug}' has no version ${version}`, STYLE_NOT_FOUND);
-    return JSON.parse(resolved.body);
+    return JSON.parse(new TextDecoder().decode(resolved.body));
   }
 
   const urls = (org: OrgRef, row: StyleRow) => ({
