@@ -26,7 +26,8 @@ export interface GlyphAnswer {
 interface LoadedFont {
   /** hash of the bytes + generator version: the disk cache directory */
   key: string;
-  bytes: ArrayBuffer | null;
+  bytes: ArrayBuffer;
+  /** parsed on the first range that is not on disk yet */
   parsed: ParsedFont | null;
 }
 
@@ -142,10 +143,7 @@ export class GlyphStore {
         this.ctx.log.warn("glyph cache file unreadable; rebuilding it", { font: entry.name, range: rangeName(start), error: String(err) });
       }
     }
-    if (!font.parsed) {
-      if (!font.bytes) font.bytes = await Bun.file(entry.path).arrayBuffer();
-      font.parsed = parseFont(font.bytes);
-    }
+    font.parsed ??= parseFont(font.bytes);
     const t0 = performance.now();
     const { glyphs, skipped } = buildRangeGlyphs(font.parsed, start);
     if (skipped.length) this.ctx.log.warn("glyphs skipped: outline unreadable", { font: entry.name, range: rangeName(start), codepoints: skipped.slice(0, 20) });
@@ -171,10 +169,6 @@ export class GlyphStore {
     }
   }
 
-  /** Forget answers composed from the catalog (fonts were added). Disk ranges stay valid. */
-  catalogChanged(): void {
-    this.catalog.invalidate();
-  }
 }
 
 const stores = new WeakMap<AppContext, GlyphStore>();
