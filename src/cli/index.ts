@@ -9,6 +9,7 @@ import { orgsCommand } from "./orgs";
 import { keysCommand } from "./keys";
 import { fontsCommand } from "./fonts";
 import { stylesCommand } from "./styles";
+import { tilesetsCommand } from "./tilesets";
 import pkg from "../../package.json";
 
 export const versionCommand: CliCommand = {
@@ -21,4 +22,4 @@ export const versionCommand: CliCommand = {
   },
 };
 
-export const COMMANDS: CliCommand[] = [serveCommand, migrateCommand, preflightCommand, adminCommand, usersCommand, orgsCommand, keysCommand, fontsCommand, stylesCommand, versionCommand];
+export const COMMANDS: CliCommand[] = [serveCommand, migrateCommand, preflightCommand, adminCommand, usersCommand, orgsCommand, keysCommand, fontsCommand, tilesetsCommand, stylesCommand, versionCommand];

@@ -78,5 +78,5 @@ export function detectFormat(head: Uint8Array, hints: { contentType?: string | n
         reason: `CSV header has no longitude/latitude columns (found: ${header.split(delimiter).slice(0, 12).join(", ")}); name them lon/lng/longitude/x and lat/latitude/y`,
       };
   }
-  return { format: null, reason: "neither GeoJSON, newline-delimited GeoJSON, CSV, zipped Shapefile, FlatGeobuf, MBTiles nor PMTiles" };
+  return { format: null, reason: "the content is not a geographic format this service reads" };
 }
