@@ -35,6 +35,11 @@ export class TtlCache<V> {
   }
 
   get(key: string): V | undefined {
+    return this.entry(key)?.value;
+  }
+
+  /** The value with its expiry time, for caches layered on this one. */
+  entry(key: string): { value: V; expiresAt: number } | undefined {
     const e = this.map.get(key);
     if (!e) return undefined;
     const now = this.now();
@@ -48,16 +53,18 @@ export class TtlCache<V> {
       this.map.delete(key);
       this.map.set(key, e);
     }
-    return e.value;
+    return e;
   }
 
-  set(key: string, value: V): void {
+  /** Stores `value` until now + ttlMs, or until `expiresAt` when given (never later than now + ttlMs). */
+  set(key: string, value: V, expiresAt?: number): void {
     const size = this.opts.sizeOf(value, key);
     if (size > this.opts.maxBytes) return;
     const old = this.map.get(key);
     if (old) this.remove(key, old);
     const now = this.now();
-    this.map.set(key, { value, expiresAt: now + this.opts.ttlMs, size, touchedAt: now });
+    const latest = now + this.opts.ttlMs;
+    this.map.set(key, { value, expiresAt: expiresAt === undefined ? latest : Math.min(expiresAt, latest), size, touchedAt: now });
     this.bytes += size;
     while (this.map.size > this.opts.maxEntries || this.bytes > this.opts.maxBytes) {
       const oldest = this.map.keys().next();

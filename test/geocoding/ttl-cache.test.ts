@@ -29,3 +29,15 @@ test("memory is bounded by entry count and bytes, least recently used first", ()
   c.set("huge", "x".repeat(11));
   expect(c.get("huge")).toBeUndefined();
 });
+
+test("an entry can be given an earlier expiry (never a later one than its time to live)", () => {
+  let now = 0;
+  const c = new TtlCache<string>({ ttlMs: 60_000, maxEntries: 10, maxBytes: 1e6, sizeOf: (v) => v.length, now: () => now });
+  c.set("early", "x", 10_000);
+  c.set("late", "y", 999_999);
+  now = 10_000;
+  expect(c.get("early")).toBeUndefined();
+  expect(c.entry("late")).toEqual(expect.objectContaining({ value: "y", expiresAt: 60_000 }));
+  now = 60_000;
+  expect(c.get("late")).toBeUndefined();
+});

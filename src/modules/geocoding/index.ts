@@ -6,8 +6,8 @@ import type { AppContext } from "../../context";
 import { UnsupportedMediaType } from "../../errors";
 import { authPlugin, skipBilling } from "../../http/auth";
 import { createIdempotencyStore, parseIdempotencyKey, payloadHash } from "../idempotency/service";
-import { AutocompleteQuery, BatchAnswer, BatchBody, BatchHeaders, documentedResponses, ErrorEnvelope, ForwardQuery, PlaceCollection, ReverseQuery } from "./model";
-import { createGeocodingService, parseAutocomplete, parseBatch, parseForward, parseReverse, type GeocodingService } from "./service";
+import { AutocompleteQuery, BatchAnswer, BatchBody, BatchHeaders, documentedQuery, documentedResponses, ErrorEnvelope, ForwardQuery, PlaceCollection, ReverseQuery } from "./model";
+import { createGeocodingService, parseBatch, type GeocodingService } from "./service";
 
 const CACHE_HOUR = "private, max-age=3600";
 const CACHE_MINUTE = "private, max-age=60";
@@ -23,6 +23,19 @@ function answer(set: { headers: unknown }, body: string, cacheControl: string): 
   return body;
 }
 
+/**
+ * A single-form route: a query string answered recently is served at once (no parsing, no promise);
+ * anything else is validated and answered by the service.
+ */
+function single(geo: GeocodingService, kind: "forward" | "reverse" | "autocomplete", request: Request, set: { headers: unknown }, cacheControl: string): string | Promise<string> {
+  const url = request.url;
+  const q = url.indexOf("?");
+  const queryString = q < 0 ? "" : url.slice(q + 1);
+  const recent = geo.recentAnswer(kind, queryString);
+  if (recent !== undefined) return answer(set, recent, cacheControl);
+  return geo.answerQueryString(kind, queryString).then((body) => answer(set, body, cacheControl));
+}
+
 const errors = { 400: ErrorEnvelope, 401: ErrorEnvelope, 403: ErrorEnvelope, 429: ErrorEnvelope, 502: ErrorEnvelope, 503: ErrorEnvelope };
 const placeResponses = documentedResponses({ 200: PlaceCollection, ...errors });
 const tags = ["Geocoding"];
@@ -34,20 +47,17 @@ export function geocodingModule(ctx: AppContext, service?: GeocodingService) {
 
   return new Elysia({ name: "geocoding", prefix: "/geocoding/v1" })
     .use(authPlugin(ctx))
-    .get("/forward", async ({ query, set }) => answer(set, await geo.forward(parseForward(query)), CACHE_HOUR), {
+    .get("/forward", ({ request, set }) => single(geo, "forward", request, set, CACHE_HOUR), {
       scope: "geocoding",
-      query: ForwardQuery,
-      detail: { tags, summary: "Search text to places (cached one hour)", responses: placeResponses },
+      detail: { tags, summary: "Search text to places (cached one hour)", parameters: documentedQuery(ForwardQuery), responses: placeResponses },
     })
-    .get("/reverse", async ({ query, set }) => answer(set, await geo.reverse(parseReverse(query)), CACHE_HOUR), {
+    .get("/reverse", ({ request, set }) => single(geo, "reverse", request, set, CACHE_HOUR), {
       scope: "geocoding",
-      query: ReverseQuery,
-      detail: { tags, summary: "Coordinates to nearby places (cached one hour)", responses: placeResponses },
+      detail: { tags, summary: "Coordinates to nearby places (cached one hour)", parameters: documentedQuery(ReverseQuery), responses: placeResponses },
     })
-    .get("/autocomplete", async ({ query, set }) => answer(set, await geo.autocomplete(parseAutocomplete(query)), CACHE_MINUTE), {
+    .get("/autocomplete", ({ request, set }) => single(geo, "autocomplete", request, set, CACHE_MINUTE), {
       scope: "geocoding",
-      query: AutocompleteQuery,
-      detail: { tags, summary: "Typeahead place suggestions (cached one minute)", responses: placeResponses },
+      detail: { tags, summary: "Typeahead place suggestions (cached one minute)", parameters: documentedQuery(AutocompleteQuery), responses: placeResponses },
     })
     .post(
       "/batch",

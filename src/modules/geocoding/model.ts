@@ -1,8 +1,20 @@
 // TypeBox schemas of the geocoding routes (CONTRACT.md "Geocoding"); they document /openapi.json.
-// Query values are declared as strings and parsed in params.ts: every 400 then names its parameter, and
-// the hot path skips a generic decode step. Answers are served pre-serialized from the cache, so their
-// schemas document the routes (detail.responses) instead of re-validating every cached body.
+// The single-form routes answer repeated query strings from a cache before parsing anything, so their
+// query schemas document the parameters (detail.parameters) and params.ts validates them on a miss, with
+// a 400 naming the parameter. Answers are served pre-serialized, so their schemas document the routes
+// (detail.responses) instead of re-validating every cached body.
 import { t, type TSchema } from "elysia";
+
+type TObject = ReturnType<typeof t.Object>;
+
+/** OpenAPI query `parameters` from a TypeBox object of string properties. */
+export function documentedQuery(schema: TObject) {
+  const required = new Set(schema.required ?? []);
+  return Object.entries(schema.properties).map(([name, prop]) => {
+    const { description, examples } = prop as { description?: string; examples?: unknown[] };
+    return { in: "query" as const, name, required: required.has(name), description, schema: { type: "string" as const, ...(examples ? { examples } : {}) } };
+  });
+}
 
 /** OpenAPI `responses` from TypeBox schemas (TypeBox schemas are JSON Schema). */
 export function documentedResponses(map: Record<number, TSchema>, descriptions: Record<number, string> = {}) {

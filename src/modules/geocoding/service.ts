@@ -119,7 +119,9 @@ export function createGeocodingService(ctx: AppContext, backend?: Geocoder | nul
     reverse: newCache(CACHE_TTL_MS.reverse, 32 * 1024 * 1024),
     autocomplete: newCache(CACHE_TTL_MS.autocomplete, 32 * 1024 * 1024),
   };
-  const inflight = new Map<string, Promise<string>>();
+  type Kind = keyof typeof caches;
+  type Cached = { value: string; expiresAt: number };
+  const inflight = new Map<string, Promise<Cached>>();
 
   function requireGeocoder(): Geocoder {
     if (!geocoder)
@@ -130,8 +132,9 @@ export function createGeocodingService(ctx: AppContext, backend?: Geocoder | nul
     return geocoder;
   }
 
-  async function cached(kind: keyof typeof caches, key: string, run: (g: Geocoder) => Promise<string>): Promise<string> {
-    const hit = caches[kind].get(key);
+  /** The cached answer under `key`, or the backend's (one call for concurrent identical misses). */
+  async function cached(kind: Kind, key: string, run: (g: Geocoder) => Promise<string>): Promise<Cached> {
+    const hit = caches[kind].entry(key);
     if (hit !== undefined) return hit;
     const g = requireGeocoder();
     const ikey = `${kind}\u0000${key}`;
@@ -141,7 +144,7 @@ export function createGeocodingService(ctx: AppContext, backend?: Geocoder | nul
         (body) => {
           caches[kind].set(key, body);
           inflight.delete(ikey);
-          return body;
+          return { value: body, expiresAt: Date.now() + CACHE_TTL_MS[kind] };
         },
         (err) => {
           inflight.delete(ikey);
@@ -154,12 +157,38 @@ export function createGeocodingService(ctx: AppContext, backend?: Geocoder | nul
   }
 
   // Cache keys are plain string joins of the normalized query (cheaper than serializing it on every hit).
-  const forward = (q: ForwardQuery) =>
+  const forwardEntry = (q: ForwardQuery) =>
     cached("forward", `${q.limit}|${q.language}|${q.bbox?.join(",") ?? ""}|${q.country?.join(",") ?? ""}|${q.q}`, async (g) => collectionBody(echoForward(q), await g.forward(q)));
-  const reverse = (q: ReverseQuery) =>
+  const reverseEntry = (q: ReverseQuery) =>
     cached("reverse", `${q.lon}|${q.lat}|${q.limit}|${q.language}`, async (g) => collectionBody({ lon: q.lon, lat: q.lat, limit: q.limit, language: q.language }, await g.reverse(q)));
-  const autocomplete = (q: AutocompleteQuery) =>
+  const autocompleteEntry = (q: AutocompleteQuery) =>
     cached("autocomplete", `${q.limit}|${q.language}|${q.focus ? `${q.focus.lon},${q.focus.lat}` : ""}|${q.text}`, async (g) => collectionBody(echoAutocomplete(q), await g.autocomplete(q)));
+  const forward = async (q: ForwardQuery) => (await forwardEntry(q)).value;
+  const reverse = async (q: ReverseQuery) => (await reverseEntry(q)).value;
+
+  // In front of those: answers by the query string exactly as sent. A repeated request (the common case
+  // for a hit) is answered with one map lookup before any parsing; the entry expires with the normalized
+  // entry it came from and refers to the same body string.
+  const queryStringCache = (ttlMs: number, maxBytes: number) => new TtlCache<string>({ ttlMs, maxEntries: 50_000, maxBytes, sizeOf: (_body, key) => 2 * key.length + 96 });
+  const byQueryString = {
+    forward: queryStringCache(CACHE_TTL_MS.forward, 16 * 1024 * 1024),
+    reverse: queryStringCache(CACHE_TTL_MS.reverse, 8 * 1024 * 1024),
+    autocomplete: queryStringCache(CACHE_TTL_MS.autocomplete, 8 * 1024 * 1024),
+  };
+
+  /** The answer to a query string answered recently, without parsing it; undefined when there is none. */
+  function recentAnswer(kind: Kind, queryString: string): string | undefined {
+    return byQueryString[kind].get(queryString);
+  }
+
+  /** Validates and answers a raw query string (the single-form routes), remembering the answer under it. */
+  async function answerQueryString(kind: Kind, queryString: string): Promise<string> {
+    const raw = Object.fromEntries(new URLSearchParams(queryString));
+    const entry =
+      kind === "forward" ? await forwardEntry(parseForward(raw)) : kind === "reverse" ? await reverseEntry(parseReverse(raw)) : await autocompleteEntry(parseAutocomplete(raw));
+    byQueryString[kind].set(queryString, entry.value, entry.expiresAt);
+    return entry.value;
+  }
 
   /**
    * Runs the jobs a few at a time; the answer keeps input order and reports each job's failure in place.
@@ -193,7 +222,7 @@ export function createGeocodingService(ctx: AppContext, backend?: Geocoder | nul
     return { body: `{"batch":[${parts.join(",")}],"summary":${JSON.stringify(summary)}}`, transientFailures };
   }
 
-  return { forward, reverse, autocomplete, batch };
+  return { recentAnswer, answerQueryString, forward, reverse, batch };
 }
 
 export type GeocodingService = ReturnType<typeof createGeocodingService>;
