@@ -6,6 +6,7 @@ export type Cleaned = { geometry: Geometry; repaired?: string } | { geometry: nu
 
 class Bad extends Error {}
 
+/** Checks a position; returns it as is (no copy) when it is a plain [lon, lat]. */
 function position(p: unknown): Position {
   if (!Array.isArray(p) || p.length < 2) throw new Bad("a position is not an array of [longitude, latitude]");
   const lon = p[0];
@@ -14,19 +15,25 @@ function position(p: unknown): Position {
     throw new Bad(`position ${JSON.stringify(p).slice(0, 60)} is not numeric`);
   if (lon < -180 || lon > 180 || lat < -90 || lat > 90)
     throw new Bad(`position [${lon}, ${lat}] is outside longitude -180..180 / latitude -90..90 (projected coordinates? convert to WGS84)`);
-  return [lon, lat];
+  return p as Position;
 }
 
+/** Checks a line; the input array is returned as is unless repeated points had to go. */
 function line(coords: unknown, notes: string[]): Position[] | null {
   if (!Array.isArray(coords)) throw new Bad("line coordinates are not an array");
-  const out: Position[] = [];
+  let repeated = false;
+  let prev: Position | null = null;
   for (const c of coords) {
     const p = position(c);
-    const last = out[out.length - 1];
-    if (last && last[0] === p[0] && last[1] === p[1]) continue;
-    out.push(p);
+    if (prev && prev[0] === p[0] && prev[1] === p[1]) repeated = true;
+    prev = p;
   }
-  if (out.length < coords.length) notes.push("repeated points removed");
+  if (!repeated) return coords.length >= 2 ? (coords as Position[]) : null;
+  const out: Position[] = [];
+  for (const p of coords as Position[]) {
+    const last = out[out.length - 1];
+    if (!last || last[0] !== p[0] || last[1] !== p[1]) out.push(p);
+  }
   return out.length >= 2 ? out : null;
 }
 
@@ -36,7 +43,7 @@ function ring(coords: unknown, notes: string[]): Position[] | null {
   const first = pts[0]!;
   const last = pts[pts.length - 1]!;
   if (first[0] !== last[0] || first[1] !== last[1]) {
-    pts.push([first[0]!, first[1]!]);
+    pts.push([first[0]!, first[1]!]); // may extend the input array: the cleaned geometry replaces it anyway
     notes.push("unclosed ring closed");
   }
   return pts.length >= 4 ? pts : null;
@@ -61,8 +68,8 @@ function clean(g: Geometry, notes: string[]): Geometry | null {
       return { type: "Point", coordinates: position(c) };
     case "MultiPoint": {
       if (!Array.isArray(c)) throw new Bad("MultiPoint coordinates are not an array");
-      const pts = c.map(position);
-      return pts.length ? { type: "MultiPoint", coordinates: pts } : null;
+      for (const p of c) position(p);
+      return c.length ? { type: "MultiPoint", coordinates: c as Position[] } : null;
     }
     case "LineString": {
       const l = line(c, notes);

@@ -30,21 +30,25 @@ function jsonProblem(text: string): string {
 }
 
 export async function* readGeojson(path: string, label: string, progress: ReadProgress): AsyncGenerator<RawFeature> {
-  const text = await Bun.file(path).text();
+  let text: string | null = await Bun.file(path).text();
   progress.bytes = progress.total;
   let doc: unknown;
   try {
-    doc = JSON.parse(text.replace(/^\uFEFF/, ""));
+    doc = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   } catch (err) {
     const where = jsonProblem(text);
     throw new InvalidSource(`${label}: not valid JSON: ${where || (err as Error).message}`);
   }
+  text = null;
   if (!doc || typeof doc !== "object") throw new InvalidSource(`${label}: the JSON is not a GeoJSON object`);
   const d = doc as { type?: unknown; features?: unknown; geometry?: unknown; properties?: unknown };
   if (d.type === "FeatureCollection") {
     if (!Array.isArray(d.features)) throw new InvalidSource(`${label}: FeatureCollection has no "features" array`);
-    for (let i = 0; i < d.features.length; i++) {
-      const f = d.features[i] as { type?: unknown; geometry?: unknown; properties?: unknown } | null;
+    const features = d.features as unknown[];
+    d.features = null; // let each raw feature go once it has been read
+    for (let i = 0; i < features.length; i++) {
+      const f = features[i] as { type?: unknown; geometry?: unknown; properties?: unknown } | null;
+      features[i] = null;
       const where = `feature ${i + 1}`;
       if (!f || typeof f !== "object" || f.type !== "Feature") throw new InvalidSource(`${label}: ${where} is not a GeoJSON Feature (it needs "type": "Feature")`);
       yield { geometry: f.geometry, properties: propertiesOf(f.properties), where };
