@@ -106,6 +106,7 @@ export function spritesModule(ctx: AppContext, styles: StylesService) {
       },
       {
         params: PublicSpriteParams,
+        response: { 404: ErrorEnvelope },
         detail: {
           tags: TAGS,
           summary: "Sprite of the published style ({style}) or of one version ({style}@{version}): sprite.json, sprite.png, sprite@2x.json, sprite@2x.png",
