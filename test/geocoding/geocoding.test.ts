@@ -238,6 +238,15 @@ describe("caching", () => {
     expect(fake.calls).toHaveLength(4);
   });
 
+  test("a cached answer still needs a valid key", async () => {
+    expect((await get("/geocoding/v1/forward?q=guarded")).status).toBe(200);
+    const anonymous = await get("/geocoding/v1/forward?q=guarded", {});
+    expect(anonymous.status).toBe(401);
+    const bogus = await get("/geocoding/v1/forward?q=guarded", { "x-api-key": "msk_invalid" });
+    expect(bogus.status).toBe(401);
+    expect(fake.calls).toHaveLength(1);
+  });
+
   test("concurrent identical misses share one backend call", async () => {
     fake.delayMs = 50;
     const all = await Promise.all(Array.from({ length: 5 }, () => get("/geocoding/v1/forward?q=stampede")));
