@@ -21,15 +21,20 @@ interface Bucket {
 const MAX_BUCKETS = 100_000;
 
 export function createRateLimiter(now: () => number = Date.now) {
-  const buckets = new Map<string, Bucket>();
+  /** caller id -> group -> bucket (two lookups on existing strings beat hashing a fresh joined key) */
+  const buckets = new Map<string, Map<string, Bucket>>();
+  let count = 0;
 
-  function take(id: string, limit: number): BucketResult {
+  function take(id: string, group: string, limit: number): BucketResult {
     const t = now();
-    let b = buckets.get(id);
+    let groups = buckets.get(id);
+    if (!groups) buckets.set(id, (groups = new Map()));
+    let b = groups.get(group);
     if (!b || b.limit !== limit) {
-      if (!b && buckets.size >= MAX_BUCKETS) prune(t);
+      if (!b && count >= MAX_BUCKETS) prune(t);
+      if (!b) count++;
       b = { tokens: limit, updatedAt: t, limit };
-      buckets.set(id, b);
+      groups.set(group, b);
     } else {
       const perMs = limit / 60_000;
       b.tokens = Math.min(limit, b.tokens + Math.max(0, t - b.updatedAt) * perMs);
@@ -49,10 +54,17 @@ export function createRateLimiter(now: () => number = Date.now) {
 
   /** Drops buckets that have refilled completely (they are indistinguishable from new ones). */
   function prune(t: number) {
-    for (const [id, b] of buckets) if (b.tokens + (t - b.updatedAt) * (b.limit / 60_000) >= b.limit) buckets.delete(id);
+    for (const [id, groups] of buckets) {
+      for (const [group, b] of groups)
+        if (b.tokens + (t - b.updatedAt) * (b.limit / 60_000) >= b.limit) {
+          groups.delete(group);
+          count--;
+        }
+      if (!groups.size) buckets.delete(id);
+    }
   }
 
-  return { take, size: () => buckets.size };
+  return { take, size: () => count };
 }
 
 export type RateLimiter = ReturnType<typeof createRateLimiter>;

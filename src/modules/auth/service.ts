@@ -333,7 +333,7 @@ function buildAuthService(ctx: AppContext) {
   function authorizeService(request: Request, scope: Scope, headers: Record<string, string | number>): ServiceAuthorization {
     const caller = requireScope(request, scope);
     const limit = caller.kind === "key" ? (caller.rateLimitPerMinute ?? ctx.config.rateLimitPerMinute) : ctx.config.rateLimitPerMinute;
-    const bucket = limiter.take(`${caller.id}\t${scope}`, limit);
+    const bucket = limiter.take(caller.id, scope, limit);
     rateHeaders(bucket, headers);
     if (!bucket.allowed)
       throw new TooManyRequests("RATE_LIMITED", `Rate limit of ${limit} requests per minute for '${scope}' exceeded; retry after ${bucket.retryAfterS} s`, bucket.retryAfterS, {

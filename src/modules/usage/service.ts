@@ -37,11 +37,20 @@ export function calendarOf(now: number): Calendar {
   return cached;
 }
 
+/** Calls of one key, UTC day and service group not yet written; requests hold it as their reservation. */
 export interface Reservation {
   keyId: number;
   day: string;
-  month: string;
   service: string;
+  pending: number;
+  month: MonthEntry;
+}
+
+interface MonthEntry {
+  month: string;
+  used: number;
+  /** service -> today's counter */
+  counters: Map<string, Reservation>;
 }
 
 export interface QuotaState {
@@ -51,9 +60,9 @@ export interface QuotaState {
 }
 
 export function createUsageService(sqlite: Database, log: Logger) {
-  /** "keyId\tday\tservice" -> calls not yet written */
-  const pending = new Map<string, number>();
-  const monthly = new Map<number, { month: string; used: number }>();
+  /** counters with calls not yet written */
+  const dirty = new Set<Reservation>();
+  const monthly = new Map<number, MonthEntry>();
   const lastUsed = new Map<number, number>();
   const lastWritten = new Map<number, number>();
 
@@ -66,41 +75,41 @@ export function createUsageService(sqlite: Database, log: Logger) {
   );
   const writeLastUsed = sqlite.query("UPDATE api_keys SET last_used_at = max(coalesce(last_used_at, 0), ?) WHERE id = ?");
 
-  function monthEntry(keyId: number, month: string) {
+  function monthEntry(keyId: number, month: string): MonthEntry {
     let m = monthly.get(keyId);
     if (!m || m.month !== month) {
       const persisted = monthTotal.get(keyId, `${month}-01`, `${month}-31`)?.n ?? 0;
       let unflushed = 0;
-      for (const [k, n] of pending) {
-        const [id, day] = k.split("\t");
-        if (Number(id) === keyId && day!.startsWith(month)) unflushed += n;
-      }
-      m = { month, used: persisted + unflushed };
+      for (const c of dirty) if (c.keyId === keyId && c.day.startsWith(month)) unflushed += c.pending;
+      m = { month, used: persisted + unflushed, counters: new Map() };
       monthly.set(keyId, m);
     }
     return m;
   }
 
-  const addPending = (r: Reservation, delta: number) => {
-    const k = `${r.keyId}\t${r.day}\t${r.service}`;
-    pending.set(k, (pending.get(k) ?? 0) + delta);
-  };
-
-  /** Counts one call now (refund it if the call fails); refused when a monthly quota is used up. */
+  /**
+   * Counts one call now (refund it if the call fails); refused when a monthly quota is used up.
+   * Hot path: two Map lookups and an increment, no strings built.
+   */
   function reserve(keyId: number, service: string, quota: number | null, now = Date.now()): { state: QuotaState; reservation: Reservation | null } {
     const { day, month } = calendarOf(now);
     const m = monthEntry(keyId, month);
     if (quota !== null && m.used >= quota) return { state: { allowed: false, used: m.used, limit: quota }, reservation: null };
     m.used += 1;
-    const reservation = { keyId, day, month, service };
-    addPending(reservation, 1);
-    return { state: { allowed: true, used: m.used, limit: quota }, reservation };
+    let c = m.counters.get(service);
+    if (!c || c.day !== day) {
+      c = { keyId, day, service, pending: 0, month: m };
+      m.counters.set(service, c);
+    }
+    c.pending += 1;
+    dirty.add(c);
+    return { state: { allowed: true, used: m.used, limit: quota }, reservation: c };
   }
 
   function refund(r: Reservation): void {
-    const m = monthly.get(r.keyId);
-    if (m && m.month === r.month) m.used = Math.max(0, m.used - 1);
-    addPending(r, -1);
+    r.month.used = Math.max(0, r.month.used - 1);
+    r.pending -= 1;
+    dirty.add(r);
   }
 
   function touch(keyId: number, now = Date.now()): void {
@@ -110,29 +119,23 @@ export function createUsageService(sqlite: Database, log: Logger) {
   /** Writes pending counters, and last-used times not written in the last minute (all when `force`). */
   function flush(force = false): void {
     const now = Date.now();
-    const counts = [...pending].filter(([, n]) => n !== 0);
+    const counts = [...dirty].filter((c) => c.pending !== 0).map((c) => [c, c.pending] as const);
     const times = [...lastUsed].filter(([id]) => force || now - (lastWritten.get(id) ?? 0) >= LAST_USED_WRITE_INTERVAL_MS);
     if (!counts.length && !times.length) {
-      pending.clear();
+      dirty.clear();
       return;
     }
     try {
       sqlite.transaction(() => {
-        for (const [k, n] of counts) {
-          const [id, day, service] = k.split("\t");
-          upsert.run(Number(id), day!, service!, n);
-        }
+        for (const [c, n] of counts) upsert.run(c.keyId, c.day, c.service, n);
         for (const [id, t] of times) writeLastUsed.run(t, id);
       })();
     } catch (err) {
       log.error("usage flush failed; will retry", { error: String(err) });
       return;
     }
-    for (const [k, n] of counts) {
-      const left = (pending.get(k) ?? 0) - n;
-      if (left === 0) pending.delete(k);
-      else pending.set(k, left);
-    }
+    for (const [c, n] of counts) c.pending -= n;
+    dirty.clear();
     for (const [id, t] of times) {
       lastWritten.set(id, now);
       if (lastUsed.get(id) === t) lastUsed.delete(id);
