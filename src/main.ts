@@ -21,12 +21,12 @@ function mainHelp(): string {
 }
 
 async function main(argv: string[]): Promise<number> {
-  const first = argv[0];
-  if (first === "--help" || first === "-h" || first === "help") {
+  if (argv[0] === "--help" || argv[0] === "-h" || argv[0] === "help") {
     process.stdout.write(mainHelp());
     return 0;
   }
-  if (first === "--version" || first === "-v") argv = ["version"];
+  if (argv[0] === "--version" || argv[0] === "-v") argv = ["version", ...argv.slice(1)];
+  const first = argv[0];
   const named = first && !first.startsWith("-") ? COMMANDS.find((c) => c.name === first) : undefined;
   if (first && !first.startsWith("-") && !named) {
     printErr(`mapstead: unknown command '${first}'. Run \`mapstead --help\` for the list.`);

@@ -33,6 +33,12 @@ export function splitSettingFlags(argv: string[]): SplitArgs {
 
 export class UsageError extends Error {}
 
+/** Refuses arguments a command does not know, so a typo is not silently ignored. */
+export function rejectUnknownArgs(rest: string[], known: string[] = []): void {
+  const unknown = rest.filter((a) => !known.includes(a));
+  if (unknown.length) throw new UsageError(`unknown option or argument '${unknown[0]}'; see --help`);
+}
+
 export function settingsHelp(): string {
   return SETTINGS.map((s) => `  --${kebab(s.name).padEnd(24)} ${s.name}: ${s.description}${s.default !== undefined && s.default !== "" ? ` (default ${s.default})` : ""}`).join("\n");
 }

@@ -1,20 +1,27 @@
 import type { CliCommand } from "./command";
 import { configOrExit } from "./runtime";
-import { openDatabase } from "../db/client";
+import { closeDatabase, openDatabase, type DbHandle } from "../db/client";
 import { runPreflight } from "../modules/preflight/checks";
 import { bold, dim, green, print, red, yellow } from "./output";
-import { settingsHelp } from "./args";
+import { rejectUnknownArgs, settingsHelp } from "./args";
 
 export const preflightCommand: CliCommand = {
   name: "preflight",
   summary: "Check this installation and say what to fix (exit 0 when nothing fails)",
   help: `Usage: mapstead preflight [--json] [settings]\n\nRuns the same checks as GET /setup/preflight with this machine's settings.\n\nSettings:\n${settingsHelp()}`,
   async run(args, overrides) {
+    rejectUnknownArgs(args, ["--json"]);
     const json = args.includes("--json");
     const config = configOrExit(overrides);
-    const handle = openDatabase(config.dataDir);
-    const report = await runPreflight({ config, sqlite: handle.sqlite });
-    handle.sqlite.close();
+    let handle: DbHandle | null = null;
+    let databaseError: string | undefined;
+    try {
+      handle = openDatabase(config.dataDir);
+    } catch (err) {
+      databaseError = err instanceof Error ? err.message : String(err);
+    }
+    const report = await runPreflight({ config, sqlite: handle?.sqlite ?? null, databaseError });
+    if (handle) closeDatabase(handle.sqlite);
     if (json) {
       print(JSON.stringify(report, null, 2));
     } else {

@@ -8,7 +8,7 @@ import { createContext } from "../context";
 import { createLogger } from "../log";
 import { createApp } from "../app";
 import { issueSetupToken } from "../modules/auth/setup-token";
-import { settingsHelp } from "./args";
+import { rejectUnknownArgs, settingsHelp } from "./args";
 import { bold, print, printErr } from "./output";
 import type { Config } from "../config";
 
@@ -27,7 +27,8 @@ export const serveCommand: CliCommand = {
   name: "serve",
   summary: "Start the appliance (the default command)",
   help: `Usage: mapstead serve [settings]\n\nApplies database migrations, then serves the API, console and docs.\n\nSettings (environment variables, or these flags):\n${settingsHelp()}`,
-  async run(_args, overrides) {
+  async run(args, overrides) {
+    rejectUnknownArgs(args);
     const config = withConcretePort(configOrExit(overrides));
     const log = createLogger(config.logLevel);
     const handle = openDatabase(config.dataDir);

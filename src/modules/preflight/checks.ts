@@ -24,7 +24,9 @@ export interface PreflightReport {
 
 export interface PreflightDeps {
   config: Config;
-  sqlite: Database;
+  /** null when the database could not be opened; `databaseError` says why */
+  sqlite: Database | null;
+  databaseError?: string;
   probeGeocoder?: () => Promise<ProbeResult>;
   probeElevation?: () => Promise<ProbeResult>;
 }
@@ -98,13 +100,21 @@ export async function runPreflight(deps: PreflightDeps): Promise<PreflightReport
     (deps.probeGeocoder ?? (() => probeGeocoder(config)))(),
     (deps.probeElevation ?? (() => probeElevation(config)))(),
   ]);
+  const databaseChecks: Check[] = sqlite
+    ? [sqliteCheck(sqlite), migrationsCheck(sqlite), adminCheck(sqlite)]
+    : [
+        {
+          id: "sqlite",
+          status: "fail",
+          message: `The database in DATA_DIR could not be opened: ${deps.databaseError ?? "unknown error"}`,
+          fix: "Make DATA_DIR a writable directory on a local file system for the service user",
+        },
+      ];
   const checks: Check[] = [
     { id: "config", status: "pass", message: `Settings valid; listening on ${config.host}:${config.port}`, fix: "" },
     publicUrlCheck(config),
     ...dataDirChecks(config),
-    sqliteCheck(sqlite),
-    migrationsCheck(sqlite),
-    adminCheck(sqlite),
+    ...databaseChecks,
     backendCheck("geocoder", geo),
     backendCheck("elevation", elev),
   ];

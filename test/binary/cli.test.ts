@@ -1,0 +1,157 @@
+// The compiled binary's command line: help, version, settings errors, migrate and preflight exit codes.
+import { beforeAll, describe, expect, test } from "bun:test";
+import { chmodSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { ensureBinary, runBinary } from "../support/binary";
+import { tempDir } from "../support/app";
+import pkg from "../../package.json";
+
+beforeAll(async () => {
+  await ensureBinary();
+}, 120_000);
+
+const dataDir = () => join(tempDir("mapstead-cli-"), "data");
+
+describe("help and version", () => {
+  test("mapstead --help lists the commands and the settings", async () => {
+    const r = await runBinary(["--help"]);
+    expect(r.exitCode).toBe(0);
+    for (const cmd of ["serve", "migrate", "preflight", "version"]) expect(r.stdout).toMatch(new RegExp(`^  ${cmd}\\s`, "m"));
+    for (const flag of ["--public-url", "--port", "--data-dir", "--geocoder-internal-url", "--log-level"]) expect(r.stdout).toContain(flag);
+  });
+
+  test("mapstead serve --help explains serve without starting it", async () => {
+    const r = await runBinary(["serve", "--help"], { timeoutMs: 5000 });
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toStartWith("Usage: mapstead serve");
+    expect(r.stdout).toContain("--data-dir");
+  });
+
+  test("every command has its own --help", async () => {
+    for (const cmd of ["migrate", "preflight", "version"]) {
+      const r = await runBinary([cmd, "--help"]);
+      expect(r.exitCode).toBe(0);
+      expect(r.stdout).toStartWith(`Usage: mapstead ${cmd}`);
+    }
+  });
+
+  test("mapstead version and --version print the version", async () => {
+    for (const args of [["version"], ["--version"]]) {
+      const r = await runBinary(args, { timeoutMs: 5000 });
+      expect(r.exitCode).toBe(0);
+      expect(r.stdout.trim()).toBe(`mapstead ${pkg.version} (bun 1.4.4)`);
+    }
+  });
+
+  test("an unknown command or option exits 2 with one line", async () => {
+    const cmd = await runBinary(["frobnicate"]);
+    expect(cmd.exitCode).toBe(2);
+    expect(cmd.stderr.trim().split("\n")).toHaveLength(1);
+    expect(cmd.stderr).toContain("frobnicate");
+    const opt = await runBinary(["preflight", "--jsno"], { env: { DATA_DIR: dataDir() } });
+    expect(opt.exitCode).toBe(2);
+    expect(opt.stderr.trim()).toBe("mapstead preflight: unknown option or argument '--jsno'; see --help");
+  });
+});
+
+describe("bad settings", () => {
+  const cases: { env?: Record<string, string>; args?: string[]; setting: string; accepts: string }[] = [
+    { env: { PORT: "eighty" }, setting: "PORT", accepts: "an integer from 0 to 65535" },
+    { args: ["--port", "70000"], setting: "PORT", accepts: "an integer from 0 to 65535" },
+    { env: { PUBLIC_URL: "maps.example.com" }, setting: "PUBLIC_URL", accepts: "an absolute http(s) URL" },
+    { args: ["--geocoder-internal-url=ftp://pelias/v1"], setting: "GEOCODER_INTERNAL_URL", accepts: "http(s)" },
+    { env: { LOG_LEVEL: "loud" }, setting: "LOG_LEVEL", accepts: "one of debug, info, warn, error" },
+    { env: { TRUST_PROXY: "maybe" }, setting: "TRUST_PROXY", accepts: "true or false" },
+  ];
+  for (const c of cases) {
+    test(`${c.setting} ${JSON.stringify(c.env ?? c.args)} exits 2 naming the setting and what it accepts`, async () => {
+      const r = await runBinary(["serve", ...(c.args ?? [])], { env: { DATA_DIR: dataDir(), ...c.env }, timeoutMs: 5000 });
+      expect(r.exitCode).toBe(2);
+      const lines = r.stderr.trim().split("\n");
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toStartWith(`mapstead: ${c.setting}`);
+      expect(lines[0]).toContain(c.accepts);
+      expect(r.stdout).toBe("");
+    });
+  }
+
+  test("a flag without its value exits 2", async () => {
+    const r = await runBinary(["serve", "--data-dir"]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr.trim()).toBe("mapstead serve: --data-dir needs a value");
+  });
+});
+
+describe("migrate", () => {
+  test("applies the embedded migrations once, then reports the database current", async () => {
+    const dir = dataDir();
+    const first = await runBinary(["migrate", "--data-dir", dir]);
+    expect(first.exitCode).toBe(0);
+    expect(first.stdout).toContain("Applied 1 migration(s): 0000_init");
+    const again = await runBinary(["migrate"], { env: { DATA_DIR: dir } });
+    expect(again.exitCode).toBe(0);
+    expect(again.stdout).toContain("Database is current (1 migration(s) applied)");
+  });
+});
+
+describe("preflight", () => {
+  test("--json on a migrated data dir: exit 0, every check with a fix when not passing", async () => {
+    const dir = dataDir();
+    await runBinary(["migrate"], { env: { DATA_DIR: dir } });
+    const r = await runBinary(["preflight", "--json"], { env: { DATA_DIR: dir, HOST: "127.0.0.1" } });
+    expect(r.exitCode).toBe(0);
+    const report = JSON.parse(r.stdout);
+    expect(report.ok).toBe(true);
+    const ids = report.checks.map((c: { id: string }) => c.id);
+    expect(ids).toEqual(["config", "public_url", "data_dir", "disk_space", "sqlite", "migrations", "admin", "geocoder", "elevation"]);
+    for (const c of report.checks) {
+      expect(["pass", "warn", "fail"]).toContain(c.status);
+      if (c.status !== "pass") expect(c.fix.length).toBeGreaterThan(10);
+    }
+    expect(report.checks.find((c: { id: string }) => c.id === "migrations").status).toBe("pass");
+    expect(report.checks.find((c: { id: string }) => c.id === "admin").status).toBe("warn");
+  });
+
+  test("exits 1 when a check fails: pending migrations and a dead geocoder", async () => {
+    const dir = dataDir();
+    const r = await runBinary(["preflight", "--json", "--geocoder-internal-url", "http://127.0.0.1:9/v1"], { env: { DATA_DIR: dir } });
+    expect(r.exitCode).toBe(1);
+    const report = JSON.parse(r.stdout);
+    expect(report.ok).toBe(false);
+    const byId = Object.fromEntries(report.checks.map((c: { id: string; status: string }) => [c.id, c]));
+    expect(byId.migrations.status).toBe("fail");
+    expect(byId.migrations.fix).toContain("mapstead migrate");
+    expect(byId.geocoder.status).toBe("fail");
+    expect(byId.geocoder.fix).toContain("127.0.0.1:9");
+  });
+
+  test("an unusable DATA_DIR is reported as failing checks, not a crash", async () => {
+    if (process.getuid?.() === 0) {
+      // root ignores permissions; a DATA_DIR under a regular file cannot be created by anyone.
+      const parent = tempDir("mapstead-cli-");
+      await Bun.write(join(parent, "file"), "x");
+      const r = await runBinary(["preflight"], { env: { DATA_DIR: join(parent, "file", "data") } });
+      expect(r.exitCode).toBe(1);
+      expect(r.stdout).toMatch(/fail\s+data_dir/);
+      expect(r.stdout).toMatch(/fail\s+sqlite/);
+      expect(r.stdout).toContain("check(s) failed");
+    } else {
+      const dir = dataDir();
+      mkdirSync(dir, { recursive: true });
+      chmodSync(dir, 0o500);
+      const r = await runBinary(["preflight"], { env: { DATA_DIR: dir } });
+      expect(r.exitCode).toBe(1);
+      expect(r.stdout).toMatch(/fail\s+data_dir/);
+    }
+  });
+
+  test("the human summary is plain text without colour codes when not on a terminal", async () => {
+    const dir = dataDir();
+    await runBinary(["migrate"], { env: { DATA_DIR: dir } });
+    const r = await runBinary(["preflight"], { env: { DATA_DIR: dir, HOST: "127.0.0.1" } });
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).not.toContain("\x1b[");
+    expect(r.stdout).toMatch(/pass\s+migrations\s+Database schema current/);
+    expect(r.stdout).toContain("Nothing failed");
+  });
+});
