@@ -15,6 +15,7 @@ const ROOT = resolve(import.meta.dir, "..");
 const RUNTIMES_DIR = join(ROOT, "scripts", "runtimes");
 export const ENTRY = join(ROOT, "src", "main.ts");
 export const BUN_VERSION = "1.4.4";
+const MAX_HTTP_HEADER_BYTES = 64 * 1024;
 
 export interface Target {
   /** dist/mapstead-<name> */
@@ -69,6 +70,9 @@ export function workerEntrypoints(): string[] {
 export function compile(opts: { outfile: string; bunTarget?: string; executablePath?: string; quiet?: boolean }): { ok: boolean; output: string } {
   const tmp = `${opts.outfile}.tmp-${process.pid}`;
   const args = [process.execPath, "build", ENTRY, ...workerEntrypoints().map((w) => relative(ROOT, w)), "--compile", "--minify-whitespace", "--minify-syntax", "--outfile", tmp];
+  // Bun's HTTP parser answers a bare 431 above 16 KiB of headers; raising its ceiling lets the app's own
+  // 16 KiB check answer in the error envelope with a request id instead.
+  args.push(`--compile-exec-argv=--max-http-header-size=${MAX_HTTP_HEADER_BYTES}`);
   if (opts.bunTarget) args.push("--target", opts.bunTarget);
   if (opts.executablePath) args.push("--compile-executable-path", opts.executablePath);
   const r = Bun.spawnSync(args, { cwd: ROOT, stdout: "pipe", stderr: "pipe", env: { ...process.env, NO_COLOR: "1" } });

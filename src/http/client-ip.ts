@@ -6,7 +6,9 @@ type ServerLike = { requestIP(req: Request): { address: string } | null } | null
 
 export function clientIp(request: Request, server: ServerLike, config: Config): string {
   if (config.trustProxy) {
-    const forwarded = request.headers.get("x-forwarded-for")?.split(",")[0]?.trim();
+    // The last entry is the one our proxy appended; earlier ones are whatever the client claimed
+    // (a client sending "X-Forwarded-For: 127.0.0.1" must not pass for a loopback caller).
+    const forwarded = request.headers.get("x-forwarded-for")?.split(",").at(-1)?.trim();
     if (forwarded) return forwarded;
   }
   return server?.requestIP(request)?.address ?? "127.0.0.1";
