@@ -1,0 +1,149 @@
+// Settings parsing: every CONTRACT.md setting, its default, its flag form, and what a bad value says.
+import { describe, expect, test } from "bun:test";
+import { resolve } from "node:path";
+import { ConfigError, SETTINGS, kebab, loadConfig } from "../../src/config";
+import { splitSettingFlags, UsageError } from "../../src/cli/args";
+
+function configError(env: Record<string, string>, overrides: Record<string, string> = {}): ConfigError {
+  try {
+    loadConfig(env, overrides);
+  } catch (err) {
+    if (err instanceof ConfigError) return err;
+    throw err;
+  }
+  throw new Error(`expected ${JSON.stringify(env)} to be refused`);
+}
+
+describe("defaults", () => {
+  test("an empty environment gives the CONTRACT.md defaults", () => {
+    const c = loadConfig({});
+    expect(c).toEqual({
+      publicUrl: "http://localhost:8080",
+      publicUrlDefaulted: true,
+      host: "0.0.0.0",
+      port: 8080,
+      dataDir: resolve("./data"),
+      geocoderUrl: null,
+      elevationUrl: null,
+      geocoderTimeoutMs: 5000,
+      elevationTimeoutMs: 5000,
+      maxUploadMb: 2048,
+      rateLimitPerMinute: 600,
+      trustProxy: false,
+      allowedHosts: [],
+      logLevel: "info",
+    });
+    expect(Object.isFrozen(c)).toBe(true);
+  });
+
+  test("PUBLIC_URL defaults to localhost on the configured PORT; empty values count as unset", () => {
+    expect(loadConfig({ PORT: "9000" }).publicUrl).toBe("http://localhost:9000");
+    expect(loadConfig({ PORT: "", LOG_LEVEL: "" }).port).toBe(8080);
+  });
+});
+
+describe("every setting accepts its documented form", () => {
+  test("all settings at once", () => {
+    const c = loadConfig({
+      PUBLIC_URL: "https://maps.example.com/",
+      HOST: "127.0.0.1",
+      PORT: "0",
+      DATA_DIR: "/var/lib/mapstead",
+      GEOCODER_INTERNAL_URL: "http://pelias-api:4000/v1/",
+      ELEVATION_INTERNAL_URL: "http://opentopodata:5000/v1/srtm30m",
+      GEOCODER_TIMEOUT_MS: "100",
+      ELEVATION_TIMEOUT_MS: "120000",
+      MAX_UPLOAD_MB: "1",
+      RATE_LIMIT_PER_MINUTE: "10000000",
+      TRUST_PROXY: "on",
+      ALLOWED_HOSTS: " Maps.Example.com , tiles.example.com:8443,",
+      LOG_LEVEL: "DEBUG",
+    });
+    expect(c.publicUrl).toBe("https://maps.example.com");
+    expect(c.publicUrlDefaulted).toBe(false);
+    expect(c.host).toBe("127.0.0.1");
+    expect(c.port).toBe(0);
+    expect(c.dataDir).toBe("/var/lib/mapstead");
+    expect(c.geocoderUrl).toBe("http://pelias-api:4000/v1");
+    expect(c.elevationUrl).toBe("http://opentopodata:5000/v1/srtm30m");
+    expect(c.geocoderTimeoutMs).toBe(100);
+    expect(c.elevationTimeoutMs).toBe(120000);
+    expect(c.maxUploadMb).toBe(1);
+    expect(c.rateLimitPerMinute).toBe(10_000_000);
+    expect(c.trustProxy).toBe(true);
+    expect(c.allowedHosts).toEqual(["maps.example.com", "tiles.example.com:8443"]);
+    expect(c.logLevel).toBe("debug");
+  });
+
+  test("booleans", () => {
+    for (const v of ["1", "true", "yes", "on", "TRUE"]) expect(loadConfig({ TRUST_PROXY: v }).trustProxy).toBe(true);
+    for (const v of ["0", "false", "no", "off"]) expect(loadConfig({ TRUST_PROXY: v }).trustProxy).toBe(false);
+  });
+
+  test("a relative DATA_DIR is resolved once, against the start-up directory", () => {
+    expect(loadConfig({ DATA_DIR: "somewhere/data" }).dataDir).toBe(resolve("somewhere/data"));
+  });
+});
+
+describe("bad values name the setting and what it accepts", () => {
+  const cases: [Record<string, string>, string, string][] = [
+    [{ PORT: "http" }, "PORT", "an integer from 0 to 65535"],
+    [{ PORT: "65536" }, "PORT", "out of range"],
+    [{ PORT: "-1" }, "PORT", "out of range"],
+    [{ PORT: "80.5" }, "PORT", "an integer"],
+    [{ HOST: "my host" }, "HOST", "an IP address or host name"],
+    [{ PUBLIC_URL: "maps.example.com" }, "PUBLIC_URL", "an absolute http(s) URL"],
+    [{ PUBLIC_URL: "ftp://maps.example.com" }, "PUBLIC_URL", "must use http or https"],
+    [{ PUBLIC_URL: "https://maps.example.com/?x=1" }, "PUBLIC_URL", "must not carry a query"],
+    [{ PUBLIC_URL: "https://user:pw@maps.example.com" }, "PUBLIC_URL", "credentials"],
+    [{ GEOCODER_INTERNAL_URL: "pelias:4000" }, "GEOCODER_INTERNAL_URL", "http(s)"],
+    [{ ELEVATION_INTERNAL_URL: "not a url" }, "ELEVATION_INTERNAL_URL", "an absolute http(s) URL"],
+    [{ GEOCODER_TIMEOUT_MS: "99" }, "GEOCODER_TIMEOUT_MS", "an integer from 100 to 120000"],
+    [{ ELEVATION_TIMEOUT_MS: "5s" }, "ELEVATION_TIMEOUT_MS", "an integer from 100 to 120000"],
+    [{ MAX_UPLOAD_MB: "0" }, "MAX_UPLOAD_MB", "an integer from 1 to 1048576"],
+    [{ RATE_LIMIT_PER_MINUTE: "lots" }, "RATE_LIMIT_PER_MINUTE", "an integer from 1 to 10000000"],
+    [{ TRUST_PROXY: "maybe" }, "TRUST_PROXY", "true or false"],
+    [{ ALLOWED_HOSTS: "good.example.com,bad host" }, "ALLOWED_HOSTS", "comma-separated host names"],
+    [{ ALLOWED_HOSTS: "https://x.example.com" }, "ALLOWED_HOSTS", "comma-separated host names"],
+    [{ LOG_LEVEL: "verbose" }, "LOG_LEVEL", "one of debug, info, warn, error"],
+    [{ DATA_DIR: "   " }, "DATA_DIR", "a directory path"],
+  ];
+  for (const [env, setting, says] of cases) {
+    test(`${JSON.stringify(env)}`, () => {
+      const err = configError(env);
+      expect(err.setting).toBe(setting);
+      expect(err.message.startsWith(setting)).toBe(true);
+      expect(err.message).toContain(says);
+      expect(err.message).not.toContain("\n");
+    });
+  }
+
+  test("every setting in SETTINGS says what it accepts", () => {
+    expect(SETTINGS.map((s) => s.name).sort()).toEqual(
+      ["ALLOWED_HOSTS", "DATA_DIR", "ELEVATION_INTERNAL_URL", "ELEVATION_TIMEOUT_MS", "GEOCODER_INTERNAL_URL", "GEOCODER_TIMEOUT_MS", "HOST", "LOG_LEVEL", "MAX_UPLOAD_MB", "PORT", "PUBLIC_URL", "RATE_LIMIT_PER_MINUTE", "TRUST_PROXY"].sort(),
+    );
+    for (const s of SETTINGS) expect(s.accepts.length).toBeGreaterThan(5);
+  });
+});
+
+describe("--kebab-case flags", () => {
+  test("every setting has a flag, and flags win over the environment", () => {
+    for (const s of SETTINGS) expect(splitSettingFlags([`--${kebab(s.name)}=x`]).overrides).toEqual({ [s.name]: "x" });
+    const { overrides, rest } = splitSettingFlags(["--port", "9001", "--json", "--data-dir=/srv/maps", "--trust-proxy"]);
+    expect(overrides).toEqual({ PORT: "9001", DATA_DIR: "/srv/maps", TRUST_PROXY: "true" });
+    expect(rest).toEqual(["--json"]);
+    const c = loadConfig({ PORT: "8000", DATA_DIR: "/elsewhere" }, overrides);
+    expect(c.port).toBe(9001);
+    expect(c.dataDir).toBe("/srv/maps");
+    expect(c.trustProxy).toBe(true);
+  });
+
+  test("a bad flag value is refused like a bad environment value", () => {
+    const err = configError({}, splitSettingFlags(["--max-upload-mb", "huge"]).overrides);
+    expect(err.setting).toBe("MAX_UPLOAD_MB");
+  });
+
+  test("a flag missing its value is a usage error", () => {
+    expect(() => splitSettingFlags(["--port"])).toThrow(UsageError);
+  });
+});
