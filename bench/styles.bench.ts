@@ -1,11 +1,20 @@
 // Stable style JSON throughput (GET /styles/v1/{owner}/{style}, the URL every map load starts with) as a
 // ratio to a bare Bun.serve answering the same bytes (target >= 0.7). Also the same for a versioned URL
 // and for a 304 revalidation with If-None-Match.
-import { serveTestApp } from "../test/support/app";
+import { freePort, makeTestApp } from "../test/support/app";
 import { seedOrg, seedSession } from "../test/support/seed";
 import { bareConstantServer, DURATION_S, median, QUICK, report, wrk, wrkLine } from "./lib";
 
-const app = await serveTestApp({ RATE_LIMIT_PER_MINUTE: "10000000" });
+// The app as serveTestApp builds it, plus one trivial route that answers the style's bytes: the cost of
+// the framework and the global HTTP conventions alone, to tell them apart from the styles module's own.
+const port = freePort();
+const app = await makeTestApp({ HOST: "127.0.0.1", PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, RATE_LIMIT_PER_MINUTE: "10000000" });
+let constantBytes = new Uint8Array(0);
+app.app.get("/__bench/constant", ({ set }) => {
+  set.headers["content-type"] = "application/json; charset=utf-8";
+  return constantBytes;
+});
+app.app.listen({ hostname: "127.0.0.1", port });
 const org = seedOrg(app.ctx, "bench");
 const session = await seedSession(app.ctx, { orgId: org.id });
 
@@ -40,6 +49,7 @@ try {
   const stableUrl = `${app.baseUrl}/styles/v1/bench/streets`;
   const first = await fetch(stableUrl);
   const body = await first.text();
+  constantBytes = new TextEncoder().encode(body);
   const etag = first.headers.get("etag")!;
   console.log(`  style JSON: ${body.length} bytes`);
 
@@ -48,7 +58,7 @@ try {
     // Rounds alternate baseline and app so load from anything else on the machine hits both alike;
     // each figure is the median of the per-round ratios.
     const rounds = QUICK ? 1 : 3;
-    const ratios: Record<string, number[]> = { stable: [], versioned: [], revalidate: [], health: [] };
+    const ratios: Record<string, number[]> = { stable: [], versioned: [], revalidate: [], floor: [] };
     await wrk(bare.url, { durationS: 1 });
     await wrk(stableUrl, { durationS: 1 });
     for (let round = 0; round < rounds; round++) {
@@ -56,26 +66,27 @@ try {
       const stable = await wrk(stableUrl, { durationS: DURATION_S });
       const versioned = await wrk(`${stableUrl}@1`, { durationS: DURATION_S });
       const revalidate = await wrk(stableUrl, { durationS: DURATION_S, headers: { "if-none-match": etag } });
-      const health = await wrk(`${app.baseUrl}/health`, { durationS: DURATION_S });
+      const floor = await wrk(`${app.baseUrl}/__bench/constant`, { durationS: DURATION_S });
       console.log(`  round ${round + 1}:`);
       wrkLine("  bare Bun.serve constant", base);
       wrkLine("  stable style", stable);
       wrkLine("  versioned style", versioned);
       wrkLine("  stable style, If-None-Match (304)", revalidate);
-      wrkLine("  GET /health (framework floor, for reference)", health);
+      wrkLine("  trivial app route, same bytes (framework floor)", floor);
       for (const [name, r] of [["stable", stable], ["versioned", versioned]] as const) if (r.non2xx) console.log(`  warning: ${r.non2xx} non-2xx answers (${name})`);
       ratios.stable!.push(stable.rps / base.rps);
       ratios.versioned!.push(versioned.rps / base.rps);
       ratios.revalidate!.push(revalidate.rps / base.rps);
-      ratios.health!.push(health.rps / base.rps);
+      ratios.floor!.push(floor.rps / base.rps);
     }
     report("stable style JSON throughput / bare Bun.serve", median(ratios.stable!), "ratio", ">= 0.7");
     report("versioned style JSON throughput / bare Bun.serve", median(ratios.versioned!), "ratio");
     report("stable style 304 revalidation throughput / bare Bun.serve", median(ratios.revalidate!), "ratio");
-    report("GET /health throughput / bare Bun.serve (framework floor)", median(ratios.health!), "ratio");
+    report("trivial app route with the same bytes / bare Bun.serve (framework floor)", median(ratios.floor!), "ratio");
   } finally {
     bare.stop();
   }
 } finally {
+  await app.app.server?.stop(true);
   await app.close();
 }
