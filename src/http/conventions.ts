@@ -52,7 +52,7 @@ export function conventions(config: Config, log: Logger, routes: RouteTable) {
       checkDeclaredLength(request, pathname, config.maxUploadMb);
     })
     .onError({ as: "global" }, ({ code, error, request, set }) => {
-      let mapped = mapError(code as string, error);
+      let mapped = mapError(code as string, error, request.url);
       if (mapped.status === 404 && code === "NOT_FOUND") {
         const allowed = routes.allowedMethods(safePathname(request));
         if (allowed.length && !allowed.includes(request.method)) {

@@ -36,7 +36,19 @@ export function validationMessage(err: ValidationLike): { message: string; detai
   return { message: `Invalid ${name}: ${reason}`, details };
 }
 
-export function mapError(code: string | number, error: unknown): MappedError {
+/**
+ * Elysia's t.Numeric / t.BooleanString decoders throw a "property" error that has lost the parameter's
+ * name; find the query parameter holding the offending value so the message can still name it.
+ */
+function nameOfQueryValue(url: string | undefined, value: unknown): string | null {
+  if (!url || value === undefined) return null;
+  try {
+    for (const [name, v] of new URL(url).searchParams) if (v === String(value)) return name;
+  } catch {}
+  return null;
+}
+
+export function mapError(code: string | number, error: unknown, requestUrl?: string): MappedError {
   if (error instanceof AppError) {
     return { status: error.status, body: errorBody(error.code, error.message, error.details), headers: error.headers, internal: error.status >= 500 && error.status !== 502 && error.status !== 503 };
   }
@@ -46,7 +58,15 @@ export function mapError(code: string | number, error: unknown): MappedError {
     case "PARSE":
       return { status: 400, body: errorBody("BAD_REQUEST", "The request body could not be parsed: send valid JSON with Content-Type: application/json"), internal: false };
     case "VALIDATION": {
-      const v = validationMessage(error as ValidationLike);
+      const err = error as ValidationLike & { value?: unknown };
+      if (err.type === "property") {
+        const reason = (err.valueError?.message ?? "is invalid").replace(/\.$/, "");
+        const name = nameOfQueryValue(requestUrl, err.value);
+        const shown = JSON.stringify(err.value)?.slice(0, 100) ?? "value";
+        const message = name ? `Invalid query parameter '${name}': ${reason}` : `Invalid value ${shown}: ${reason}`;
+        return { status: 400, body: errorBody("BAD_REQUEST", message, name ? [{ in: "query", path: name, message: reason }] : undefined), internal: false };
+      }
+      const v = validationMessage(err);
       return { status: 400, body: errorBody("BAD_REQUEST", v.message, v.details.length ? v.details : undefined), internal: false };
     }
     case "INVALID_COOKIE_SIGNATURE":

@@ -78,6 +78,14 @@ describe("the compiled binary serving", () => {
     }
   });
 
+  test("headers over 16 KiB get a 431 envelope with a request id; the process keeps serving", async () => {
+    const res = await app.fetch("/health", { headers: { "x-big": "a".repeat(20_000) } });
+    expect(res.status).toBe(431);
+    expect(res.headers.get("x-request-id")).toBeTruthy();
+    expect((await res.json()).error.code).toBe("BAD_REQUEST");
+    expect((await app.fetch("/health")).status).toBe(200);
+  });
+
   test("writes one JSON access-log line per request, without the query string", async () => {
     await app.fetch("/health?secret=hunter2", { headers: { "x-request-id": "bin-log-1" } });
     const line = await app.waitForLog((e) => e.msg === "request" && e.request_id === "bin-log-1");
