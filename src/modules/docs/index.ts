@@ -20,14 +20,23 @@ export function docsModule(ctx: AppContext) {
         specPath: "/openapi.json",
         provider: "scalar",
         scalarCDN: ASSET_PATH,
-        scalarConfig: { withDefaultFonts: false, hideClientButton: true } as Record<string, unknown>,
+        // Nothing that phones home: no telemetry, no hosted AI agent or MCP generator, no cloud toolbar.
+        scalarConfig: {
+          withDefaultFonts: false,
+          hideClientButton: true,
+          telemetry: false,
+          showToolbar: "never",
+          showDeveloperTools: "never",
+          agent: { disabled: true },
+          mcp: { disabled: true },
+        } as Record<string, unknown>,
         exclude: [ASSET_PATH],
         documentation: {
           info: {
             title: "Mapstead API",
             version: ctx.version,
             description:
-              "Self-hosted map publishing: styles, TileJSON, tiles, glyphs and sprites for MapLibre/Mapbox GL clients, key-protected geocoding and elevation, and the management API. Errors use the envelope {\"error\":{\"code\",\"message\",\"details\"}}; every response carries X-Request-Id.",
+              "Self-hosted map publishing: styles, TileJSON, tiles, glyphs and sprites for MapLibre/Mapbox GL clients, key-protected geocoding and elevation, and the management API. Errors use one JSON envelope (error.code, error.message, optional error.details); every response carries X-Request-Id.",
           },
           servers: [{ url: ctx.config.publicUrl }],
           tags: [
