@@ -7,7 +7,7 @@ import { Elysia } from "elysia";
 import { makeTestApp, freePort } from "../test/support/app";
 import { seedKey, seedOrg } from "../test/support/seed";
 import { authPlugin } from "../src/http/auth";
-import { DURATION_S, median, report, wrk, wrkLine, type WrkResult } from "./lib";
+import { median, QUICK, report, wrk, wrkLine, type WrkResult } from "./lib";
 
 const t = await makeTestApp({ RATE_LIMIT_PER_MINUTE: "10000000" });
 const body = { ok: true };
@@ -36,12 +36,14 @@ try {
   const open: WrkResult[] = [];
   const authed: WrkResult[] = [];
   const quota: WrkResult[] = [];
-  // Alternate so drift on a shared machine hits both alike (the same request headers for both); the
-  // figure is the median of the per-round ratios, each from two runs measured back to back.
-  for (let round = 0; round < 4; round++) {
-    open.push(await wrk(`${base}/bench/open`, { durationS: DURATION_S, headers }));
-    authed.push(await wrk(`${base}/bench/authed`, { durationS: DURATION_S, headers }));
-    quota.push(await wrk(`${base}/bench/authed`, { durationS: DURATION_S, headers: quotaHeaders }));
+  // Many short rounds, alternating, so drift on a shared machine hits all variants alike (the same
+  // request headers for all); the figure is the median of the per-round ratios, each from runs
+  // measured back to back.
+  const rounds = QUICK ? 4 : 10;
+  for (let round = 0; round < rounds; round++) {
+    open.push(await wrk(`${base}/bench/open`, { durationS: 2, headers }));
+    authed.push(await wrk(`${base}/bench/authed`, { durationS: 2, headers }));
+    quota.push(await wrk(`${base}/bench/authed`, { durationS: 2, headers: quotaHeaders }));
   }
   for (const [i, r] of open.entries()) wrkLine(`open route, round ${i + 1}`, r);
   for (const [i, r] of authed.entries()) wrkLine(`authenticated route, round ${i + 1}`, r);
