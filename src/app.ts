@@ -17,6 +17,7 @@ import { elevationModule } from "./modules/elevation";
 import { fontsModule } from "./modules/fonts";
 import { tilesetsModule } from "./modules/tilesets";
 import { tilesModule } from "./modules/tiles";
+import { consoleModule } from "./modules/console";
 
 export function createApp(ctx: AppContext) {
   const routes = routeTableFrom(() => app.routes);
@@ -36,7 +37,8 @@ export function createApp(ctx: AppContext) {
     .use(elevationModule(ctx))
     .use(fontsModule(ctx))
     .use(tilesetsModule(ctx))
-    .use(tilesModule(ctx));
+    .use(tilesModule(ctx))
+    .use(consoleModule(ctx));
   return app;
 }
 

@@ -1,0 +1,239 @@
+// The management console: served with a strict CSP and nothing from another origin, and the whole
+// publishing flow driven through the real page in Chromium (login, organization, API key, tileset
+// upload and publish, style from the template, publish, live MapLibre preview).
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Browser, Page } from "playwright-core";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { makeTestApp, serveTestApp, tempDir, type TestApp } from "../support/app";
+import { ARTIFACTS_DIR, launchBrowser } from "../support/browser";
+import { seedSession } from "../support/seed";
+import { CONSOLE_CSP } from "../../src/modules/console";
+
+describe("GET /console", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await makeTestApp();
+  });
+  afterAll(() => t.close());
+
+  test("serves the page with a strict CSP and only same-origin assets", async () => {
+    const res = await t.fetch("/console");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("text/html");
+    const csp = res.headers.get("content-security-policy")!;
+    for (const directive of ["default-src 'self'", "script-src 'self'", "style-src 'self'", "connect-src 'self'", "img-src 'self' data: blob:", "worker-src blob: 'self'"])
+      expect(csp).toContain(directive);
+    expect(csp).not.toContain("unsafe-inline");
+    expect(csp).not.toContain("unsafe-eval");
+    expect(res.headers.get("x-request-id")).toBeTruthy();
+    const html = await res.text();
+    expect(html).toContain('<script type="module" src="/console/assets/console.js">');
+    // Nothing inline (the CSP would block it) and nothing loaded from elsewhere.
+    expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+    expect(html).not.toMatch(/<style\b|\sstyle=/);
+    expect(html).not.toMatch(/(src|href)=["'](https?:)?\/\//);
+    const refs = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
+    for (const ref of refs.filter((r) => r.startsWith("/console/"))) expect((await t.fetch(ref)).status).toBe(200);
+  });
+
+  test("assets: console script and styles, MapLibre GL JS and its worker, with revalidation", async () => {
+    const js = await t.fetch("/console/assets/console.js");
+    expect(js.headers.get("content-type")).toContain("text/javascript");
+    const source = await js.text();
+    expect(source).not.toMatch(/(import\s*\(?|fetch\()\s*["'`]https?:/);
+    expect(source).not.toMatch(/localStorage|sessionStorage/);
+    const etag = js.headers.get("etag")!;
+    expect((await t.fetch("/console/assets/console.js", { headers: { "if-none-match": etag } })).status).toBe(304);
+    const css = await (await t.fetch("/console/assets/console.css")).text();
+    expect(css).not.toMatch(/url\(|@import/);
+    for (const f of ["maplibre-gl.mjs", "maplibre-gl-worker.mjs", "maplibre-gl.css"]) {
+      const r = await t.fetch(`/console/assets/${f}`);
+      expect(r.status).toBe(200);
+      expect((await r.arrayBuffer()).byteLength).toBeGreaterThan(10_000);
+    }
+    const missing = await t.fetch("/console/assets/..%2Fsecret");
+    expect(missing.status).toBe(404);
+    expect((await missing.json()).error.code).toBe("NOT_FOUND");
+  });
+
+  test("the exported CSP is the one served", async () => {
+    expect((await t.fetch("/console")).headers.get("content-security-policy")).toBe(CONSOLE_CSP);
+  });
+});
+
+/** Polygons, a line and points across a wide area: the preview must show them. */
+function sampleGeojson(): string {
+  const square = (x: number, y: number, s: number) => [[[x, y], [x + s, y], [x + s, y + s], [x, y + s], [x, y]]];
+  return JSON.stringify({
+    type: "FeatureCollection",
+    features: [
+      { type: "Feature", properties: { name: "west park", kind: "park" }, geometry: { type: "Polygon", coordinates: square(-20, -10, 22) } },
+      { type: "Feature", properties: { name: "east park", kind: "park" }, geometry: { type: "Polygon", coordinates: square(8, 5, 20) } },
+      { type: "Feature", properties: { name: "trail" }, geometry: { type: "LineString", coordinates: [[-20, 30], [0, 20], [28, 32]] } },
+      ...[[-5, 28], [15, -5], [25, 15]].map(([x, y], i) => ({ type: "Feature", properties: { name: `gate ${i}` }, geometry: { type: "Point", coordinates: [x, y] } })),
+    ],
+  });
+}
+
+describe("console in Chromium", () => {
+  let t: TestApp;
+  let browser: Browser;
+  let page: Page;
+  const problems: string[] = [];
+
+  beforeAll(async () => {
+    t = await serveTestApp();
+    browser = await launchBrowser();
+    page = await browser.newPage({ viewport: { width: 1360, height: 1000 }, deviceScaleFactor: 1 });
+    page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+    page.on("console", (m) => {
+      // CSP violations and script errors show up here.
+      if (m.type() === "error" && !/Failed to load resource: the server responded with a status of 4\d\d/.test(m.text())) problems.push(`console: ${m.text()}`);
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  test("log in, create an org, a key, publish a tileset and a style, and see the map", async () => {
+    const admin = await seedSession(t.ctx, { isAdmin: true, email: "admin@example.com" });
+    const requests: string[] = [];
+    page.on("request", (r) => requests.push(`${r.method()} ${r.url()}`));
+
+    // Log in through the form; a wrong password shows the API's message.
+    await page.goto(`${t.baseUrl}/console`);
+    await page.fill("#login-email", admin.email);
+    await page.fill("#login-password", "not the password");
+    await page.click("#login-form button[type=submit]");
+    await page.waitForSelector("#login-error:not([hidden])");
+    expect(await page.textContent("#login-error")).toContain("Wrong email or password");
+    await page.fill("#login-password", admin.password);
+    await page.click("#login-form button[type=submit]");
+
+    // No organization yet: the console asks for one.
+    await page.waitForSelector("#new-org-form");
+    await page.fill("#org-slug", "Bad Slug");
+    await page.evaluate(() => (document.querySelector("#org-slug") as HTMLInputElement).removeAttribute("pattern"));
+    await page.click("#new-org-form button[type=submit]");
+    await page.waitForSelector("#new-org-form .alert-error");
+    expect(await page.textContent("#new-org-form .alert-error")).toMatch(/slug/i);
+    await page.fill("#org-slug", "acme");
+    await page.fill("#org-name", "Acme Mapping");
+    await page.click("#new-org-form button[type=submit]");
+    await page.waitForSelector(".stats");
+    expect(await page.textContent("#org-select")).toContain("acme");
+
+    // API key: the secret is shown once.
+    await page.click('#nav a[data-section="keys"]');
+    await page.waitForSelector("#new-key-form");
+    await page.fill("#key-name", "web-app");
+    await page.check('input[name=scope][value="geocoding"]');
+    await page.fill("#key-origins", "https://app.example.com");
+    await page.click("#create-key");
+    const secret = (await (await page.waitForSelector("#key-secret")).textContent())!;
+    expect(secret).toMatch(/^msk_/);
+    const row = await page.waitForSelector("tr[data-key]");
+    expect(await row.textContent()).toContain("web-app");
+    expect(await row.textContent()).toContain("https://app.example.com");
+    const storage = await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + location.href);
+    expect(storage).not.toContain(secret);
+    await page.click('#nav a[data-section="members"]');
+    await page.waitForSelector("tr[data-member]");
+    await page.click('#nav a[data-section="keys"]');
+    await page.waitForSelector("tr[data-key]");
+    expect(await page.$("#key-secret")).toBeNull();
+    expect(await page.textContent("tr[data-key]")).not.toContain(secret);
+
+    // Tileset: create, upload through the file input, wait for ready, publish.
+    await page.click('#nav a[data-section="tilesets"]');
+    await page.waitForSelector("#new-tileset-form:not([hidden])");
+    await page.fill("#tileset-slug", "parks");
+    await page.fill("#tileset-name", "Parks");
+    await page.click("#new-tileset-form button[type=submit]");
+    await page.waitForSelector("#upload-form");
+    const dir = tempDir("mapstead-console-");
+    const file = join(dir, "parks.geojson");
+    writeFileSync(file, sampleGeojson());
+    await page.setInputFiles("#tileset-file", file);
+    await page.click("#upload-button");
+    await page.waitForSelector('tr[data-version="1"][data-state="ready"]', { timeout: 20_000 });
+    expect(await page.evaluate(() => (document.querySelector("#upload-progress") as HTMLProgressElement).value)).toBe(100);
+    await page.click('button[data-publish="1"]');
+    await page.waitForSelector('#tileset-urls code[data-url="Stable"]');
+    expect(await page.textContent('#tileset-urls code[data-url="Stable"]')).toBe(`${t.baseUrl}/tiles/v1/acme/parks.json`);
+    expect(await page.textContent('#tileset-urls code[data-url="Versioned"]')).toBe(`${t.baseUrl}/tiles/v1/acme/parks@1.json`);
+    await page.click("#verify-tilejson");
+    await page.waitForSelector("#tilejson-check .alert-ok");
+
+    // A file that is not geodata fails visibly.
+    const bad = join(dir, "broken.geojson");
+    writeFileSync(bad, '{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[1]}}]}');
+    await page.setInputFiles("#tileset-file", bad);
+    await page.click("#upload-button");
+    const failure = await Promise.race([
+      page.waitForSelector('tr[data-version="2"][data-state="failed"] .version-error', { timeout: 20_000 }),
+      page.waitForSelector("#upload-form .alert-error", { timeout: 20_000 }),
+    ]);
+    expect((await failure.textContent())!.length).toBeGreaterThan(10);
+
+    // Style from the template; a bad draft lists the validator's problems with their paths.
+    await page.click('#nav a[data-section="styles"]');
+    await page.waitForSelector("#new-style-form:not([hidden])");
+    await page.fill("#style-slug", "parks-map");
+    await page.fill("#style-name", "Parks map");
+    expect(await page.inputValue("#style-tileset")).toBe("parks");
+    await page.click("#new-style-form button[type=submit]");
+    await page.waitForSelector("#draft-json");
+    const draft = JSON.parse(await page.inputValue("#draft-json"));
+    expect(draft.sources.parks.url).toBe("mapstead://tilesets/acme/parks");
+    expect(draft.layers.map((l: { type: string }) => l.type)).toEqual(expect.arrayContaining(["background", "fill", "line", "circle"]));
+    const broken = structuredClone(draft);
+    broken.layers[1].paint["fill-color"] = "not a colour";
+    await page.fill("#draft-json", JSON.stringify(broken, null, 2));
+    await page.click("#save-draft");
+    await page.waitForSelector("#draft-errors li");
+    expect(await page.textContent("#draft-errors li")).toContain("layers[1].paint.fill-color");
+    await page.fill("#draft-json", JSON.stringify(draft, null, 2));
+    await page.click("#save-draft");
+    await page.waitForSelector("#draft-errors .alert-ok");
+
+    await page.click("#publish-style");
+    await page.waitForSelector('#style-urls code[data-url="Stable"]');
+    expect(await page.textContent('#style-urls code[data-url="Stable"]')).toBe(`${t.baseUrl}/styles/v1/acme/parks-map`);
+    expect(await page.textContent('#style-urls code[data-url="Versioned"]')).toBe(`${t.baseUrl}/styles/v1/acme/parks-map@1`);
+
+    // The live preview renders the published style: the canvas holds more than the background.
+    await page.waitForSelector(`#map-preview[data-idle="true"][data-style="${t.baseUrl}/styles/v1/acme/parks-map"]`, { timeout: 20_000 });
+    mkdirSync(ARTIFACTS_DIR, { recursive: true });
+    await page.screenshot({ path: join(ARTIFACTS_DIR, "console.png"), fullPage: false });
+
+    const { total, painted } = await page.evaluate(() => {
+      const src = document.querySelector("#map-preview canvas") as HTMLCanvasElement;
+      const c = document.createElement("canvas");
+      c.width = src.width;
+      c.height = src.height;
+      const g = c.getContext("2d")!;
+      g.drawImage(src, 0, 0);
+      const d = g.getImageData(0, 0, c.width, c.height).data;
+      let painted = 0;
+      // background #f4f1ea
+      for (let i = 0; i < d.length; i += 4) if (Math.abs(d[i]! - 0xf4) + Math.abs(d[i + 1]! - 0xf1) + Math.abs(d[i + 2]! - 0xea) > 40) painted++;
+      return { total: d.length / 4, painted };
+    });
+    expect(painted).toBeGreaterThan(total * 0.05);
+    expect(await page.textContent(".map-status")).toBe("Map loaded");
+
+    // Every unsafe request went to this origin; no request carried the secret; no CSP violation.
+    for (const r of requests) expect(r).toContain(t.baseUrl);
+    expect(requests.join("\n")).not.toContain(secret);
+    expect(problems).toEqual([]);
+
+    // Log out: back to the form, and the session is gone server-side.
+    await page.click("#logout-button");
+    await page.waitForSelector("#login-view:not([hidden])");
+    const after = await page.evaluate(() => fetch("/api/v1/session").then((r) => r.status));
+    expect(after).toBe(401);
+  }, 60_000);
+});
