@@ -112,7 +112,9 @@ function createTilesetService(ctx: AppContext) {
   const db = ctx.db;
   const queue = createJobQueue(ctx.sqlite);
   let runner: JobRunner | null = null;
-  const workerUrl = new URL("../../tiles/worker-thread.ts", import.meta.url);
+  // In the compiled binary the worker is its own entry point, kept at its path under the project root
+  // (/$bunfs/root/src/tiles/...; scripts/build.ts finds it from the URL below); from source it is a file.
+  const workerUrl = import.meta.url.includes("$bunfs") ? "./src/tiles/worker-thread.ts" : new URL("../../tiles/worker-thread.ts", import.meta.url).href;
 
   function find(org: Org, slug: string): TilesetRow {
     const t = isSlug(slug) ? db.select().from(tilesets).where(and(eq(tilesets.orgId, org.id), eq(tilesets.slug, slug))).get() : undefined;
