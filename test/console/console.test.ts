@@ -7,6 +7,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeTestApp, serveTestApp, tempDir, type TestApp } from "../support/app";
 import { ARTIFACTS_DIR, launchBrowser } from "../support/browser";
+import { startBinary } from "../support/binary";
 import { seedSession } from "../support/seed";
 import { CONSOLE_CSP } from "../../src/modules/console";
 
@@ -135,6 +136,8 @@ describe("console in Chromium", () => {
     const secret = (await (await page.waitForSelector("#key-secret")).textContent())!;
     expect(secret).toMatch(/^msk_/);
     const row = await page.waitForSelector("tr[data-key]");
+    mkdirSync(ARTIFACTS_DIR, { recursive: true });
+    await page.screenshot({ path: join(ARTIFACTS_DIR, "console-keys.png") });
     expect(await row.textContent()).toContain("web-app");
     expect(await row.textContent()).toContain("https://app.example.com");
     const storage = await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + location.href);
@@ -166,6 +169,8 @@ describe("console in Chromium", () => {
     expect(await page.textContent('#tileset-urls code[data-url="Versioned"]')).toBe(`${t.baseUrl}/tiles/v1/acme/parks@1.json`);
     await page.click("#verify-tilejson");
     await page.waitForSelector("#tilejson-check .alert-ok");
+    await page.waitForSelector(`#map-preview[data-idle="true"]`, { timeout: 20_000 });
+    await page.screenshot({ path: join(ARTIFACTS_DIR, "console-tileset.png"), fullPage: true });
 
     // A file that is not geodata fails visibly.
     const bad = join(dir, "broken.geojson");
@@ -206,7 +211,6 @@ describe("console in Chromium", () => {
 
     // The live preview renders the published style: the canvas holds more than the background.
     await page.waitForSelector(`#map-preview[data-idle="true"][data-style="${t.baseUrl}/styles/v1/acme/parks-map"]`, { timeout: 20_000 });
-    mkdirSync(ARTIFACTS_DIR, { recursive: true });
     await page.screenshot({ path: join(ARTIFACTS_DIR, "console.png"), fullPage: false });
 
     const { total, painted } = await page.evaluate(() => {
@@ -237,3 +241,27 @@ describe("console in Chromium", () => {
     expect(after).toBe(401);
   }, 60_000);
 });
+
+test("the compiled binary embeds the console page, its script and styles, and MapLibre", async () => {
+  const app = await startBinary();
+  try {
+    const page = await app.fetch("/console");
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-security-policy")).toBe(CONSOLE_CSP);
+    const root = join(import.meta.dir, "..", "..");
+    const sources: Record<string, string> = {
+      "console.js": "src/web/console/console.js",
+      "console.css": "src/web/console/console.css",
+      "maplibre-gl.mjs": "node_modules/maplibre-gl/dist/maplibre-gl.mjs",
+      "maplibre-gl-worker.mjs": "node_modules/maplibre-gl/dist/maplibre-gl-worker.mjs",
+      "maplibre-gl.css": "node_modules/maplibre-gl/dist/maplibre-gl.css",
+    };
+    for (const [name, source] of Object.entries(sources)) {
+      const res = await app.fetch(`/console/assets/${name}`);
+      expect(res.status).toBe(200);
+      expect(Buffer.from(await res.arrayBuffer()).equals(Buffer.from(await Bun.file(join(root, source)).arrayBuffer()))).toBe(true);
+    }
+  } finally {
+    await app.stop();
+  }
+}, 120_000);

@@ -51,6 +51,11 @@ function append(el, children) {
   }
   return el;
 }
+/** Replaces an element's children; like append, skips null/false and flattens arrays. */
+function fill(el, ...children) {
+  el.replaceChildren();
+  return append(el, children);
+}
 const $ = (sel, root = document) => root.querySelector(sel);
 const badge = (text, kind = text) => h("span", { class: `badge badge-${kind}` }, text);
 const fmtDate = (v) => {
@@ -117,7 +122,7 @@ function errorBox(err) {
   return box;
 }
 function showError(slot, err) {
-  slot.replaceChildren(errorBox(err));
+  fill(slot, errorBox(err));
   slot.hidden = false;
 }
 
@@ -261,7 +266,7 @@ function startApp(session) {
 function renderOrgPicker() {
   const select = $("#org-select");
   const orgs = state.session.orgs;
-  select.replaceChildren(...orgs.map((o) => h("option", { value: o.slug }, o.name && o.name !== o.slug ? `${o.name} (${o.slug})` : o.slug)));
+  fill(select, ...orgs.map((o) => h("option", { value: o.slug }, o.name && o.name !== o.slug ? `${o.name} (${o.slug})` : o.slug)));
   select.disabled = orgs.length === 0;
   if (!orgs.length) select.append(h("option", { value: "" }, "No organization yet"));
   if (state.org) select.value = state.org;
@@ -305,11 +310,11 @@ function route() {
     a.href = `#/${enc(state.org || "")}/${a.dataset.section}`;
   }
   const main = $("#main");
-  main.replaceChildren(h("p.muted", "Loading…"));
+  fill(main, h("p.muted", "Loading…"));
   const render = SECTIONS[section] || renderOverview;
   Promise.resolve(render(main, item, view)).catch((err) => {
     if (view !== state.view) return;
-    main.replaceChildren(pageHead("Something went wrong"), errorBox(err));
+    fill(main, pageHead("Something went wrong"), errorBox(err));
   });
 }
 
@@ -344,7 +349,7 @@ async function showMap(container, style, opts = {}) {
   const view = state.view;
   const status = h("div.map-status", "Loading map…");
   const mapEl = h("div.map", { id: "map-preview", "data-style": typeof style === "string" ? style : "inline" });
-  container.replaceChildren(h("div.map-wrap", mapEl, status));
+  fill(container, h("div.map-wrap", mapEl, status));
   let ml;
   try {
     ml = await loadMaplibre();
@@ -441,7 +446,7 @@ async function renderOverview(main, _item, view) {
   const stat = (num, lbl, section) => h("a.stat", { href: `#/${enc(state.org)}/${section}` }, h("div.num", String(num)), h("div.lbl", lbl));
   const step = (done, text, section) => h("li", { class: done ? "done" : "" }, section ? h("a", { href: `#/${enc(state.org)}/${section}` }, text) : text);
   const firstStyle = publishedSt[0];
-  main.replaceChildren(
+  fill(main, 
     pageHead(org.name || org.slug, `Organization ${org.slug} · your role: ${org.role}`),
     h(
       "div.stats",
@@ -514,7 +519,7 @@ function renderNewOrg(main) {
     ),
     h("div.actions", h("button.btn.btn-primary", { type: "submit" }, "Create organization"), state.session.orgs.length ? h("a.btn", { href: `#/${enc(state.org || "")}/overview` }, "Cancel") : null),
   );
-  main.replaceChildren(
+  fill(main, 
     pageHead(
       state.session.orgs.length ? "Create an organization" : "Welcome to Mapstead",
       state.session.orgs.length ? "Organizations own tilesets, styles and API keys." : "Start by creating an organization: it owns your tilesets, styles and API keys.",
@@ -575,11 +580,11 @@ async function renderTilesets(main, item, view) {
       h("td", h("a", { href: `#/${enc(state.org)}/tilesets/${enc(t.slug)}` }, h("strong", t.name || t.slug)), h("div.muted.small", t.slug)),
       h("td", t.visibility === "private" ? badge("private") : badge("public", "neutral")),
       h("td", t.published_version !== null ? badge(`v${t.published_version} published`, "published") : badge("unpublished", "neutral")),
-      h("td", v ? versionStateCell(v) : h("span.muted", "no data yet")),
+      h("td", v ? versionStateCell(v, true) : h("span.muted", "no data yet")),
       h("td.muted.small", fmtDate(t.updated_at)),
     );
   });
-  main.replaceChildren(
+  fill(main, 
     pageHead("Tilesets", "Vector or raster data, processed into tiles and served as TileJSON.", h("button.btn.btn-primary", { type: "button", id: "new-tileset-button", onclick: () => ((form.hidden = false), slug.focus()) }, "New tileset")),
     form,
     h(
@@ -593,8 +598,8 @@ async function renderTilesets(main, item, view) {
   );
 }
 
-function versionStateCell(v) {
-  if (v.state === "ready" || v.state === "failed") return h("span", badge(v.state), " ", h("span.muted.small", `v${v.version}`));
+function versionStateCell(v, withNumber = false) {
+  if (v.state === "ready" || v.state === "failed") return h("span", badge(v.state), withNumber ? [" ", h("span.muted.small", `v${v.version}`)] : null);
   const p = h("progress", { max: 100 });
   p.value = v.progress;
   return h("div.cell-progress", badge(v.state), p, h("span.small.muted", `${Math.round(v.progress)}%`));
@@ -614,7 +619,7 @@ async function renderTileset(main, slug, view) {
   const renderUrls = () => {
     const pub = versions.find((v) => v.version === tileset.published_version);
     const verify = h("div", { id: "tilejson-check" });
-    urlsCard.replaceChildren(
+    fill(urlsCard, 
       h("h2", "TileJSON URLs"),
       urlRow("Stable", tileset.tilejson_url, "Publish a ready version to get the stable URL"),
       urlRow("Versioned", pub ? pub.tilejson_url : null, "—"),
@@ -629,7 +634,7 @@ async function renderTileset(main, slug, view) {
                 onclick: async () => {
                   try {
                     const tj = await (await fetch(tileset.tilejson_url, { credentials: "same-origin" }).then(async (r) => (r.ok ? r : Promise.reject(await errorFrom(r.status, await r.text()))))).json();
-                    verify.replaceChildren(
+                    fill(verify, 
                       h(
                         "div.alert.alert-ok",
                         `TileJSON ${tj.tilejson} answers: zoom ${tj.minzoom}–${tj.maxzoom}, ${(tj.vector_layers || []).length} vector layer(s), tiles at `,
@@ -637,7 +642,7 @@ async function renderTileset(main, slug, view) {
                       ),
                     );
                   } catch (ex) {
-                    verify.replaceChildren(errorBox(ex));
+                    fill(verify, errorBox(ex));
                   }
                 },
               },
@@ -651,7 +656,7 @@ async function renderTileset(main, slug, view) {
   };
 
   const renderVersions = () => {
-    versionsBody.replaceChildren(
+    fill(versionsBody, 
       ...(versions.length
         ? versions.map((v) => {
             const actions = h("div.actions");
@@ -789,7 +794,7 @@ async function renderTileset(main, slug, view) {
 
   const head = h("div");
   const renderHead = () =>
-    head.replaceChildren(
+    fill(head, 
       h("div.crumbs", h("a", { href: `#/${enc(state.org)}/tilesets` }, "Tilesets"), " / ", slug),
       pageHead(
         tileset.name || tileset.slug,
@@ -819,7 +824,7 @@ async function renderTileset(main, slug, view) {
   renderHead();
   renderVersions();
   renderUrls();
-  main.replaceChildren(
+  fill(main, 
     head,
     uploadForm,
     h("div.card", h("h2", "Versions"), h("table", h("thead", h("tr", h("th", "Version"), h("th", "State"), h("th", "Details"), h("th", "Created"), h("th"))), versionsBody)),
@@ -828,7 +833,7 @@ async function renderTileset(main, slug, view) {
   );
   const shown = versions.find((v) => v.published) || versions.find((v) => v.state === "ready");
   if (shown) preview(shown);
-  else previewSlot.replaceChildren(h("p.muted", "A preview appears once a version is ready."));
+  else fill(previewSlot, h("p.muted", "A preview appears once a version is ready."));
   poll();
   void previewed;
 }
@@ -887,7 +892,7 @@ async function renderStyles(main, item, view) {
       h("td.muted.small", fmtDate(s.updated_at)),
     ),
   );
-  main.replaceChildren(
+  fill(main, 
     pageHead("Styles", "MapLibre style JSON: draft, publish, then use the stable or versioned URL.", h("button.btn.btn-primary", { type: "button", id: "new-style-button", onclick: () => ((form.hidden = false), slug.focus()) }, "New style")),
     form,
     h(
@@ -935,7 +940,7 @@ async function renderStyle(main, slug, view) {
   let previewMode = style.published_version !== null ? "published" : "draft";
 
   const renderHead = () =>
-    head.replaceChildren(
+    fill(head, 
       h("div.crumbs", h("a", { href: `#/${enc(state.org)}/styles` }, "Styles"), " / ", slug),
       pageHead(
         style.name || style.slug,
@@ -964,7 +969,7 @@ async function renderStyle(main, slug, view) {
     );
 
   const renderUrls = () =>
-    urls.replaceChildren(
+    fill(urls, 
       h("h2", "Style URLs"),
       urlRow("Stable", style.urls.stable, "Publish the draft to get a stable URL"),
       urlRow("Versioned", style.urls.published, "—"),
@@ -972,7 +977,7 @@ async function renderStyle(main, slug, view) {
     );
 
   const renderVersions = () =>
-    versionsBody.replaceChildren(
+    fill(versionsBody, 
       ...(versions.length
         ? versions.map((v) =>
             h(
@@ -1032,7 +1037,7 @@ async function renderStyle(main, slug, view) {
       await reload();
     } catch (ex) {
       draftErr.hidden = false;
-      draftErr.replaceChildren(errorBox(ex));
+      fill(draftErr, errorBox(ex));
       toast(ex.message, "error");
     } finally {
       btn.disabled = false;
@@ -1055,7 +1060,7 @@ async function renderStyle(main, slug, view) {
     try {
       style = await api("PUT", `${base}/draft`, parsed);
       textarea.value = JSON.stringify(style.draft, null, 2);
-      draftErr.replaceChildren(h("div.alert.alert-ok", "Draft saved and valid. Publish it to update the stable URL."));
+      fill(draftErr, h("div.alert.alert-ok", "Draft saved and valid. Publish it to update the stable URL."));
       draftErr.hidden = false;
       if (previewMode === "draft") showPreview();
       return true;
@@ -1094,7 +1099,7 @@ async function renderStyle(main, slug, view) {
   // Sprite
   const icons = h("div.small");
   const renderIcons = () =>
-    icons.replaceChildren(
+    fill(icons, 
       style.sprite_icons.length
         ? h("p", h("strong", `${style.sprite_icons.length} icon(s): `), h("span.muted", style.sprite_icons.slice(0, 60).join(", ") + (style.sprite_icons.length > 60 ? " …" : "")))
         : h("p.muted", "No sprite yet."),
@@ -1151,7 +1156,7 @@ async function renderStyle(main, slug, view) {
       showMap(previewSlot, style.urls.stable);
     } else {
       previewTitle.textContent = "Preview of the saved draft";
-      if (previewMode === "published") previewSlot.replaceChildren(h("p.muted", "Not published yet: switch to the draft preview, or publish."));
+      if (previewMode === "published") fill(previewSlot, h("p.muted", "Not published yet: switch to the draft preview, or publish."));
       else showMap(previewSlot, style.draft_preview);
     }
   };
@@ -1160,7 +1165,7 @@ async function renderStyle(main, slug, view) {
   renderUrls();
   renderVersions();
   renderIcons();
-  main.replaceChildren(
+  fill(main, 
     head,
     urls,
     h("div.card", h("div.page-head", previewTitle, modeSelect), previewSlot),
@@ -1213,20 +1218,20 @@ async function renderKeys(main, _item, view) {
   );
   function showSecret(created) {
     // The secret exists only in this element: never stored, never put in a URL.
-    secretSlot.replaceChildren(
+    fill(secretSlot, 
       h(
         "div.alert.alert-warn",
         { role: "alert" },
         h("strong", `Key “${created.key.name}” created. Copy its secret now: it is shown only once.`),
         h("div.secret-box", h("code", { id: "key-secret" }, created.secret), copyButton(created.secret, "Secret copied")),
         h("div.small", "Send it in the X-API-Key header. Store it in your deployment's secret store; Mapstead keeps only a hash and cannot show it again. "),
-        h("div.actions", h("button.btn.btn-small", { type: "button", onclick: () => secretSlot.replaceChildren() }, "I have stored it")),
+        h("div.actions", h("button.btn.btn-small", { type: "button", onclick: () => fill(secretSlot, ) }, "I have stored it")),
       ),
     );
   }
   const tbody = h("tbody");
   const renderRows = (list) =>
-    tbody.replaceChildren(
+    fill(tbody, 
       ...(list.length
         ? list.map((k) =>
             h(
@@ -1270,7 +1275,7 @@ async function renderKeys(main, _item, view) {
     if (current(view)) renderRows(fresh.keys);
   };
   renderRows(keys);
-  main.replaceChildren(
+  fill(main, 
     pageHead("API keys", "Keys authenticate service APIs (X-API-Key header) and private map reads for this organization."),
     admin ? null : h("div.alert.alert-info", "Only owners and admins of the organization create and revoke keys."),
     secretSlot,
@@ -1329,7 +1334,7 @@ async function renderMembers(main, _item, view) {
     h("div.actions", h("button.btn.btn-primary", { type: "submit" }, "Save member")),
   );
   const me = state.session.user.id;
-  main.replaceChildren(
+  fill(main, 
     pageHead("Members", `Who can manage ${state.org}.`),
     h(
       "div.card",
@@ -1422,7 +1427,7 @@ async function renderFonts(main, _item, view) {
     h("div.actions", h("button.btn.btn-primary", { type: "submit" }, "Install font")),
     line,
   );
-  main.replaceChildren(
+  fill(main, 
     pageHead("Fonts", "Fonts installed on this appliance, shared by every organization."),
     h(
       "div.card",
@@ -1448,7 +1453,7 @@ async function renderSetup(main, _item, view) {
   if (!current(view)) return;
   const order = { fail: 0, warn: 1, pass: 2 };
   const checks = [...report.checks].sort((a, b) => order[a.status] - order[b.status]);
-  main.replaceChildren(
+  fill(main, 
     pageHead("Setup checks", "The same checks as mapstead preflight on the command line.", h("button.btn", { type: "button", onclick: () => route() }, "Run again")),
     h(
       "div",
