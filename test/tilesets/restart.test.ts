@@ -87,3 +87,21 @@ test("a job interrupted three times is failed with a message instead of looping"
   expect(v.error).toContain("interrupted 3 times");
   expect(readdirSync(join(dir, "uploads"))).toEqual([]);
 });
+
+test("on start, uploads no version points at and half-written archives older than an hour are removed", async () => {
+  const dir = tempDir();
+  dirs.push(dir);
+  const { mkdirSync, writeFileSync, utimesSync, existsSync } = await import("node:fs");
+  mkdirSync(join(dir, "uploads"), { recursive: true });
+  mkdirSync(join(dir, "tilesets", "7"), { recursive: true });
+  const stale = new Date(Date.now() - 2 * 3_600_000);
+  for (const f of ["uploads/orphan.upload", "tilesets/7/v1.mbtiles.tmp-3"]) {
+    writeFileSync(join(dir, f), "x");
+    utimesSync(join(dir, f), stale, stale);
+  }
+  writeFileSync(join(dir, "uploads", "fresh.upload"), "x"); // maybe a CLI import copying right now
+  await app(dir);
+  expect(existsSync(join(dir, "uploads", "orphan.upload"))).toBe(false);
+  expect(existsSync(join(dir, "tilesets", "7", "v1.mbtiles.tmp-3"))).toBe(false);
+  expect(existsSync(join(dir, "uploads", "fresh.upload"))).toBe(true);
+});

@@ -1,7 +1,7 @@
 // Tileset management: records, versions, uploads into versions, publishing, deletion, and the job
 // handler that processes a version in a Worker thread. Plain TypeScript, no Elysia.
 import { and, desc, eq, sql } from "drizzle-orm";
-import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { AppContext } from "../../context";
 import { tilesets, tilesetVersions } from "../../db/schema";
@@ -139,6 +139,24 @@ function createTilesetService(ctx: AppContext) {
     removeRel(ctx, v.archivePath);
   }
 
+  /**
+   * Files a crash can leave behind: uploads no version points at (the process died mid-upload) and
+   * half-written archives. Only ones older than an hour, so a CLI import running right now is safe.
+   */
+  function removeLeftovers() {
+    const cutoff = Date.now() - 3_600_000;
+    const old = (path: string) => (statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? Infinity) < cutoff;
+    const referenced = new Set(ctx.sqlite.query<{ p: string }, []>("SELECT source_path AS p FROM tileset_versions WHERE source_path IS NOT NULL").all().map((r) => r.p));
+    const uploads = join(ctx.config.dataDir, "uploads");
+    for (const f of existsSync(uploads) ? readdirSync(uploads) : []) {
+      if (!referenced.has(join("uploads", f)) && old(join(uploads, f))) rmSync(join(uploads, f), { force: true });
+    }
+    const archives = join(ctx.config.dataDir, "tilesets");
+    for (const d of existsSync(archives) ? readdirSync(archives) : [])
+      for (const f of readdirSync(join(archives, d), { withFileTypes: true }).filter((e) => e.isFile() && e.name.includes(".tmp-")))
+        if (old(join(archives, d, f.name))) rmSync(join(archives, d, f.name), { force: true });
+  }
+
   // ---- the job: one version from its upload to a servable archive -------------------------------
 
   async function processJob(job: JobRow, signal: AbortSignal): Promise<void> {
@@ -240,6 +258,7 @@ function createTilesetService(ctx: AppContext) {
     /** Starts processing queued versions in this process (the server); stopped on shutdown. */
     startWorker(): JobRunner {
       if (!runner) {
+        removeLeftovers();
         runner = createJobRunner(queue, PROCESS_JOB, processJob, ctx.log);
         runner.start();
         ctx.onShutdown(() => runner?.stop());
