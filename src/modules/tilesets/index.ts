@@ -137,6 +137,28 @@ export function tilesetsModule(ctx: AppContext) {
         detail: {
           tags: TAGS,
           summary: "Upload data into a new version (202; poll the version until ready or failed)",
+          requestBody: {
+            required: true,
+            content: {
+              "application/octet-stream": { schema: { type: "string", format: "binary", description: "the file itself, any Content-Type" } },
+              "multipart/form-data": {
+                schema: {
+                  type: "object",
+                  required: ["file"],
+                  properties: {
+                    file: { type: "string", format: "binary" },
+                    recipe: { type: "string", description: 'JSON object, e.g. {"layer":"roads","maxzoom":12}' },
+                    layer: { type: "string" },
+                    minzoom: { type: "integer" },
+                    maxzoom: { type: "integer" },
+                    simplification: { type: "number" },
+                    include: { type: "string" },
+                    exclude: { type: "string" },
+                  },
+                },
+              },
+            },
+          },
           description:
             "Body: the file itself (curl --data-binary @file) or multipart/form-data with one file part plus optional recipe fields " +
             "(layer, minzoom, maxzoom, simplification, include, exclude, or a JSON `recipe` field). The format is detected from the content: " +
