@@ -240,6 +240,37 @@ describe("console in Chromium", () => {
     const after = await page.evaluate(() => fetch("/api/v1/session").then((r) => r.status));
     expect(after).toBe(401);
   }, 60_000);
+
+  test("a plain member sees no admin sections or key form, and an ended session returns to sign-in", async () => {
+    const org = await t.fetch("/api/v1/orgs", { method: "POST", headers: { ...(await seedSession(t.ctx, { isAdmin: true })).headers, "content-type": "application/json" }, body: JSON.stringify({ slug: "team" }) });
+    expect(org.status).toBe(201);
+    const orgId = t.ctx.sqlite.query<{ id: number }, [string]>("SELECT id FROM orgs WHERE slug = ?").get("team")!.id;
+    const member = await seedSession(t.ctx, { orgId, role: "member", email: "member@example.com" });
+    const context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
+    const first = await context.newPage();
+    await first.goto(`${t.baseUrl}/console#/team/keys`);
+    await first.fill("#login-email", member.email);
+    await first.fill("#login-password", member.password);
+    await first.click("#login-form button[type=submit]");
+    await first.waitForSelector(".main .alert-info");
+    expect(await first.textContent(".main .alert-info")).toContain("Only owners and admins");
+    expect(await first.isVisible("#new-key-form")).toBe(false);
+    expect(await first.isVisible('#nav a[data-section="fonts"]')).toBe(false);
+    expect(await first.isVisible('#nav a[data-section="setup"]')).toBe(false);
+    await first.click('#nav a[data-section="members"]');
+    await first.waitForSelector('tr[data-member="member@example.com"]');
+    expect(await first.$("#add-member-form")).toBeNull();
+
+    // Signing out in another tab ends the session: the next action in this tab asks to sign in again.
+    const second = await context.newPage();
+    await second.goto(`${t.baseUrl}/console`);
+    await second.click("#logout-button");
+    await second.waitForSelector("#login-view:not([hidden])");
+    await first.click('#nav a[data-section="tilesets"]');
+    await first.waitForSelector("#login-view:not([hidden])");
+    expect(await first.textContent("#login-error")).toContain("session ended");
+    await context.close();
+  }, 30_000);
 });
 
 test("the compiled binary embeds the console page, its script and styles, and MapLibre", async () => {

@@ -423,12 +423,12 @@ function geometryKinds(vl) {
   return kinds.size ? kinds : new Set(["polygon", "line", "point"]);
 }
 
-function tilesetPreviewStyle(tilejsonUrl, vectorLayers) {
-  return {
-    version: 8,
-    sources: { data: { type: "vector", url: tilejsonUrl } },
-    layers: [{ id: "background", type: "background", paint: { "background-color": "#eef2f5" } }, ...layersFor("data", vectorLayers)],
-  };
+/** A minimal style for one tileset version: raster tiles as they are, vector layers drawn by type. */
+function tilesetPreviewStyle(v) {
+  const background = { id: "background", type: "background", paint: { "background-color": "#eef2f5" } };
+  if (v.format && v.format !== "pbf")
+    return { version: 8, sources: { data: { type: "raster", url: v.tilejson_url, tileSize: 256 } }, layers: [background, { id: "raster", type: "raster", source: "data" }] };
+  return { version: 8, sources: { data: { type: "vector", url: v.tilejson_url } }, layers: [background, ...layersFor("data", v.layers || [])] };
 }
 
 // ---------------------------------------------------------------- overview
@@ -690,7 +690,7 @@ async function renderTileset(main, slug, view) {
   const preview = (v) => {
     previewed = v.version;
     previewCard.querySelector("h2").textContent = `Preview of v${v.version}`;
-    showMap(previewSlot, tilesetPreviewStyle(v.tilejson_url, v.layers || []), { bounds: v.bounds, maxzoom: v.maxzoom });
+    showMap(previewSlot, tilesetPreviewStyle(v), { bounds: v.bounds, maxzoom: v.maxzoom });
   };
 
   const publish = async (n) => {
