@@ -431,6 +431,44 @@ function tilesetPreviewStyle(v) {
   return { version: 8, sources: { data: { type: "vector", url: v.tilejson_url } }, layers: [background, ...layersFor("data", v.layers || [])] };
 }
 
+/** A form that PATCHes the editable fields of a tileset or style; `onSaved` gets the new record. */
+function settingsCard(id, path, record, fields, onSaved) {
+  const err = h("div", { hidden: true });
+  const inputs = {};
+  for (const [key] of fields) {
+    inputs[key] =
+      key === "visibility"
+        ? h("select", { name: key }, h("option", { value: "public" }, "Public"), h("option", { value: "private" }, "Private (members and maps:read keys)"))
+        : h("input", { type: "text", name: key });
+    inputs[key].value = record[key] ?? "";
+  }
+  const form = h(
+    "form.card",
+    {
+      id,
+      onsubmit: async (e) => {
+        e.preventDefault();
+        err.hidden = true;
+        const body = {};
+        for (const [key] of fields) if (inputs[key].value !== (record[key] ?? "")) body[key] = inputs[key].value;
+        if (!Object.keys(body).length) return toast("Nothing changed");
+        try {
+          record = await api("PATCH", path, body);
+          toast("Settings saved");
+          onSaved(record);
+        } catch (ex) {
+          showError(err, ex);
+        }
+      },
+    },
+    h("h2", "Settings"),
+    err,
+    h("div.form-row", fields.map(([key, label, hint]) => h("label", label, inputs[key], hint ? h("span.hint", hint) : null))),
+    h("div.actions", h("button.btn", { type: "submit" }, "Save settings")),
+  );
+  return form;
+}
+
 // ---------------------------------------------------------------- overview
 
 async function renderOverview(main, _item, view) {
@@ -830,6 +868,21 @@ async function renderTileset(main, slug, view) {
     h("div.card", h("h2", "Versions"), h("table", h("thead", h("tr", h("th", "Version"), h("th", "State"), h("th", "Details"), h("th", "Created"), h("th"))), versionsBody)),
     urlsCard,
     previewCard,
+    settingsCard(
+      "tileset-settings",
+      base,
+      tileset,
+      [
+        ["name", "Name"],
+        ["visibility", "Visibility"],
+        ["attribution", "Attribution", "Shown by map clients; HTML links allowed"],
+        ["description", "Description"],
+      ],
+      (fresh) => {
+        tileset = fresh;
+        renderHead();
+      },
+    ),
   );
   const shown = versions.find((v) => v.published) || versions.find((v) => v.state === "ready");
   if (shown) preview(shown);
@@ -1171,6 +1224,10 @@ async function renderStyle(main, slug, view) {
     h("div.card", h("div.page-head", previewTitle, modeSelect), previewSlot),
     editor,
     spriteCard,
+    settingsCard("style-settings", base, style, [["name", "Name"], ["visibility", "Visibility"]], (fresh) => {
+      style = fresh;
+      renderHead();
+    }),
     h("div.card", h("h2", "Versions"), h("table", h("thead", h("tr", h("th", "Version"), h("th", "Tilesets pinned"), h("th", "Sprite"), h("th", "Created"), h("th"))), versionsBody)),
   );
   showPreview();
@@ -1383,7 +1440,42 @@ async function renderMembers(main, _item, view) {
       ),
     ),
     admin ? form : null,
+    state.session.user.is_admin ? newUserCard(email) : null,
   );
+}
+
+/** Instance admins create user accounts here, then add them as members with the form above. */
+function newUserCard(memberEmail) {
+  const err = h("div", { hidden: true });
+  const email = h("input", { type: "email", id: "user-email-new", required: true, autocomplete: "off" });
+  const password = h("input", { type: "password", id: "user-password-new", required: true, minLength: 10, autocomplete: "new-password" });
+  const isAdmin = h("input", { type: "checkbox", id: "user-admin-new" });
+  const form = h(
+    "form.card",
+    {
+      id: "new-user-form",
+      onsubmit: async (e) => {
+        e.preventDefault();
+        err.hidden = true;
+        try {
+          const user = await api("POST", "/api/v1/users", { email: email.value.trim(), password: password.value, is_admin: isAdmin.checked });
+          form.reset();
+          memberEmail.value = user.email;
+          toast(`Account ${user.email} created; choose a role and save the member`);
+          memberEmail.focus();
+        } catch (ex) {
+          showError(err, ex);
+        }
+      },
+    },
+    h("h2", "Create a user account"),
+    h("p.muted.small", "Instance admins only. Give the person their password through a safe channel; they sign in here with it."),
+    err,
+    h("div.form-row", h("label", "Email", email), h("label", "Initial password", password, h("span.hint", "At least 10 characters"))),
+    h("label.inline", isAdmin, "Instance admin (manages fonts, users and every organization)"),
+    h("div.actions", h("button.btn", { type: "submit" }, "Create account")),
+  );
+  return form;
 }
 
 // ---------------------------------------------------------------- fonts
