@@ -155,3 +155,17 @@ describe("preflight", () => {
     expect(r.stdout).toContain("Nothing failed");
   });
 });
+
+describe("embedded worker", () => {
+  test("tile processing runs in the worker thread compiled into the binary, from any cwd", async () => {
+    const dir = dataDir();
+    const cwd = tempDir("mapstead-cli-");
+    const geojson = join(cwd, "points.geojson");
+    await Bun.write(geojson, JSON.stringify({ type: "FeatureCollection", features: [{ type: "Feature", geometry: { type: "Point", coordinates: [7.9, 46.5] }, properties: { name: "a" } }] }));
+    expect((await runBinary(["orgs", "create", "--slug", "acme"], { env: { DATA_DIR: dir }, cwd })).exitCode).toBe(0);
+    const r = await runBinary(["tilesets", "import", "--org", "acme", "--slug", "pts", "--create", geojson], { env: { DATA_DIR: dir }, cwd, timeoutMs: 60_000 });
+    expect(r.stdout + r.stderr).not.toContain("failed");
+    expect(r.stdout).toContain("Ready: acme/pts v1");
+    expect(r.exitCode).toBe(0);
+  });
+});

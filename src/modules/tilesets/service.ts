@@ -114,7 +114,8 @@ function createTilesetService(ctx: AppContext) {
   let runner: JobRunner | null = null;
   // In the compiled binary the worker is its own entry point, kept at its path under the project root
   // (/$bunfs/root/src/tiles/...; scripts/build.ts finds it from the URL below); from source it is a file.
-  const workerUrl = import.meta.url.includes("$bunfs") ? "./src/tiles/worker-thread.ts" : new URL("../../tiles/worker-thread.ts", import.meta.url).href;
+  // Bun.main tells the binary apart: with --bytecode, import.meta.url keeps the source path.
+  const workerUrl = Bun.main.startsWith("/$bunfs/") ? "./src/tiles/worker-thread.ts" : new URL("../../tiles/worker-thread.ts", import.meta.url).href;
 
   function find(org: Org, slug: string): TilesetRow {
     const t = isSlug(slug) ? db.select().from(tilesets).where(and(eq(tilesets.orgId, org.id), eq(tilesets.slug, slug))).get() : undefined;

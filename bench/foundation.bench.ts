@@ -1,0 +1,103 @@
+// The appliance itself, as the compiled binary: time from exec to the first 200 from /health (fresh
+// and existing data dir), idle resident memory, and /health throughput as a ratio against a bare
+// Bun.serve answering a constant response, measured alternately in the same run.
+// Targets (issue 2): start-up < 300 ms, idle RSS < 80 MB, /health ratio >= 0.7.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { ensureBinary, binaryEnv } from "../test/support/binary";
+import { freePort, tempDir } from "../test/support/app";
+import { bareConstantServer, median, QUICK, report, wrk, wrkLine, type WrkResult } from "./lib";
+
+const binary = await ensureBinary();
+
+function spawnServe(dataDir: string, port: number) {
+  // Access-log lines go where journald would take them; a pipe nobody reads would stall the server.
+  return Bun.spawn([binary, "serve"], {
+    cwd: tempDir("mapstead-bench-cwd-"),
+    env: binaryEnv({ HOST: "127.0.0.1", PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: "info" }),
+    stdout: "ignore",
+    stderr: "inherit",
+    stdin: "ignore",
+  });
+}
+
+/** Milliseconds from spawn to the first 200 from /health. */
+async function startupMs(dataDir: string): Promise<{ ms: number; proc: ReturnType<typeof spawnServe>; base: string }> {
+  const port = freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const started = performance.now();
+  const proc = spawnServe(dataDir, port);
+  for (;;) {
+    try {
+      const res = await fetch(`${base}/health`);
+      if (res.status === 200) return { ms: performance.now() - started, proc, base };
+    } catch {}
+    if (proc.exitCode !== null) throw new Error(`mapstead exited with ${proc.exitCode} during start-up`);
+    if (performance.now() - started > 20_000) throw new Error("mapstead did not answer /health within 20 s");
+    await Bun.sleep(2);
+  }
+}
+
+async function stop(proc: ReturnType<typeof spawnServe>) {
+  proc.kill("SIGTERM");
+  await proc.exited;
+}
+
+function rssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? NaN);
+  return kb / 1024;
+}
+
+// Start-up: a fresh data dir (migrations run) and an existing one (the usual restart).
+const rounds = QUICK ? 3 : 7;
+const fresh: number[] = [];
+const warm: number[] = [];
+const sharedDir = join(tempDir("mapstead-bench-"), "data");
+for (let i = 0; i < rounds; i++) {
+  const a = await startupMs(join(tempDir("mapstead-bench-"), "data"));
+  fresh.push(a.ms);
+  await stop(a.proc);
+  const b = await startupMs(sharedDir);
+  warm.push(b.ms);
+  await stop(b.proc);
+}
+console.log(`  start-up runs (ms): fresh ${fresh.map((m) => m.toFixed(0)).join(", ")}; existing ${warm.map((m) => m.toFixed(0)).join(", ")}`);
+report("start-up to first 200 /health, existing data dir (median)", median(warm), "ms", "< 300");
+report("start-up to first 200 /health, fresh data dir with migrations (median)", median(fresh), "ms", "< 300");
+
+// Idle memory: after start-up and a few ordinary requests, once things settle.
+const server = await startupMs(sharedDir);
+try {
+  for (const path of ["/health", "/health/detailed", "/openapi.json", "/setup/preflight", "/docs"]) await (await fetch(server.base + path)).arrayBuffer();
+  await Bun.sleep(1500);
+  report("idle RSS after start-up and a few requests", rssMb(server.proc.pid), "MB", "< 80");
+
+  // Throughput: /health through the whole app vs. a bare constant response, alternating rounds.
+  const bare = bareConstantServer(JSON.stringify({ status: "ok" }));
+  try {
+    const durationS = QUICK ? 1 : 3;
+    await wrk(`${server.base}/health`, { durationS: 1 });
+    await wrk(`${bare.url}/`, { durationS: 1 });
+    const app: WrkResult[] = [];
+    const base: WrkResult[] = [];
+    const ratios: number[] = [];
+    for (let i = 0; i < (QUICK ? 2 : 4); i++) {
+      const a = await wrk(`${server.base}/health`, { durationS });
+      const b = await wrk(`${bare.url}/`, { durationS });
+      app.push(a);
+      base.push(b);
+      ratios.push(a.rps / b.rps);
+    }
+    const pick = (rs: WrkResult[]) => rs.reduce((x, y) => (y.rps > x.rps ? y : x));
+    wrkLine("mapstead /health (best round)", pick(app));
+    wrkLine("bare Bun.serve (best round)", pick(base));
+    if (app.some((r) => r.non2xx || r.socketErrors)) console.log("  warning: the app answered errors under load");
+    report("/health throughput vs bare Bun.serve (median of rounds)", median(ratios), "ratio", ">= 0.7");
+    report("idle-then-loaded RSS after the throughput runs", rssMb(server.proc.pid), "MB");
+  } finally {
+    bare.stop();
+  }
+} finally {
+  await stop(server.proc);
+}
