@@ -21,8 +21,7 @@ export class FontCatalog {
   private nameSet = new Set<string>();
   private dataVersion = -1;
   private checkedAt = 0;
-  /** bumps whenever the set of fonts changes; part of every cache key derived from the catalog */
-  generation = 0;
+  private gen = 0;
 
   constructor(private readonly ctx: AppContext) {
     const insert = ctx.sqlite.query<unknown, [string, number]>("INSERT INTO fonts (name, file_path, builtin, created_at) VALUES (?, NULL, 1, ?) ON CONFLICT (name) DO NOTHING");
@@ -48,7 +47,7 @@ export class FontCatalog {
     this.nameSet = new Set(entries.keys());
     this.dataVersion = this.currentDataVersion();
     this.checkedAt = Date.now();
-    this.generation++;
+    this.gen++;
   }
 
   private currentDataVersion(): number {
@@ -60,6 +59,12 @@ export class FontCatalog {
     if (now - this.checkedAt < RECHECK_MS) return;
     this.checkedAt = now;
     if (this.currentDataVersion() !== this.dataVersion) this.load();
+  }
+
+  /** Bumps whenever the set of fonts changes; part of every cache key derived from the catalog. */
+  get generation(): number {
+    this.fresh();
+    return this.gen;
   }
 
   /** Re-read the table now (after this process changed it). */

@@ -73,14 +73,18 @@ export class GlyphStore {
     this.cacheDir = join(ctx.config.dataDir, "glyphs");
   }
 
-  /** The glyph PBF of a fontstack and range. `rawStack` is the URL-decoded path segment. */
+  /**
+   * The glyph PBF of a fontstack and range. `rawStack` is the URL-decoded path segment. Hot answers are
+   * found by the raw segments before any parsing (only valid requests are ever stored, under the
+   * catalog generation they were built for).
+   */
   async range(rawStack: string, rawRange: string): Promise<GlyphAnswer> {
+    const memoKey = `answer:${this.catalog.generation}:${rawRange}:${rawStack}`;
+    const hit = this.memory.get(memoKey) as GlyphAnswer | undefined;
+    if (hit) return hit;
     const start = parseRange(rawRange);
     const names = parseFontstack(rawStack);
     const stackName = names.join(",");
-    const memoKey = `stack:${this.catalog.generation}:${start}:${stackName}`;
-    const hit = this.memory.get(memoKey) as GlyphAnswer | undefined;
-    if (hit) return hit;
 
     const fonts = names.map((n) => this.catalog.get(n)).filter((f): f is FontEntry => f !== undefined);
     if (!fonts.length)
