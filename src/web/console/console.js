@@ -375,8 +375,18 @@ async function showMap(container, style, opts = {}) {
     status.classList.add("error");
   });
   map.once("load", () => {
-    if (opts.bounds && opts.bounds.length === 4) {
-      const [w, s, e, n] = opts.bounds;
+    // A style without its own centre opens on the extent of its first source that declares bounds.
+    let bounds = opts.bounds;
+    if (!bounds && !map.getStyle().center)
+      for (const id of Object.keys(map.getStyle().sources || {})) {
+        const b = map.getSource(id)?.bounds;
+        if (Array.isArray(b) && b.length === 4) {
+          bounds = b;
+          break;
+        }
+      }
+    if (bounds && bounds.length === 4) {
+      const [w, s, e, n] = bounds;
       if (e - w < 359 || n - s < 170) map.fitBounds([[w, s], [e, n]], { padding: 30, animate: false, maxZoom: opts.maxzoom ?? 14 });
     }
   });
