@@ -1,6 +1,7 @@
 // MBTiles (SQLite) archives: a reader behind TileSource (one readonly connection per archive, one
 // prepared statement), the validation that imported archives go through, and the writer the tiler uses.
 import { Database } from "bun:sqlite";
+import { rmSync } from "node:fs";
 import { cleanBounds, isGzip, type TileFacts, type TileFormat, type TileSource, type VectorLayer } from "./source";
 import { InvalidSource } from "./errors";
 
@@ -133,6 +134,7 @@ export class MbtilesWriter {
   bytes = 0;
 
   constructor(path: string) {
+    rmSync(path, { force: true });
     this.db = new Database(path, { create: true, readwrite: true });
     this.db.exec("PRAGMA journal_mode = OFF");
     this.db.exec("PRAGMA synchronous = OFF");
