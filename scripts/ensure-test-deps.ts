@@ -3,7 +3,11 @@
 // the message says what to install.
 import { existsSync } from "node:fs";
 
-const needed: { bin: string; pkg: string }[] = [{ bin: "chromium", pkg: "chromium" }];
+const needed: { bin: string; pkg: string }[] = [
+  { bin: "chromium", pkg: "chromium" },
+  // test/install runs shellcheck on install.sh
+  { bin: "shellcheck", pkg: "shellcheck" },
+];
 const missing = needed.filter((n) => !Bun.which(n.bin));
 if (missing.length) {
   const pkgs = missing.map((m) => m.pkg);

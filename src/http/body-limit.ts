@@ -1,6 +1,6 @@
 // Request body size rules. Upload routes stream to disk and may take up to MAX_UPLOAD_MB; every other
 // route takes JSON and is refused early above JSON_BODY_LIMIT so a large body is never buffered.
-import { PayloadTooLarge } from "../errors";
+import { AppError, PayloadTooLarge } from "../errors";
 
 export const JSON_BODY_LIMIT = 10 * 1024 * 1024;
 
@@ -14,10 +14,17 @@ export function isUploadRoute(method: string, pathname: string): boolean {
   return UPLOAD_ROUTES.some(([m, re]) => m === method && re.test(pathname));
 }
 
-/** Throws 413 when the declared length is over the route's limit. */
+/**
+ * Throws 413 when the declared length is over the route's limit. A JSON route also refuses a chunked
+ * body without a length (411): it would otherwise be buffered whole, up to the upload limit, first.
+ */
 export function checkDeclaredLength(request: Request, pathname: string, maxUploadMb: number): void {
   const declared = request.headers.get("content-length");
-  if (!declared) return;
+  if (!declared) {
+    if (request.headers.get("transfer-encoding")?.toLowerCase().includes("chunked") && !isUploadRoute(request.method, pathname))
+      throw new AppError(411, "BAD_REQUEST", `Send this request body with a Content-Length header (at most ${JSON_BODY_LIMIT / 1024 / 1024} MiB)`);
+    return;
+  }
   const length = Number(declared);
   if (!Number.isFinite(length)) return;
   const upload = isUploadRoute(request.method, pathname);

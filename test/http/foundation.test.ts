@@ -182,6 +182,13 @@ describe("over a real socket", () => {
     expect((await t.fetch("/health")).status).toBe(200);
   });
 
+  test("a chunked body without Content-Length is refused on a JSON route instead of being buffered", async () => {
+    const answer = await raw(Buffer.from("POST /api/v1/session HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n2\r\n{}\r\n0\r\n\r\n"));
+    expect(answer).toStartWith("HTTP/1.1 411");
+    expect(answer.toLowerCase()).toContain("x-request-id:");
+    expect(answer).toContain("Content-Length");
+  });
+
   test("headers far over any limit are refused with 431 and the server keeps serving", async () => {
     const res = await t.fetch("/health", { headers: { "x-big": "a".repeat(100_000) } });
     expect(res.status).toBe(431);
