@@ -149,6 +149,15 @@ describe("console in Chromium", () => {
     expect(await page.$("#key-secret")).toBeNull();
     expect(await page.textContent("tr[data-key]")).not.toContain(secret);
 
+    // The secret works until the key is revoked (after a confirmation) in the list.
+    const geocode = () => fetch(`${t.baseUrl}/geocoding/v1/forward?q=berlin`, { headers: { "x-api-key": secret } }).then((r) => r.status);
+    expect(await geocode()).not.toBe(401);
+    await page.click("tr[data-key] button.btn-danger");
+    await page.waitForSelector("#confirm-dialog[open]");
+    await page.click("#confirm-ok");
+    await page.waitForSelector("tr[data-key] .badge-revoked");
+    expect(await geocode()).toBe(401);
+
     // Tileset: create, upload through the file input, wait for ready, publish.
     await page.click('#nav a[data-section="tilesets"]');
     await page.waitForSelector("#new-tileset-form:not([hidden])");
@@ -177,11 +186,15 @@ describe("console in Chromium", () => {
     writeFileSync(bad, '{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[1]}}]}');
     await page.setInputFiles("#tileset-file", bad);
     await page.click("#upload-button");
-    const failure = await Promise.race([
-      page.waitForSelector('tr[data-version="2"][data-state="failed"] .version-error', { timeout: 20_000 }),
-      page.waitForSelector("#upload-form .alert-error", { timeout: 20_000 }),
-    ]);
-    expect((await failure.textContent())!.length).toBeGreaterThan(10);
+    const failure = await page.waitForSelector('tr[data-version="2"][data-state="failed"] .version-error', { timeout: 20_000 });
+    expect(await failure.textContent()).toContain("not an array of [longitude, latitude]");
+    // The failed version can be deleted after a confirmation; the published one offers no delete.
+    expect(await page.$('tr[data-version="1"] button.btn-danger')).toBeNull();
+    await page.click('tr[data-version="2"] button.btn-danger');
+    await page.waitForSelector("#confirm-dialog[open]");
+    await page.click("#confirm-ok");
+    await page.waitForSelector('tr[data-version="2"]', { state: "detached" });
+    expect((await t.fetch("/api/v1/orgs/acme/tilesets/parks/versions/2", { headers: admin.headers })).status).toBe(404);
 
     // Style from the template; a bad draft lists the validator's problems with their paths.
     await page.click('#nav a[data-section="styles"]');

@@ -176,9 +176,10 @@ async function api(method, path, body, extra = {}) {
 }
 
 /** Upload with XMLHttpRequest for upload progress events; resolves with the parsed JSON answer. */
-function upload(method, path, body, onProgress, contentType) {
+function upload(method, path, body, onProgress, contentType, control = {}) {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
+    control.abort = () => xhr.abort();
     xhr.open(method, path);
     xhr.withCredentials = true;
     xhr.setRequestHeader("accept", "application/json");
@@ -620,15 +621,18 @@ async function renderTilesets(main, item, view) {
     h("div.form-row", h("label", "Attribution", attribution, h("span.hint", "Shown by map clients; HTML links allowed."))),
     h("div.actions", h("button.btn.btn-primary", { type: "submit" }, "Create tileset")),
   );
+  const stateCells = new Map();
   const rows = tilesets.map((t, i) => {
     const v = latest[i];
+    const cell = h("td", v ? versionStateCell(v, true) : h("span.muted", "no data yet"));
+    stateCells.set(t.slug, cell);
     return h(
       "tr.clickable",
       { "data-tileset": t.slug, onclick: () => go("tilesets", t.slug) },
       h("td", h("a", { href: `#/${enc(state.org)}/tilesets/${enc(t.slug)}` }, h("strong", t.name || t.slug)), h("div.muted.small", t.slug)),
       h("td", t.visibility === "private" ? badge("private") : badge("public", "neutral")),
       h("td", t.published_version !== null ? badge(`v${t.published_version} published`, "published") : badge("unpublished", "neutral")),
-      h("td", v ? versionStateCell(v, true) : h("span.muted", "no data yet")),
+      cell,
       h("td.muted.small", fmtDate(t.updated_at)),
     );
   });
@@ -644,6 +648,16 @@ async function renderTilesets(main, item, view) {
       ),
     ),
   );
+  // Versions still processing: refresh their state cells (not the page, so a half-filled form stays).
+  let busy = tilesets.filter((_, i) => latest[i] && !TERMINAL.has(latest[i].state)).map((t) => t.slug);
+  while (busy.length) {
+    await new Promise((r) => setTimeout(r, 2000));
+    if (!current(view)) return;
+    const fresh = await Promise.all(busy.map((slug) => latestVersion(slug).catch(() => null)));
+    if (!current(view)) return;
+    busy.forEach((slug, i) => fresh[i] && fill(stateCells.get(slug), versionStateCell(fresh[i], true)));
+    busy = busy.filter((_, i) => fresh[i] && !TERMINAL.has(fresh[i].state));
+  }
 }
 
 function versionStateCell(v, withNumber = false) {
@@ -711,6 +725,7 @@ async function renderTileset(main, slug, view) {
             if (v.state === "ready" && !v.published)
               actions.append(h("button.btn.btn-small.btn-primary", { type: "button", "data-publish": v.version, onclick: () => publish(v.version) }, "Publish"));
             if (v.state === "ready") actions.append(h("button.btn.btn-small", { type: "button", onclick: () => preview(v) }, "Preview"));
+            if (!v.published) actions.append(h("button.btn.btn-small.btn-danger", { type: "button", onclick: () => removeVersion(v.version) }, "Delete"));
             const stats = v.stats || {};
             return h(
               "tr",
@@ -733,6 +748,18 @@ async function renderTileset(main, slug, view) {
           })
         : [h("tr", h("td.empty", { colSpan: 5 }, "No versions yet: upload a file above."))]),
     );
+  };
+
+  const removeVersion = async (n) => {
+    if (!(await confirmDialog(`Delete version ${n}?`, "Its files and versioned TileJSON URL go away; processing stops if it is still running. Version numbers are never reused.", "Delete version"))) return;
+    try {
+      await api("DELETE", `${base}/versions/${n}`);
+      versions = versions.filter((x) => x.version !== n);
+      toast(`Version ${n} deleted`);
+      renderVersions();
+    } catch (ex) {
+      toast(ex.message, "error");
+    }
   };
 
   const preview = (v) => {
@@ -793,6 +820,8 @@ async function renderTileset(main, slug, view) {
   const pct = h("span.pct", "");
   const progressLine = h("div.progress-line", { hidden: true }, bar, pct);
   const submit = h("button.btn.btn-primary", { type: "submit", id: "upload-button" }, "Upload");
+  const control = {};
+  const cancel = h("button.btn", { type: "button", hidden: true, onclick: () => control.abort?.() }, "Cancel upload");
   const uploadForm = h(
     "form.card",
     {
@@ -808,6 +837,7 @@ async function renderTileset(main, slug, view) {
         if (maxzoom.value !== "") form.append("maxzoom", maxzoom.value);
         form.append("file", f, f.name);
         submit.disabled = true;
+        cancel.hidden = false;
         progressLine.hidden = false;
         bar.value = 0;
         pct.textContent = `0 of ${fmtBytes(f.size)}`;
@@ -816,7 +846,7 @@ async function renderTileset(main, slug, view) {
             const t = total || f.size;
             bar.value = t ? (100 * loaded) / t : 0;
             pct.textContent = `${fmtBytes(loaded)} of ${fmtBytes(t)} uploaded`;
-          });
+          }, undefined, control);
           if (!current(view)) return;
           bar.value = 100;
           pct.textContent = `Uploaded ${fmtBytes(f.size)}; processing as v${v.version}`;
@@ -829,6 +859,7 @@ async function renderTileset(main, slug, view) {
           showError(uploadErr, ex);
         } finally {
           submit.disabled = false;
+          cancel.hidden = true;
         }
       },
     },
@@ -836,7 +867,7 @@ async function renderTileset(main, slug, view) {
     h("p.muted.small", "GeoJSON, newline-delimited GeoJSON, CSV with lon/lat columns, zipped Shapefile, FlatGeobuf, MBTiles or PMTiles. Each upload becomes a new immutable version."),
     uploadErr,
     h("div.form-row", h("label", "File", file), h("label", "Layer name", layer, h("span.hint", "Vector layer id (default: the slug)")), h("label", "Min zoom", minzoom), h("label", "Max zoom", maxzoom)),
-    h("div.actions", submit),
+    h("div.actions", submit, cancel),
     progressLine,
   );
 
