@@ -279,7 +279,12 @@ export async function waitForVersion(t: TestApp, org: string, ts: string, n: num
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const res = await t.fetch(`/api/v1/orgs/${org}/tilesets/${ts}/versions/${n}`, { headers });
+    if (res.status === 429) {
+      await Bun.sleep(1000 * Number(res.headers.get("retry-after") ?? 1));
+      continue;
+    }
     const v = (await res.json()) as { state: string; [k: string]: unknown };
+    if (res.status !== 200) throw new Error(`version ${n}: HTTP ${res.status} ${JSON.stringify(v)}`);
     if (v.state === "ready" || v.state === "failed") return v;
     if (Date.now() > deadline) throw new Error(`version ${n} still ${v.state} after ${timeoutMs} ms`);
     await Bun.sleep(50);
