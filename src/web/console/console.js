@@ -495,7 +495,7 @@ async function renderOverview(main, _item, view) {
   const stat = (num, lbl, section) => h("a.stat", { href: `#/${enc(state.org)}/${section}` }, h("div.num", String(num)), h("div.lbl", lbl));
   const step = (done, text, section) => h("li", { class: done ? "done" : "" }, section ? h("a", { href: `#/${enc(state.org)}/${section}` }, text) : text);
   const firstStyle = publishedSt[0];
-  fill(main, 
+  fill(main,
     pageHead(org.name || org.slug, `Organization ${org.slug} · your role: ${org.role}`),
     h(
       "div.stats",
@@ -568,7 +568,7 @@ function renderNewOrg(main) {
     ),
     h("div.actions", h("button.btn.btn-primary", { type: "submit" }, "Create organization"), state.session.orgs.length ? h("a.btn", { href: `#/${enc(state.org || "")}/overview` }, "Cancel") : null),
   );
-  fill(main, 
+  fill(main,
     pageHead(
       state.session.orgs.length ? "Create an organization" : "Welcome to Mapstead",
       state.session.orgs.length ? "Organizations own tilesets, styles and API keys." : "Start by creating an organization: it owns your tilesets, styles and API keys.",
@@ -636,7 +636,7 @@ async function renderTilesets(main, item, view) {
       h("td.muted.small", fmtDate(t.updated_at)),
     );
   });
-  fill(main, 
+  fill(main,
     pageHead("Tilesets", "Vector or raster data, processed into tiles and served as TileJSON.", h("button.btn.btn-primary", { type: "button", id: "new-tileset-button", onclick: () => ((form.hidden = false), slug.focus()) }, "New tileset")),
     form,
     h(
@@ -676,12 +676,11 @@ async function renderTileset(main, slug, view) {
   const versionsBody = h("tbody");
   const previewSlot = h("div");
   const previewCard = h("div.card", h("h2", "Preview"), previewSlot);
-  let previewed = null;
 
   const renderUrls = () => {
     const pub = versions.find((v) => v.version === tileset.published_version);
     const verify = h("div", { id: "tilejson-check" });
-    fill(urlsCard, 
+    fill(urlsCard,
       h("h2", "TileJSON URLs"),
       urlRow("Stable", tileset.tilejson_url, "Publish a ready version to get the stable URL"),
       urlRow("Versioned", pub ? pub.tilejson_url : null, "—"),
@@ -695,8 +694,11 @@ async function renderTileset(main, slug, view) {
                 id: "verify-tilejson",
                 onclick: async () => {
                   try {
-                    const tj = await (await fetch(tileset.tilejson_url, { credentials: "same-origin" }).then(async (r) => (r.ok ? r : Promise.reject(await errorFrom(r.status, await r.text()))))).json();
-                    fill(verify, 
+                    // Fetched as a map client would (the public URL, not the management API).
+                    const res = await fetch(tileset.tilejson_url, { credentials: "same-origin", cache: "no-store" });
+                    if (!res.ok) throw await errorFrom(res.status, await res.text());
+                    const tj = await res.json();
+                    fill(verify,
                       h(
                         "div.alert.alert-ok",
                         `TileJSON ${tj.tilejson} answers: zoom ${tj.minzoom}–${tj.maxzoom}, ${(tj.vector_layers || []).length} vector layer(s), tiles at `,
@@ -718,7 +720,7 @@ async function renderTileset(main, slug, view) {
   };
 
   const renderVersions = () => {
-    fill(versionsBody, 
+    fill(versionsBody,
       ...(versions.length
         ? versions.map((v) => {
             const actions = h("div.actions");
@@ -763,7 +765,6 @@ async function renderTileset(main, slug, view) {
   };
 
   const preview = (v) => {
-    previewed = v.version;
     previewCard.querySelector("h2").textContent = `Preview of v${v.version}`;
     showMap(previewSlot, tilesetPreviewStyle(v), { bounds: v.bounds, maxzoom: v.maxzoom });
   };
@@ -873,7 +874,7 @@ async function renderTileset(main, slug, view) {
 
   const head = h("div");
   const renderHead = () =>
-    fill(head, 
+    fill(head,
       h("div.crumbs", h("a", { href: `#/${enc(state.org)}/tilesets` }, "Tilesets"), " / ", slug),
       pageHead(
         tileset.name || tileset.slug,
@@ -903,7 +904,7 @@ async function renderTileset(main, slug, view) {
   renderHead();
   renderVersions();
   renderUrls();
-  fill(main, 
+  fill(main,
     head,
     uploadForm,
     h("div.card", h("h2", "Versions"), h("table", h("thead", h("tr", h("th", "Version"), h("th", "State"), h("th", "Details"), h("th", "Created"), h("th"))), versionsBody)),
@@ -929,7 +930,6 @@ async function renderTileset(main, slug, view) {
   if (shown) preview(shown);
   else fill(previewSlot, h("p.muted", "A preview appears once a version is ready."));
   poll();
-  void previewed;
 }
 
 // ---------------------------------------------------------------- styles
@@ -986,7 +986,7 @@ async function renderStyles(main, item, view) {
       h("td.muted.small", fmtDate(s.updated_at)),
     ),
   );
-  fill(main, 
+  fill(main,
     pageHead("Styles", "MapLibre style JSON: draft, publish, then use the stable or versioned URL.", h("button.btn.btn-primary", { type: "button", id: "new-style-button", onclick: () => ((form.hidden = false), slug.focus()) }, "New style")),
     form,
     h(
@@ -1034,7 +1034,7 @@ async function renderStyle(main, slug, view) {
   let previewMode = style.published_version !== null ? "published" : "draft";
 
   const renderHead = () =>
-    fill(head, 
+    fill(head,
       h("div.crumbs", h("a", { href: `#/${enc(state.org)}/styles` }, "Styles"), " / ", slug),
       pageHead(
         style.name || style.slug,
@@ -1063,7 +1063,7 @@ async function renderStyle(main, slug, view) {
     );
 
   const renderUrls = () =>
-    fill(urls, 
+    fill(urls,
       h("h2", "Style URLs"),
       urlRow("Stable", style.urls.stable, "Publish the draft to get a stable URL"),
       urlRow("Versioned", style.urls.published, "—"),
@@ -1071,7 +1071,7 @@ async function renderStyle(main, slug, view) {
     );
 
   const renderVersions = () =>
-    fill(versionsBody, 
+    fill(versionsBody,
       ...(versions.length
         ? versions.map((v) =>
             h(
@@ -1193,7 +1193,7 @@ async function renderStyle(main, slug, view) {
   // Sprite
   const icons = h("div.small");
   const renderIcons = () =>
-    fill(icons, 
+    fill(icons,
       style.sprite_icons.length
         ? h("p", h("strong", `${style.sprite_icons.length} icon(s): `), h("span.muted", style.sprite_icons.slice(0, 60).join(", ") + (style.sprite_icons.length > 60 ? " …" : "")))
         : h("p.muted", "No sprite yet."),
@@ -1259,7 +1259,7 @@ async function renderStyle(main, slug, view) {
   renderUrls();
   renderVersions();
   renderIcons();
-  fill(main, 
+  fill(main,
     head,
     urls,
     h("div.card", h("div.page-head", previewTitle, modeSelect), previewSlot),
@@ -1316,7 +1316,7 @@ async function renderKeys(main, _item, view) {
   );
   function showSecret(created) {
     // The secret exists only in this element: never stored, never put in a URL.
-    fill(secretSlot, 
+    fill(secretSlot,
       h(
         "div.alert.alert-warn",
         { role: "alert" },
@@ -1329,7 +1329,7 @@ async function renderKeys(main, _item, view) {
   }
   const tbody = h("tbody");
   const renderRows = (list) =>
-    fill(tbody, 
+    fill(tbody,
       ...(list.length
         ? list.map((k) =>
             h(
@@ -1373,7 +1373,7 @@ async function renderKeys(main, _item, view) {
     if (current(view)) renderRows(fresh.keys);
   };
   renderRows(keys);
-  fill(main, 
+  fill(main,
     pageHead("API keys", "Keys authenticate service APIs (X-API-Key header) and private map reads for this organization."),
     admin ? null : h("div.alert.alert-info", "Only owners and admins of the organization create and revoke keys."),
     secretSlot,
@@ -1432,7 +1432,7 @@ async function renderMembers(main, _item, view) {
     h("div.actions", h("button.btn.btn-primary", { type: "submit" }, "Save member")),
   );
   const me = state.session.user.id;
-  fill(main, 
+  fill(main,
     pageHead("Members", `Who can manage ${state.org}.`),
     h(
       "div.card",
@@ -1560,7 +1560,7 @@ async function renderFonts(main, _item, view) {
     h("div.actions", h("button.btn.btn-primary", { type: "submit" }, "Install font")),
     line,
   );
-  fill(main, 
+  fill(main,
     pageHead("Fonts", "Fonts installed on this appliance, shared by every organization."),
     h(
       "div.card",
@@ -1586,7 +1586,7 @@ async function renderSetup(main, _item, view) {
   if (!current(view)) return;
   const order = { fail: 0, warn: 1, pass: 2 };
   const checks = [...report.checks].sort((a, b) => order[a.status] - order[b.status]);
-  fill(main, 
+  fill(main,
     pageHead("Setup checks", "The same checks as mapstead preflight on the command line.", h("button.btn", { type: "button", onclick: () => route() }, "Run again")),
     h(
       "div",
