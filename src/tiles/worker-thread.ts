@@ -2,8 +2,12 @@
 // Protocol: receive one ProcessInput; post {type:"progress"} messages, then {type:"done"} or {type:"failed"}.
 import { InvalidSource } from "./errors";
 import { processSource, type ProcessInput } from "./process";
+import { lowerThreadPriority } from "./thread-priority";
 
 declare const self: Worker;
+
+// Tiling may take minutes of CPU; tile requests on the main thread come first.
+lowerThreadPriority();
 
 self.onmessage = async (event: MessageEvent<ProcessInput>) => {
   let last = 0;
