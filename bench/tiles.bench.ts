@@ -67,6 +67,7 @@ try {
   const rounds = QUICK ? 1 : 3;
   const ratios: number[] = [];
   const p99s: number[] = [];
+  const bareP99s: number[] = [];
   for (let round = 0; round < rounds; round++) {
     const base = await wrk(bareUrl, opts);
     const ours = await wrk(app.baseUrl, opts);
@@ -76,9 +77,11 @@ try {
     if (ours.non2xx) throw new Error(`${ours.non2xx} tile requests failed`);
     ratios.push(ours.rps / base.rps);
     p99s.push(ours.p99Ms);
+    bareP99s.push(base.p99Ms);
   }
   report("tile throughput vs bare Bun.serve + bun:sqlite (z3-z8, 32 conns)", median(ratios), "x", ">= 0.7");
   report("tile p99 at 32 connections", median(p99s), "ms", "< 5");
+  report("bare baseline p99 at 32 connections (machine noise floor)", median(bareP99s), "ms");
 
   // (2) The same tile load while a large import is being processed.
   await app.fetch("/api/v1/orgs/bench/tilesets", { method: "POST", headers: json, body: JSON.stringify({ slug: "big" }) });
