@@ -11,13 +11,15 @@ import { makeTestApp, serveTestApp, type TestApp } from "../support/app";
 function conventionsApp(lines: string[]) {
   const config = loadConfig({ DATA_DIR: "/nonexistent", LOG_LEVEL: "info" });
   const log = createLogger("info", (l) => lines.push(l));
+  const routes: { method: string; path: string }[] = [];
   const app = new Elysia()
-    .use(conventions(config, log, routeTableFrom(() => app.routes)))
+    .use(conventions(config, log, routeTableFrom(() => routes)))
     .get("/boom", () => {
       throw new Error("exploded reading /srv/secret/place.db");
     })
     .get("/search", ({ query }) => ({ limit: query.limit }), { query: schema.Object({ limit: schema.Numeric({ minimum: 1, maximum: 25 }) }) })
     .post("/things", ({ body }) => body, { body: schema.Object({ name: schema.String({ minLength: 1 }) }) });
+  routes.push(...app.routes);
   return app;
 }
 
