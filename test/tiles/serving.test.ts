@@ -150,7 +150,7 @@ describe("private tilesets", () => {
   test("anonymous and foreign callers get the same 404 as for a missing tileset", async () => {
     const other = seedOrg(t.ctx, "other");
     const foreignKey = seedKey(t.ctx, other.id, ["maps:read"]);
-    for (const h of [{}, { "x-api-key": foreignKey.secret }]) {
+    for (const h of [{}, { "x-api-key": foreignKey.secret }] as Record<string, string>[]) {
       for (const [priv, missing] of [
         ["/tiles/v1/acme/secret.json", "/tiles/v1/acme/missing.json"],
         ["/tiles/v1/acme/secret@1.json", "/tiles/v1/acme/missing@1.json"],
