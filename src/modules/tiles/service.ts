@@ -64,12 +64,18 @@ export function createTileCatalog(ctx: AppContext) {
   const stable = new Map<string, StableRow | null>();
   let negatives = 0;
 
-  function drop(prefix: string | null) {
+  /** Closes a dropped archive a little later, so requests already reading from it finish. */
+  function retire(source: TileSource, now = false) {
+    if (now) return source.close();
+    setTimeout(() => source.close(), 5000).unref?.();
+  }
+
+  function drop(prefix: string | null, now = false) {
     for (const [key, value] of versions) {
       if (prefix !== null && !key.startsWith(prefix)) continue;
       versions.delete(key);
-      if (value && !(value instanceof Promise)) value.source.close();
-      else if (value instanceof Promise) void value.then((v) => v?.source.close());
+      if (value && !(value instanceof Promise)) retire(value.source, now);
+      else if (value instanceof Promise) void value.then((v) => v && retire(v.source, now), () => {});
     }
     if (prefix === null) {
       stable.clear();
@@ -140,7 +146,7 @@ export function createTileCatalog(ctx: AppContext) {
           if (versions.get(key) === pending) {
             versions.set(key, served);
             if (!served) negatives++;
-          } else served?.source.close(); // invalidated while opening
+          } else if (served) retire(served.source); // invalidated while opening; this request may still read it
           return served;
         },
         (err) => {
@@ -168,7 +174,7 @@ export function createTileCatalog(ctx: AppContext) {
     close() {
       unsubscribe();
       clearInterval(watcher);
-      drop(null);
+      drop(null, true);
     },
   };
 }
