@@ -58,10 +58,10 @@ export function detectFormat(head: Uint8Array, hints: { contentType?: string | n
       if (/"type"\s*:/.test(trimmed)) return { format: "geojson" };
       const name = hints.filename?.toLowerCase() ?? "";
       if (name.endsWith(".geojson") || name.endsWith(".json") || hints.contentType?.includes("json")) return { format: "geojson" };
-      return { format: null, reason: "JSON without a GeoJSON \"type\" member" };
+      return { format: null, invalid: true, reason: "JSON without a GeoJSON \"type\" member (FeatureCollection, Feature or a geometry)" };
     }
   }
-  if (trimmed.startsWith("[")) return { format: null, reason: "a JSON array; wrap the features in a GeoJSON FeatureCollection or send one feature per line" };
+  if (trimmed.startsWith("[")) return { format: null, invalid: true, reason: "a JSON array is not GeoJSON; wrap the features in a FeatureCollection or send one Feature per line" };
   const header = firstLine(trimmed);
   const delimiter = csvDelimiter(header);
   if (header.includes(delimiter) && header.length < 10_000) {

@@ -74,6 +74,16 @@ describe("refused at once", () => {
     expect(e.message).toContain("lon");
   });
 
+  test("JSON that is not GeoJSON is 422 INVALID_SOURCE_DATA saying what to send", async () => {
+    const slug = await fresh();
+    const array = await upload(t, "acme", slug, headers, JSON.stringify([{ type: "Feature", geometry: null, properties: {} }]));
+    expect(array.status).toBe(422);
+    expect((await errorOf(array)).message).toContain("FeatureCollection");
+    const untyped = await upload(t, "acme", slug, headers, JSON.stringify({ features: [] }, null, 2));
+    expect(untyped.status).toBe(422);
+    expect((await errorOf(untyped)).message).toContain('"type"');
+  });
+
   test("empty body is 400; bad recipe is 400 naming the option", async () => {
     const slug = await fresh();
     const empty = await upload(t, "acme", slug, headers, "");
