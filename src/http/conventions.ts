@@ -35,21 +35,27 @@ export function conventions(config: Config, log: Logger, routes: RouteTable) {
   return new Elysia({ name: "conventions" })
     .error({ AppError })
     .onRequest(({ request, set }) => {
-      const facts = beginRequest(request);
       const pathname = safePathname(request);
-      set.headers["x-request-id"] = facts.id;
-      set.headers["x-content-type-options"] = "nosniff";
-      Object.assign(set.headers, corsHeaders(corsKind(pathname), request.headers.get("origin")));
-      const preflight = preflightResponse(request, pathname, facts.id);
-      if (preflight) return preflight;
+      const facts = beginRequest(request, pathname);
+      const headers = set.headers;
+      headers["x-request-id"] = facts.id;
+      headers["x-content-type-options"] = "nosniff";
+      const kind = corsKind(pathname);
+      if (kind !== "none") {
+        Object.assign(headers, corsHeaders(kind, request.headers.get("origin")));
+        const preflight = preflightResponse(request, pathname, facts.id);
+        if (preflight) return preflight;
+      }
       if (headerBytes(request) > MAX_HEADER_BYTES)
         throw new AppError(431, "BAD_REQUEST", `Request headers exceed ${MAX_HEADER_BYTES} bytes`);
-      try {
-        decodeURIComponent(pathname);
-      } catch {
-        throw new AppError(400, "BAD_REQUEST", "The request path is not valid percent-encoded UTF-8");
+      if (pathname.includes("%")) {
+        try {
+          decodeURIComponent(pathname);
+        } catch {
+          throw new AppError(400, "BAD_REQUEST", "The request path is not valid percent-encoded UTF-8");
+        }
       }
-      checkDeclaredLength(request, pathname, config.maxUploadMb);
+      if (request.method !== "GET" && request.method !== "HEAD") checkDeclaredLength(request, pathname, config.maxUploadMb);
     })
     .onError({ as: "global" }, ({ code, error, request, set }) => {
       let mapped = mapError(code as string, error, request.url);
@@ -79,7 +85,7 @@ export function conventions(config: Config, log: Logger, routes: RouteTable) {
       const facts = requestFacts(request);
       log.info("request", {
         method: request.method,
-        path: safePathname(request),
+        path: facts?.path ?? safePathname(request),
         status: typeof set.status === "number" ? set.status : 200,
         ms: facts ? Math.round((performance.now() - facts.startedAt) * 100) / 100 : undefined,
         request_id: facts?.id,
