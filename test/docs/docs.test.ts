@@ -34,7 +34,7 @@ describe("GET /docs in a browser with no internet", () => {
   let browser: Browser;
   beforeAll(async () => {
     browser = await launchBrowser();
-  });
+  }, 60_000);
   afterAll(async () => {
     await browser?.close();
   });
@@ -63,5 +63,5 @@ describe("GET /docs in a browser with no internet", () => {
     expect(failed).toEqual([]);
     expect(errors).toEqual([]);
     await page.close();
-  });
+  }, 60_000);
 });
