@@ -18,14 +18,14 @@ describe("help and version", () => {
     expect(r.exitCode).toBe(0);
     for (const cmd of ["serve", "migrate", "preflight", "version"]) expect(r.stdout).toMatch(new RegExp(`^  ${cmd}\\s`, "m"));
     for (const flag of ["--public-url", "--port", "--data-dir", "--geocoder-internal-url", "--log-level"]) expect(r.stdout).toContain(flag);
-  });
+  }, 60_000);
 
   test("mapstead serve --help explains serve without starting it", async () => {
     const r = await runBinary(["serve", "--help"], { timeoutMs: 5000 });
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toStartWith("Usage: mapstead serve");
     expect(r.stdout).toContain("--data-dir");
-  });
+  }, 60_000);
 
   test("every command has its own --help", async () => {
     for (const cmd of ["migrate", "preflight", "version"]) {
@@ -33,7 +33,7 @@ describe("help and version", () => {
       expect(r.exitCode).toBe(0);
       expect(r.stdout).toStartWith(`Usage: mapstead ${cmd}`);
     }
-  });
+  }, 60_000);
 
   test("mapstead version and --version print the version", async () => {
     for (const args of [["version"], ["--version"]]) {
@@ -41,7 +41,7 @@ describe("help and version", () => {
       expect(r.exitCode).toBe(0);
       expect(r.stdout.trim()).toBe(`mapstead ${pkg.version} (bun 1.4.4)`);
     }
-  });
+  }, 60_000);
 
   test("an unknown command or option exits 2 with one line", async () => {
     const cmd = await runBinary(["frobnicate"]);
@@ -51,7 +51,7 @@ describe("help and version", () => {
     const opt = await runBinary(["preflight", "--jsno"], { env: { DATA_DIR: dataDir() } });
     expect(opt.exitCode).toBe(2);
     expect(opt.stderr.trim()).toBe("mapstead preflight: unknown option or argument '--jsno'; see --help");
-  });
+  }, 60_000);
 });
 
 describe("bad settings", () => {
@@ -79,7 +79,7 @@ describe("bad settings", () => {
     const r = await runBinary(["serve", "--data-dir"]);
     expect(r.exitCode).toBe(2);
     expect(r.stderr.trim()).toBe("mapstead serve: --data-dir needs a value");
-  });
+  }, 60_000);
 });
 
 describe("migrate", () => {
@@ -91,7 +91,7 @@ describe("migrate", () => {
     const again = await runBinary(["migrate"], { env: { DATA_DIR: dir } });
     expect(again.exitCode).toBe(0);
     expect(again.stdout).toContain("Database is current (1 migration(s) applied)");
-  });
+  }, 60_000);
 });
 
 describe("preflight", () => {
@@ -110,7 +110,7 @@ describe("preflight", () => {
     }
     expect(report.checks.find((c: { id: string }) => c.id === "migrations").status).toBe("pass");
     expect(report.checks.find((c: { id: string }) => c.id === "admin").status).toBe("warn");
-  });
+  }, 60_000);
 
   test("exits 1 when a check fails: pending migrations and a dead geocoder", async () => {
     const dir = dataDir();
@@ -123,7 +123,7 @@ describe("preflight", () => {
     expect(byId.migrations.fix).toContain("mapstead migrate");
     expect(byId.geocoder.status).toBe("fail");
     expect(byId.geocoder.fix).toContain("127.0.0.1:9");
-  });
+  }, 60_000);
 
   test("an unusable DATA_DIR is reported as failing checks, not a crash", async () => {
     if (process.getuid?.() === 0) {
@@ -143,7 +143,7 @@ describe("preflight", () => {
       expect(r.exitCode).toBe(1);
       expect(r.stdout).toMatch(/fail\s+data_dir/);
     }
-  });
+  }, 60_000);
 
   test("the human summary is plain text without colour codes when not on a terminal", async () => {
     const dir = dataDir();
@@ -153,7 +153,7 @@ describe("preflight", () => {
     expect(r.stdout).not.toContain("\x1b[");
     expect(r.stdout).toMatch(/pass\s+migrations\s+Database schema current/);
     expect(r.stdout).toContain("Nothing failed");
-  });
+  }, 60_000);
 });
 
 describe("embedded worker", () => {
@@ -167,5 +167,5 @@ describe("embedded worker", () => {
     expect(r.stdout + r.stderr).not.toContain("failed");
     expect(r.stdout).toContain("Ready: acme/pts v1");
     expect(r.exitCode).toBe(0);
-  });
+  }, 60_000);
 });

@@ -28,10 +28,10 @@ describe("the compiled binary serving", () => {
   let app: RunningBinary;
   beforeAll(async () => {
     app = await startBinary();
-  });
+  }, 60_000);
   afterAll(async () => {
     await app?.stop();
-  });
+  }, 30_000);
 
   test("answers /health and /health/detailed", async () => {
     const health = await app.fetch("/health");
@@ -46,7 +46,7 @@ describe("the compiled binary serving", () => {
     expect(Object.keys(body.components).sort()).toEqual(["database", "elevation", "geocoder", "jobs", "storage"]);
     expect(body.components.database.status).toBe("ok");
     expect(body.components.geocoder.status).toBe("not_configured");
-  });
+  }, 60_000);
 
   test("applied the embedded migrations to DATA_DIR, not to its cwd", () => {
     expect(existsSync(join(app.dataDir, "mapstead.db"))).toBe(true);
@@ -55,7 +55,7 @@ describe("the compiled binary serving", () => {
     expect(db.migrations.map((m) => m.tag)).toEqual(["0000_init"]);
     for (const table of ["users", "orgs", "api_keys", "tilesets", "styles", "jobs", "settings"]) expect(db.tables).toContain(table);
     expect(app.logs().some((e) => e.msg === "migrations applied")).toBe(true);
-  });
+  }, 60_000);
 
   test("serves the OpenAPI document and the docs page with its embedded script", async () => {
     const spec = await app.fetch("/openapi.json");
@@ -76,7 +76,7 @@ describe("the compiled binary serving", () => {
       expect(asset.status).toBe(200);
       expect((await asset.arrayBuffer()).byteLength).toBeGreaterThan(100_000);
     }
-  });
+  }, 60_000);
 
   test("headers over 16 KiB get a 431 envelope with a request id; the process keeps serving", async () => {
     const res = await app.fetch("/health", { headers: { "x-big": "a".repeat(20_000) } });
@@ -84,7 +84,7 @@ describe("the compiled binary serving", () => {
     expect(res.headers.get("x-request-id")).toBeTruthy();
     expect((await res.json()).error.code).toBe("BAD_REQUEST");
     expect((await app.fetch("/health")).status).toBe(200);
-  });
+  }, 60_000);
 
   test("writes one JSON access-log line per request, without the query string", async () => {
     await app.fetch("/health?secret=hunter2", { headers: { "x-request-id": "bin-log-1" } });
@@ -92,7 +92,7 @@ describe("the compiled binary serving", () => {
     expect(line).toMatchObject({ level: "info", method: "GET", path: "/health", status: 200 });
     expect(typeof line.ms).toBe("number");
     expect(app.lines.join("\n")).not.toContain("hunter2");
-  });
+  }, 60_000);
 });
 
 describe("shutdown", () => {
@@ -136,13 +136,13 @@ describe("shutdown", () => {
     } finally {
       slow.stop(true);
     }
-  });
+  }, 60_000);
 
   test("SIGINT stops it too", async () => {
     const app = await startBinary();
     expect(await app.stop("SIGINT")).toBe(0);
     expect(app.logs().map((e) => e.msg)).toContain("stopped");
-  });
+  }, 60_000);
 });
 
 describe("two processes on one data dir", () => {
@@ -162,7 +162,7 @@ describe("two processes on one data dir", () => {
     const db = integrity(dataDir);
     expect(db.check).toBe("ok");
     expect(db.migrations.map((m) => m.tag)).toEqual(["0000_init"]);
-  });
+  }, 60_000);
 
   test("a second process on a port in use fails with one clear line instead of sharing the port", async () => {
     const dataDir = join(tempDir("mapstead-twin-"), "data");
@@ -180,5 +180,5 @@ describe("two processes on one data dir", () => {
       expect(await first.stop()).toBe(0);
     }
     expect(integrity(dataDir).check).toBe("ok");
-  });
+  }, 60_000);
 });

@@ -23,12 +23,12 @@ test("install.sh is shellcheck-clean", () => {
   const r = Bun.spawnSync(["shellcheck", "--severity=style", SCRIPT], { stdout: "pipe", stderr: "pipe" });
   expect(r.stdout.toString() + r.stderr.toString()).toBe("");
   expect(r.exitCode).toBe(0);
-});
+}, 60_000);
 
 test("install.sh makes no network access", () => {
   const text = readFileSync(SCRIPT, "utf8");
   expect(text).not.toMatch(/\b(curl|wget|apt-get|npm|bun install|git clone|nc)\b/);
-});
+}, 60_000);
 
 describe("a prefix install", () => {
   const prefix = tempDir("mapstead-install-");
@@ -67,7 +67,7 @@ describe("a prefix install", () => {
       expect(unit).toMatch(new RegExp(`^${line.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}$`, "m"));
     expect(unit).not.toContain(prefix);
     expect(unit).not.toMatch(/^MemoryDenyWriteExecute/m);
-  });
+  }, 60_000);
 
   test("running it again is harmless: the operator's settings and the data are kept", () => {
     const envPath = at("etc/mapstead/mapstead.env");
@@ -79,7 +79,7 @@ describe("a prefix install", () => {
     expect(r.stdout).toContain("Database is current");
     expect(readFileSync(envPath, "utf8")).toContain("\nLOG_LEVEL=warn\n");
     expect(statSync(at("var/lib/mapstead/mapstead.db")).ino).toBe(dbBefore);
-  });
+  }, 60_000);
 
   test("--uninstall removes the binary and unit but keeps settings and data", () => {
     const r = install(["--prefix", prefix, "--uninstall"]);
@@ -88,14 +88,14 @@ describe("a prefix install", () => {
     expect(existsSync(at("etc/systemd/system/mapstead.service"))).toBe(false);
     expect(existsSync(at("var/lib/mapstead/mapstead.db"))).toBe(true);
     expect(existsSync(at("etc/mapstead/mapstead.env"))).toBe(true);
-  });
+  }, 60_000);
 
   test("--uninstall --purge removes settings and data too", () => {
     const r = install(["--prefix", prefix, "--uninstall", "--purge"]);
     expect(r.exitCode).toBe(0);
     expect(existsSync(at("var/lib/mapstead"))).toBe(false);
     expect(existsSync(at("etc/mapstead"))).toBe(false);
-  });
+  }, 60_000);
 });
 
 describe("options and mistakes", () => {
@@ -105,7 +105,7 @@ describe("options and mistakes", () => {
     expect(r.exitCode).toBe(0);
     expect(existsSync(join(prefix, "usr/local/bin/mapstead"))).toBe(true);
     expect(existsSync(join(prefix, "etc/systemd/system/mapstead.service"))).toBe(false);
-  });
+  }, 60_000);
 
   test("a missing or foreign binary is refused before anything is replaced", () => {
     const prefix = tempDir("mapstead-install-");
@@ -118,7 +118,7 @@ describe("options and mistakes", () => {
     expect(foreign.exitCode).toBe(1);
     expect(foreign.stderr).toContain("not a mapstead binary");
     expect(existsSync(join(prefix, "usr/local/bin/mapstead"))).toBe(false);
-  });
+  }, 60_000);
 
   test("unknown options exit 2; --help explains", () => {
     const bad = install(["--frobnicate"]);
@@ -130,5 +130,5 @@ describe("options and mistakes", () => {
     expect(help.exitCode).toBe(0);
     expect(help.stdout).toContain("--prefix DIR");
     expect(help.stdout).toContain("--uninstall");
-  });
+  }, 60_000);
 });
