@@ -62,10 +62,13 @@ export function tilesModule(ctx: AppContext) {
 
   const visible = (served: Served | null, viewer: Viewer): served is Served => served !== null && (!served.private || viewer.privateOrgIds.has(served.orgId));
 
-  function headersFor(set: { headers: Record<string, unknown> }, extra: Record<string, string>): Record<string, string> {
-    const h: Record<string, string> = {};
-    for (const k in set.headers) h[k] = String(set.headers[k]);
-    return Object.assign(h, extra);
+  // Answers are raw bytes or strings with headers on `set` (Elysia's fast path): a returned Response
+  // would be re-wrapped around its body stream to merge the request-id and CORS headers.
+  type Set = { headers: Record<string, unknown>; status?: unknown };
+  function answer(set: Set, status: number, headers: Record<string, string>, body: Uint8Array | string | null) {
+    Object.assign(set.headers, headers);
+    set.status = status;
+    return body;
   }
 
   return new Elysia({ name: "tiles", prefix: "/tiles/v1" })
@@ -86,9 +89,9 @@ export function tilesModule(ctx: AppContext) {
         const served = await catalog.version(owner, parsed.slug, version);
         if (!visible(served, viewer)) throw tilesetMissing(owner, `${parsed.slug}@${version}`);
         const cache = served.private ? "private" : parsed.version === null ? STABLE : IMMUTABLE;
-        const headers = headersFor(set, { "content-type": "application/json; charset=utf-8", "cache-control": cache, etag: served.tilejsonEtag, vary: "Accept-Encoding" });
-        if (notModified(request, served.tilejsonEtag)) return new Response(null, { status: 304, headers });
-        return new Response(served.tilejson, { status: 200, headers });
+        const headers = { "content-type": "application/json; charset=utf-8", "cache-control": cache, etag: served.tilejsonEtag, vary: "Accept-Encoding" };
+        if (notModified(request, served.tilejsonEtag)) return answer(set, 304, headers, null);
+        return answer(set, 200, headers, served.tilejson);
       },
       {
         viewer: true,
@@ -124,7 +127,7 @@ export function tilesModule(ctx: AppContext) {
         const gzipOk = format !== "pbf" || acceptsGzip(request);
         const etag = `"${served.tilesetId}.${served.version}.${z}.${x}.${y}${gzipOk && format === "pbf" ? ".gz" : ""}"`;
         const cache = served.private ? "private" : IMMUTABLE;
-        if (notModified(request, etag) && inRange) return new Response(null, { status: 304, headers: headersFor(set, { etag, "cache-control": cache, vary: "Accept-Encoding" }) });
+        if (notModified(request, etag) && inRange) return answer(set, 304, { etag, "cache-control": cache, vary: "Accept-Encoding" }, null);
         const key = `${served.tilesetId}.${served.version}/${z}/${x}/${y}`;
         let tile = tileCache.get(key);
         if (tile === undefined) {
@@ -134,15 +137,15 @@ export function tilesModule(ctx: AppContext) {
         }
         if (!tile || tile.data.length === 0) {
           if (!inRange) throw new NotFound(`Tile ${z}/${x}/${y} is outside the tileset's zoom range ${served.facts.minzoom}-${served.facts.maxzoom} or bounds`, "TILE_NOT_FOUND");
-          return new Response(null, { status: 204, headers: headersFor(set, { "cache-control": cache, etag, vary: "Accept-Encoding" }) });
+          return answer(set, 204, { "cache-control": cache, etag, vary: "Accept-Encoding" }, null);
         }
-        const headers = headersFor(set, { "content-type": CONTENT_TYPES[format], "cache-control": cache, etag, vary: "Accept-Encoding" });
+        const headers: Record<string, string> = { "content-type": CONTENT_TYPES[format], "cache-control": cache, etag, vary: "Accept-Encoding" };
         let data = tile.data;
         if (tile.encoding === "gzip") {
           if (gzipOk) headers["content-encoding"] = "gzip";
           else data = Bun.gunzipSync(data as Uint8Array<ArrayBuffer>);
         }
-        return new Response(data as Uint8Array<ArrayBuffer>, { status: 200, headers });
+        return answer(set, 200, headers, data);
       },
       {
         viewer: true,
