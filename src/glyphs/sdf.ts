@@ -3,10 +3,11 @@
 // one byte per pixel, 255 - clamp(distance_px * 256/8 + 64) so the outline sits at 191 and the field
 // spans 2 px inside to 6 px outside.
 //
-// How: the outline is rasterized with exact area coverage at SUPERSAMPLE x resolution, a distance
-// transform runs on that fine grid (cells partly covered seed it with their sub-cell edge offset), and
-// every output pixel reads the signed distance at its own centre, which is a fine-grid cell centre
-// because SUPERSAMPLE is odd.
+// How: the outline is rasterized with exact area coverage at SUPERSAMPLE x resolution; one distance
+// transform on that fine grid, seeded where the outline runs (partly covered cells, with their sub-cell
+// edge offset), gives every cell its distance to the outline, and coverage gives the sign. Every output
+// pixel reads the fine cell at its own centre (SUPERSAMPLE is odd, so there is one). Compared with an
+// exact point-to-outline distance the bytes are off by under 0.1 px on average (test/fonts).
 import { CoverageRaster } from "./rasterize";
 import { DistanceTransform, FAR } from "./edt";
 import type { Polylines } from "./outline";
@@ -34,8 +35,7 @@ const EMPTY = new Uint8Array(0);
 export class SdfRenderer {
   private raster = new CoverageRaster();
   private edt = new DistanceTransform();
-  private outer = new Float32Array(0);
-  private inner = new Float32Array(0);
+  private grid = new Float32Array(0);
 
   render(outline: Polylines): SdfGlyph {
     if (outline.length < 6) return { width: 0, height: 0, left: 0, top: 0, bitmap: EMPTY };
@@ -77,31 +77,45 @@ export class SdfRenderer {
     const coverage = raster.finish();
 
     const n = w * h;
-    if (this.outer.length < n) {
-      this.outer = new Float32Array(n);
-      this.inner = new Float32Array(n);
-    }
-    const outer = this.outer;
-    const inner = this.inner;
-    // outer: distance to the ink (seeds inside); inner: distance to the background (seeds outside).
+    if (this.grid.length < n) this.grid = new Float32Array(Math.max(n, this.grid.length * 2));
+    const grid = this.grid;
+    // Seeds of one distance transform: the outline itself. A partly covered cell holds the edge at
+    // about |0.5 - coverage| from its centre; two neighbouring cells, one full and one empty, have
+    // the edge between them, half a cell from each. Float rounding in the running sums leaves crumbs
+    // like 1e-7 in empty cells: those are snapped.
     for (let i = 0; i < n; i++) {
       const a = coverage[i]!;
-      // Float rounding in the running sums leaves crumbs like 1e-7 in empty cells: snap them.
-      if (a >= 1 - COVERAGE_EPSILON) {
-        outer[i] = 0;
-        inner[i] = FAR;
-      } else if (a <= COVERAGE_EPSILON) {
-        outer[i] = FAR;
-        inner[i] = 0;
-      } else {
+      if (a > COVERAGE_EPSILON && a < 1 - COVERAGE_EPSILON) {
         const d = 0.5 - a;
-        outer[i] = d > 0 ? d * d : 0;
-        inner[i] = d < 0 ? d * d : 0;
+        grid[i] = d * d;
+      } else grid[i] = FAR;
+    }
+    for (let y = 0; y < h; y++) {
+      const row = y * w;
+      for (let x = 0; x < w; x++) {
+        const i = row + x;
+        const a = coverage[i]!;
+        const full = a >= 1 - COVERAGE_EPSILON;
+        const empty = a <= COVERAGE_EPSILON;
+        if (!full && !empty) continue;
+        if (x + 1 < w) {
+          const b = coverage[i + 1]!;
+          if ((full && b <= COVERAGE_EPSILON) || (empty && b >= 1 - COVERAGE_EPSILON)) {
+            if (grid[i]! > 0.25) grid[i] = 0.25;
+            if (grid[i + 1]! > 0.25) grid[i + 1] = 0.25;
+          }
+        }
+        if (y + 1 < h) {
+          const b = coverage[i + w]!;
+          if ((full && b <= COVERAGE_EPSILON) || (empty && b >= 1 - COVERAGE_EPSILON)) {
+            if (grid[i]! > 0.25) grid[i] = 0.25;
+            if (grid[i + w]! > 0.25) grid[i + w] = 0.25;
+          }
+        }
       }
     }
     const half = (S - 1) >> 1;
-    this.edt.run(outer, w, h, half, S);
-    this.edt.run(inner, w, h, half, S);
+    this.edt.run(grid, w, h, half, S);
 
     const bitmap = new Uint8Array(outW * outH);
     const scale = 256 / SDF_RADIUS_PX / S;
@@ -110,7 +124,8 @@ export class SdfRenderer {
       const row = (y * S + half) * w;
       for (let x = 0; x < outW; x++) {
         const i = row + x * S + half;
-        const d = (Math.sqrt(outer[i]!) - Math.sqrt(inner[i]!)) * scale + shift;
+        const distance = Math.sqrt(grid[i]!);
+        const d = (coverage[i]! >= 0.5 ? -distance : distance) * scale + shift;
         bitmap[y * outW + x] = d >= 255 ? 0 : d <= 0 ? 255 : 255 - Math.floor(d);
       }
     }
