@@ -10,6 +10,7 @@ import { authModule } from "./modules/auth";
 import { orgsModule } from "./modules/orgs";
 import { keysModule } from "./modules/keys";
 import { metricsModule } from "./modules/metrics";
+import { createMetrics } from "./modules/metrics/registry";
 import { homeModule } from "./modules/home";
 import { stylesModule } from "./modules/styles";
 import { geocodingModule } from "./modules/geocoding";
@@ -21,10 +22,10 @@ import { consoleModule } from "./modules/console";
 
 export function createApp(ctx: AppContext) {
   const routes = routeTableFrom(() => app.routes);
+  const metrics = createMetrics();
   const app = new Elysia({ name: "mapstead" })
-    .use(conventions(ctx.config, ctx.log, routes))
-    // Registered early: its after-response hook only sees routes added after it.
-    .use(metricsModule(ctx))
+    .use(conventions(ctx.config, ctx.log, routes, metrics.observe))
+    .use(metricsModule(ctx, metrics))
     .use(docsModule(ctx))
     .use(healthModule(ctx))
     .use(preflightModule(ctx))

@@ -41,6 +41,7 @@ export function createContext(config: Readonly<Config>, handle: { db: Db; sqlite
         }
       }
       closeDatabase(handle.sqlite);
+      log.flush();
     },
   };
 }

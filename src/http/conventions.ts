@@ -31,7 +31,10 @@ function headerBytes(request: Request): number {
   return n;
 }
 
-export function conventions(config: Config, log: Logger, routes: RouteTable) {
+/** Called once per finished request (metrics); kept in the access-log hook so there is one such hook. */
+export type RequestObserver = (path: string, method: string, status: number, ms: number) => void;
+
+export function conventions(config: Config, log: Logger, routes: RouteTable, observe?: RequestObserver) {
   return new Elysia({ name: "conventions" })
     .error({ AppError })
     .onRequest(({ request, set }) => {
@@ -83,13 +86,11 @@ export function conventions(config: Config, log: Logger, routes: RouteTable) {
     })
     .onAfterResponse({ as: "global" }, ({ request, set }) => {
       const facts = requestFacts(request);
-      log.info("request", {
-        method: request.method,
-        path: facts?.path ?? safePathname(request),
-        status: typeof set.status === "number" ? set.status : 200,
-        ms: facts ? Math.round((performance.now() - facts.startedAt) * 100) / 100 : undefined,
-        request_id: facts?.id,
-      });
+      const path = facts?.path ?? safePathname(request);
+      const status = typeof set.status === "number" ? set.status : 200;
+      const ms = facts ? performance.now() - facts.startedAt : 0;
+      observe?.(path, request.method, status, ms);
+      log.info("request", { method: request.method, path, status, ms: Math.round(ms * 100) / 100, request_id: facts?.id });
     });
 }
 

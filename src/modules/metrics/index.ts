@@ -4,23 +4,14 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
 import { NotFound } from "../../errors";
 import { clientIp, isLoopbackIp } from "../../http/client-ip";
-import { requestFacts } from "../../http/request-context";
 import { createAuthService } from "../auth/service";
-import { createMetrics } from "./registry";
+import type { Metrics } from "./registry";
 
-export function metricsModule(ctx: AppContext) {
-  const metrics = createMetrics();
+/** `metrics` is fed by the access-log hook in http/conventions.ts (see app.ts). */
+export function metricsModule(ctx: AppContext, metrics: Metrics) {
   const auth = createAuthService(ctx);
   const jobsByState = ctx.sqlite.query<{ state: string; n: number }, []>("SELECT state, COUNT(*) AS n FROM jobs GROUP BY state");
   return new Elysia({ name: "metrics" })
-    .onAfterResponse({ as: "global" }, ({ request, set }) => {
-      const facts = requestFacts(request);
-      if (!facts) return;
-      const url = request.url;
-      const start = url.indexOf("/", url.indexOf("//") + 2);
-      const q = url.indexOf("?", start);
-      metrics.observe(url.slice(start, q < 0 ? undefined : q), request.method, typeof set.status === "number" ? set.status : 200, performance.now() - facts.startedAt);
-    })
     .get(
       "/metrics",
       ({ request, server }) => {
