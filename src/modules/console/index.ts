@@ -13,6 +13,7 @@ import maplibreJs from "../../../node_modules/maplibre-gl/dist/maplibre-gl.mjs" 
 import maplibreWorker from "../../../node_modules/maplibre-gl/dist/maplibre-gl-worker.mjs" with { type: "file" };
 import maplibreShared from "../../../node_modules/maplibre-gl/dist/maplibre-gl-shared.mjs" with { type: "file" };
 import maplibreCss from "../../../node_modules/maplibre-gl/dist/maplibre-gl.css" with { type: "file" };
+import { ifNoneMatchHits } from "../../http/conditional";
 
 /** MapLibre starts its worker from a same-origin module URL (worker-src 'self'); blob: covers its fallback. */
 export const CONSOLE_CSP =
@@ -74,8 +75,7 @@ export function consoleModule(ctx: AppContext) {
           "content-security-policy": CONSOLE_CSP,
           "x-content-type-options": "nosniff",
         };
-        const inm = request.headers.get("if-none-match");
-        if (inm && inm.split(",").some((t) => t.trim() === asset.etag)) return new Response(null, { status: 304, headers });
+        if (ifNoneMatchHits(request, asset.etag)) return new Response(null, { status: 304, headers });
         return new Response(asset.body, { headers });
       },
       {

@@ -8,46 +8,18 @@ import { fontCatalog } from "./catalog";
 import { glyphStore } from "./glyph-store";
 import { ErrorEnvelope, FontList, FontNames, GlyphParams, InstalledFont, UploadQuery } from "./model";
 import { installFont, listFonts, MAX_FONT_BYTES } from "./service";
+import { ifNoneMatchHits } from "../../http/conditional";
+import { readBodyLimited } from "../../http/read-body";
 
 const FONT_CACHE = "public, max-age=86400";
 const tags = ["Fonts"];
 const GlyphPbf = t.Any({ description: "application/x-protobuf: the glyphs message (fontstacks with SDF glyphs)" });
 
-/** True when an If-None-Match header names this ETag (or is "*"). */
-function matchesEtag(header: string | null, etag: string): boolean {
-  if (!header) return false;
-  return header.split(",").some((part) => {
-    const tag = part.trim().replace(/^W\//, "");
-    return tag === "*" || tag === etag;
-  });
-}
-
-/** Reads a request body into memory, refusing it (413) as soon as it passes `limit` bytes. */
-async function readLimited(request: Request, limit: number): Promise<Uint8Array> {
-  const declared = Number(request.headers.get("content-length") ?? NaN);
-  if (declared > limit) throw new PayloadTooLarge(`A font upload may be at most ${MAX_FONT_BYTES / 1024 / 1024} MiB`);
-  if (!request.body) return new Uint8Array(0);
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  const reader = request.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.length;
-    if (total > limit) {
-      await reader.cancel().catch(() => {});
-      throw new PayloadTooLarge(`A font upload may be at most ${MAX_FONT_BYTES / 1024 / 1024} MiB`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks);
-}
-
 /** The font bytes and requested name of a raw or multipart upload. */
 async function readUpload(request: Request, queryName: string | undefined): Promise<{ bytes: Uint8Array; name?: string }> {
   const type = (request.headers.get("content-type") ?? "").toLowerCase();
-  if (!type.startsWith("multipart/form-data")) return { bytes: await readLimited(request, MAX_FONT_BYTES), name: queryName };
-  const raw = await readLimited(request, MAX_FONT_BYTES + 1024 * 1024);
+  if (!type.startsWith("multipart/form-data")) return { bytes: await readBodyLimited(request, MAX_FONT_BYTES, "A font upload"), name: queryName };
+  const raw = await readBodyLimited(request, MAX_FONT_BYTES + 1024 * 1024, "A font upload");
   let form: FormData;
   try {
     form = await new Response(raw as BodyInit, { headers: { "content-type": request.headers.get("content-type")! } }).formData();
@@ -87,7 +59,7 @@ export function fontsModule(ctx: AppContext) {
         const answer = await glyphs.range(params.fontstack, params.range);
         set.headers["cache-control"] = FONT_CACHE;
         set.headers["etag"] = answer.etag;
-        if (matchesEtag(request.headers.get("if-none-match"), answer.etag)) {
+        if (ifNoneMatchHits(request, answer.etag)) {
           set.status = 304;
           return "";
         }

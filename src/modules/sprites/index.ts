@@ -12,6 +12,7 @@ import { DraftFileParams, ErrorEnvelope, PublicSpriteParams, SpriteQuery, Sprite
 import { isSpriteFile, type SpriteFile } from "./store";
 import { mayRead, viewerOf } from "../styles/access";
 import { spriteFromUpload } from "./upload";
+import { ifNoneMatchHits } from "../../http/conditional";
 
 const TAGS = ["Styles"];
 
@@ -35,7 +36,7 @@ export function spritesModule(ctx: AppContext, styles: StylesService) {
       "cache-control": cacheControl,
       etag,
     };
-    if (request.headers.get("if-none-match")?.split(",").some((t) => t.trim() === etag || t.trim() === "*")) return new Response(null, { status: 304, headers: out });
+    if (ifNoneMatchHits(request, etag)) return new Response(null, { status: 304, headers: out });
     return new Response(Bun.file(path), { headers: out });
   }
 

@@ -3,45 +3,19 @@
 //   image/svg+xml ?name=icon        one SVG icon
 //   multipart/form-data             SVG files, or one zip, or a ready pair sprite.json + sprite.png
 //                                   (optionally sprite@2x.json + sprite@2x.png)
-import { PayloadTooLarge, UnsupportedMediaType, BadRequest } from "../../errors";
+import { UnsupportedMediaType, BadRequest } from "../../errors";
 import { buildSprite, iconName, SpriteInputError, type SpriteSet, type SvgIcon } from "../../sprites/build";
 import { svgIconsFromZip } from "../../sprites/unzip";
 import { checkReadySheet } from "../../sprites/ready-pair";
+import { readBodyLimited } from "../../http/read-body";
 
 export const MAX_SPRITE_UPLOAD_BYTES = 64 * 1024 * 1024;
-
-/** Reads the body, refusing more than the limit whether or not Content-Length was declared. */
-export async function readBodyLimited(request: Request, limit: number): Promise<Uint8Array> {
-  const declared = Number(request.headers.get("content-length") ?? NaN);
-  if (Number.isFinite(declared) && declared > limit) throw new PayloadTooLarge(`Sprite uploads are limited to ${limit / 1024 / 1024} MiB`);
-  if (!request.body) return new Uint8Array(0);
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  const reader = request.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.length;
-    if (total > limit) {
-      await reader.cancel().catch(() => {});
-      throw new PayloadTooLarge(`Sprite uploads are limited to ${limit / 1024 / 1024} MiB`);
-    }
-    chunks.push(value);
-  }
-  const out = new Uint8Array(total);
-  let o = 0;
-  for (const c of chunks) {
-    out.set(c, o);
-    o += c.length;
-  }
-  return out;
-}
 
 const isZip = (b: Uint8Array) => b.length >= 4 && b[0] === 0x50 && b[1] === 0x4b && b[2] === 3 && b[3] === 4;
 
 export async function spriteFromUpload(request: Request, query: { name?: string }): Promise<{ set: SpriteSet; source: "svg" | "ready" }> {
   const type = (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
-  const body = await readBodyLimited(request, MAX_SPRITE_UPLOAD_BYTES);
+  const body = await readBodyLimited(request, MAX_SPRITE_UPLOAD_BYTES, "A sprite upload");
   if (body.length === 0) throw new BadRequest("The upload is empty: send a zip of SVG icons, one SVG, or sprite.json + sprite.png as multipart/form-data");
   try {
     if (type === "application/zip" || type === "application/x-zip-compressed" || (type === "application/octet-stream" && isZip(body)))

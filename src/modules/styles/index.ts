@@ -25,6 +25,7 @@ import {
   UpdateStyleBody,
   VersionList,
 } from "./model";
+import { ifNoneMatchHits } from "../../http/conditional";
 
 const TAGS = ["Styles"];
 const ERRORS = { 400: ErrorEnvelope, 401: ErrorEnvelope, 403: ErrorEnvelope, 404: ErrorEnvelope };
@@ -70,8 +71,7 @@ export function stylesModule(ctx: AppContext) {
         set.headers["content-type"] = "application/json; charset=utf-8";
         set.headers["cache-control"] = resolved.visibility === "private" ? "private" : resolved.stable ? "public, max-age=60" : IMMUTABLE;
         set.headers.etag = resolved.etag;
-        const inm = request.headers.get("if-none-match");
-        if (inm && inm.split(",").some((t) => t.trim() === resolved.etag || t.trim() === "*")) {
+        if (ifNoneMatchHits(request, resolved.etag)) {
           set.status = 304;
           return "";
         }

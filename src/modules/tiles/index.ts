@@ -12,6 +12,7 @@ import { CONTENT_TYPES, EXTENSIONS, tileInRange } from "../../tiles/source";
 import { TileCache } from "../../tiles/tile-cache";
 import { ErrorEnvelope, TileJsonParams, TileParams } from "./model";
 import { createTileCatalog, type Served } from "./service";
+import { ifNoneMatchHits } from "../../http/conditional";
 
 const SLUG = new RegExp(SLUG_PATTERN);
 const IMMUTABLE = "public, max-age=31536000, immutable";
@@ -33,13 +34,6 @@ function acceptsGzip(request: Request): boolean {
     return !q || Number(q.slice(2)) > 0;
   }
   return false;
-}
-
-function notModified(request: Request, etag: string): boolean {
-  const h = request.headers.get("if-none-match");
-  if (!h) return false;
-  if (h.trim() === "*") return true;
-  return h.split(",").some((t) => t.trim().replace(/^W\//, "") === etag);
 }
 
 /** Parses "slug@version" (version optional when allowed). */
@@ -90,7 +84,7 @@ export function tilesModule(ctx: AppContext) {
         if (!visible(served, viewer)) throw tilesetMissing(owner, `${parsed.slug}@${version}`);
         const cache = served.private ? "private" : parsed.version === null ? STABLE : IMMUTABLE;
         const headers = { "content-type": "application/json; charset=utf-8", "cache-control": cache, etag: served.tilejsonEtag, vary: "Accept-Encoding" };
-        if (notModified(request, served.tilejsonEtag)) return answer(set, 304, headers, null);
+        if (ifNoneMatchHits(request, served.tilejsonEtag)) return answer(set, 304, headers, null);
         return answer(set, 200, headers, served.tilejson);
       },
       {
@@ -127,7 +121,7 @@ export function tilesModule(ctx: AppContext) {
         const gzipOk = format !== "pbf" || acceptsGzip(request);
         const etag = `"${served.tilesetId}.${served.version}.${z}.${x}.${y}${gzipOk && format === "pbf" ? ".gz" : ""}"`;
         const cache = served.private ? "private" : IMMUTABLE;
-        if (notModified(request, etag) && inRange) return answer(set, 304, { etag, "cache-control": cache, vary: "Accept-Encoding" }, null);
+        if (ifNoneMatchHits(request, etag) && inRange) return answer(set, 304, { etag, "cache-control": cache, vary: "Accept-Encoding" }, null);
         const key = `${served.tilesetId}.${served.version}/${z}/${x}/${y}`;
         let tile = tileCache.get(key);
         if (tile === undefined) {
