@@ -244,6 +244,29 @@ describe("style management", () => {
     expect((await t.fetch("/api/v1/orgs/acme/styles", { headers: { "x-api-key": otherKey.secret } })).status).toBe(403);
   });
 
+  test("tilesets and tileset versions a published style uses cannot be deleted from under it", async () => {
+    const roadsId = seedTileset(t.ctx, orgId, "roads", { versions: 2, published: 1 }).id;
+    await create({ slug: "uses-roads", style: mapStyle("acme", { tileset: "roads" }) });
+    expect((await t.fetch("/api/v1/orgs/acme/styles/uses-roads/publish", { method: "POST", headers: owner.headers })).status).toBe(200);
+
+    const whole = await t.fetch("/api/v1/orgs/acme/tilesets/roads", { method: "DELETE", headers: owner.headers });
+    expect(whole.status).toBe(409);
+    expect((await whole.json()).error.message).toContain("acme/uses-roads@1");
+
+    // The tileset moves on to version 2, but style version 1 (current) still pins roads@1.
+    publishTilesetVersion(t.ctx, roadsId, 2);
+    const pinned = await t.fetch("/api/v1/orgs/acme/tilesets/roads/versions/1", { method: "DELETE", headers: owner.headers });
+    expect(pinned.status).toBe(409);
+    expect((await pinned.json()).error.code).toBe("CONFLICT");
+    expect((await t.fetch("/tiles/v1/acme/roads@1.json")).status).not.toBe(409);
+
+    // Once the style is published again (pinning roads@2), version 1 may go; unpublished, the tileset may go.
+    expect((await t.fetch("/api/v1/orgs/acme/styles/uses-roads/publish", { method: "POST", headers: owner.headers })).status).toBe(200);
+    expect((await t.fetch("/api/v1/orgs/acme/tilesets/roads/versions/1", { method: "DELETE", headers: owner.headers })).status).toBe(204);
+    expect((await t.fetch("/api/v1/orgs/acme/styles/uses-roads/unpublish", { method: "POST", headers: owner.headers })).status).toBe(204);
+    expect((await t.fetch("/api/v1/orgs/acme/tilesets/roads", { method: "DELETE", headers: owner.headers })).status).toBe(204);
+  });
+
   test("a publish that fails validation changes nothing", async () => {
     // The tileset the draft uses loses its published version: publishing must refuse.
     const ts = seedTileset(t.ctx, orgId, "fleeting");

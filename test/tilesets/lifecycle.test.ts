@@ -36,6 +36,13 @@ describe("records", () => {
     const patched = await t.fetch("/api/v1/orgs/acme/tilesets/roads", { method: "PATCH", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify({ name: "Main roads", visibility: "public" }) });
     expect(patched.status).toBe(200);
     expect(await patched.json()).toMatchObject({ name: "Main roads", visibility: "public", description: "All roads" });
+    // A typo must not be dropped silently (a tileset meant to be private would go public).
+    const typo = await t.fetch("/api/v1/orgs/acme/tilesets", json({ slug: "typo", visiblity: "private" }));
+    expect(typo.status).toBe(400);
+    expect(((await typo.json()) as any).error.message).toContain("visiblity");
+    expect((await t.fetch("/api/v1/orgs/acme/tilesets/typo", { headers })).status).toBe(404);
+    const typoPatch = await t.fetch("/api/v1/orgs/acme/tilesets/roads", { method: "PATCH", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify({ visibilty: "private" }) });
+    expect(typoPatch.status).toBe(400);
     expect((await t.fetch("/api/v1/orgs/acme/tilesets/nope", { headers })).status).toBe(404);
     expect((await t.fetch("/api/v1/orgs/acme/tilesets/Not_A_Slug", { headers })).status).toBe(404);
   });

@@ -6,6 +6,7 @@ import type { AppContext } from "../../context";
 import { BadRequest } from "../../errors";
 import { authPlugin, requireOrgAccess, type Caller } from "../../http/auth";
 import type { Recipe } from "../../tiles/recipe";
+import { rejectUnknownFields } from "../auth/strict-body";
 import { CreateTilesetBody, ErrorEnvelope, OrgParams, PublishBody, RecipeQuery, Tileset, TilesetParams, UpdateTilesetBody, Version, VersionParams } from "./model";
 import { tilesetService } from "./service";
 import { receiveUpload } from "./upload";
@@ -80,6 +81,7 @@ export function tilesetsModule(ctx: AppContext) {
         ...auth,
         params: OrgParams,
         body: CreateTilesetBody,
+        transform: rejectUnknownFields(CreateTilesetBody),
         response: { 201: Tileset, 409: ErrorEnvelope, ...errors },
         detail: { tags: TAGS, summary: "Create a tileset (409 CONFLICT when the slug is taken)" },
       },
@@ -94,6 +96,7 @@ export function tilesetsModule(ctx: AppContext) {
       ...auth,
       params: TilesetParams,
       body: UpdateTilesetBody,
+      transform: rejectUnknownFields(UpdateTilesetBody),
       response: { 200: Tileset, ...errors },
       detail: { tags: TAGS, summary: "Edit name, description, attribution or visibility" },
     })
@@ -106,8 +109,8 @@ export function tilesetsModule(ctx: AppContext) {
       {
         ...auth,
         params: TilesetParams,
-        response: { 204: t.Void(), ...errors },
-        detail: { tags: TAGS, summary: "Delete a tileset with every version and file; its tile URLs answer 404 at once" },
+        response: { 204: t.Void(), 409: ErrorEnvelope, ...errors },
+        detail: { tags: TAGS, summary: "Delete a tileset with every version and file; its tile URLs answer 404 at once (409 while a published style uses it)" },
       },
     )
     .post(
@@ -189,13 +192,14 @@ export function tilesetsModule(ctx: AppContext) {
         ...auth,
         params: VersionParams,
         response: { 204: t.Void(), 409: ErrorEnvelope, ...errors },
-        detail: { tags: TAGS, summary: "Delete a version and its files (409 for the published one); processing stops" },
+        detail: { tags: TAGS, summary: "Delete a version and its files (409 for the published one, or one the current version of a published style pins); processing stops" },
       },
     )
     .post("/:org/tilesets/:ts/publish", ({ caller, params, body }) => service.publish(access(caller, params.org), params.ts, body.version), {
       ...auth,
       params: TilesetParams,
       body: PublishBody,
+      transform: rejectUnknownFields(PublishBody),
       response: { 200: Tileset, 409: ErrorEnvelope, ...errors },
       detail: { tags: TAGS, summary: "Point the stable TileJSON at a ready version (409 CONFLICT when it is not ready)" },
     })

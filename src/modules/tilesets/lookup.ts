@@ -38,3 +38,28 @@ export function versionIsReady(ctx: AppContext, ownerSlug: string, tilesetSlug: 
   if (!Number.isSafeInteger(version) || version < 1) return false;
   return stmts(ctx).version.get(ownerSlug, tilesetSlug, version)?.state === "ready";
 }
+
+const usingStatements = new WeakMap<AppContext, ReturnType<typeof prepareUsing>>();
+
+function prepareUsing(ctx: AppContext) {
+  return ctx.sqlite.query<{ owner: string; style: string; version: number; pinned: number }, [string]>(
+    `SELECT o.slug AS owner, s.slug AS style, sv.version AS version, json_extract(sv.tileset_pins, ?1) AS pinned
+     FROM styles s JOIN orgs o ON o.id = s.org_id
+     JOIN style_versions sv ON sv.style_id = s.id AND sv.version = s.published_version
+     WHERE json_extract(sv.tileset_pins, ?1) IS NOT NULL`,
+  );
+}
+
+/**
+ * Published styles whose current version uses owner/tileset (pinned to `version`, when given), as
+ * "owner/style@n". Deleting what they use would break maps that clients load right now.
+ */
+export function stylesUsingTileset(ctx: AppContext, ownerSlug: string, tilesetSlug: string, version?: number): string[] {
+  let q = usingStatements.get(ctx);
+  if (!q) usingStatements.set(ctx, (q = prepareUsing(ctx)));
+  // Pins are keyed "owner/tileset"; both are slugs, so the JSON path needs only the quotes.
+  return q
+    .all(`$."${ownerSlug}/${tilesetSlug}"`)
+    .filter((r) => version === undefined || r.pinned === version)
+    .map((r) => `${r.owner}/${r.style}@${r.version}`);
+}

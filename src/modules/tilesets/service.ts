@@ -15,6 +15,7 @@ import type { TileFacts } from "../../tiles/source";
 import { isSlug } from "../orgs/slug";
 import { emitTilesetChange } from "./events";
 import { headOf, type ReceivedUpload } from "./upload";
+import { stylesUsingTileset } from "./lookup";
 
 export { publishedVersionOf, versionIsReady } from "./lookup";
 
@@ -133,6 +134,15 @@ function createTilesetService(ctx: AppContext) {
 
   function abortJobsOf(versionIds: Set<number>) {
     runner?.abortIf((job) => versionIds.has(Number(job.payload.versionId)));
+  }
+
+  /** 409 while a published style version uses the tileset (or that version of it). */
+  function refuseWhileUsed(org: Org, t: TilesetRow, version?: number) {
+    const users = stylesUsingTileset(ctx, org.slug, t.slug, version);
+    if (users.length)
+      throw new Conflict(
+        `${version === undefined ? `Tileset '${org.slug}/${t.slug}'` : `Version ${version} of '${org.slug}/${t.slug}'`} is used by published style(s) ${users.slice(0, 10).join(", ")}; publish those styles without it first`,
+      );
   }
 
   function deleteVersionFiles(v: VersionRow) {
@@ -318,6 +328,7 @@ function createTilesetService(ctx: AppContext) {
 
     remove(org: Org, slug: string): void {
       const t = find(org, slug);
+      refuseWhileUsed(org, t);
       const versions = db.select().from(tilesetVersions).where(eq(tilesetVersions.tilesetId, t.id)).all();
       db.delete(tilesets).where(eq(tilesets.id, t.id)).run();
       abortJobsOf(new Set(versions.map((v) => v.id)));
@@ -390,6 +401,7 @@ function createTilesetService(ctx: AppContext) {
       const v = findVersion(org, t, version);
       if (t.publishedVersion === version)
         throw new Conflict(`Version ${version} is the published version of '${org.slug}/${t.slug}'; publish another version or unpublish first`);
+      refuseWhileUsed(org, t, version);
       db.delete(tilesetVersions).where(eq(tilesetVersions.id, v.id)).run();
       abortJobsOf(new Set([v.id]));
       changed(org, t);
