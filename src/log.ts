@@ -12,8 +12,25 @@ export interface Logger {
   info(msg: string, fields?: Record<string, unknown>): void;
   warn(msg: string, fields?: Record<string, unknown>): void;
   error(msg: string, fields?: Record<string, unknown>): void;
+  /** true when lines of this level are written */
+  enabled(level: LogLevel): boolean;
+  /** writes a line the caller already serialized (hot paths: the access log) */
+  writeLine(level: LogLevel, json: string): void;
   /** writes out anything buffered */
   flush(): void;
+}
+
+let lastMs = 0;
+let lastIso = "";
+
+/** The current time as ISO 8601; formatted once per millisecond however many lines share it. */
+export function isoNow(): string {
+  const now = Date.now();
+  if (now !== lastMs) {
+    lastMs = now;
+    lastIso = new Date(now).toISOString();
+  }
+  return lastIso;
 }
 
 const FLUSH_BYTES = 64 * 1024;
@@ -21,14 +38,16 @@ const FLUSH_AFTER_MS = 20;
 
 /** Batches lines for a file descriptor; synchronous writes keep ordering simple and survive exit. */
 export function batchedWriter(fd: number): { write(line: string, urgent: boolean): void; flush(): void } {
-  let pending = "";
+  let pending: string[] = [];
+  let pendingBytes = 0;
   let timer: ReturnType<typeof setTimeout> | null = null;
   const flush = () => {
     if (timer) clearTimeout(timer);
     timer = null;
-    if (!pending) return;
-    const chunk = pending;
-    pending = "";
+    if (!pending.length) return;
+    const chunk = pending.join("");
+    pending = [];
+    pendingBytes = 0;
     try {
       writeSync(fd, chunk);
     } catch {
@@ -38,8 +57,9 @@ export function batchedWriter(fd: number): { write(line: string, urgent: boolean
   process.once("exit", flush);
   return {
     write(line, urgent) {
-      pending += line + "\n";
-      if (urgent || pending.length >= FLUSH_BYTES) flush();
+      pending.push(line, "\n");
+      pendingBytes += line.length + 1;
+      if (urgent || pendingBytes >= FLUSH_BYTES) flush();
       else timer ??= setTimeout(flush, FLUSH_AFTER_MS);
     },
     flush,
@@ -53,13 +73,17 @@ export function createLogger(level: LogLevel, write?: (line: string) => void): L
   const out = write ? { write: (l: string) => write(l), flush: () => {} } : (stdoutWriter ??= batchedWriter(1));
   const emit = (lvl: LogLevel, msg: string, fields?: Record<string, unknown>) => {
     if (ORDER[lvl] < min) return;
-    out.write(JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...fields }), ORDER[lvl] >= ORDER.warn);
+    out.write(JSON.stringify({ time: isoNow(), level: lvl, msg, ...fields }), ORDER[lvl] >= ORDER.warn);
   };
   return {
     debug: (m, f) => emit("debug", m, f),
     info: (m, f) => emit("info", m, f),
     warn: (m, f) => emit("warn", m, f),
     error: (m, f) => emit("error", m, f),
+    enabled: (lvl) => ORDER[lvl] >= min,
+    writeLine: (lvl, json) => {
+      if (ORDER[lvl] >= min) out.write(json, ORDER[lvl] >= ORDER.warn);
+    },
     flush: () => out.flush(),
   };
 }

@@ -2,7 +2,7 @@
 // body limits, the error envelope (including 405), and one JSON access-log line per request.
 import { Elysia } from "elysia";
 import type { Config } from "../config";
-import type { Logger } from "../log";
+import { isoNow, type Logger } from "../log";
 import { AppError } from "../errors";
 import { beginRequest, requestFacts } from "./request-context";
 import { corsHeaders, corsKind, preflightResponse } from "./cors";
@@ -90,7 +90,13 @@ export function conventions(config: Config, log: Logger, routes: RouteTable, obs
       const status = typeof set.status === "number" ? set.status : 200;
       const ms = facts ? performance.now() - facts.startedAt : 0;
       observe?.(path, request.method, status, ms);
-      log.info("request", { method: request.method, path, status, ms: Math.round(ms * 100) / 100, request_id: facts?.id });
+      // Built by hand: this line is written for every request, and a generic object + stringify
+      // was the largest single cost of a small request. Method and id are token characters.
+      if (log.enabled("info"))
+        log.writeLine(
+          "info",
+          `{"time":"${isoNow()}","level":"info","msg":"request","method":"${request.method}","path":${JSON.stringify(path)},"status":${status},"ms":${Math.round(ms * 100) / 100},"request_id":"${facts?.id ?? ""}"}`,
+        );
     });
 }
 
