@@ -4,7 +4,7 @@ import { UsageError, settingsHelp } from "./args";
 import { bold, dim, print, printErr, red, yellow } from "./output";
 import { parse, withContext } from "./users";
 import { orgBySlug } from "../modules/orgs/service";
-import { createKey, getKey, keyStatus, listKeys, parseExpiry, revokeKey } from "../modules/keys/service";
+import { createKey, getKey, keyStatus, keyView, listKeys, parseExpiry, revokeKey } from "../modules/keys/service";
 import { SCOPES } from "../modules/keys/scopes";
 import type { AppContext } from "../context";
 
@@ -72,20 +72,7 @@ export const keysCommand: CliCommand = {
         if (values.json) {
           print(
             JSON.stringify(
-              keys.map((k) => ({
-                id: k.id,
-                name: k.name,
-                prefix: k.prefix,
-                scopes: k.scopes,
-                allowed_origins: k.allowedOrigins,
-                expires_at: iso(k.expiresAt),
-                rate_limit_per_minute: k.rateLimitPerMinute,
-                monthly_quota: k.monthlyQuota,
-                created_at: iso(k.createdAt),
-                last_used_at: iso(k.lastUsedAt),
-                revoked_at: iso(k.revokedAt),
-                status: keyStatus(k),
-              })),
+              keys.map((k) => keyView(k)),
               null,
               2,
             ),

@@ -11,11 +11,10 @@ import { rejectUnknownFields } from "../auth/strict-body";
 import { requireOrgAccess } from "../orgs/service";
 import { ErrorEnvelope } from "../orgs/model";
 import { dayOf, monthOf } from "../usage/service";
-import { createKey, getKey, keyStatus, listKeys, parseExpiry, revokeKey, updateKey, usageRows, type KeyRecord } from "./service";
+import { createKey, getKey, keyView, listKeys, parseExpiry, revokeKey, updateKey, usageRows, type KeyRecord } from "./service";
 import { CreateKeyBody, CreatedKey, KeyOut, KeyParams, ListKeysQuery, UpdateKeyBody, UsageOut, UsageQuery } from "./model";
 import { OrgParams } from "../orgs/model";
 
-const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
 const DAY_MS = 86_400_000;
 const MAX_USAGE_DAYS = 366;
 
@@ -36,20 +35,7 @@ export function keysModule(ctx: AppContext) {
   const auth = createAuthService(ctx);
   const errors = { 400: ErrorEnvelope, 401: ErrorEnvelope, 403: ErrorEnvelope, 404: ErrorEnvelope };
 
-  const out = (k: KeyRecord) => ({
-    id: k.id,
-    name: k.name,
-    prefix: k.prefix,
-    scopes: k.scopes,
-    allowed_origins: k.allowedOrigins,
-    expires_at: iso(k.expiresAt),
-    rate_limit_per_minute: k.rateLimitPerMinute,
-    monthly_quota: k.monthlyQuota,
-    created_at: iso(k.createdAt)!,
-    last_used_at: iso(auth.usage.lastUsedAt(k.id, k.lastUsedAt)),
-    revoked_at: iso(k.revokedAt),
-    status: keyStatus(k),
-  });
+  const out = (k: KeyRecord) => keyView(k, auth.usage.lastUsedAt(k.id, k.lastUsedAt));
 
   return new Elysia({ name: "keys", prefix: "/api/v1/orgs" })
     .use(authPlugin(ctx))

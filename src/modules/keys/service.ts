@@ -145,3 +145,23 @@ export function keyStatus(k: Pick<KeyRecord, "revokedAt" | "expiresAt">, now = D
   if (k.expiresAt !== null && now >= k.expiresAt) return "expired";
   return "active";
 }
+
+const isoOrNull = (t: number | null) => (t === null ? null : new Date(t).toISOString());
+
+/** A key as the API and `mapstead keys list --json` show it (never the secret or its hash). */
+export function keyView(k: KeyRecord, lastUsedAt: number | null = k.lastUsedAt) {
+  return {
+    id: k.id,
+    name: k.name,
+    prefix: k.prefix,
+    scopes: k.scopes,
+    allowed_origins: k.allowedOrigins,
+    expires_at: isoOrNull(k.expiresAt),
+    rate_limit_per_minute: k.rateLimitPerMinute,
+    monthly_quota: k.monthlyQuota,
+    created_at: new Date(k.createdAt).toISOString(),
+    last_used_at: isoOrNull(lastUsedAt),
+    revoked_at: isoOrNull(k.revokedAt),
+    status: keyStatus(k),
+  };
+}
