@@ -53,11 +53,17 @@ export function authPlugin(ctx: AppContext) {
   const callers = new WeakMap<Request, Caller | null>();
   const viewers = new WeakMap<Request, Viewer>();
   /** Counts or refunds the call's reservation once: failed (>= 400) or skipBilling calls are refunded. */
-  const settle = (request: Request, status: number) => {
+  const settle = (request: Request, status: number, headers: Record<string, string | number>) => {
     const a = services.get(request);
     if (!a?.reservation) return;
-    auth.settle(a.reservation, status, !notBillable.has(request));
+    const billable = !notBillable.has(request);
+    auth.settle(a.reservation, status, billable);
     a.reservation = null;
+    // The quota headers were written when the call was reserved; a refunded call did not use it.
+    if ((status >= 400 || !billable) && headers["x-quota-used"] !== undefined) {
+      headers["x-quota-used"] = String(Math.max(0, Number(headers["x-quota-used"]) - 1));
+      headers["x-quota-remaining"] = String(Number(headers["x-quota-remaining"]) + 1);
+    }
   };
   return new Elysia({ name: "auth", seed: seedOf(ctx) })
     .decorate("auth", auth)
@@ -71,7 +77,7 @@ export function authPlugin(ctx: AppContext) {
         // (mapResponse also runs for error responses, after the global error handler set the status;
         // no afterResponse hook: it would cost every request a deferred task.)
         mapResponse: ({ request, set }) => {
-          settle(request, typeof set.status === "number" ? set.status : 200);
+          settle(request, typeof set.status === "number" ? set.status : 200, set.headers as Record<string, string | number>);
         },
       }),
       session: (required: boolean) => ({

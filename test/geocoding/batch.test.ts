@@ -167,7 +167,13 @@ describe("Idempotency-Key", () => {
     };
     const first = await settled(post(payload, { "idempotency-key": key }, t, h));
     expect(first.headers.get("x-quota-used")).toBe("1");
-    for (let i = 0; i < 3; i++) expect((await settled(post(payload, { "idempotency-key": key }, t, h))).headers.get("idempotent-replayed")).toBe("true");
+    for (let i = 0; i < 3; i++) {
+      const replay = await settled(post(payload, { "idempotency-key": key }, t, h));
+      expect(replay.headers.get("idempotent-replayed")).toBe("true");
+      // The quota headers of a replay tell the truth: still one call used.
+      expect(replay.headers.get("x-quota-used")).toBe("1");
+      expect(replay.headers.get("x-quota-remaining")).toBe("99");
+    }
     const fresh = await post(payload, { "idempotency-key": uid() }, t, h);
     expect(fresh.headers.get("idempotent-replayed")).toBeNull();
     expect(fresh.headers.get("x-quota-used")).toBe("2");
