@@ -6,7 +6,7 @@ import type { Browser, Page } from "playwright-core";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeTestApp, serveTestApp, tempDir, type TestApp } from "../support/app";
-import { ARTIFACTS_DIR, launchBrowser } from "../support/browser";
+import { ARTIFACTS_DIR, canvasPixels, countColor, launchBrowser } from "../support/browser";
 import { startBinary } from "../support/binary";
 import { seedSession } from "../support/seed";
 import { CONSOLE_CSP } from "../../src/modules/console";
@@ -226,19 +226,10 @@ describe("console in Chromium", () => {
     await page.waitForSelector(`#map-preview[data-idle="true"][data-style="${t.baseUrl}/styles/v1/acme/parks-map"]`, { timeout: 20_000 });
     await page.screenshot({ path: join(ARTIFACTS_DIR, "console.png"), fullPage: false });
 
-    const { total, painted } = await page.evaluate(() => {
-      const src = document.querySelector("#map-preview canvas") as HTMLCanvasElement;
-      const c = document.createElement("canvas");
-      c.width = src.width;
-      c.height = src.height;
-      const g = c.getContext("2d")!;
-      g.drawImage(src, 0, 0);
-      const d = g.getImageData(0, 0, c.width, c.height).data;
-      let painted = 0;
-      // background #f4f1ea
-      for (let i = 0; i < d.length; i += 4) if (Math.abs(d[i]! - 0xf4) + Math.abs(d[i + 1]! - 0xf1) + Math.abs(d[i + 2]! - 0xea) > 40) painted++;
-      return { total: d.length / 4, painted };
-    });
+    const px = await canvasPixels(page, "#map-preview canvas");
+    const total = px.width * px.height;
+    // Anything but the background (#f4f1ea) is painted data.
+    const painted = total - countColor(px, [0xf4, 0xf1, 0xea], 20);
     expect(painted).toBeGreaterThan(total * 0.05);
     expect(await page.textContent(".map-status")).toBe("Map loaded");
 

@@ -121,21 +121,7 @@ export async function openMap(browser: Browser, opts: OpenMapOptions): Promise<M
     failedRequests,
     requests,
     mapErrors: () => page.evaluate(() => (window as any).mapErrors as string[]),
-    async pixels() {
-      const r = await page.evaluate(() => {
-        const src = (window as any).map.getCanvas() as HTMLCanvasElement;
-        const c = document.createElement("canvas");
-        c.width = src.width;
-        c.height = src.height;
-        const g = c.getContext("2d")!;
-        g.drawImage(src, 0, 0);
-        const d = g.getImageData(0, 0, c.width, c.height).data;
-        let s = "";
-        for (let i = 0; i < d.length; i += 0x8000) s += String.fromCharCode(...d.subarray(i, i + 0x8000));
-        return { width: c.width, height: c.height, b64: btoa(s) };
-      });
-      return { width: r.width, height: r.height, data: new Uint8Array(Buffer.from(r.b64, "base64")) };
-    },
+    pixels: () => canvasPixels(page, "#map canvas"),
     async screenshot(name) {
       mkdirSync(ARTIFACTS_DIR, { recursive: true });
       const path = join(ARTIFACTS_DIR, `${name}.png`);
@@ -144,6 +130,23 @@ export async function openMap(browser: Browser, opts: OpenMapOptions): Promise<M
     },
     close: () => page.close(),
   };
+}
+
+/** RGBA pixels of a WebGL canvas on the page (copied through a 2D canvas, as MapLibre draws it). */
+export async function canvasPixels(page: Page, selector: string): Promise<{ width: number; height: number; data: Uint8Array }> {
+  const r = await page.evaluate((sel) => {
+    const src = document.querySelector(sel) as HTMLCanvasElement;
+    const c = document.createElement("canvas");
+    c.width = src.width;
+    c.height = src.height;
+    const g = c.getContext("2d")!;
+    g.drawImage(src, 0, 0);
+    const d = g.getImageData(0, 0, c.width, c.height).data;
+    let s = "";
+    for (let i = 0; i < d.length; i += 0x8000) s += String.fromCharCode(...d.subarray(i, i + 0x8000));
+    return { width: c.width, height: c.height, b64: btoa(s) };
+  }, selector);
+  return { width: r.width, height: r.height, data: new Uint8Array(Buffer.from(r.b64, "base64")) };
 }
 
 /** How many pixels are within `tolerance` of an RGB colour. */
