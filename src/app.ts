@@ -19,6 +19,8 @@ import { fontsModule } from "./modules/fonts";
 import { tilesetsModule } from "./modules/tilesets";
 import { tilesModule } from "./modules/tiles";
 import { consoleModule } from "./modules/console";
+import { staticModule } from "./routes/services/static";
+import { rasterTilesModule } from "./routes/public/raster-tiles";
 
 export function createApp(ctx: AppContext) {
   const routes = routeTableFrom(() => app.routes);
@@ -39,6 +41,8 @@ export function createApp(ctx: AppContext) {
     .use(fontsModule(ctx))
     .use(tilesetsModule(ctx))
     .use(tilesModule(ctx))
+    .use(staticModule(ctx))
+    .use(rasterTilesModule(ctx))
     .use(consoleModule(ctx));
   return app;
 }

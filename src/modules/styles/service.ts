@@ -70,7 +70,16 @@ const isUniqueViolation = (err: unknown) => err instanceof Error && /UNIQUE cons
 
 export const etagOf = (bytes: string | Uint8Array) => `"${createHash("sha256").update(bytes).digest("base64url").slice(0, 32)}"`;
 
+const services = new WeakMap<AppContext, ReturnType<typeof buildStylesService>>();
+
+/** One styles service per context, so every reader (style routes, renders) shares one cache and its invalidation. */
 export function createStylesService(ctx: AppContext) {
+  let s = services.get(ctx);
+  if (!s) services.set(ctx, (s = buildStylesService(ctx)));
+  return s;
+}
+
+function buildStylesService(ctx: AppContext) {
   const base = ctx.config.publicUrl.replace(/\/+$/, "");
   const sprites = createSpriteStore(ctx.config.dataDir);
   const cache = new Map<string, ResolvedStyle>();
@@ -338,4 +347,4 @@ export function createStylesService(ctx: AppContext) {
   };
 }
 
-export type StylesService = ReturnType<typeof createStylesService>;
+export type StylesService = ReturnType<typeof buildStylesService>;

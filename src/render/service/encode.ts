@@ -1,0 +1,77 @@
+// The renderer answers PNG; JPEG (jpeg-js, pure JavaScript) and WebP (libwebp compiled to WebAssembly by
+// @jsquash/webp) are encoded from its pixels here, in the render worker. The .wasm is imported as a file
+// so `bun build --compile` embeds it: nothing is fetched at run time.
+import webpWasmPath from "@jsquash/webp/codec/enc/webp_enc_simd.wasm" with { type: "file" };
+import encodeWebp, { init as initWebp } from "@jsquash/webp/encode.js";
+import jpeg from "jpeg-js";
+import { encodePng, readPng } from "../../sprites/png";
+import type { ImageFormat } from "./static-request";
+
+export const CONTENT_TYPES: Record<ImageFormat, string> = { png: "image/png", jpg: "image/jpeg", webp: "image/webp" };
+const JPEG_QUALITY = 85;
+const WEBP_QUALITY = 80;
+
+let webpReady: Promise<unknown> | null = null;
+
+function rgbaOf(png: Uint8Array): { width: number; height: number; data: Uint8Array } {
+  const image = readPng(png, { pixels: true });
+  if (!image.data) throw new Error("the renderer's PNG could not be decoded to pixels");
+  return { width: image.width, height: image.height, data: image.data };
+}
+
+/** JPEG has no alpha: transparent parts are laid over white, as a browser shows them. */
+function flattenOnWhite(rgba: Uint8Array): Uint8Array {
+  const out = new Uint8Array(rgba.length);
+  for (let i = 0; i < rgba.length; i += 4) {
+    const a = rgba[i + 3]! / 255;
+    out[i] = Math.round(rgba[i]! * a + 255 * (1 - a));
+    out[i + 1] = Math.round(rgba[i + 1]! * a + 255 * (1 - a));
+    out[i + 2] = Math.round(rgba[i + 2]! * a + 255 * (1 - a));
+    out[i + 3] = 255;
+  }
+  return out;
+}
+
+export async function encodeImage(png: Uint8Array, format: ImageFormat): Promise<Uint8Array> {
+  if (format === "png") return png;
+  const { width, height, data } = rgbaOf(png);
+  if (format === "jpg") return new Uint8Array(jpeg.encode({ data: Buffer.from(flattenOnWhite(data)), width, height }, JPEG_QUALITY).data);
+  webpReady ??= Bun.file(webpWasmPath)
+    .arrayBuffer()
+    .then((bytes) => WebAssembly.compile(bytes))
+    .then((module) => initWebp(module));
+  await webpReady;
+  const pixels = new Uint8ClampedArray(data.buffer, data.byteOffset, data.byteLength);
+  return new Uint8Array(await encodeWebp({ data: pixels, width, height, colorSpace: "srgb" } as ImageData, { quality: WEBP_QUALITY }));
+}
+
+/** The image at half its size, each pixel the mean of four (premultiplied, so edges do not darken). */
+export function halvePng(png: Uint8Array): Uint8Array {
+  const src = rgbaOf(png);
+  const width = Math.max(1, src.width >> 1);
+  const height = Math.max(1, src.height >> 1);
+  const data = new Uint8Array(width * height * 4);
+  for (let y = 0; y < height; y++)
+    for (let x = 0; x < width; x++) {
+      let r = 0;
+      let g = 0;
+      let b = 0;
+      let a = 0;
+      for (const [dx, dy] of [[0, 0], [1, 0], [0, 1], [1, 1]] as const) {
+        const i = (Math.min(src.height - 1, 2 * y + dy) * src.width + Math.min(src.width - 1, 2 * x + dx)) * 4;
+        const alpha = src.data[i + 3]!;
+        r += src.data[i]! * alpha;
+        g += src.data[i + 1]! * alpha;
+        b += src.data[i + 2]! * alpha;
+        a += alpha;
+      }
+      const o = (y * width + x) * 4;
+      if (a > 0) {
+        data[o] = Math.round(r / a);
+        data[o + 1] = Math.round(g / a);
+        data[o + 2] = Math.round(b / a);
+      }
+      data[o + 3] = Math.round(a / 4);
+    }
+  return encodePng({ width, height, data });
+}
