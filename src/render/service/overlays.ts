@@ -271,7 +271,10 @@ export function parseOverlays(texts: string[]): OverlayFeature[] {
   const text = texts.filter((t) => t.length > 0).join(",");
   if (text.length > MAX_OVERLAY_CHARS) throw bad(`the overlays are ${text.length} characters long; at most ${MAX_OVERLAY_CHARS} are accepted`);
   const features: OverlayFeature[] = [];
-  for (const { name, args } of splitItems(text)) {
+  for (const item of splitItems(text)) {
+    // An unencoded '+' in a query string arrives as a space; no overlay name has a space of its own.
+    const name = item.name.replaceAll(" ", "+");
+    const args = item.args;
     if (name === "geojson") features.push(...parseGeojson(args));
     else if (name.startsWith("pin-")) features.push(parsePin(name, args));
     else if (name === "path" || name.startsWith("path-") || name.startsWith("path+")) features.push(parsePath(name, args));
