@@ -1,4 +1,4 @@
-// The renderer answers PNG; JPEG (jpeg-js, pure JavaScript) and WebP (libwebp compiled to WebAssembly by
+// Pixels out of the renderer: cropped or halved for raster tiles, and encoded. The renderer answers PNG; JPEG (jpeg-js, pure JavaScript) and WebP (libwebp compiled to WebAssembly by
 // @jsquash/webp) are encoded from its pixels here, in the render worker. The .wasm is imported as a file
 // so `bun build --compile` embeds it: nothing is fetched at run time.
 import webpWasmPath from "@jsquash/webp/codec/enc/webp_enc_simd.wasm" with { type: "file" };
@@ -73,5 +73,16 @@ export function halvePng(png: Uint8Array): Uint8Array {
       }
       data[o + 3] = Math.round(a / 4);
     }
+  return encodePng({ width, height, data });
+}
+
+/** The image less `margin` pixels on every side. */
+export function cropPng(png: Uint8Array, margin: number): Uint8Array {
+  const src = rgbaOf(png);
+  const width = src.width - 2 * margin;
+  const height = src.height - 2 * margin;
+  if (width < 1 || height < 1) throw new Error(`cannot crop ${margin} px from a ${src.width}x${src.height} image`);
+  const data = new Uint8Array(width * height * 4);
+  for (let y = 0; y < height; y++) data.set(src.data.subarray(((y + margin) * src.width + margin) * 4, ((y + margin) * src.width + margin + width) * 4), y * width * 4);
   return encodePng({ width, height, data });
 }

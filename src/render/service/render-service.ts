@@ -20,8 +20,8 @@ import type { RenderSourceInfo, RenderView, SpriteEntry } from "../types";
 import { CONTENT_TYPES } from "./encode";
 import { attributionText, decorateStyle } from "./overlay-style";
 import { overlayPositions } from "./overlays";
-import { RenderPool, type JobResources } from "./pool";
-import type { ImageFormat, StaticRequest } from "./static-request";
+import { RenderPool, type JobResources, type RenderJob } from "./pool";
+import type { StaticRequest } from "./static-request";
 import { resolveSources, type ResolvedSources } from "./style-sources";
 import { fitPositions, MAX_ZOOM, tileView } from "./viewport";
 
@@ -47,6 +47,8 @@ const FONT_CACHE_BYTES = 64 * 1024 * 1024;
 export const RASTER_MAX_ZOOM = MAX_ZOOM;
 const IMMUTABLE = "public, max-age=31536000, immutable";
 const STABLE = "public, max-age=60";
+/** CSS pixels drawn around a raster tile and cut off (see rasterTile). */
+const TILE_MARGIN = 48;
 /** Padding of `auto` when none is given: 5% of the shorter side. */
 const AUTO_PADDING_SHARE = 0.05;
 
@@ -135,14 +137,14 @@ export function createRenderService(ctx: AppContext, styles: StylesService, opts
   }
 
   /** Renders (or serves from memory) one image; `key` must name everything that decides its pixels. */
-  async function image(key: string, style: StyleSpecification, view: RenderView, format: ImageFormat, resolved: ResolvedStyle, sources: ResolvedSources, downscale = false): Promise<Uint8Array> {
+  async function image(key: string, job: Omit<RenderJob, "sources">, resolved: ResolvedStyle, sources: ResolvedSources): Promise<Uint8Array> {
     const hit = images.get(key);
     if (hit) return hit;
     const info: Record<string, RenderSourceInfo> = Object.fromEntries([...sources.sources].map(([id, s]) => [id, s.info]));
     // The overlay, attribution and logo sources were added to the style after its sources were resolved.
-    for (const [id, source] of Object.entries(style.sources))
+    for (const [id, source] of Object.entries(job.style.sources))
       if (!info[id] && source.type === "geojson" && typeof source.data === "object") info[id] = { type: "geojson", tileSize: 512, minzoom: 0, maxzoom: 22 };
-    const bytes = await pool.render({ style, view, sources: info, format, downscale }, resourcesFor(resolved, sources));
+    const bytes = await pool.render({ ...job, sources: info }, resourcesFor(resolved, sources));
     images.set(key, bytes, bytes.length + key.length);
     return bytes;
   }
@@ -178,7 +180,7 @@ export function createRenderService(ctx: AppContext, styles: StylesService, opts
       etag,
     };
     if (ifNoneMatchHits(request, etag)) return { status: 304, headers, body: null };
-    return { status: 200, headers, body: await image(key, style, view, req.format, resolved, sources) };
+    return { status: 200, headers, body: await image(key, { style, view, format: req.format }, resolved, sources) };
   }
 
   const cacheControlOf = (resolved: ResolvedStyle) => (resolved.visibility === "private" ? "private" : resolved.stable ? STABLE : IMMUTABLE);
@@ -191,14 +193,18 @@ export function createRenderService(ctx: AppContext, styles: StylesService, opts
     const sources = await resolveSources(base, styles.base, catalog, viewer);
     const { center, zoom } = tileView(req.z, req.x, req.y, req.tileSize);
     // A 256-px tile at zoom 0 shows the world smaller than MapLibre's zoom 0: drawn at 512 and halved.
+    // Other tiles are drawn with a margin that is cut off afterwards, so a label across a tile edge is
+    // placed the same way in both tiles instead of being cut off in one and missing from the other.
     const downscale = zoom < 0;
-    const size = downscale ? 512 : req.tileSize;
+    const margin = downscale ? 0 : TILE_MARGIN;
+    const size = downscale ? 512 : req.tileSize + 2 * margin;
     const view: RenderView = { center, zoom: Math.max(0, zoom), bearing: 0, width: size, height: size, pixelRatio: req.pixelRatio };
     const key = `tile|${resolved.etag}|${sources.signature}|${JSON.stringify(view)}|${downscale}`;
     const etag = etagOf(key);
     const headers: Record<string, string> = { "content-type": "image/png", "cache-control": cacheControlOf(resolved), etag };
     if (ifNoneMatchHits(request, etag)) return { status: 304, headers, body: null };
-    return { status: 200, headers, body: await image(key, base, view, "png", resolved, sources, downscale) };
+    const job = { style: base, view, format: "png" as const, margin: margin * req.pixelRatio, downscale };
+    return { status: 200, headers, body: await image(key, job, resolved, sources) };
   }
 
   async function rasterTileJson(owner: string, styleParam: string, tileSize: 256 | 512, viewer: Viewer, request: Request): Promise<Answer> {

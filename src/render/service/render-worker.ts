@@ -6,7 +6,7 @@
 import { renderMap } from "../render";
 import type { GeoJSON } from "geojson";
 import type { RenderResources } from "../types";
-import { encodeImage, halvePng } from "./encode";
+import { cropPng, encodeImage, halvePng } from "./encode";
 import type { RenderJob, WorkerReply, WorkerRequest } from "./pool";
 
 declare const self: Worker;
@@ -38,7 +38,8 @@ function resourcesFor(job: RenderJob): RenderResources {
 async function run(job: RenderJob): Promise<void> {
   try {
     const png = await renderMap(job.style, job.view, resourcesFor(job));
-    const image = await encodeImage(job.downscale ? halvePng(png) : png, job.format);
+    const cropped = job.margin ? cropPng(png, job.margin) : png;
+    const image = await encodeImage(job.downscale ? halvePng(cropped) : cropped, job.format);
     self.postMessage({ type: "done", image } as WorkerReply, [image.buffer as ArrayBuffer]);
   } catch (err) {
     self.postMessage({ type: "failed", message: String((err as Error)?.message ?? err) } as WorkerReply);

@@ -7,6 +7,8 @@ import { seedKey, seedOrg, seedSession } from "../../support/seed";
 import { cities, countries, createTileset, publish, upload, waitForVersion } from "../../tilesets/fixtures";
 import { readPng } from "../../../src/sprites/png";
 
+export { countColor } from "../../support/browser";
+
 export const OCEAN: [number, number, number] = [20, 60, 160];
 export const LAND: [number, number, number] = [40, 180, 60];
 export const CITY: [number, number, number] = [230, 30, 30];
@@ -83,14 +85,6 @@ export interface Pixels {
 export function pixelsOf(png: Uint8Array): Pixels {
   const image = readPng(png, { pixels: true });
   return { width: image.width, height: image.height, data: image.data! };
-}
-
-/** Pixels within `tolerance` (per channel) of `rgb`. */
-export function countColor(px: Pixels, rgb: [number, number, number], tolerance = 12): number {
-  let n = 0;
-  for (let i = 0; i < px.data.length; i += 4)
-    if (Math.abs(px.data[i]! - rgb[0]) <= tolerance && Math.abs(px.data[i + 1]! - rgb[1]) <= tolerance && Math.abs(px.data[i + 2]! - rgb[2]) <= tolerance) n++;
-  return n;
 }
 
 /** The colour at (x, y). */
