@@ -1,0 +1,47 @@
+// The compiled executable renders: its render workers start from inside the binary, resvg's and
+// libwebp's WebAssembly and the built-in fonts are embedded, and nothing is fetched at run time.
+import { afterAll, expect, test } from "bun:test";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { makeTestApp, tempDir } from "../../support/app";
+import { startBinary, type RunningBinary } from "../../support/binary";
+import { buildWorld, countColor, LAND, OCEAN, pixelsOf } from "./world";
+
+const root = tempDir("mapstead-render-bin-");
+const dataDir = join(root, "data");
+let running: RunningBinary | null = null;
+
+afterAll(async () => {
+  if (running) await running.stop("SIGKILL");
+  rmSync(root, { recursive: true, force: true });
+});
+
+test("the compiled binary draws static images (png, jpg, webp) and raster tiles", async () => {
+  const seeded = await makeTestApp({}, { dataDir });
+  const w = await buildWorld(seeded);
+  await seeded.close();
+
+  running = await startBinary({ dataDir });
+  const headers = { "x-api-key": w.staticKey };
+  const png = await running.fetch(`/static/v1/acme/world/10,30,1/300x200.png?overlay=${encodeURIComponent("pin-l-a+f0f(10,30)")}`, { headers });
+  expect(png.status).toBe(200);
+  const px = pixelsOf(new Uint8Array(await png.arrayBuffer()));
+  expect([px.width, px.height]).toEqual([300, 200]);
+  expect(countColor(px, OCEAN)).toBeGreaterThan(300 * 200 * 0.2);
+  expect(countColor(px, LAND)).toBeGreaterThan(300 * 200 * 0.2);
+  expect(countColor(px, [255, 0, 255])).toBeGreaterThan(50);
+
+  const jpg = await running.fetch("/static/v1/acme/world/10,30,1/300x200.jpg", { headers });
+  expect(jpg.status).toBe(200);
+  expect([...new Uint8Array(await jpg.arrayBuffer()).subarray(0, 2)]).toEqual([0xff, 0xd8]);
+  const webp = await running.fetch("/static/v1/acme/world/10,30,1/300x200.webp", { headers });
+  expect(webp.status).toBe(200);
+  expect(new TextDecoder().decode(new Uint8Array(await webp.arrayBuffer()).subarray(8, 12))).toBe("WEBP");
+
+  const tile = await running.fetch("/styles/v1/acme/world/tiles/256/1/1/0.png");
+  expect(tile.status).toBe(200);
+  expect(countColor(pixelsOf(new Uint8Array(await tile.arrayBuffer())), LAND)).toBeGreaterThan(256 * 256 * 0.25);
+  expect(running.stderr()).not.toContain("error");
+  expect(await running.stop()).toBe(0);
+  running = null;
+}, 300_000);
