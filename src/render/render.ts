@@ -1,11 +1,12 @@
 // renderMap: style + view + resources -> PNG. Loads what the visible layers need (tiles, geojson, sprite,
 // fonts), places labels, paints every layer in style order into one SVG and rasterizes it with resvg.
 import type { LayerSpecification, StyleSpecification } from "@maplibre/maplibre-gl-style-spec";
-import { Resvg } from "@resvg/resvg-wasm";
-import { resvgReady } from "../sprites/rasterize";
+import type { RgbaImage } from "../sprites/png";
+import { rasterize, resvgReady } from "../sprites/rasterize";
 import type { DrawContext, RasterTile } from "./draw-context";
 import type { RenderFeature } from "./features";
 import { geojsonFeatures } from "./geojson";
+import { encodeRenderPng } from "./png";
 import { drawBackground } from "./layers/background";
 import { drawCircle } from "./layers/circle";
 import { drawFill } from "./layers/fill";
@@ -32,23 +33,20 @@ export async function renderMap(
   res: RenderResources,
   options: RenderOptions = {},
 ): Promise<Uint8Array> {
+  return encodeRenderPng(await renderImage(style, view, res, options));
+}
+
+/** The render as straight-alpha RGBA pixels (for encoders of other formats). */
+export async function renderImage(
+  style: StyleSpecification,
+  view: RenderView,
+  res: RenderResources,
+  options: RenderOptions = {},
+): Promise<RgbaImage> {
   const svg = await renderSvg(style, view, res, options);
   await resvgReady();
   checkAborted(options);
-  const resvg = new Resvg(svg.toString(), {
-    fitTo: { mode: "zoom", value: view.pixelRatio },
-    font: { loadSystemFonts: false },
-  });
-  try {
-    const image = resvg.render();
-    try {
-      return image.asPng();
-    } finally {
-      image.free();
-    }
-  } finally {
-    resvg.free();
-  }
+  return rasterize(svg.toString(), view.pixelRatio);
 }
 
 /** The SVG of a render (exported for tests and debugging). */

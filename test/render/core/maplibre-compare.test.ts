@@ -30,15 +30,15 @@ beforeAll(async () => {
       const tile = /^\/tiles\/(\d+)\/(\d+)\/(\d+)\.pbf$/.exec(path);
       if (tile && current) {
         const bytes = await current.tile("v", Number(tile[1]), Number(tile[2]), Number(tile[3]));
-        return bytes ? new Response(bytes, { headers: { ...cors, "content-type": "application/x-protobuf" } }) : new Response(null, { status: 204, headers: cors });
+        return bytes ? new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { ...cors, "content-type": "application/x-protobuf" } }) : new Response(null, { status: 204, headers: cors });
       }
       const glyphs = /^\/fonts\/([^/]+)\/(\d+)-\d+\.pbf$/.exec(path);
       if (glyphs) {
         const start = Number(glyphs[2]);
-        return new Response(buildRangePbf(font, glyphs[1]!.split(",")[0]!, start - (start % RANGE_SIZE)).pbf, { headers: cors });
+        return new Response(buildRangePbf(font, glyphs[1]!.split(",")[0]!, start - (start % RANGE_SIZE)).pbf as Uint8Array<ArrayBuffer>, { headers: cors });
       }
       if (path === "/sprite.json") return Response.json(sprite.json, { headers: cors });
-      if (path === "/sprite.png") return new Response(sprite.png, { headers: { ...cors, "content-type": "image/png" } });
+      if (path === "/sprite.png") return new Response(sprite.png as Uint8Array<ArrayBuffer>, { headers: { ...cors, "content-type": "image/png" } });
       return new Response("not found", { status: 404, headers: cors });
     },
   });
