@@ -70,12 +70,15 @@ async function placeLayer(layer: SymbolLayerSpecification, ctx: DrawContext, fon
     const size = num(layer, "layout", "text-size", zoom, f);
     const scale = size / ONE_EM;
     const alongLine = placement !== "point" && f.type !== 1;
-    const shaping = sections && size > 0 ? shape(layer, f, zoom, sections, alongLine) : null;
-    for (const anchor of anchorsOf(f, placement, shaping, scale, spacing, maxAngle)) {
+    // one shaping per text anchor to try (several with text-variable-anchor), the first that fits wins
+    const shapings = sections && size > 0 ? shapeCandidates(layer, f, zoom, sections, alongLine) : [];
+    for (const anchor of anchorsOf(f, placement, shapings[0] ?? null, scale, spacing, maxAngle)) {
       if (anchor.kind === "point" && (anchor.x < -width || anchor.y < -height || anchor.x > 2 * width || anchor.y > 2 * height)) continue;
-      const text = shaping ? layoutText(layer, f, ctx, anchor, shaping, scale, sections!, textPadding) : null;
+      const texts = shapings.map((shaping) => layoutText(layer, f, ctx, anchor, shaping, scale, sections!, textPadding));
+      const fitting = textAllowOverlap ? texts[0] : texts.find((t) => index.fits(t.boxes));
+      const text = fitting ?? texts[0] ?? null;
       const iconDraw = icon && anchor.kind === "point" ? layoutIcon(layer, f, ctx, anchor, icon) : null;
-      const textFits = !text || textAllowOverlap || index.fits(text.boxes);
+      const textFits = !text || !!fitting;
       const iconFits = !iconDraw || iconAllowOverlap || index.fits(iconDraw.boxes);
       const showText = !!text && textFits && (iconFits || iconOptional || !iconDraw);
       const showIcon = !!iconDraw && iconFits && (textFits || textOptional || !text);
@@ -92,16 +95,79 @@ async function placeLayer(layer: SymbolLayerSpecification, ctx: DrawContext, fon
   return placed;
 }
 
-function shape(layer: SymbolLayerSpecification, f: RenderFeature, zoom: number, sections: TextSection[], alongLine: boolean): Shaping | null {
-  const offset = prop(layer, "layout", "text-offset", zoom, f);
-  return shapeText(sections, {
+/** MapLibre's baseline adjustment for top/bottom variable anchors, in 24-px units. */
+const VARIABLE_BASELINE_OFFSET = 7;
+
+function shapeCandidates(layer: SymbolLayerSpecification, f: RenderFeature, zoom: number, sections: TextSection[], alongLine: boolean): Shaping[] {
+  const base = {
     maxWidth: alongLine ? 0 : num(layer, "layout", "text-max-width", zoom, f),
     lineHeight: num(layer, "layout", "text-line-height", zoom, f),
     letterSpacing: num(layer, "layout", "text-letter-spacing", zoom, f),
-    anchor: alongLine ? "center" : String(prop(layer, "layout", "text-anchor", zoom, f)),
-    justify: String(prop(layer, "layout", "text-justify", zoom, f)),
-    offset: Array.isArray(offset) ? [Number(offset[0]) || 0, Number(offset[1]) || 0] : [0, 0],
-  });
+  };
+  const justify = String(prop(layer, "layout", "text-justify", zoom, f));
+  const offset = pair(prop(layer, "layout", "text-offset", zoom, f));
+  const candidates = alongLine ? [] : variableAnchors(layer, f, zoom, offset);
+  if (!candidates.length) {
+    const anchor = alongLine ? "center" : String(prop(layer, "layout", "text-anchor", zoom, f));
+    candidates.push({ anchor, offset, justify });
+  }
+  return candidates
+    .map((c) => shapeText(sections, { ...base, anchor: c.anchor, justify: c.justify, offset: c.offset }))
+    .filter((s): s is Shaping => s !== null);
+}
+
+/** text-variable-anchor(-offset) candidates in order, offsets in ems, as MapLibre's getTextVariableAnchorOffset. */
+function variableAnchors(layer: SymbolLayerSpecification, f: RenderFeature, zoom: number, textOffset: [number, number]) {
+  const justify = String(prop(layer, "layout", "text-justify", zoom, f));
+  const out: { anchor: string; offset: [number, number]; justify: string }[] = [];
+  const collection = layer.layout?.["text-variable-anchor-offset"] ? prop(layer, "layout", "text-variable-anchor-offset", zoom, f) : null;
+  const values = (collection as { values?: unknown[] } | null)?.values;
+  if (Array.isArray(values)) {
+    for (let i = 0; i + 1 < values.length; i += 2) {
+      const anchor = String(values[i]);
+      const [x, y] = pair(values[i + 1]);
+      const baseline = anchor.startsWith("top") ? -VARIABLE_BASELINE_OFFSET : anchor.startsWith("bottom") ? VARIABLE_BASELINE_OFFSET : 0;
+      out.push({ anchor, offset: [x, y + baseline / ONE_EM], justify });
+    }
+    return out;
+  }
+  const anchors = prop(layer, "layout", "text-variable-anchor", zoom, f);
+  if (!Array.isArray(anchors) || !layer.layout?.["text-variable-anchor"]) return out;
+  const radial = layer.layout?.["text-radial-offset"] !== undefined ? num(layer, "layout", "text-radial-offset", zoom, f) : null;
+  for (const a of anchors) {
+    const anchor = String(a);
+    const px = radial !== null ? fromRadialOffset(anchor, radial * ONE_EM) : fromTextOffset(anchor, textOffset[0] * ONE_EM, textOffset[1] * ONE_EM);
+    out.push({ anchor, offset: [px[0] / ONE_EM, px[1] / ONE_EM], justify });
+  }
+  return out;
+}
+
+function fromRadialOffset(anchor: string, radial: number): [number, number] {
+  const r = Math.max(0, radial);
+  const h = r / Math.SQRT2;
+  let x = 0;
+  let y = 0;
+  if (anchor === "top-right" || anchor === "top-left") y = h - VARIABLE_BASELINE_OFFSET;
+  else if (anchor === "bottom-right" || anchor === "bottom-left") y = -h + VARIABLE_BASELINE_OFFSET;
+  else if (anchor === "bottom") y = -r + VARIABLE_BASELINE_OFFSET;
+  else if (anchor === "top") y = r - VARIABLE_BASELINE_OFFSET;
+  if (anchor === "top-right" || anchor === "bottom-right") x = -h;
+  else if (anchor === "top-left" || anchor === "bottom-left") x = h;
+  else if (anchor === "left") x = r;
+  else if (anchor === "right") x = -r;
+  return [x, y];
+}
+
+function fromTextOffset(anchor: string, ox: number, oy: number): [number, number] {
+  const ax = Math.abs(ox);
+  const ay = Math.abs(oy);
+  const y = anchor.startsWith("top") ? ay - VARIABLE_BASELINE_OFFSET : anchor.startsWith("bottom") ? -ay + VARIABLE_BASELINE_OFFSET : 0;
+  const x = anchor.endsWith("right") ? -ax : anchor.endsWith("left") ? ax : 0;
+  return [x, y];
+}
+
+function pair(v: unknown): [number, number] {
+  return Array.isArray(v) ? [Number(v[0]) || 0, Number(v[1]) || 0] : [0, 0];
 }
 
 function anchorsOf(f: RenderFeature, placement: string, shaping: Shaping | null, scale: number, spacing: number, maxAngle: number): Anchor[] {
@@ -184,8 +250,7 @@ function layoutIcon(
   const { zoom } = ctx;
   const size = num(layer, "layout", "icon-size", zoom, f);
   if (size <= 0) return null;
-  const offset = prop(layer, "layout", "icon-offset", zoom, f);
-  const [ox, oy] = Array.isArray(offset) ? [Number(offset[0]) || 0, Number(offset[1]) || 0] : [0, 0];
+  const [ox, oy] = pair(prop(layer, "layout", "icon-offset", zoom, f));
   const { horizontal, vertical } = anchorAlignment(String(prop(layer, "layout", "icon-anchor", zoom, f)));
   const w = image.width * size;
   const h = image.height * size;

@@ -144,6 +144,23 @@ describe("collision", () => {
   });
 });
 
+describe("variable anchors", () => {
+  test("text-variable-anchor tries the next anchor when the first collides", async () => {
+    const features = [point(0, 0, { name: "Hamburg" }), point(0, -1.1, { name: "Blocker" })];
+    const layers = [
+      BG,
+      { ...labels({ "text-variable-anchor": ["top", "bottom"], "text-radial-offset": 0.5 }), filter: ["==", ["get", "name"], "Hamburg"] },
+      { ...labels({}, {}, "blocker"), filter: ["==", ["get", "name"], "Blocker"] },
+    ];
+    const free = inkBox(await render([features[0]!], [BG, layers[1]!]), dark);
+    expect(free.y1).toBeGreaterThan(128); // first choice: below the point
+    const p = await render(features, layers);
+    const ink = inkBox(p, dark);
+    expect(count(p, dark, { x1: 0, y1: 0, x2: 256, y2: 127 })).toBeGreaterThan(100); // moved above the point
+    expect(ink.y1).toBeLessThan(128);
+  });
+});
+
 describe("placement along lines", () => {
   test("symbol-placement line writes the name along the line, upright", async () => {
     const res = await resources({ vector: { v: { layers: { roads: [line([[-4, -4], [4, 4]], { name: "Long Street Name" })] } } } });
