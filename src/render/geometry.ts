@@ -1,6 +1,6 @@
 // Clipping and simplification that keep the SVG small: features are cut to the part of their tile that
 // can be seen (polygons as polygons, lines and polygon outlines as open lines, so tile seams never show),
-// then transformed to screen pixels and thinned to ~0.5 px.
+// then transformed to screen pixels and simplified to ~0.5 px (Douglas-Peucker).
 import { apply, type Affine } from "./view";
 
 export type Ring = number[]; // x0, y0, x1, y1, ...
@@ -109,7 +109,50 @@ export function toScreen(ring: Ring, m: Affine, tolerance: number, closed: boole
     lx = x;
     ly = y;
   }
-  return out.length >= (closed ? 6 : 4) ? out : [];
+  const simplified = out.length > 6 ? douglasPeucker(out, tolerance) : out;
+  return simplified.length >= (closed ? 6 : 4) ? simplified : [];
+}
+
+/** Ramer-Douglas-Peucker: keeps the vertices that move the line by more than `tolerance` px. */
+function douglasPeucker(points: Ring, tolerance: number): Ring {
+  const n = points.length / 2;
+  const keep = new Uint8Array(n);
+  keep[0] = 1;
+  keep[n - 1] = 1;
+  const stack: number[] = [0, n - 1];
+  const tol2 = tolerance * tolerance;
+  while (stack.length) {
+    const last = stack.pop()!;
+    const first = stack.pop()!;
+    const ax = points[first * 2]!;
+    const ay = points[first * 2 + 1]!;
+    const dx = points[last * 2]! - ax;
+    const dy = points[last * 2 + 1]! - ay;
+    const len2 = dx * dx + dy * dy;
+    let worst = -1;
+    let worstD = tol2;
+    for (let i = first + 1; i < last; i++) {
+      const px = points[i * 2]! - ax;
+      const py = points[i * 2 + 1]! - ay;
+      let d: number;
+      if (len2 === 0) d = px * px + py * py;
+      else {
+        const t = Math.max(0, Math.min(1, (px * dx + py * dy) / len2));
+        d = (px - t * dx) ** 2 + (py - t * dy) ** 2;
+      }
+      if (d > worstD) {
+        worstD = d;
+        worst = i;
+      }
+    }
+    if (worst > 0) {
+      keep[worst] = 1;
+      stack.push(first, worst, worst, last);
+    }
+  }
+  const out: Ring = [];
+  for (let i = 0; i < n; i++) if (keep[i]) out.push(points[i * 2]!, points[i * 2 + 1]!);
+  return out;
 }
 
 /** Twice the signed area (positive = clockwise on screen, y down). */

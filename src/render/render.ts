@@ -101,7 +101,7 @@ export async function renderSvg(
   };
 
   const fonts = new FontBook(res);
-  const placed = await placeSymbols(layers, ctx, fonts);
+  const placed = await placeSymbols(layers, ctx, fonts, () => checkAborted(options));
   for (const layer of layers) {
     checkAborted(options);
     drawLayer(layer, ctx, placed);

@@ -35,12 +35,18 @@ export type Placements = Map<LayerSpecification, PlacedSymbol[]>;
 
 type Anchor = { kind: "point"; x: number; y: number } | { kind: "line"; glyphs: NonNullable<ReturnType<typeof glyphsAlongLine>> };
 
-export async function placeSymbols(layers: LayerSpecification[], ctx: DrawContext, fonts: FontBook): Promise<Placements> {
+export async function placeSymbols(
+  layers: LayerSpecification[],
+  ctx: DrawContext,
+  fonts: FontBook,
+  checkAborted: () => void,
+): Promise<Placements> {
   const placements: Placements = new Map();
   const index = new CollisionIndex(ctx.cam.view.width, ctx.cam.view.height);
   for (let i = layers.length - 1; i >= 0; i--) {
     const layer = layers[i]!;
     if (layer.type !== "symbol") continue;
+    checkAborted();
     placements.set(layer, await placeLayer(layer, ctx, fonts, index));
   }
   return placements;
@@ -208,7 +214,7 @@ function layoutText(
   const boxes: CollisionBox[] = [];
   const glyph = (i: number, x: number, y: number, angle: number): void => {
     const g = shaping.glyphs[i]!;
-    const k = (scale * g.scale * ONE_EM) / g.font.upm;
+    const k = scale * g.scale; // glyph defs are drawn at the 24-px em
     const cos = Math.cos(angle);
     const sin = Math.sin(angle);
     glyphs.push({
@@ -338,23 +344,24 @@ export function drawSymbols(layer: SymbolLayerSpecification, ctx: DrawContext, p
 }
 
 /** opentype.js outline commands (font units, y up) as SVG path data with y pointing down. */
-function outlinePathData(commands: PathCommand[]): string {
+function outlinePathData(commands: PathCommand[], scale: number): string {
+  const p = (x: number, y: number) => `${Math.round(x * scale * 100) / 100} ${Math.round(-y * scale * 100) / 100}`;
   let d = "";
   for (const c of commands) {
     if (c.type === "Z") d += "Z";
-    else if (c.type === "M" || c.type === "L") d += `${c.type}${c.x} ${-c.y!}`;
-    else if (c.type === "Q") d += `Q${c.x1} ${-c.y1!} ${c.x} ${-c.y!}`;
-    else d += `C${c.x1} ${-c.y1!} ${c.x2} ${-c.y2!} ${c.x} ${-c.y!}`;
+    else if (c.type === "M" || c.type === "L") d += `${c.type}${p(c.x!, c.y!)}`;
+    else if (c.type === "Q") d += `Q${p(c.x1!, c.y1!)} ${p(c.x!, c.y!)}`;
+    else d += `C${p(c.x1!, c.y1!)} ${p(c.x2!, c.y2!)} ${p(c.x!, c.y!)}`;
   }
   return d;
 }
 
-/** The glyph outline as a def in font units (y down), shared by every use; null for blank glyphs. */
+/** The glyph outline as a def at the 24-px em (y down; stroking in font units is many times slower), shared by every use; null for blank glyphs. */
 function glyphDef(ctx: DrawContext, g: PlacedGlyph): string | null {
   const key = `glyph:${g.font.name}:${g.glyphIndex}`;
   let d: string | null = null;
   const id = ctx.svg.defOnce(key, (defId) => {
-    d = outlinePathData(g.font.parsed.font.glyphs.get(g.glyphIndex).path.commands);
+    d = outlinePathData(g.font.parsed.font.glyphs.get(g.glyphIndex).path.commands, ONE_EM / g.font.upm);
     return d ? `<path id="${defId}" d="${d}"/>` : "";
   });
   return ctx.svg.isEmptyDef(id) ? null : id;
