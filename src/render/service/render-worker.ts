@@ -3,7 +3,7 @@
 //   worker -> main  {type:"need", rid, what:"tile"|"sprite"|"font", args}
 //   main -> worker  {type:"resource", rid, value}
 // and the job ends with {type:"done", image} or {type:"failed", message}.
-import { renderMap } from "../render";
+import { renderMap } from "../index";
 import type { GeoJSON } from "geojson";
 import type { RenderResources } from "../types";
 import { cropPng, encodeImage, halvePng } from "./encode";
