@@ -32,6 +32,9 @@ describe("defaults", () => {
       trustProxy: false,
       allowedHosts: [],
       logLevel: "info",
+      renderWorkers: null,
+      renderQueue: 64,
+      renderTimeoutMs: 15000,
     });
     expect(Object.isFrozen(c)).toBe(true);
   });
@@ -58,6 +61,9 @@ describe("every setting accepts its documented form", () => {
       TRUST_PROXY: "on",
       ALLOWED_HOSTS: " Maps.Example.com , tiles.example.com:8443,",
       LOG_LEVEL: "DEBUG",
+      RENDER_WORKERS: "3",
+      RENDER_QUEUE: "0",
+      RENDER_TIMEOUT_MS: "2500",
     });
     expect(c.publicUrl).toBe("https://maps.example.com");
     expect(c.publicUrlDefaulted).toBe(false);
@@ -73,6 +79,7 @@ describe("every setting accepts its documented form", () => {
     expect(c.trustProxy).toBe(true);
     expect(c.allowedHosts).toEqual(["maps.example.com", "tiles.example.com:8443"]);
     expect(c.logLevel).toBe("debug");
+    expect([c.renderWorkers, c.renderQueue, c.renderTimeoutMs]).toEqual([3, 0, 2500]);
   });
 
   test("booleans", () => {
@@ -107,6 +114,9 @@ describe("bad values name the setting and what it accepts", () => {
     [{ ALLOWED_HOSTS: "https://x.example.com" }, "ALLOWED_HOSTS", "comma-separated host names"],
     [{ LOG_LEVEL: "verbose" }, "LOG_LEVEL", "one of debug, info, warn, error"],
     [{ DATA_DIR: "   " }, "DATA_DIR", "a directory path"],
+    [{ RENDER_WORKERS: "0" }, "RENDER_WORKERS", "an integer from 1 to 64"],
+    [{ RENDER_QUEUE: "-1" }, "RENDER_QUEUE", "an integer from 0 to 10000"],
+    [{ RENDER_TIMEOUT_MS: "50" }, "RENDER_TIMEOUT_MS", "an integer from 100 to 120000"],
   ];
   for (const [env, setting, says] of cases) {
     test(`${JSON.stringify(env)}`, () => {
@@ -120,7 +130,7 @@ describe("bad values name the setting and what it accepts", () => {
 
   test("every setting in SETTINGS says what it accepts", () => {
     expect(SETTINGS.map((s) => s.name).sort()).toEqual(
-      ["ALLOWED_HOSTS", "DATA_DIR", "ELEVATION_INTERNAL_URL", "ELEVATION_TIMEOUT_MS", "GEOCODER_INTERNAL_URL", "GEOCODER_TIMEOUT_MS", "HOST", "LOG_LEVEL", "MAX_UPLOAD_MB", "PORT", "PUBLIC_URL", "RATE_LIMIT_PER_MINUTE", "TRUST_PROXY"].sort(),
+      ["ALLOWED_HOSTS", "DATA_DIR", "ELEVATION_INTERNAL_URL", "ELEVATION_TIMEOUT_MS", "GEOCODER_INTERNAL_URL", "GEOCODER_TIMEOUT_MS", "HOST", "LOG_LEVEL", "MAX_UPLOAD_MB", "PORT", "PUBLIC_URL", "RATE_LIMIT_PER_MINUTE", "RENDER_QUEUE", "RENDER_TIMEOUT_MS", "RENDER_WORKERS", "TRUST_PROXY"].sort(),
     );
     for (const s of SETTINGS) expect(s.accepts.length).toBeGreaterThan(5);
   });
