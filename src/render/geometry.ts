@@ -60,6 +60,13 @@ export function clipLine(line: Ring, box: Box): Ring[] {
       continue;
     }
     const [ax, ay, bx, by, cutEnd] = seg;
+    // a segment lying on the box's right or bottom edge belongs to the neighbouring tile (which has it on
+    // its left or top edge): drawing it in both would double a translucent line
+    if ((ax === bx && ax === box.maxX) || (ay === by && ay === box.maxY)) {
+      if (run.length) runs.push(run);
+      run = [];
+      continue;
+    }
     if (!run.length) run.push(ax, ay);
     run.push(bx, by);
     if (cutEnd) {

@@ -4,6 +4,7 @@ import type { LineLayerSpecification } from "@maplibre/maplibre-gl-style-spec";
 import type { DrawContext } from "../draw-context";
 import { pathData, type Ring } from "../geometry";
 import { offsetLine } from "../offset";
+import { THIN_LINE_DEVICE_PX, thinLineOutline } from "../thin-line";
 import { num, passesFilter, prop, svgColor } from "../style-eval";
 import { Batches, n } from "../svg";
 import { sortByKey } from "./sort";
@@ -28,6 +29,8 @@ export function drawLine(layer: LineLayerSpecification, ctx: DrawContext): void 
   const join = joinValue === "fakeround" ? "round" : joinValue;
   const miterLimit = num(layer, "layout", "line-miter-limit", zoom) || 2;
   const batches = new Batches<LineStyle>();
+  const thinBatches = new Batches<LineStyle>();
+  const pixelRatio = ctx.cam.view.pixelRatio;
   for (const f of features) {
     const lines = f.lines();
     if (!lines.length) continue;
@@ -46,10 +49,15 @@ export function drawLine(layer: LineLayerSpecification, ctx: DrawContext): void 
     const offsets = gap > 0 ? [offset - gap / 2 - width / 2, offset + gap / 2 + width / 2] : [offset];
     const style = { color: color.rgb, opacity: alpha, width, dash };
     const key = `${color.rgb}|${alpha}|${width}|${dash}`;
+    const thin = !dash && width * pixelRatio <= THIN_LINE_DEVICE_PX;
     for (const o of offsets) {
       const drawn: Ring[] = o === 0 ? lines : lines.map((l) => offsetLine(l, o));
-      batches.add(key, style, pathData(drawn, false));
+      if (thin) thinBatches.add(key, style, pathData(drawn.map((l) => thinLineOutline(l, width, cap)), true));
+      else batches.add(key, style, pathData(drawn, false));
     }
+  }
+  for (const { style, data } of thinBatches.entries()) {
+    ctx.svg.body.push(`<path d="${data}" fill="${style.color}" fill-opacity="${style.opacity}"/>`);
   }
   for (const { style, data } of batches.entries()) {
     ctx.svg.body.push(

@@ -5,48 +5,24 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser } from "playwright-core";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import notoSansRegular from "../../../node_modules/@expo-google-fonts/noto-sans/400Regular/NotoSans_400Regular.ttf" with { type: "file" };
-import { buildRangePbf, parseFont, RANGE_SIZE } from "../../../src/glyphs";
 import { renderMap } from "../../../src/render";
 import { encodePng } from "../../../src/sprites/png";
 import { ARTIFACTS_DIR, launchBrowser, openMap } from "../../support/browser";
-import { pixels, resources, testSprite } from "./fixtures";
+import { pixels } from "./fixtures";
+import { applyBearing, serveScenes, type SceneServer } from "./maplibre-side";
 import { cityScene, worldScene, type Scene } from "./scenes";
 
 let browser: Browser;
-let server: ReturnType<typeof Bun.serve>;
-let current: Awaited<ReturnType<typeof resources>> | null = null;
+let scenes: SceneServer;
 
 beforeAll(async () => {
   browser = await launchBrowser();
-  const font = parseFont(await Bun.file(notoSansRegular).arrayBuffer());
-  const sprite = (await testSprite())[1];
-  server = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    async fetch(req) {
-      const path = decodeURIComponent(new URL(req.url).pathname);
-      const cors = { "access-control-allow-origin": "*" };
-      const tile = /^\/tiles\/(\d+)\/(\d+)\/(\d+)\.pbf$/.exec(path);
-      if (tile && current) {
-        const bytes = await current.tile("v", Number(tile[1]), Number(tile[2]), Number(tile[3]));
-        return bytes ? new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { ...cors, "content-type": "application/x-protobuf" } }) : new Response(null, { status: 204, headers: cors });
-      }
-      const glyphs = /^\/fonts\/([^/]+)\/(\d+)-\d+\.pbf$/.exec(path);
-      if (glyphs) {
-        const start = Number(glyphs[2]);
-        return new Response(buildRangePbf(font, glyphs[1]!.split(",")[0]!, start - (start % RANGE_SIZE)).pbf as Uint8Array<ArrayBuffer>, { headers: cors });
-      }
-      if (path === "/sprite.json") return Response.json(sprite.json, { headers: cors });
-      if (path === "/sprite.png") return new Response(sprite.png as Uint8Array<ArrayBuffer>, { headers: { ...cors, "content-type": "image/png" } });
-      return new Response("not found", { status: 404, headers: cors });
-    },
-  });
+  scenes = await serveScenes();
 });
 
 afterAll(async () => {
   await browser?.close();
-  server?.stop(true);
+  scenes?.stop();
 });
 
 type Rgba = { width: number; height: number; data: Uint8Array };
@@ -92,28 +68,12 @@ function compare(scene: Scene, ours: Rgba, theirs: Rgba) {
 }
 
 async function renderBoth(scene: Scene): Promise<{ ours: Rgba; theirs: Rgba }> {
-  current = await resources(scene.sources, { sprite: true });
-  const ours = pixels(await renderMap(scene.style, scene.view, current));
-  const origin = `http://127.0.0.1:${server.port}`;
-  const style = {
-    ...scene.style,
-    glyphs: `${origin}/fonts/{fontstack}/{range}.pbf`,
-    sprite: `${origin}/sprite`,
-    sources: { v: { type: "vector", tiles: [`${origin}/tiles/{z}/{x}/{y}.pbf`], maxzoom: scene.sources.vector!.v!.maxzoom ?? 14 } },
-  };
-  const map = await openMap(browser, { style, center: scene.view.center, zoom: scene.view.zoom, width: scene.view.width, height: scene.view.height });
+  const res = await scenes.use(scene);
+  const ours = pixels(await renderMap(scene.style, scene.view, res));
+  const { center, zoom, width, height, bearing } = scene.view;
+  const map = await openMap(browser, { style: scenes.style(scene), center, zoom, width, height });
   try {
-    if (scene.view.bearing) {
-      await map.page.evaluate(
-        (bearing) =>
-          new Promise<void>((resolve) => {
-            const m = (window as any).map;
-            m.once("idle", () => resolve());
-            m.jumpTo({ bearing });
-          }),
-        scene.view.bearing,
-      );
-    }
+    await applyBearing(map.page, bearing);
     expect(await map.mapErrors()).toEqual([]);
     const theirs = await map.pixels();
     const oursRgba = { width: ours.width, height: ours.height, data: new Uint8Array(ours.width * ours.height * 4) };

@@ -81,6 +81,35 @@ describe("background, fill, line, circle", () => {
     expect(count(p, blue, { x1: 60, y1: 100, x2: 61, y2: 156 })).toBeLessThanOrEqual(11);
   });
 
+  test("hairlines (drawn as filled outlines) cover their width along the whole line, round a corner too", async () => {
+    const sources = { vector: { v: { layers: { roads: [line([[-10, 0.5], [0.5, 0.5], [0.5, 10]])] } } } };
+    const { p } = await render(sources, [BG, { id: "l", type: "line", source: "v", "source-layer": "roads", paint: { "line-color": "#000000", "line-width": 1.5 } }]);
+    const cx = 128 + 0.5 * DEG; // the corner, about 139.4, 116.6
+    const cy = 128 - 0.5 * DEG;
+    // ink across the line (0 = white, 1 = black) adds up to the line width all along it
+    for (const x of [5, 40, 90, 120]) {
+      let ink = 0;
+      for (let y = Math.round(cy) - 10; y < Math.round(cy) + 10; y++) ink += 1 - p.at(x, y)[0] / 255;
+      expect(ink).toBeGreaterThan(1.3);
+      expect(ink).toBeLessThan(1.7);
+    }
+    for (const y of [5, 60, 100]) {
+      let ink = 0;
+      for (let x = Math.round(cx) - 10; x < Math.round(cx) + 10; x++) ink += 1 - p.at(x, y)[0] / 255;
+      expect(ink).toBeGreaterThan(1.3);
+      expect(ink).toBeLessThan(1.7);
+    }
+    expect(p.at(cx, cy)[0]).toBeLessThan(180); // the corner is joined, not notched
+    expect(near(p.at(cx + 10, cy + 10), WHITE, 0)).toBe(true);
+  });
+
+  test("a line lying exactly on a tile edge is drawn once, not by both tiles", async () => {
+    // latitude 0 is the edge between two rows of tiles at every zoom
+    const sources = { vector: { v: { layers: { roads: [line([[-10, 0], [10, 0]])] } } } };
+    const { p } = await render(sources, [BG, { id: "l", type: "line", source: "v", "source-layer": "roads", paint: { "line-color": "#000000", "line-width": 4, "line-opacity": 0.5 } }]);
+    expect(near(p.at(60, 127), [128, 128, 128], 4)).toBe(true);
+  });
+
   test("dashed lines leave gaps; round caps reach past the end", async () => {
     const sources = { vector: { v: { layers: { roads: [line([[-3, 0], [3, 0]])] } } } };
     const dashed = await render(sources, [BG, { id: "l", type: "line", source: "v", "source-layer": "roads", paint: { "line-color": "#000", "line-width": 4, "line-dasharray": [2, 2] } }]);
