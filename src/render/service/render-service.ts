@@ -1,9 +1,11 @@
 // Static images and raster tiles as plain functions (go-pmtiles' habit): a parsed request and a viewer
 // in, {status, headers, body} out. The style is resolved exactly as GET /styles/v1 resolves it (and
 // readable under the same rules), tiles come from the tile catalog, the sprite and fonts from their
-// stores; the image is drawn by the worker pool. Finished images are kept in a memory LRU keyed by
-// everything that determines their pixels, which also makes their strong ETag.
+// stores; the image is drawn by the worker pool. Finished images are kept in a memory LRU (and, for
+// versioned styles, on disk) keyed by everything that determines their pixels, which also makes their
+// strong ETag.
 import { availableParallelism } from "node:os";
+import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import type { StyleSpecification } from "@maplibre/maplibre-gl-style-spec";
 import type { AppContext } from "../../context";
@@ -17,6 +19,7 @@ import { createStylesService, styleNotFound, type ResolvedStyle, type StylesServ
 import { createTileCatalog } from "../../modules/tiles/service";
 import { TileCache } from "../../tiles/tile-cache";
 import type { RenderSourceInfo, RenderView, SpriteEntry } from "../types";
+import { DiskImageCache } from "./disk-cache";
 import { CONTENT_TYPES } from "./encode";
 import { attributionText, decorateStyle } from "./overlay-style";
 import { overlayPositions } from "./overlays";
@@ -44,6 +47,7 @@ export interface RasterTileRequest {
 const IMAGE_CACHE_BYTES = 128 * 1024 * 1024;
 const TILE_CACHE_BYTES = 32 * 1024 * 1024;
 const FONT_CACHE_BYTES = 64 * 1024 * 1024;
+const DISK_CACHE_BYTES = 1024 * 1024 * 1024;
 export const RASTER_MAX_ZOOM = MAX_ZOOM;
 const IMMUTABLE = "public, max-age=31536000, immutable";
 const STABLE = "public, max-age=60";
@@ -69,6 +73,7 @@ export function createRenderService(ctx: AppContext, styles: StylesService, opts
   const tiles = new TileCache(TILE_CACHE_BYTES);
   const images = new ByteLru<Uint8Array>(IMAGE_CACHE_BYTES);
   const fonts = new ByteLru<Uint8Array>(FONT_CACHE_BYTES);
+  const disk = new DiskImageCache(join(ctx.config.dataDir, "render-cache"), DISK_CACHE_BYTES, (message) => ctx.log.warn(message));
   const pool = new RenderPool({
     workers: ctx.config.renderWorkers ?? availableParallelism(),
     queue: ctx.config.renderQueue,
@@ -140,12 +145,20 @@ export function createRenderService(ctx: AppContext, styles: StylesService, opts
   async function image(key: string, job: Omit<RenderJob, "sources">, resolved: ResolvedStyle, sources: ResolvedSources): Promise<Uint8Array> {
     const hit = images.get(key);
     if (hit) return hit;
+    // Only versioned styles go to disk: what they show never changes (their tilesets are pinned).
+    const diskKey = resolved.stable ? null : `${ctx.version}|${key}`;
+    const stored = diskKey ? await disk.get(diskKey) : null;
+    if (stored) {
+      images.set(key, stored, stored.length + key.length);
+      return stored;
+    }
     const info: Record<string, RenderSourceInfo> = Object.fromEntries([...sources.sources].map(([id, s]) => [id, s.info]));
     // The overlay, attribution and logo sources were added to the style after its sources were resolved.
     for (const [id, source] of Object.entries(job.style.sources))
       if (!info[id] && source.type === "geojson" && typeof source.data === "object") info[id] = { type: "geojson", tileSize: 512, minzoom: 0, maxzoom: 22 };
     const bytes = await pool.render({ ...job, sources: info }, resourcesFor(resolved, sources));
     images.set(key, bytes, bytes.length + key.length);
+    if (diskKey) disk.set(diskKey, bytes);
     return bytes;
   }
 
