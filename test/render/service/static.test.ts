@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import jpeg from "jpeg-js";
 import { makeTestApp, type TestApp } from "../../support/app";
 import { seedKey } from "../../support/seed";
-import { buildWorld, colorAt, countColor, LAND, OCEAN, pixelsOf, type Pixels, type World } from "./world";
+import { buildWorld, colorAt, countColor, LAND, OCEAN, pixelsOf, worldStyle, type Pixels, type World } from "./world";
 
 let t: TestApp;
 let w: World;
@@ -235,5 +235,21 @@ describe("caching and errors", () => {
       expect(error.code).toBe("BAD_REQUEST");
       expect(error.message).toContain(mentions);
     }
+  });
+});
+
+describe("publishing", () => {
+  test("a new version changes the stable image at once; the versioned image stays", async () => {
+    const before = await image("/static/v1/acme/world/-30,0,2/64x64.png?attribution=false&logo=false");
+    expect(countColor(before, OCEAN)).toBeGreaterThan(64 * 64 * 0.5);
+    const red: [number, number, number] = [200, 10, 10];
+    const style = { ...worldStyle(), layers: worldStyle().layers.map((l) => (l.id === "ocean" ? { ...l, paint: { "background-color": `rgb(${red})` } } : l)) };
+    const draft = await t.fetch("/api/v1/orgs/acme/styles/world/draft", { method: "PUT", headers: { ...w.session.headers, "content-type": "application/json" }, body: JSON.stringify(style) });
+    expect(draft.status).toBe(200);
+    expect((await t.fetch("/api/v1/orgs/acme/styles/world/publish", { method: "POST", headers: w.session.headers })).status).toBe(200);
+    const after = await image("/static/v1/acme/world/-30,0,2/64x64.png?attribution=false&logo=false");
+    expect(countColor(after, red)).toBeGreaterThan(64 * 64 * 0.5);
+    const pinned = await image("/static/v1/acme/world@1/-30,0,2/64x64.png?attribution=false&logo=false");
+    expect(countColor(pinned, OCEAN)).toBeGreaterThan(64 * 64 * 0.5);
   });
 });
