@@ -10,6 +10,7 @@ import { encodeRenderPng } from "./png";
 import { drawBackground } from "./layers/background";
 import { drawCircle } from "./layers/circle";
 import { drawFill } from "./layers/fill";
+import { drawFillExtrusion } from "./layers/fill-extrusion";
 import { drawLine } from "./layers/line";
 import { drawRaster } from "./layers/raster";
 import { drawSymbols, placeSymbols } from "./layers/symbol";
@@ -123,8 +124,10 @@ function drawLayer(layer: LayerSpecification, ctx: DrawContext, placed: Awaited<
       return drawRaster(layer, ctx);
     case "symbol":
       return drawSymbols(layer, ctx, placed);
+    case "fill-extrusion":
+      return drawFillExtrusion(layer, ctx);
     default:
-      // fill-extrusion, heatmap, hillshade, color-relief: not drawn by the static renderer
+      // heatmap, hillshade, color-relief: not drawn by the static renderer
       return;
   }
 }

@@ -56,6 +56,17 @@ describe("background, fill, line, circle", () => {
     expect(near(p.at(10, 10), WHITE, 0)).toBe(true);
   });
 
+  test("fill-extrusion is drawn as its roofs, with the layer opacity applied once", async () => {
+    const { p } = await render({ vector: { v: { layers: { b: [box(-2, -2, 1, 1), box(-1, -1, 2, 2)] } } } }, [
+      BG,
+      { id: "x", type: "fill-extrusion", source: "v", "source-layer": "b", paint: { "fill-extrusion-color": "#0000ff", "fill-extrusion-opacity": 0.5, "fill-extrusion-height": 20 } },
+    ]);
+    const halfBlue: [number, number, number] = [128, 128, 255];
+    expect(near(p.at(128 - 1.5 * DEG, 128 + 1.5 * DEG), halfBlue, 3)).toBe(true);
+    expect(near(p.at(128, 128), halfBlue, 3)).toBe(true); // where the two overlap: not darker
+    expect(near(p.at(128 + 3 * DEG, 128), WHITE, 0)).toBe(true);
+  });
+
   test("a polygon crossing tile edges shows no seams and an explicit outline only on its real edges", async () => {
     // 0,0 is a corner of four z4 tiles; a translucent fill would double up where tiles overlap
     const { p } = await render({ vector: { v: { layers: { land: [box(-3, -3, 3, 3)] } } } }, [
