@@ -83,7 +83,8 @@ async function placeLayer(layer: SymbolLayerSpecification, ctx: DrawContext, fon
       const texts = shapings.map((shaping) => layoutText(layer, f, ctx, anchor, shaping, scale, sections!, textPadding));
       const fitting = textAllowOverlap ? texts[0] : texts.find((t) => index.fits(t.boxes));
       const text = fitting ?? texts[0] ?? null;
-      const iconDraw = icon && anchor.kind === "point" ? layoutIcon(layer, f, ctx, anchor, icon) : null;
+      const chosen = fitting ? shapings[texts.indexOf(fitting)] : shapings[0];
+      const iconDraw = icon && anchor.kind === "point" ? layoutIcon(layer, f, ctx, anchor, icon, chosen ? { shaping: chosen, scale } : null) : null;
       const textFits = !text || !!fitting;
       const iconFits = !iconDraw || iconAllowOverlap || index.fits(iconDraw.boxes);
       const showText = !!text && textFits && (iconFits || iconOptional || !iconDraw);
@@ -252,29 +253,63 @@ function layoutIcon(
   ctx: DrawContext,
   anchor: { x: number; y: number },
   image: SpriteImage,
+  text: { shaping: Shaping; scale: number } | null,
 ): { image: SpriteImage; transform: Affine; boxes: CollisionBox[] } | null {
   const { zoom } = ctx;
   const size = num(layer, "layout", "icon-size", zoom, f);
   if (size <= 0) return null;
   const [ox, oy] = pair(prop(layer, "layout", "icon-offset", zoom, f));
   const { horizontal, vertical } = anchorAlignment(String(prop(layer, "layout", "icon-anchor", zoom, f)));
-  const w = image.width * size;
-  const h = image.height * size;
-  const left = ox * size - w * horizontal;
-  const top = oy * size - h * vertical;
+  let left = ox * size - image.width * size * horizontal;
+  let top = oy * size - image.height * size * vertical;
+  let right = left + image.width * size;
+  let bottom = top + image.height * size;
+  const fit = String(prop(layer, "layout", "icon-text-fit", zoom, f));
+  if (text && fit !== "none") {
+    // icon-text-fit: the icon stretched around the text (MapLibre's fitIconToText)
+    const [pt, pr, pb, pl] = quad(prop(layer, "layout", "icon-text-fit-padding", zoom, f));
+    const s = text.scale;
+    const sh = text.shaping;
+    if (fit === "width" || fit === "both") {
+      left = ox + sh.left * s - pl;
+      right = ox + sh.right * s + pr;
+    } else {
+      left = ox + ((sh.left + sh.right) * s - image.width) / 2;
+      right = left + image.width;
+    }
+    if (fit === "height" || fit === "both") {
+      top = oy + sh.top * s - pt;
+      bottom = oy + sh.bottom * s + pb;
+    } else {
+      top = oy + ((sh.top + sh.bottom) * s - image.height) / 2;
+      bottom = top + image.height;
+    }
+  }
+  const sx = (right - left) / image.width;
+  const sy = (bottom - top) / image.height;
   const rotation = labelRotation(layer, f, ctx, "icon");
   const cos = Math.cos(rotation);
   const sin = Math.sin(rotation);
   const transform = {
-    a: size * cos,
-    b: size * sin,
-    c: -size * sin,
-    d: size * cos,
+    a: sx * cos,
+    b: sx * sin,
+    c: -sy * sin,
+    d: sy * cos,
     e: anchor.x + left * cos - top * sin,
     f: anchor.y + left * sin + top * cos,
   };
-  const padding = num(layer, "layout", "icon-padding", zoom, f);
-  return { image, transform, boxes: [rotatedBox(anchor.x, anchor.y, left, top, left + w, top + h, rotation, padding)] };
+  const padding = Math.max(...quad(prop(layer, "layout", "icon-padding", zoom, f)));
+  return { image, transform, boxes: [rotatedBox(anchor.x, anchor.y, left, top, right, bottom, rotation, padding)] };
+}
+
+/** A padding value (number, [all], [v, h], [t, h, b] or [t, r, b, l], or a style-spec Padding) as [t, r, b, l]. */
+function quad(v: unknown): [number, number, number, number] {
+  const values = typeof v === "number" ? [v] : Array.isArray(v) ? v : ((v as { values?: unknown[] } | null)?.values ?? [0]);
+  const n = values.map((x) => Number(x) || 0);
+  if (n.length >= 4) return [n[0]!, n[1]!, n[2]!, n[3]!];
+  if (n.length === 3) return [n[0]!, n[1]!, n[2]!, n[1]!];
+  if (n.length === 2) return [n[0]!, n[1]!, n[0]!, n[1]!];
+  return [n[0] ?? 0, n[0] ?? 0, n[0] ?? 0, n[0] ?? 0];
 }
 
 /** *-rotate plus, for map-aligned point labels, the map's bearing. */

@@ -144,6 +144,29 @@ describe("collision", () => {
   });
 });
 
+describe("icons with text", () => {
+  test("icon-text-fit stretches the icon around the label, with its padding", async () => {
+    const res = await resources({ vector: { v: { layers: { pts: [point(0, 0, { name: "Long label text" })] } } } }, { sprite: true });
+    const shield = (fit: string) =>
+      ({
+        version: 8,
+        sources: { v: { type: "vector" } },
+        layers: [BG, labels({ "icon-image": "square", "icon-text-fit": fit, "icon-text-fit-padding": [2, 6, 2, 6] })],
+      }) as StyleSpecification;
+    const red = (px: [number, number, number, number]) => near(px, [255, 0, 0], 30);
+    const fitted = pixels(await renderMap(shield("both"), view, res));
+    const plain = pixels(await renderMap(shield("none"), view, res));
+    const text = inkBox(fitted, dark);
+    const box = inkBox(fitted, red);
+    expect(inkBox(plain, red).width).toBeLessThanOrEqual(21); // the 20-px icon as is
+    expect(box.x1).toBeLessThan(text.x1 - 3);
+    expect(box.x2).toBeGreaterThan(text.x2 + 3);
+    expect(box.y1).toBeLessThan(text.y1);
+    expect(box.y2).toBeGreaterThan(text.y2);
+    expect(box.width).toBeLessThan(text.width + 20);
+  });
+});
+
 describe("variable anchors", () => {
   test("text-variable-anchor tries the next anchor when the first collides", async () => {
     const features = [point(0, 0, { name: "Hamburg" }), point(0, -1.1, { name: "Blocker" })];
