@@ -5,7 +5,10 @@ const BUCKETS_MS = [1, 2.5, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000];
 
 const GROUPS: [string, RegExp][] = [
   ["tiles", /^\/tiles\/v1\//],
+  // Rendered raster tiles cost far more than style JSON; their own group keeps both histograms useful.
+  ["raster_tiles", /^\/styles\/v1\/[^/]+\/[^/]+\/tiles[/.]/],
   ["styles", /^\/styles\/v1\//],
+  ["static", /^\/static\/v1\//],
   ["fonts", /^\/fonts\/v1/],
   ["geocoding", /^\/geocoding\/v1\//],
   ["elevation", /^\/elevation\/v1\//],

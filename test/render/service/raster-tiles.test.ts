@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { makeTestApp, type TestApp } from "../../support/app";
 import { seedKey } from "../../support/seed";
+import { routeGroup } from "../../../src/modules/metrics/registry";
 import { buildWorld, countColor, LAND, OCEAN, pixelsOf, type World } from "./world";
 
 let t: TestApp;
@@ -99,6 +100,14 @@ describe("tiles", () => {
       expect((await errorOf(res)).code).toBe("STYLE_NOT_FOUND");
     }
   });
+});
+
+test("metrics count raster tiles and static images in groups of their own", () => {
+  expect(routeGroup("/styles/v1/acme/world@1/tiles/256/1/0/0.png")).toBe("raster_tiles");
+  expect(routeGroup("/styles/v1/acme/world/tiles.json")).toBe("raster_tiles");
+  expect(routeGroup("/styles/v1/acme/world")).toBe("styles");
+  expect(routeGroup("/styles/v1/acme/world/sprite.png")).toBe("styles");
+  expect(routeGroup("/static/v1/acme/world/0,0,1/64x64.png")).toBe("static");
 });
 
 describe("TileJSON", () => {
