@@ -17,6 +17,7 @@ import { drawSymbols, placeSymbols } from "./layers/symbol";
 import { SpriteImages } from "./sprite";
 import { SvgDocument } from "./svg";
 import { FontBook } from "./text";
+import { withTranslate } from "./translate";
 import { loadVectorTiles, tileFeatures, type LoadedTile } from "./tiles";
 import type { RenderOptions, RenderResources, RenderView } from "./types";
 import { camera, coveringTiles } from "./view";
@@ -105,7 +106,7 @@ export async function renderSvg(
   const placed = await placeSymbols(layers, ctx, fonts, () => checkAborted(options));
   for (const layer of layers) {
     checkAborted(options);
-    drawLayer(layer, ctx, placed);
+    withTranslate(layer, ctx, () => drawLayer(layer, ctx, placed));
   }
   return svg;
 }

@@ -205,6 +205,25 @@ describe("expressions, filters and sort keys", () => {
   });
 });
 
+describe("translate", () => {
+  test("fill-translate shifts the layer, turning with the map unless anchored to the viewport", async () => {
+    const sources = { vector: { v: { layers: { pts: [point(0, 0)] } } } };
+    const dot = (anchor: string) => ({
+      id: "c",
+      type: "circle",
+      source: "v",
+      "source-layer": "pts",
+      paint: { "circle-radius": 4, "circle-color": "#ff0000", "circle-translate": [20, 0], "circle-translate-anchor": anchor },
+    });
+    const red = (px: [number, number, number, number]) => near(px, [255, 0, 0], 30);
+    expect(red((await render(sources, [BG, dot("map")])).p.at(148, 128))).toBe(true);
+    const turned = await render(sources, [BG, dot("map")], { bearing: 90 });
+    expect(red(turned.p.at(128, 108))).toBe(true);
+    const fixed = await render(sources, [BG, dot("viewport")], { bearing: 90 });
+    expect(red(fixed.p.at(148, 128))).toBe(true);
+  });
+});
+
 describe("camera", () => {
   const sources = { vector: { v: { layers: { pts: [point(3, 0)] } } } };
   const dot = { id: "c", type: "circle", source: "v", "source-layer": "pts", paint: { "circle-radius": 6, "circle-color": "#ff0000" } };
