@@ -13,6 +13,9 @@ export interface SpriteImage {
   pixelRatio: number;
   /** the PNG of the image alone (patterns need it in their own def) */
   href: string;
+  /** a signed-distance-field icon, drawn in icon-color */
+  sdf: boolean;
+  name: string;
 }
 
 /** Largest sprite sheet decoded (pixels); a bigger sheet draws no icons rather than exhausting memory. */
@@ -32,14 +35,16 @@ export class SpriteImages {
     return this.source ? Object.keys(this.source.json) : [];
   }
 
-  get(name: string): SpriteImage | null {
-    if (this.cache.has(name)) return this.cache.get(name)!;
-    const image = this.cut(name);
-    this.cache.set(name, image);
+  /** The image; SDF images are drawn in `tint` ([r, g, b, a], 0-255 and 0-1) when one is given. */
+  get(name: string, tint?: [number, number, number, number]): SpriteImage | null {
+    const key = tint ? `${name}\u0000${tint.join()}` : name;
+    if (this.cache.has(key)) return this.cache.get(key)!;
+    const image = this.cut(name, tint);
+    this.cache.set(key, image);
     return image;
   }
 
-  private cut(name: string): SpriteImage | null {
+  private cut(name: string, tint?: [number, number, number, number]): SpriteImage | null {
     const entry = this.source && Object.hasOwn(this.source.json, name) ? this.source.json[name] : undefined;
     if (!entry || !(entry.width > 0) || !(entry.height > 0)) return null;
     const sheet = this.decodedSheet();
@@ -52,12 +57,14 @@ export class SpriteImages {
       const from = ((y + row) * sheet.width + x) * 4;
       data.set(sheet.data.subarray(from, from + width * 4), row * width * 4);
     }
+    const sdf = entry.sdf === true;
+    if (sdf && tint) drawSdf(data, tint);
     const href = `data:image/png;base64,${Buffer.from(encodePng({ width, height, data })).toString("base64")}`;
     const pixelRatio = entry.pixelRatio > 0 ? entry.pixelRatio : 1;
     const w = width / pixelRatio;
     const h = height / pixelRatio;
-    const id = this.svg.defOnce(`sprite:${name}`, (defId) => `<image id="${defId}" width="${w}" height="${h}" preserveAspectRatio="none" xlink:href="${href}"/>`);
-    return { id, width: w, height: h, pixelRatio, href };
+    const id = this.svg.defOnce(`sprite:${name}:${sdf && tint ? tint.join() : ""}`, (defId) => `<image id="${defId}" width="${w}" height="${h}" preserveAspectRatio="none" xlink:href="${href}"/>`);
+    return { id, width: w, height: h, pixelRatio, href, sdf, name };
   }
 
   private decodedSheet(): { width: number; data: Uint8Array } | null {
@@ -71,5 +78,18 @@ export class SpriteImages {
       // an unreadable sheet draws no icons, as a missing sprite does in MapLibre
     }
     return this.sheet;
+  }
+}
+
+/** SDF icons keep the distance in alpha; MapLibre draws them in one colour with the edge at 0.75. */
+function drawSdf(data: Uint8Array, [r, g, b, a]: [number, number, number, number]): void {
+  const EDGE = 0.75;
+  const GAMMA = 0.105;
+  for (let i = 0; i < data.length; i += 4) {
+    const t = Math.max(0, Math.min(1, (data[i + 3]! / 255 - (EDGE - GAMMA)) / (2 * GAMMA)));
+    data[i] = r;
+    data[i + 1] = g;
+    data[i + 2] = b;
+    data[i + 3] = Math.round(t * t * (3 - 2 * t) * a * 255);
   }
 }

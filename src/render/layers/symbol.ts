@@ -1,7 +1,7 @@
 // symbol: labels and icons. Placement runs first over all symbol layers, top layer first and by
 // symbol-sort-key within a layer (as MapLibre's placement), so labels never overlap unless a style
 // allows it; drawing then happens in style order: a layer's icons, then its text halos, then its text.
-import type { LayerSpecification, SymbolLayerSpecification } from "@maplibre/maplibre-gl-style-spec";
+import { Color, type LayerSpecification, type SymbolLayerSpecification } from "@maplibre/maplibre-gl-style-spec";
 import type { PathCommand } from "opentype.js";
 import { CollisionIndex, type CollisionBox } from "../collision";
 import type { DrawContext } from "../draw-context";
@@ -346,7 +346,8 @@ export function drawSymbols(layer: SymbolLayerSpecification, ctx: DrawContext, p
     if (!s.icon) continue;
     const opacity = num(layer, "paint", "icon-opacity", zoom, s.feature);
     if (opacity <= 0) continue;
-    body.push(`<use xlink:href="#${s.icon.image.id}" transform="${matrix(s.icon.transform)}"${opacity < 1 ? ` opacity="${opacity}"` : ""}/>`);
+    const image = s.icon.image.sdf ? (ctx.sprite.get(s.icon.image.name, tintOf(prop(layer, "paint", "icon-color", zoom, s.feature))) ?? s.icon.image) : s.icon.image;
+    body.push(`<use xlink:href="#${image.id}" transform="${matrix(s.icon.transform)}"${opacity < 1 ? ` opacity="${opacity}"` : ""}/>`);
   }
   const halos: string[] = [];
   const fills: string[] = [];
@@ -400,4 +401,11 @@ function glyphDef(ctx: DrawContext, g: PlacedGlyph): string | null {
     return d ? `<path id="${defId}" d="${d}"/>` : "";
   });
   return ctx.svg.isEmptyDef(id) ? null : id;
+}
+
+/** icon-color as straight RGBA for recolouring SDF icons. */
+function tintOf(value: unknown): [number, number, number, number] {
+  const c = value instanceof Color ? value : Color.black;
+  if (c.a <= 0) return [0, 0, 0, 0];
+  return [Math.round((c.r / c.a) * 255), Math.round((c.g / c.a) * 255), Math.round((c.b / c.a) * 255), c.a];
 }

@@ -3,6 +3,7 @@
 import { describe, expect, test } from "bun:test";
 import type { StyleSpecification } from "@maplibre/maplibre-gl-style-spec";
 import { renderMap } from "../../../src/render";
+import { encodePng } from "../../../src/sprites/png";
 import { count, line, near, pixels, point, resources, type Pixels } from "./fixtures";
 
 const BG = { id: "bg", type: "background", paint: { "background-color": "#ffffff" } };
@@ -164,6 +165,28 @@ describe("icons with text", () => {
     expect(box.y1).toBeLessThan(text.y1);
     expect(box.y2).toBeGreaterThan(text.y2);
     expect(box.width).toBeLessThan(text.width + 20);
+  });
+});
+
+describe("SDF icons", () => {
+  test("an SDF sprite image is drawn in icon-color", async () => {
+    // a 16x16 SDF disc: distance encoded in alpha, 0.75 at radius 6
+    const data = new Uint8Array(16 * 16 * 4);
+    for (let y = 0; y < 16; y++)
+      for (let x = 0; x < 16; x++) data[(y * 16 + x) * 4 + 3] = Math.max(0, Math.min(255, Math.round((0.75 + (6 - Math.hypot(x - 7.5, y - 7.5)) / 16) * 255)));
+    const base = await resources({ vector: { v: { layers: { pts: [point(0, 0)] } } } });
+    const res = { ...base, sprite: async () => ({ json: { disc: { x: 0, y: 0, width: 16, height: 16, pixelRatio: 1, sdf: true } }, png: encodePng({ width: 16, height: 16, data }) }) };
+    const style = {
+      version: 8,
+      sources: { v: { type: "vector" } },
+      layers: [BG, { id: "i", type: "symbol", source: "v", "source-layer": "pts", layout: { "icon-image": "disc" }, paint: { "icon-color": "#00c000" } }],
+    } as StyleSpecification;
+    const p = pixels(await renderMap(style, view, res));
+    const green = (px: [number, number, number, number]) => near(px, [0, 0xc0, 0], 10);
+    expect(green(p.at(128, 128))).toBe(true);
+    expect(count(p, green)).toBeGreaterThan(50); // a disc of radius ~6
+    expect(near(p.at(128 + 9, 128), [255, 255, 255], 0)).toBe(true);
+    expect(count(p, green)).toBeLessThan(140);
   });
 });
 
