@@ -60,7 +60,8 @@ export interface GlyphOnLine {
 
 /**
  * Glyph positions for a label centred at the anchor (`scale` = text size / 24), or null when the line
- * turns more than `maxAngle` radians under the label.
+ * turns more than `maxAngle` radians between neighbouring glyphs (MapLibre checks windows of 0.6 em,
+ * about a glyph).
  */
 export function glyphsAlongLine(anchor: LineAnchor, shaping: Shaping, scale: number, maxAngle: number): GlyphOnLine[] | null {
   let { line, distance } = anchor;
@@ -75,7 +76,6 @@ export function glyphsAlongLine(anchor: LineAnchor, shaping: Shaping, scale: num
   const total = lineLength(line);
   const out: GlyphOnLine[] = [];
   let previousAngle: number | null = null;
-  let turned = 0;
   const centre = (shaping.left + shaping.right) / 2;
   for (let i = 0; i < shaping.glyphs.length; i++) {
     const g = shaping.glyphs[i]!;
@@ -85,8 +85,7 @@ export function glyphsAlongLine(anchor: LineAnchor, shaping: Shaping, scale: num
     if (previousAngle !== null) {
       let delta = Math.abs(p.angle - previousAngle);
       if (delta > Math.PI) delta = 2 * Math.PI - delta;
-      turned += delta;
-      if (turned > maxAngle) return null;
+      if (delta > maxAngle) return null;
     }
     previousAngle = p.angle;
     const cos = Math.cos(p.angle);

@@ -235,4 +235,34 @@ describe("placement along lines", () => {
     for (let y = 0; y < 256; y++) for (let x = 0; x < 256; x++) if (dark(p.at(x, y)) && Math.abs(x + y - 256) / Math.SQRT2 > 14) far++;
     expect(far).toBe(0);
   });
+
+  test("a label is not bent around a sharp corner (text-max-angle) but follows a gentle curve", async () => {
+    const draw = async (coords: [number, number][]) => {
+      const res = await resources({ vector: { v: { layers: { roads: [line(coords, { name: "Curvy Road Name" })] } } } });
+      const style = {
+        version: 8,
+        sources: { v: { type: "vector" } },
+        layers: [
+          BG,
+          {
+            id: "t",
+            type: "symbol",
+            source: "v",
+            "source-layer": "roads",
+            layout: { "symbol-placement": "line-center", "text-field": ["get", "name"], "text-font": ["Noto Sans Regular"], "text-size": 14 },
+            paint: { "text-color": "#000000" },
+          },
+        ],
+      } as StyleSpecification;
+      return count(pixels(await renderMap(style, view, res)), dark);
+    };
+    // a right angle in the middle of the line, where line-center puts the label
+    expect(await draw([[-3, 0], [0, 0], [0, 3]])).toBe(0);
+    // a quarter circle of radius 4 degrees (about 90 px): the label turns a little per glyph
+    const arc = Array.from({ length: 30 }, (_, i) => {
+      const a = (i / 29) * (Math.PI / 2);
+      return [-4 + 4 * Math.sin(a), -4 + 4 * Math.cos(a) + 4] as [number, number];
+    });
+    expect(await draw(arc)).toBeGreaterThan(100);
+  });
 });
