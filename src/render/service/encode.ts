@@ -1,10 +1,12 @@
-// Pixels out of the renderer: cropped or halved for raster tiles, and encoded. The renderer answers PNG; JPEG (jpeg-js, pure JavaScript) and WebP (libwebp compiled to WebAssembly by
-// @jsquash/webp) are encoded from its pixels here, in the render worker. The .wasm is imported as a file
-// so `bun build --compile` embeds it: nothing is fetched at run time.
+// Pixels out of the renderer: cropped or halved for raster tiles, then encoded. PNG with the renderer's
+// own fast encoder; JPEG with jpeg-js (pure JavaScript); WebP with libwebp compiled to WebAssembly by
+// @jsquash/webp. The .wasm is imported as a file so `bun build --compile` embeds it: nothing is fetched
+// at run time.
 import webpWasmPath from "@jsquash/webp/codec/enc/webp_enc_simd.wasm" with { type: "file" };
 import encodeWebp, { init as initWebp } from "@jsquash/webp/encode.js";
 import jpeg from "jpeg-js";
-import { encodePng, readPng } from "../../sprites/png";
+import type { RgbaImage } from "../../sprites/png";
+import { encodeRenderPng } from "../png";
 import type { ImageFormat } from "./static-request";
 
 export const CONTENT_TYPES: Record<ImageFormat, string> = { png: "image/png", jpg: "image/jpeg", webp: "image/webp" };
@@ -12,12 +14,6 @@ const JPEG_QUALITY = 85;
 const WEBP_QUALITY = 80;
 
 let webpReady: Promise<unknown> | null = null;
-
-function rgbaOf(png: Uint8Array): { width: number; height: number; data: Uint8Array } {
-  const image = readPng(png, { pixels: true });
-  if (!image.data) throw new Error("the renderer's PNG could not be decoded to pixels");
-  return { width: image.width, height: image.height, data: image.data };
-}
 
 /** JPEG has no alpha: transparent parts are laid over white, as a browser shows them. */
 function flattenOnWhite(rgba: Uint8Array): Uint8Array {
@@ -32,9 +28,9 @@ function flattenOnWhite(rgba: Uint8Array): Uint8Array {
   return out;
 }
 
-export async function encodeImage(png: Uint8Array, format: ImageFormat): Promise<Uint8Array> {
-  if (format === "png") return png;
-  const { width, height, data } = rgbaOf(png);
+export async function encodeImage(image: RgbaImage, format: ImageFormat): Promise<Uint8Array> {
+  const { width, height, data } = image;
+  if (format === "png") return encodeRenderPng(image);
   if (format === "jpg") return new Uint8Array(jpeg.encode({ data: Buffer.from(flattenOnWhite(data)), width, height }, JPEG_QUALITY).data);
   webpReady ??= Bun.file(webpWasmPath)
     .arrayBuffer()
@@ -45,9 +41,18 @@ export async function encodeImage(png: Uint8Array, format: ImageFormat): Promise
   return new Uint8Array(await encodeWebp({ data: pixels, width, height, colorSpace: "srgb" } as ImageData, { quality: WEBP_QUALITY }));
 }
 
-/** The image at half its size, each pixel the mean of four (premultiplied, so edges do not darken). */
-export function halvePng(png: Uint8Array): Uint8Array {
-  const src = rgbaOf(png);
+/** The image less `margin` pixels on every side. */
+export function crop(src: RgbaImage, margin: number): RgbaImage {
+  const width = src.width - 2 * margin;
+  const height = src.height - 2 * margin;
+  if (width < 1 || height < 1) throw new Error(`cannot crop ${margin} px from a ${src.width}x${src.height} image`);
+  const data = new Uint8Array(width * height * 4);
+  for (let y = 0; y < height; y++) data.set(src.data.subarray(((y + margin) * src.width + margin) * 4, ((y + margin) * src.width + margin + width) * 4), y * width * 4);
+  return { width, height, data };
+}
+
+/** The image at half its size, each pixel the mean of four (alpha-weighted, so edges do not darken). */
+export function halve(src: RgbaImage): RgbaImage {
   const width = Math.max(1, src.width >> 1);
   const height = Math.max(1, src.height >> 1);
   const data = new Uint8Array(width * height * 4);
@@ -73,16 +78,5 @@ export function halvePng(png: Uint8Array): Uint8Array {
       }
       data[o + 3] = Math.round(a / 4);
     }
-  return encodePng({ width, height, data });
-}
-
-/** The image less `margin` pixels on every side. */
-export function cropPng(png: Uint8Array, margin: number): Uint8Array {
-  const src = rgbaOf(png);
-  const width = src.width - 2 * margin;
-  const height = src.height - 2 * margin;
-  if (width < 1 || height < 1) throw new Error(`cannot crop ${margin} px from a ${src.width}x${src.height} image`);
-  const data = new Uint8Array(width * height * 4);
-  for (let y = 0; y < height; y++) data.set(src.data.subarray(((y + margin) * src.width + margin) * 4, ((y + margin) * src.width + margin + width) * 4), y * width * 4);
-  return encodePng({ width, height, data });
+  return { width, height, data };
 }

@@ -3,10 +3,10 @@
 //   worker -> main  {type:"need", rid, what:"tile"|"sprite"|"font", args}
 //   main -> worker  {type:"resource", rid, value}
 // and the job ends with {type:"done", image} or {type:"failed", message}.
-import { renderMap } from "../index";
+import { renderImage } from "../index";
 import type { GeoJSON } from "geojson";
 import type { RenderResources } from "../types";
-import { cropPng, encodeImage, halvePng } from "./encode";
+import { crop, encodeImage, halve } from "./encode";
 import type { RenderJob, WorkerReply, WorkerRequest } from "./pool";
 
 declare const self: Worker;
@@ -37,9 +37,9 @@ function resourcesFor(job: RenderJob): RenderResources {
 
 async function run(job: RenderJob): Promise<void> {
   try {
-    const png = await renderMap(job.style, job.view, resourcesFor(job));
-    const cropped = job.margin ? cropPng(png, job.margin) : png;
-    const image = await encodeImage(job.downscale ? halvePng(cropped) : cropped, job.format);
+    const pixels = await renderImage(job.style, job.view, resourcesFor(job));
+    const cropped = job.margin ? crop(pixels, job.margin) : pixels;
+    const image = await encodeImage(job.downscale ? halve(cropped) : cropped, job.format);
     self.postMessage({ type: "done", image } as WorkerReply, [image.buffer as ArrayBuffer]);
   } catch (err) {
     self.postMessage({ type: "failed", message: String((err as Error)?.message ?? err) } as WorkerReply);
