@@ -88,6 +88,10 @@ describe("images", () => {
   test("overlays in the path segment work like the query parameter", async () => {
     const px = await image(`/static/v1/acme/world/${encodeURIComponent("pin-s+f0f(0,0)")}/0,0,1/200x200.png`);
     expect(countColor(px, MAGENTA, 10)).toBeGreaterThan(20);
+    // An encoded '/' inside the overlay segment stays inside it.
+    const slash = { type: "Feature", properties: { title: "a/b", "marker-color": "#f0f" }, geometry: { type: "Point", coordinates: [0, 0] } };
+    const withSlash = await image(`/static/v1/acme/world/geojson(${encodeURIComponent(JSON.stringify(slash))})/0,0,1/200x200.png`);
+    expect(countColor(withSlash, MAGENTA, 10)).toBeGreaterThan(20);
   });
 
   test("auto fits every overlay inside the padding", async () => {
