@@ -8,6 +8,7 @@ import {
   type LayerSpecification,
   type StylePropertyExpression,
 } from "@maplibre/maplibre-gl-style-spec";
+import { ByteLru } from "../modules/fonts/lru";
 
 /** What expressions see of a feature (the shape MapLibre hands them). */
 export interface EvalFeature {
@@ -17,6 +18,15 @@ export interface EvalFeature {
 }
 
 type Evaluator = (zoom: number, feature?: EvalFeature, images?: string[]) => unknown;
+
+/**
+ * Compiled expressions and filters shared across renders, keyed by their JSON: render workers get a fresh
+ * copy of the style for every job, and compiling a 100-layer style costs tens of milliseconds.
+ * Bounded by the size of the keys (a stand-in for the compiled objects, which are of the same order).
+ */
+const COMPILED_CACHE_BYTES = 8 * 1024 * 1024;
+const compiledExpressions = new ByteLru<StylePropertyExpression>(COMPILED_CACHE_BYTES);
+const compiledFilters = new ByteLru<ReturnType<typeof featureFilter>>(COMPILED_CACHE_BYTES);
 
 const compiled = new WeakMap<LayerSpecification, Map<string, Evaluator>>();
 const filters = new WeakMap<LayerSpecification, (zoom: number, f: EvalFeature) => boolean>();
@@ -30,12 +40,16 @@ function compile(layer: LayerSpecification, kind: "paint" | "layout", name: stri
   const spec = specFor(layer, kind, name);
   if (!spec) return () => undefined;
   const raw = (layer as unknown as Record<string, Record<string, unknown> | undefined>)[kind]?.[name];
-  let expr: StylePropertyExpression;
-  try {
-    expr = expression.normalizePropertyExpression((raw ?? spec.default) as never, `${layer.id}.${name}`, spec);
-  } catch {
-    // an invalid property behaves as MapLibre's default instead of failing the whole render
-    expr = expression.normalizePropertyExpression(spec.default as never, `${layer.id}.${name}`, spec);
+  const key = `${layer.type}|${kind}|${name}|${JSON.stringify(raw ?? null)}`;
+  let expr = compiledExpressions.get(key);
+  if (!expr) {
+    try {
+      expr = expression.normalizePropertyExpression((raw ?? spec.default) as never, `${layer.id}.${name}`, spec);
+    } catch {
+      // an invalid property behaves as MapLibre's default instead of failing the whole render
+      expr = expression.normalizePropertyExpression(spec.default as never, `${layer.id}.${name}`, spec);
+    }
+    compiledExpressions.set(key, expr, key.length);
   }
   return (zoom, feature, images) => {
     try {
@@ -49,7 +63,7 @@ function compile(layer: LayerSpecification, kind: "paint" | "layout", name: stri
 // without a list, image expressions treat every image as present; the sprite module checks afterwards
 const ANY_IMAGE = new Proxy([], { get: (t, k) => (k === "indexOf" ? () => 0 : k === "includes" ? () => true : Reflect.get(t, k)) });
 
-/** Evaluates a paint or layout property of a layer (compiled once per layer object). */
+/** Evaluates a paint or layout property of a layer (looked up once per layer object, compiled once per value). */
 export function prop(
   layer: LayerSpecification,
   kind: "paint" | "layout",
@@ -74,15 +88,21 @@ export function num(layer: LayerSpecification, kind: "paint" | "layout", name: s
 export function passesFilter(layer: LayerSpecification, zoom: number, feature: EvalFeature): boolean {
   let fn = filters.get(layer);
   if (!fn) {
-    let f: ReturnType<typeof featureFilter>;
-    try {
-      f = featureFilter((layer as { filter?: never }).filter, `${layer.id}.filter`);
-    } catch {
-      f = featureFilter(["literal", false] as never, `${layer.id}.filter`);
+    const raw = (layer as { filter?: never }).filter;
+    const key = JSON.stringify(raw ?? null);
+    let f = compiledFilters.get(key);
+    if (!f) {
+      try {
+        f = featureFilter(raw, `${layer.id}.filter`);
+      } catch {
+        f = featureFilter(["literal", false] as never, `${layer.id}.filter`);
+      }
+      compiledFilters.set(key, f, key.length);
     }
+    const compiledFilter = f;
     fn = (z, feat) => {
       try {
-        return f.filter({ zoom: z }, feat as never);
+        return compiledFilter.filter({ zoom: z }, feat as never);
       } catch {
         return false;
       }
