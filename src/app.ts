@@ -19,6 +19,7 @@ import { fontsModule } from "./modules/fonts";
 import { tilesetsModule } from "./modules/tilesets";
 import { tilesModule } from "./modules/tiles";
 import { consoleModule } from "./modules/console";
+import { routingRoutes } from "./routes/services/routing";
 
 export function createApp(ctx: AppContext) {
   const routes = routeTableFrom(() => app.routes);
@@ -36,6 +37,7 @@ export function createApp(ctx: AppContext) {
     .use(stylesModule(ctx))
     .use(geocodingModule(ctx))
     .use(elevationModule(ctx))
+    .use(routingRoutes(ctx))
     .use(fontsModule(ctx))
     .use(tilesetsModule(ctx))
     .use(tilesModule(ctx))
