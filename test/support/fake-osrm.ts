@@ -26,6 +26,8 @@ export interface FakeRouter {
   maxInFlight: number;
   /** profiles served; others answer like a proxy that has no such dataset (404). null = any, as osrm-routed */
   profiles: string[] | null;
+  /** profiles whose dataset has no roads at all: every point is off the network */
+  emptyProfiles: string[];
   reset(): void;
   stop(): Promise<void>;
 }
@@ -119,6 +121,7 @@ export function startFakeOsrm(): FakeRouter {
     delayMs: 0,
     maxInFlight: 0,
     profiles: null,
+    emptyProfiles: [],
     reset() {
       fake.calls.length = 0;
       fake.status = null;
@@ -126,6 +129,7 @@ export function startFakeOsrm(): FakeRouter {
       fake.delayMs = 0;
       fake.maxInFlight = 0;
       fake.profiles = null;
+      fake.emptyProfiles = [];
     },
     stop: async () => {
       await server.stop(true);
@@ -148,6 +152,7 @@ export function startFakeOsrm(): FakeRouter {
     if (!points) return error("InvalidQuery", "Query string malformed close to position 0");
     const exclude = url.searchParams.get("exclude");
     if (exclude && !["car", "driving"].includes(profile)) return error("InvalidValue", "Exclude flag combination is not supported.");
+    if (fake.emptyProfiles.includes(profile)) return error("NoSegment", "Could not find a matching segment for coordinate 0");
     if (service === "nearest") {
       // nearest has no search radius: it finds the closest road however far away it is
       return Response.json({ code: "Ok", waypoints: [{ ...waypoint(points[0]!), nodes: [0, 1] }] });

@@ -66,6 +66,7 @@ export function startFakeValhalla(): FakeRouter {
     delayMs: 0,
     maxInFlight: 0,
     profiles: null,
+    emptyProfiles: [],
     reset() {
       fake.calls.length = 0;
       fake.status = null;
@@ -73,6 +74,7 @@ export function startFakeValhalla(): FakeRouter {
       fake.delayMs = 0;
       fake.maxInFlight = 0;
       fake.profiles = null;
+      fake.emptyProfiles = [];
     },
     stop: async () => {
       await server.stop(true);
@@ -103,12 +105,13 @@ export function startFakeValhalla(): FakeRouter {
     if (!costing) return valhallaError(124, "No edge/node costing provided");
     const served = fake.profiles ?? COSTINGS;
     if (!served.includes(costing)) return valhallaError(125, `No costing method found for '${costing}'`);
+    const onRoads = (p: Position) => covered(p) && !fake.emptyProfiles.includes(costing);
     if (action === "locate") {
       const locations = request.locations ?? [];
       return Response.json(
         locations.map((l) => {
           const p = position(l);
-          return covered(p)
+          return onRoads(p)
             ? { input_lon: l.lon, input_lat: l.lat, edges: [{ way_id: 1, correlated_lon: snap(p)[0], correlated_lat: snap(p)[1], side_of_street: "right", percent_along: 0.5 }], nodes: [] }
             : { input_lon: l.lon, input_lat: l.lat, edges: null, nodes: null };
         }),
@@ -118,7 +121,7 @@ export function startFakeValhalla(): FakeRouter {
       const sources = (request.sources ?? []).map(position);
       const targets = (request.targets ?? []).map(position);
       if (!sources.length) return valhallaError(121, "Insufficient number of sources provided");
-      if ([...sources, ...targets].some((p) => !covered(p))) return valhallaError(171, "No suitable edges near location");
+      if ([...sources, ...targets].some((p) => !onRoads(p))) return valhallaError(171, "No suitable edges near location");
       return Response.json({
         sources_to_targets: sources.map((s, from) =>
           targets.map((t, to) => {
@@ -134,7 +137,7 @@ export function startFakeValhalla(): FakeRouter {
     }
     const points = (request.locations ?? []).map(position);
     if (points.length < 2) return valhallaError(120, "Insufficient number of locations provided");
-    if (points.some((p) => !covered(p))) return valhallaError(171, "No suitable edges near location");
+    if (points.some((p) => !onRoads(p))) return valhallaError(171, "No suitable edges near location");
     for (let i = 1; i < points.length; i++) if (!connected(points[i - 1]!, points[i]!)) return valhallaError(442, "No path could be found for input");
     const language = request.directions_options?.language ?? "en-US";
     const answer: Record<string, unknown> = trip(points, costing, language, 0);
