@@ -118,7 +118,7 @@ async function probeOsrm(config: Config, base: string, timeoutMs: number): Promi
 
 async function probeValhalla(config: Config, base: string, timeoutMs: number): Promise<ProbeResult> {
   const profiles = config.routingProfiles;
-  const what = "status (GET /status)";
+  const what = `status (GET ${new URL(`${base}/status`).pathname})`;
   const r = await probeGet(`${base}/status`, timeoutMs);
   if (!r.ok) return unreachable(config, r, what, timeoutMs);
   const json = parse(r.body);
