@@ -332,7 +332,7 @@ describe("Valhalla wire mapping", () => {
       locations: [{ lon: Number(P.split(",")[0]), lat: 52.5, type: "break" }, { lon: 13.397634, lat: 52.529407, type: "break" }],
       costing: "bicycle",
       costing_options: { bicycle: { use_tolls: 0, use_highways: 0, use_ferry: 0 } },
-      directions_options: { units: "kilometers", language: "de-ch" },
+      directions_options: { units: "kilometers", language: "de-CH" },
       alternates: 2,
     });
     await get(valhalla, `/routing/v1/walking/${P};${B}`);

@@ -52,7 +52,7 @@ export function createOsrmRouter(opts: { baseUrl: string; timeoutMs: number; pro
   const bad = (reason: string, url: string) => upstreamBadAnswer(target, reason, url);
 
   /** The JSON of an "Ok" answer, or the AppError its error code means. */
-  async function call(url: string, profile: RoutingProfile, points: Position[], what: "coordinates" | "matrix"): Promise<Json> {
+  async function call(url: string, profile: RoutingProfile, points: Position[]): Promise<Json> {
     const { status, json } = await requestUpstreamJson(url, target);
     const body = isObject(json) ? json : {};
     const code = typeof body.code === "string" ? body.code : "";
@@ -60,7 +60,7 @@ export function createOsrmRouter(opts: { baseUrl: string; timeoutMs: number; pro
     const message = typeof body.message === "string" ? body.message.slice(0, 200) : "";
     if (code === "NoRoute") throw noRoute(profile, points);
     if (code === "NoSegment") throw invalidWaypoint(profile, points, segmentIndexOf(body.message));
-    if (code === "TooBig") throw refusedByLimit(what, `too many points for its configured limits (${message || "TooBig"})`);
+    if (code === "TooBig") throw refusedByLimit("coordinates", `too many points for its configured limits (${message || "TooBig"})`);
     if (code === "InvalidValue" && /exclude/i.test(message)) throw refusedByLimit("exclude", `the ${profile} profile cannot exclude these road classes (${message})`);
     throw bad(code ? `answered ${code}${message ? ` (${message})` : ""}` : `answered HTTP ${status} without an OSRM code`, url);
   }
@@ -121,7 +121,7 @@ export function createOsrmRouter(opts: { baseUrl: string; timeoutMs: number; pro
     engine: "osrm",
     async route(q) {
       const url = osrmRouteUrl(opts.baseUrl, opts.profiles[q.profile], q);
-      const body = await call(url, q.profile, q.waypoints, "coordinates");
+      const body = await call(url, q.profile, q.waypoints);
       if (!Array.isArray(body.routes) || !Array.isArray(body.waypoints)) throw bad("answered Ok without routes or waypoints", url);
       if (!body.routes.length) throw noRoute(q.profile, q.waypoints);
       const language = instructionLanguage(q.language);
@@ -129,7 +129,7 @@ export function createOsrmRouter(opts: { baseUrl: string; timeoutMs: number; pro
     },
     async matrix(q) {
       const url = osrmTableUrl(opts.baseUrl, opts.profiles[q.profile], q);
-      const body = await call(url, q.profile, q.points, "matrix");
+      const body = await call(url, q.profile, q.points);
       const table = (raw: unknown, name: string): (number | null)[][] => {
         const rows = raw;
         if (!Array.isArray(rows) || rows.length !== q.sources.length || !rows.every((r) => Array.isArray(r) && r.length === q.destinations.length && r.every((v) => v === null || num(v))))

@@ -39,11 +39,19 @@ const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null 
 const num = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
 const location = ([lon, lat]: Position) => ({ lon, lat });
 
+/** BCP 47 casing (de-CH, zh-Hant-TW), as Valhalla's language names are written. */
+export function canonicalLanguage(tag: string): string {
+  return tag
+    .split("-")
+    .map((part, i) => (i === 0 ? part.toLowerCase() : part.length === 2 ? part.toUpperCase() : part.length === 4 ? part[0]!.toUpperCase() + part.slice(1).toLowerCase() : part.toLowerCase()))
+    .join("-");
+}
+
 export function valhallaRouteRequest(costing: string, q: RouteQuery): Json {
   const request: Json = {
     locations: q.waypoints.map((p) => ({ ...location(p), type: "break" })),
     costing,
-    directions_options: { units: "kilometers", language: q.language },
+    directions_options: { units: "kilometers", language: canonicalLanguage(q.language) },
   };
   if (q.exclude.length) request.costing_options = { [costing]: Object.fromEntries(q.exclude.map((e) => [AVOID_OPTIONS[e], 0])) };
   if (q.alternatives > 0) request.alternates = q.alternatives;
@@ -75,7 +83,7 @@ export function createValhallaRouter(opts: { baseUrl: string; timeoutMs: number;
     }
   }
 
-  async function call(path: string, request: Json, profile: RoutingProfile, points: Position[], what: string): Promise<Json> {
+  async function call(path: string, request: Json, profile: RoutingProfile, points: Position[]): Promise<Json> {
     const url = `${opts.baseUrl}${path}`;
     const { status, json } = await requestUpstreamJson(url, target, JSON.stringify(request));
     if (status >= 200 && status <= 299) {
@@ -87,7 +95,7 @@ export function createValhallaRouter(opts: { baseUrl: string; timeoutMs: number;
     const message = typeof body.error === "string" ? body.error.slice(0, 200) : "";
     if (code !== null && NO_ROUTE_CODES.has(code)) throw noRoute(profile, points);
     if (code === 171) throw invalidWaypoint(profile, points, await unsnappableIndex(request.costing as string, points));
-    if (code !== null && LIMIT_CODES.has(code)) throw refusedByLimit(what, message || `error ${code}`);
+    if (code !== null && LIMIT_CODES.has(code)) throw refusedByLimit("coordinates", message || `error ${code}`);
     throw bad(code !== null ? `answered error ${code}${message ? ` (${message})` : ""}` : `answered HTTP ${status} without a Valhalla error code`, url);
   }
 
@@ -168,7 +176,7 @@ export function createValhallaRouter(opts: { baseUrl: string; timeoutMs: number;
     engine: "valhalla",
     async route(q) {
       const costing = opts.profiles[q.profile];
-      const body = await call("/route", valhallaRouteRequest(costing, q), q.profile, q.waypoints, "coordinates");
+      const body = await call("/route", valhallaRouteRequest(costing, q), q.profile, q.waypoints);
       const url = `${opts.baseUrl}/route`;
       const main = trip(body, q, url);
       const alternates = Array.isArray(body.alternates) ? body.alternates.slice(0, q.alternatives).map((a) => trip(a, q, url).route) : [];
@@ -188,7 +196,7 @@ export function createValhallaRouter(opts: { baseUrl: string; timeoutMs: number;
     async matrix(q) {
       const costing = opts.profiles[q.profile];
       const url = `${opts.baseUrl}/sources_to_targets`;
-      const body = await call("/sources_to_targets", valhallaMatrixRequest(costing, q), q.profile, q.points, "matrix");
+      const body = await call("/sources_to_targets", valhallaMatrixRequest(costing, q), q.profile, q.points);
       const rows = body.sources_to_targets;
       if (!Array.isArray(rows) || rows.length !== q.sources.length || !rows.every((r) => Array.isArray(r) && r.length === q.destinations.length))
         throw bad(`answered a matrix that is not ${q.sources.length}x${q.destinations.length}`, url);
