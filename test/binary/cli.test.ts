@@ -103,7 +103,7 @@ describe("preflight", () => {
     const report = JSON.parse(r.stdout);
     expect(report.ok).toBe(true);
     const ids = report.checks.map((c: { id: string }) => c.id);
-    expect(ids).toEqual(["config", "public_url", "data_dir", "disk_space", "sqlite", "migrations", "admin", "geocoder", "elevation"]);
+    expect(ids).toEqual(["config", "public_url", "data_dir", "disk_space", "sqlite", "migrations", "admin", "geocoder", "elevation", "router"]);
     for (const c of report.checks) {
       expect(["pass", "warn", "fail"]).toContain(c.status);
       if (c.status !== "pass") expect(c.fix.length).toBeGreaterThan(10);
