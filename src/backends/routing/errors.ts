@@ -22,12 +22,9 @@ export function noRoute(profile: RoutingProfile, points: Position[]): NotFound {
 
 /** `index` may be unknown when the engine did not say which point it could not place. */
 export function invalidWaypoint(profile: RoutingProfile, points: Position[], index: number | null): Unprocessable {
-  if (index === null || !points[index])
-    return new Unprocessable("INVALID_WAYPOINT", `One of the waypoints is not near any road the ${profile} profile can use; move it closer to a road`);
-  return new Unprocessable("INVALID_WAYPOINT", `${describePoint(index, points[index]!)[0]!.toUpperCase()}${describePoint(index, points[index]!).slice(1)} is not near any road the ${profile} profile can use; move it closer to a road`, {
-    index,
-    location: points[index],
-  });
+  const problem = `is not near any road the ${profile} profile can use; move it closer to a road`;
+  if (index === null || !points[index]) return new Unprocessable("INVALID_WAYPOINT", `One of the waypoints ${problem}`);
+  return new Unprocessable("INVALID_WAYPOINT", `W${describePoint(index, points[index]!).slice(1)} ${problem}`, { index, location: points[index] });
 }
 
 /** The engine's own limits are lower than ours (a smaller table size, a shorter maximum distance). */

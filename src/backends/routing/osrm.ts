@@ -7,7 +7,7 @@ import { requestUpstreamJson, upstreamBadAnswer, type UpstreamTarget } from "../
 import { invalidWaypoint, noRoute, refusedByLimit, round1, routerTarget } from "./errors";
 import { instructionFor, instructionLanguage, type OsrmStepLike } from "./instructions";
 import { decodePolyline6 } from "./polyline";
-import type { Exclusion, Leg, MatrixAnswer, MatrixQuery, Position, Route, RouteAnswer, RouteQuery, Router, RoutingProfile, Step, Waypoint } from "./types";
+import type { Exclusion, Leg, MatrixAnswer, MatrixQuery, Position, Route, RouteQuery, Router, RoutingProfile, Step, Waypoint } from "./types";
 
 const EXCLUDE_CLASSES: Record<Exclusion, string> = { tolls: "toll", motorways: "motorway", ferries: "ferry" };
 
@@ -130,8 +130,7 @@ export function createOsrmRouter(opts: { baseUrl: string; timeoutMs: number; pro
     async matrix(q) {
       const url = osrmTableUrl(opts.baseUrl, opts.profiles[q.profile], q);
       const body = await call(url, q.profile, q.points);
-      const table = (raw: unknown, name: string): (number | null)[][] => {
-        const rows = raw;
+      const table = (rows: unknown, name: string): (number | null)[][] => {
         if (!Array.isArray(rows) || rows.length !== q.sources.length || !rows.every((r) => Array.isArray(r) && r.length === q.destinations.length && r.every((v) => v === null || num(v))))
           throw bad(`answered a table without ${q.sources.length}x${q.destinations.length} ${name}${name === "distances" ? " (OSRM 5.18 or later is needed)" : ""}`, url);
         return (rows as (number | null)[][]).map((r) => r.map((v) => (v === null ? null : round1(v))));

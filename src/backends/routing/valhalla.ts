@@ -7,13 +7,13 @@ import { requestUpstreamJson, upstreamBadAnswer, type UpstreamTarget } from "../
 import { invalidWaypoint, noRoute, refusedByLimit, round1, routerTarget } from "./errors";
 import { bearingDegrees, haversineMetres, simplifyLine } from "./geometry";
 import { decodePolyline6 } from "./polyline";
-import type { Exclusion, Leg, MatrixQuery, Position, Route, RouteAnswer, RouteQuery, Router, RoutingProfile, Step, Waypoint } from "./types";
+import type { Exclusion, Leg, MatrixQuery, Position, Route, RouteQuery, Router, RoutingProfile, Step, Waypoint } from "./types";
 
 /** Valhalla's "avoid as far as possible" costing options per exclusion (0 = avoid, 1 = prefer). */
 const AVOID_OPTIONS: Record<Exclusion, string> = { tolls: "use_tolls", motorways: "use_highways", ferries: "use_ferry" };
 
-/** Error codes that mean "no route between these points" (thor's 44x, loki's unconnected regions). */
-const NO_ROUTE_CODES = new Set([170, 172, 421, 441, 442, 443]);
+/** Error codes that mean "no route between these points" (thor's 42x/44x, loki's unconnected regions). */
+const NO_ROUTE_CODES = new Set([170, 172, 421, 441, 442]);
 /** Error codes for limits of the server's configuration (max locations, max distance, matrix size). */
 const LIMIT_CODES = new Set([150, 154, 430]);
 
@@ -190,8 +190,7 @@ export function createValhallaRouter(opts: { baseUrl: string; timeoutMs: number;
         const named = last ? ms.filter((m) => !(num(m.type) && m.type >= 4 && m.type <= 6)).at(-1) : ms[0];
         return { location: snapped, name: streetName(named), distance: round1(haversineMetres(input, snapped)) };
       });
-      const answer: RouteAnswer = { routes: [main.route, ...alternates], waypoints };
-      return answer;
+      return { routes: [main.route, ...alternates], waypoints };
     },
     async matrix(q) {
       const costing = opts.profiles[q.profile];
