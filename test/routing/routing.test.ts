@@ -314,6 +314,33 @@ describe("OSRM wire mapping", () => {
   });
 });
 
+describe("engine limits below ours, and connections", () => {
+  test("OSRM's --max-table-size (TooBig) is 400 naming the coordinates", async () => {
+    osrm.fake.limit = 4;
+    const res = await get(osrm, `/routing/v1/matrix/driving/${A};${B};${C};${fresh()};${fresh()}`);
+    expect(res.status).toBe(400);
+    const body = await res.json();
+    expect(body.error.details.parameter).toBe("coordinates");
+    expect(body.error.message).toContain("Too many table coordinates");
+  });
+
+  test("Valhalla's max distance for a costing (154) is 400 naming the coordinates", async () => {
+    valhalla.fake.limit = 5;
+    const res = await get(valhalla, `/routing/v1/walking/13.01,52.31;13.79,52.64`);
+    expect(res.status).toBe(400);
+    const body = await res.json();
+    expect(body.error.details.parameter).toBe("coordinates");
+    expect(body.error.message).toContain("Path distance exceeds the max distance limit");
+  });
+
+  for (const e of [osrm, valhalla])
+    test(`${e.name}: consecutive calls reuse one kept-alive connection`, async () => {
+      for (let i = 0; i < 3; i++) expect((await get(e, `/routing/v1/driving/${fresh()};${B}`)).status).toBe(200);
+      expect(e.fake.calls).toHaveLength(3);
+      expect(new Set(e.fake.calls.map((c) => c.clientPort)).size).toBe(1);
+    });
+});
+
 describe("Valhalla wire mapping", () => {
   const sent = (i = 0) => JSON.parse(valhalla.fake.calls[i]!.body);
 

@@ -15,6 +15,8 @@ export interface FakeCall {
   search: string;
   params: URLSearchParams;
   body: string;
+  /** the caller's TCP port: the same port on consecutive calls means the connection was kept alive */
+  clientPort: number;
 }
 
 export interface FakeRouter {
@@ -28,6 +30,8 @@ export interface FakeRouter {
   profiles: string[] | null;
   /** profiles whose dataset has no roads at all: every point is off the network */
   emptyProfiles: string[];
+  /** osrm-routed --max-table-size (Valhalla: the pedestrian max_distance in km) */
+  limit: number;
   reset(): void;
   stop(): Promise<void>;
 }
@@ -122,6 +126,7 @@ export function startFakeOsrm(): FakeRouter {
     maxInFlight: 0,
     profiles: null,
     emptyProfiles: [],
+    limit: 100,
     reset() {
       fake.calls.length = 0;
       fake.status = null;
@@ -130,16 +135,17 @@ export function startFakeOsrm(): FakeRouter {
       fake.maxInFlight = 0;
       fake.profiles = null;
       fake.emptyProfiles = [];
+      fake.limit = 100;
     },
     stop: async () => {
       await server.stop(true);
     },
   };
 
-  async function handle(req: Request): Promise<Response> {
+  async function handle(req: Request, clientPort: number): Promise<Response> {
     const url = new URL(req.url);
     const q = req.url.indexOf("?");
-    fake.calls.push({ method: req.method, path: url.pathname, search: q < 0 ? "" : req.url.slice(q + 1), params: url.searchParams, body: await req.text() });
+    fake.calls.push({ method: req.method, path: url.pathname, search: q < 0 ? "" : req.url.slice(q + 1), params: url.searchParams, body: await req.text(), clientPort });
     if (fake.delayMs) await Bun.sleep(fake.delayMs);
     if (fake.status !== null) return Response.json({ code: "InternalError", message: `fake told to answer ${fake.status}` }, { status: fake.status });
     if (fake.mode === "malformed-json") return new Response('{"code":"Ok","routes":[', { headers: { "content-type": "application/json" } });
@@ -160,6 +166,7 @@ export function startFakeOsrm(): FakeRouter {
     const outside = points.findIndex((p) => !covered(p));
     if (outside >= 0) return error("NoSegment", `Could not find a matching segment for coordinate ${outside}`);
     if (service === "table") {
+      if (points.length > fake.limit) return error("TooBig", "Too many table coordinates");
       const indices = (name: string) => (url.searchParams.get(name) ?? "").split(";").filter(Boolean).map(Number);
       const sources = indices("sources").length ? indices("sources") : points.map((_, i) => i);
       const destinations = indices("destinations").length ? indices("destinations") : points.map((_, i) => i);
@@ -183,11 +190,11 @@ export function startFakeOsrm(): FakeRouter {
   const server = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
-    async fetch(req) {
+    async fetch(req, srv): Promise<Response> {
       inFlight++;
       fake.maxInFlight = Math.max(fake.maxInFlight, inFlight);
       try {
-        return await handle(req);
+        return await handle(req, srv.requestIP(req)?.port ?? 0);
       } finally {
         inFlight--;
       }

@@ -67,6 +67,7 @@ export function startFakeValhalla(): FakeRouter {
     maxInFlight: 0,
     profiles: null,
     emptyProfiles: [],
+    limit: 100,
     reset() {
       fake.calls.length = 0;
       fake.status = null;
@@ -75,16 +76,17 @@ export function startFakeValhalla(): FakeRouter {
       fake.maxInFlight = 0;
       fake.profiles = null;
       fake.emptyProfiles = [];
+      fake.limit = 100;
     },
     stop: async () => {
       await server.stop(true);
     },
   };
 
-  async function handle(req: Request): Promise<Response> {
+  async function handle(req: Request, clientPort: number): Promise<Response> {
     const url = new URL(req.url);
     const body = await req.text();
-    const call: FakeCall = { method: req.method, path: url.pathname, search: url.search.slice(1), params: url.searchParams, body };
+    const call: FakeCall = { method: req.method, path: url.pathname, search: url.search.slice(1), params: url.searchParams, body, clientPort };
     fake.calls.push(call);
     if (fake.delayMs) await Bun.sleep(fake.delayMs);
     if (fake.status !== null) return valhallaError(199, `fake told to answer ${fake.status}`, fake.status);
@@ -139,6 +141,8 @@ export function startFakeValhalla(): FakeRouter {
     if (points.length < 2) return valhallaError(120, "Insufficient number of locations provided");
     if (points.some((p) => !onRoads(p))) return valhallaError(171, "No suitable edges near location");
     for (let i = 1; i < points.length; i++) if (!connected(points[i - 1]!, points[i]!)) return valhallaError(442, "No path could be found for input");
+    const totalKm = points.slice(1).reduce((sum, p, i) => sum + roadMetres(points[i]!, p) / 1000, 0);
+    if (costing === "pedestrian" && totalKm > fake.limit) return valhallaError(154, `Path distance exceeds the max distance limit: ${fake.limit * 1000} meters`);
     const language = request.directions_options?.language ?? "en-US";
     const answer: Record<string, unknown> = trip(points, costing, language, 0);
     const alternates = points.length === 2 ? Math.min(request.alternates ?? 0, 3) : 0;
@@ -150,11 +154,11 @@ export function startFakeValhalla(): FakeRouter {
   const server = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
-    async fetch(req) {
+    async fetch(req, srv): Promise<Response> {
       inFlight++;
       fake.maxInFlight = Math.max(fake.maxInFlight, inFlight);
       try {
-        return await handle(req);
+        return await handle(req, srv.requestIP(req)?.port ?? 0);
       } finally {
         inFlight--;
       }
