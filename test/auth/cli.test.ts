@@ -111,4 +111,21 @@ describe("mapstead admin|users|orgs|keys", () => {
     expect((await cli(["keys", "create", "--org", "acme", "--name", "x", "--scopes", "geocoding", "--bogus"])).code).toBe(2);
     expect(t.ctx.sqlite.query("SELECT COUNT(*) AS n FROM api_keys").get()).toEqual(before);
   }, 60_000);
+  test("admin create refuses an existing account unless --reset-password, which ends its sessions", async () => {
+    const login = () =>
+      t.fetch("/api/v1/session", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: "keeper@example.com", password: "the original password" }) });
+    expect((await cli(["admin", "create", "--email", "keeper@example.com", "--password-stdin"], "the original password\n")).code).toBe(0);
+    const session = await login();
+    expect(session.status).toBe(200);
+    const again = await cli(["admin", "create", "--email", "keeper@example.com", "--password-stdin"], "a replacement password\n");
+    expect(again.code).toBe(1);
+    expect(again.err).toContain("already has an account");
+    expect(again.err).toContain("--reset-password");
+    expect((await login()).status).toBe(200);
+    const reset = await cli(["admin", "create", "--email", "keeper@example.com", "--password-stdin", "--reset-password"], "a replacement password\n");
+    expect(reset.code).toBe(0);
+    expect((await login()).status).toBe(401);
+    const sessions = t.ctx.sqlite.query("SELECT COUNT(*) AS n FROM sessions s JOIN users u ON u.id = s.user_id WHERE u.email = 'keeper@example.com'").get();
+    expect(sessions).toEqual({ n: 0 });
+  });
 });
