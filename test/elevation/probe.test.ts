@@ -26,6 +26,13 @@ test("a working dataset: the sample point's elevation, dataset and latency", asy
   expect(r.detail).toContain(`answered ${fakeElevation(46.5, 7.9)} m from dataset test30m`);
   expect(typeof r.latency_ms).toBe("number");
   expect(fake.calls[0]!.search).toBe("locations=46.5,7.9&interpolation=bilinear");
+  expect(r.detail).toContain(`(GET ${fake.url}?locations=…)`);
+});
+
+test("a dataset at the server's root names the server, not a bare /", async () => {
+  const r = await probe(fake.origin);
+  expect(r.detail).toContain(`(GET ${fake.origin}?locations=…)`);
+  expect(r.detail).not.toContain("GET /?");
 });
 
 test("a URL without a dataset name: the fix says to add one", async () => {

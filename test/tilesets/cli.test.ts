@@ -96,3 +96,9 @@ test("usage errors exit 2 and say what is wrong", () => {
   expect(unknownOrg.code).toBe(1);
   expect(unknownOrg.err).toContain("nobody");
 });
+
+test("import --help names the data-credit option, so imported maps can show their attribution", async () => {
+  const r = await cli("tilesets", "import", "--help");
+  expect(r.code).toBe(0);
+  expect(r.out).toMatch(/mapstead tilesets import [^\n]*--attribution TEXT/);
+});

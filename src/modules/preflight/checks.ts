@@ -27,6 +27,8 @@ export interface PreflightDeps {
   /** null when the database could not be opened; `databaseError` says why */
   sqlite: Database | null;
   databaseError?: string;
+  /** true inside the running server; the CLI checks a configuration nothing listens with yet */
+  listening?: boolean;
   probeGeocoder?: () => Promise<ProbeResult>;
   probeElevation?: () => Promise<ProbeResult>;
 }
@@ -111,7 +113,7 @@ export async function runPreflight(deps: PreflightDeps): Promise<PreflightReport
         },
       ];
   const checks: Check[] = [
-    { id: "config", status: "pass", message: `Settings valid; listening on ${config.host}:${config.port}`, fix: "" },
+    { id: "config", status: "pass", message: `Settings valid; ${deps.listening ? "listening" : "will listen"} on ${config.host}:${config.port}`, fix: "" },
     publicUrlCheck(config),
     ...dataDirChecks(config),
     ...databaseChecks,

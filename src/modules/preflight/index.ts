@@ -25,7 +25,7 @@ export function preflightModule(ctx: AppContext) {
       const hasAdmin = adminCount.get()!.n > 0;
       if (hasAdmin && !isLoopbackIp(clientIp(request, server, ctx.config)) && !auth.sessionFromRequest(request)?.isAdmin)
         throw new NotFound("Preflight is visible to admins and loopback callers once an admin exists");
-      const report = await runPreflight({ config: ctx.config, sqlite: ctx.sqlite, probeGeocoder: geocoder, probeElevation: elevation });
+      const report = await runPreflight({ config: ctx.config, sqlite: ctx.sqlite, listening: true, probeGeocoder: geocoder, probeElevation: elevation });
       set.headers["cache-control"] = "no-store";
       if ((request.headers.get("accept") ?? "").includes("text/html")) {
         set.headers["content-type"] = "text/html; charset=utf-8";
