@@ -8,6 +8,7 @@ import { parse, readPassword, withContext } from "./users";
 import { users } from "../db/schema";
 import { checkPassword, createUser, hashPassword, normalizeEmail, userByEmail } from "../modules/auth/users";
 import { clearSetupToken } from "../modules/auth/setup-token";
+import { removeSetupTokenFile } from "../modules/auth/setup-token-file";
 
 const HELP = `Usage: mapstead admin create --email EMAIL [--password-stdin] [--reset-password] [settings]
 
@@ -53,6 +54,7 @@ export const adminCommand: CliCommand = {
         print(`Created instance admin ${bold(user.email)} (id ${user.id}). Log in at ${ctx.config.publicUrl}/`);
       }
       clearSetupToken(ctx.sqlite);
+      removeSetupTokenFile(ctx.config.dataDir);
       return 0;
     });
   },

@@ -1,7 +1,8 @@
-// The compiled binary, the way an operator meets auth: the setup token printed at first start, the web
+// The compiled binary, the way an operator meets auth: the setup token file written at first start, the web
 // setup, a key with a quota, usage that survives a restart (SIGTERM flushes it), and CLI revocation
 // against the running server.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { ensureBinary, runBinary, startBinary, type RunningBinary } from "../support/binary";
 import { tempDir } from "../support/app";
@@ -23,13 +24,17 @@ describe("auth in the compiled binary", () => {
     const env = { GEOCODER_INTERNAL_URL: pelias.url };
     let app = await startBinary({ dataDir, env });
     try {
-      // printed right after the "listening" log line
-      const printed = Date.now();
-      while (!app.lines.some((l) => l.includes("or run: mapstead admin create")) && Date.now() - printed < 10_000) await Bun.sleep(50);
-      const at = app.lines.findIndex((l) => l.includes("one-time setup token"));
-      expect(at).toBeGreaterThanOrEqual(0);
-      const token = app.lines[at + 1]!.trim();
+      // The token reaches the operator through DATA_DIR/setup-token (mode 0600), never through the log.
+      await app.waitForLog((l) => l.msg === "no admin account yet");
+      const tokenFile = join(dataDir, "setup-token");
+      expect(statSync(tokenFile).mode & 0o777).toBe(0o600);
+      const token = readFileSync(tokenFile, "utf8").trim();
       expect(token).toMatch(/^[A-Za-z0-9_-]{32}$/);
+      const hint = app.logs().find((l) => l.msg === "no admin account yet")!;
+      expect(hint.setup_token_file).toBe(tokenFile);
+      // stdout is the JSON log and nothing else (no banner without a terminal), and it never holds the token
+      for (const line of app.lines) expect(() => JSON.parse(line)).not.toThrow();
+      expect(app.lines.join("\n") + app.stderr()).not.toContain(token);
 
       const setup = await post(app, "/api/v1/setup", { token, email: "ops@example.com", password: "operator password" });
       expect(setup.status).toBe(201);
@@ -56,8 +61,9 @@ describe("auth in the compiled binary", () => {
       const over = await app.fetch("/geocoding/v1/forward?q=delta", { headers: { "x-api-key": secret } });
       expect(over.status).toBe(429);
       expect((await over.json()).error.code).toBe("QUOTA_EXCEEDED");
-      // no new setup token once an admin exists; the session survived the restart too
-      expect(app.lines.some((l) => l.includes("one-time setup token"))).toBe(false);
+      // no new setup token once an admin exists (its file is gone); the session survived the restart too
+      expect(existsSync(tokenFile)).toBe(false);
+      expect(app.logs().some((l) => l.msg === "no admin account yet")).toBe(false);
       const usage = await (await app.fetch(`/api/v1/orgs/ops/keys/${key.id}/usage`, { headers: session })).json();
       expect(usage.total).toBe(3);
 

@@ -10,6 +10,7 @@ import { setupPage } from "../../web/setup-page";
 import { ACCOUNT_RULE, CLIENT_RULE, createThrottle } from "./throttle";
 import { createAuthService, readCookie, SESSION_COOKIE, type Caller, type SessionCaller } from "./service";
 import { completeSetup, hasAdmin } from "./setup-token";
+import { removeSetupTokenFile } from "./setup-token-file";
 import { createSession, createUser, endSession, listUsers, SESSION_IDLE_MS, verifyLogin } from "./users";
 import { rejectUnknownFields } from "./strict-body";
 import { CreateUserBody, LoginBody, SessionInfo, SetupBody, UserListItem, UserOut } from "./model";
@@ -138,8 +139,11 @@ export function authModule(ctx: AppContext) {
         if (!user) {
           perClient.fail(ip);
           ctx.log.warn("setup token refused", { ip, request_id: requestFacts(request)?.id });
-          throw new Unauthorized("The setup token is wrong: use the one printed at the last start (restarting prints a new one), or run `mapstead admin create`");
+          throw new Unauthorized(
+            "The setup token is wrong: use the one in DATA_DIR/setup-token (each start writes a new one), or run `mapstead admin create`",
+          );
         }
+        removeSetupTokenFile(ctx.config.dataDir);
         auth.invalidateUser();
         ctx.log.info("first admin created", { user_id: user.id, via: "web setup" });
         const session = createSession(ctx.db, user.id);
