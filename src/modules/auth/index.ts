@@ -7,7 +7,7 @@ import { authPlugin } from "../../http/auth";
 import { clientIp } from "../../http/client-ip";
 import { requestFacts } from "../../http/request-context";
 import { setupPage } from "../../web/setup-page";
-import { ACCOUNT_RULE, CLIENT_RULE, createThrottle } from "./throttle";
+import { createLoginBackoff } from "./throttle";
 import { createAuthService, readCookie, SESSION_COOKIE, type Caller, type SessionCaller } from "./service";
 import { completeSetup, hasAdmin } from "./setup-token";
 import { removeSetupTokenFile } from "./setup-token-file";
@@ -19,8 +19,7 @@ import { ErrorEnvelope } from "../orgs/model";
 
 export function authModule(ctx: AppContext) {
   const auth = createAuthService(ctx);
-  const perAccount = createThrottle(ACCOUNT_RULE);
-  const perClient = createThrottle(CLIENT_RULE);
+  const backoff = createLoginBackoff();
   const secure = ctx.config.publicUrl.startsWith("https:");
   const orgRows = ctx.sqlite.query<{ id: number; slug: string; name: string; role: "owner" | "admin" | "member" }, [number]>(
     "SELECT o.id, o.slug, o.name, m.role FROM memberships m JOIN orgs o ON o.id = m.org_id WHERE m.user_id = ? ORDER BY o.slug",
@@ -52,10 +51,6 @@ export function authModule(ctx: AppContext) {
     if (origin !== null && origin !== auth.publicOrigin) throw new Forbidden(`Cross-site request refused: Origin ${origin.slice(0, 200)} is not ${auth.publicOrigin}`);
   }
 
-  function throttled(ip: string, account: string | null): number {
-    return Math.max(perClient.retryAfterS(ip), account ? perAccount.retryAfterS(account) : 0);
-  }
-
   const admin = (caller: Caller): SessionCaller => {
     if (caller.kind !== "session" || !caller.isAdmin) throw new Forbidden("Only instance admins can manage user accounts");
     return caller;
@@ -70,20 +65,18 @@ export function authModule(ctx: AppContext) {
         const ip = clientIp(request, server, ctx.config);
         const account = body.email.trim().toLowerCase();
         const requestId = requestFacts(request)?.id;
-        const wait = throttled(ip, account);
+        const wait = backoff.retryAfterS(ip, account);
         if (wait > 0) {
           ctx.log.warn("login throttled", { email: account.slice(0, 320), ip, retry_after_s: wait, request_id: requestId });
-          throw new TooManyRequests("TOO_MANY_ATTEMPTS", `Too many failed logins; try again in ${wait} s`, wait);
+          throw new TooManyRequests("TOO_MANY_ATTEMPTS", `Too many failed logins from this client; try again in ${wait} s`, wait);
         }
-        perAccount.fail(account);
-        const atClient = perClient.fail(ip);
+        const attempt = backoff.attempt(ip, account);
         const user = await verifyLogin(ctx.db, account, body.password);
         if (!user) {
           ctx.log.warn("login failed", { email: account.slice(0, 320), ip, request_id: requestId });
           throw new Unauthorized("Wrong email or password");
         }
-        perAccount.reset(account);
-        perClient.forgive(ip, atClient);
+        attempt.succeeded();
         const session = createSession(ctx.db, user.id);
         ctx.log.info("login", { user_id: user.id, ip, request_id: requestId });
         set.headers["set-cookie"] = cookie(session.token, Math.floor((session.expiresAt - Date.now()) / 1000));
@@ -98,7 +91,7 @@ export function authModule(ctx: AppContext) {
           tags: ["Accounts"],
           summary: "Log in to the console",
           description:
-            "Sets an HttpOnly, SameSite=Lax session cookie (Secure when PUBLIC_URL is https) and returns the CSRF token for later unsafe requests. Repeated failures are throttled per account and per client address (429 TOO_MANY_ATTEMPTS with Retry-After).",
+            "Sets an HttpOnly, SameSite=Lax session cookie (Secure when PUBLIC_URL is https) and returns the CSRF token for later unsafe requests. Repeated failures slow down the client making them (429 TOO_MANY_ATTEMPTS with Retry-After, doubling per further failure); a client with no failures of its own is never refused, so an attacked account stays open to its owner.",
         },
       },
     )
@@ -133,11 +126,11 @@ export function authModule(ctx: AppContext) {
       async ({ body, request, server, set }) => {
         sameOriginOrNone(request);
         const ip = clientIp(request, server, ctx.config);
-        const wait = throttled(ip, null);
+        const wait = backoff.retryAfterS(ip, null);
         if (wait > 0) throw new TooManyRequests("TOO_MANY_ATTEMPTS", `Too many wrong setup tokens; try again in ${wait} s`, wait);
         const user = await completeSetup(ctx.db, ctx.sqlite, body);
         if (!user) {
-          perClient.fail(ip);
+          backoff.attempt(ip, null);
           ctx.log.warn("setup token refused", { ip, request_id: requestFacts(request)?.id });
           throw new Unauthorized(
             "The setup token is wrong: use the one in DATA_DIR/setup-token (each start writes a new one), or run `mapstead admin create`",
