@@ -250,6 +250,31 @@ describe("processing failures and repairs", () => {
     expect(v3.error).toContain("png");
   });
 
+  test("MBTiles whose tiles are not what the archive declares: garbage, gzip of garbage, a gzip bomb, images", async () => {
+    const good = vectorTiles(countries(), "c", 2);
+    const garbage = new TextEncoder().encode("\x1a this is not a vector tile at all, just bytes");
+    const gzGarbage = Bun.gzipSync(crypto.getRandomValues(new Uint8Array(300)));
+    const bomb = Bun.gzipSync(new Uint8Array(40 * 1024 * 1024));
+    for (const [name, bad, expected] of [
+      ["garbage", garbage, /2\/\d\/\d: not a Mapbox Vector Tile/],
+      ["gz-garbage", gzGarbage, /not a Mapbox Vector Tile/],
+      ["bomb", bomb, /more than 32 MiB/],
+    ] as const) {
+      const path = join(t.dataDir, `keep-${name}.mbtiles`);
+      // zooms 0-1 fine and the first tile of zoom 2 too: the check must look past the first tile it meets
+      const firstAtZ2 = good.findIndex(([z]) => z === 2);
+      const tiles = good.map(([z, x, y, data], i) => [z, x, y, z === 2 && i !== firstAtZ2 ? bad : data] as [number, number, number, Uint8Array]);
+      writeMbtiles(path, tiles, { format: "pbf", minzoom: "0", maxzoom: "2" });
+      const { v } = await failing(Bun.file(path));
+      expect(v.error).toContain("sampled tiles do not hold vector tile (MVT) data");
+      expect(v.error).toMatch(expected);
+    }
+    const jpeg = join(t.dataDir, "keep-jpeg.mbtiles");
+    writeMbtiles(jpeg, [[0, 0, 0, new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 1, 2])], [1, 0, 0, PNG_1x1]], { format: "jpg", minzoom: "0", maxzoom: "1" });
+    const { v } = await failing(Bun.file(jpeg));
+    expect(v.error).toContain("1/0/0: not a JPEG image");
+  }, 60_000);
+
   test("truncated PMTiles", async () => {
     const archive = pmtiles(vectorTiles(countries(), "c", 2), { tileType: 1, tileCompression: 2, metadata: {}, bounds: [-180, -85, 180, 85], minzoom: 0, maxzoom: 2 });
     const { v } = await failing(archive.slice(0, archive.length - 1000));
