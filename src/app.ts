@@ -3,21 +3,21 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "./context";
 import { conventions, routeTableFrom } from "./http/conventions";
-import { docsModule } from "./modules/docs";
-import { healthModule } from "./modules/health";
-import { preflightModule } from "./modules/preflight";
-import { authModule } from "./modules/auth";
-import { orgsModule } from "./modules/orgs";
-import { keysModule } from "./modules/keys";
-import { metricsModule } from "./modules/metrics";
-import { createMetrics } from "./modules/metrics/registry";
-import { homeModule } from "./modules/home";
-import { stylesModule } from "./modules/styles";
-import { geocodingModule } from "./modules/geocoding";
-import { elevationModule } from "./modules/elevation";
-import { fontsModule } from "./modules/fonts";
-import { tilesetsModule } from "./modules/tilesets";
-import { tilesModule } from "./modules/tiles";
+import { docsModule } from "./routes/ops/docs";
+import { healthModule } from "./routes/ops/health";
+import { preflightModule } from "./routes/ops/preflight";
+import { authModule } from "./routes/management/auth";
+import { orgsModule } from "./routes/management/orgs";
+import { keysModule } from "./routes/management/keys";
+import { metricsModule } from "./routes/ops/metrics";
+import { createMetrics } from "./http/metrics-registry";
+import { homeModule } from "./routes/web/home";
+import { stylesModule } from "./routes/management/styles";
+import { geocodingModule } from "./routes/services/geocoding";
+import { elevationModule } from "./routes/services/elevation";
+import { fontsModule } from "./routes/management/fonts";
+import { tilesetsModule } from "./routes/management/tilesets";
+import { tilesModule } from "./routes/public/tiles";
 import { consoleModule } from "./modules/console";
 
 export function createApp(ctx: AppContext) {

@@ -6,8 +6,8 @@ import { UsageError, settingsHelp } from "./args";
 import { bold, print } from "./output";
 import { parse, readPassword, withContext } from "./users";
 import { users } from "../db/schema";
-import { checkPassword, createUser, hashPassword, normalizeEmail, userByEmail } from "../modules/auth/users";
-import { clearSetupToken } from "../modules/auth/setup-token";
+import { checkPassword, createUser, hashPassword, normalizeEmail, userByEmail } from "../domain/accounts/users";
+import { clearSetupToken } from "../domain/accounts/setup-token";
 
 const HELP = `Usage: mapstead admin create --email EMAIL [--password-stdin] [settings]
 

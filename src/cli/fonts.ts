@@ -7,7 +7,7 @@ import { UsageError, settingsHelp } from "./args";
 import { configOrExit, openContext } from "./runtime";
 import { bold, dim, green, print, printErr, red } from "./output";
 import { AppError } from "../errors";
-import { installFont, listFonts, MAX_FONT_BYTES } from "../modules/fonts/service";
+import { installFont, listFonts, MAX_FONT_BYTES } from "../domain/fonts/service";
 
 const HELP = `Usage:
   mapstead fonts list [--json] [settings]

@@ -7,7 +7,7 @@ import { migrate } from "../db/migrate";
 import { createContext } from "../context";
 import { createLogger } from "../log";
 import { createApp } from "../app";
-import { issueSetupToken } from "../modules/auth/setup-token";
+import { issueSetupToken } from "../domain/accounts/setup-token";
 import { rejectUnknownArgs, settingsHelp } from "./args";
 import { bold, print, printErr } from "./output";
 import type { Config } from "../config";

@@ -6,7 +6,7 @@ import { UsageError, settingsHelp } from "./args";
 import { bold, dim, green, print, printErr, red } from "./output";
 import { parse, withContext } from "./users";
 import { AppError } from "../errors";
-import { createStylesService, type OrgRef } from "../modules/styles/service";
+import { createStylesService, type OrgRef } from "../domain/styles/service";
 import { buildSprite, iconName, SpriteInputError, type SpriteSet } from "../sprites/build";
 import { svgIconsFromZip } from "../sprites/unzip";
 

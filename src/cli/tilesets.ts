@@ -9,8 +9,8 @@ import { bold, dim, green, print, printErr, red, yellow } from "./output";
 import { parse, withContext } from "./users";
 import type { AppContext } from "../context";
 import { NotFound } from "../errors";
-import { orgBySlug } from "../modules/orgs/service";
-import { tilesetService, type VersionRecord } from "../modules/tilesets/service";
+import { orgBySlug } from "../domain/orgs/service";
+import { tilesetService, type VersionRecord } from "../domain/tilesets/service";
 import type { Recipe } from "../tiles/recipe";
 
 const HELP = `Usage:

@@ -7,8 +7,8 @@ import { UsageError, settingsHelp } from "./args";
 import { configOrExit, openContext } from "./runtime";
 import { bold, dim, print, printErr, red } from "./output";
 import { AppError } from "../errors";
-import { createUser, listUsers } from "../modules/auth/users";
-import { addMember, orgBySlug } from "../modules/orgs/service";
+import { createUser, listUsers } from "../domain/accounts/users";
+import { addMember, orgBySlug } from "../domain/orgs/service";
 import type { AppContext } from "../context";
 
 /** Reads a password: all of stdin (first line) with --password-stdin, else a no-echo prompt asked twice. */

@@ -25,11 +25,11 @@
 // another org.
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
-import { createAuthService, type Caller, type KeyCaller, type ServiceAuthorization, type SessionCaller, type Viewer } from "../modules/auth/service";
-import type { Scope } from "../modules/keys/scopes";
+import { createAuthService, type Caller, type KeyCaller, type ServiceAuthorization, type SessionCaller, type Viewer } from "../domain/accounts/auth";
+import type { Scope } from "../domain/keys/scopes";
 
 export type { Caller, Viewer, KeyCaller, SessionCaller };
-export { requireOrgAccess } from "../modules/orgs/service";
+export { requireOrgAccess } from "../domain/orgs/service";
 
 const notBillable = new WeakSet<Request>();
 

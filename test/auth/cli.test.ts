@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { authTestApp } from "./support";
 import type { TestApp } from "../support/app";
-import { issueSetupToken } from "../../src/modules/auth/setup-token";
+import { issueSetupToken } from "../../src/domain/accounts/setup-token";
 
 const MAIN = join(import.meta.dir, "../../src/main.ts");
 let t: TestApp;

@@ -6,7 +6,7 @@ import { authTestApp, errorCode, json } from "./support";
 import { seedKey, seedOrg, seedSession } from "../support/seed";
 import type { TestApp } from "../support/app";
 import { databasePath } from "../../src/db/client";
-import { generateSecret } from "../../src/modules/keys/secret";
+import { generateSecret } from "../../src/domain/keys/secret";
 
 let t: TestApp;
 let orgId: number;

@@ -5,7 +5,7 @@ import { authTestApp, errorCode, json } from "./support";
 import { seedOrg, seedSession } from "../support/seed";
 import type { TestApp } from "../support/app";
 import { createLogger } from "../../src/log";
-import { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS } from "../../src/modules/auth/users";
+import { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS } from "../../src/domain/accounts/users";
 
 let t: TestApp;
 const logLines: string[] = [];

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser } from "playwright-core";
 import { launchBrowser } from "../support/browser";
 import { serveTestApp, type TestApp } from "../support/app";
-import { issueSetupToken } from "../../src/modules/auth/setup-token";
+import { issueSetupToken } from "../../src/domain/accounts/setup-token";
 
 let t: TestApp;
 let browser: Browser;

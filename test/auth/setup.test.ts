@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { authTestApp, errorCode, json } from "./support";
 import type { TestApp } from "../support/app";
-import { issueSetupToken } from "../../src/modules/auth/setup-token";
+import { issueSetupToken } from "../../src/domain/accounts/setup-token";
 
 let t: TestApp;
 let token: string;

@@ -4,7 +4,7 @@ import { Elysia, t as tb } from "elysia";
 import { makeTestApp, type TestApp } from "../support/app";
 import { authPlugin, skipBilling } from "../../src/http/auth";
 import { BadRequest, NotFound } from "../../src/errors";
-import { orgBySlug } from "../../src/modules/orgs/service";
+import { orgBySlug } from "../../src/domain/orgs/service";
 import type { AppContext } from "../../src/context";
 import type { Logger } from "../../src/log";
 

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser } from "playwright-core";
 import { serveTestApp, type TestApp } from "../support/app";
 import { countColor, launchBrowser, openMap, type MapPage } from "../support/browser";
-import { createUser } from "../../src/modules/auth/users";
+import { createUser } from "../../src/domain/accounts/users";
 import { countries, cities, upload, waitForVersion } from "../tilesets/fixtures";
 import { pinSvg, zipOf, squareSvg } from "../sprites/fixtures";
 

@@ -6,7 +6,7 @@ import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeTestApp, tempDir, type TestApp } from "../support/app";
 import { seedKey, seedOrg, seedSession } from "../support/seed";
-import { installedFontNames } from "../../src/modules/fonts/catalog";
+import { installedFontNames } from "../../src/domain/fonts/catalog";
 import { NOTO_REGULAR_TTF, decodeGlyphPbf, testBlocksFont } from "./fixtures";
 
 let t: TestApp;

@@ -1,7 +1,7 @@
 // The Idempotency-Key store on a real SQLite file, with a controllable clock for the seven-day retention.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { makeTestApp, type TestApp } from "../support/app";
-import { createIdempotencyStore, payloadHash, RETENTION_MS } from "../../src/modules/idempotency/service";
+import { createIdempotencyStore, payloadHash, RETENTION_MS } from "../../src/domain/idempotency/service";
 import { silentLogger } from "../../src/log";
 
 let t: TestApp;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { makeTestApp, type TestApp } from "../support/app";
 import { seedKey, seedOrg, seedSession } from "../support/seed";
-import { OUTSIDE_WRITES_RECHECK_MS } from "../../src/modules/styles/service";
+import { OUTSIDE_WRITES_RECHECK_MS } from "../../src/domain/styles/service";
 import { json, mapStyle, publishTilesetVersion, seedTileset } from "./helpers";
 
 let t: TestApp;

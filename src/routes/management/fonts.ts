@@ -1,0 +1,108 @@
+// Fonts and glyphs over HTTP: the public glyph ranges MapLibre GL loads (GET /fonts/v1/...), the
+// public list of font names, and the admin upload and listing under /api/v1/fonts.
+import { Elysia, t } from "elysia";
+import type { AppContext } from "../../context";
+import { BadRequest, Forbidden, PayloadTooLarge } from "../../errors";
+import { authPlugin } from "../../http/auth";
+import { fontCatalog } from "../../domain/fonts/catalog";
+import { glyphStore } from "../../read/glyphs";
+import { ErrorEnvelope, FontList, FontNames, GlyphParams, InstalledFont, UploadQuery } from "./fonts.model";
+import { installFont, listFonts, MAX_FONT_BYTES } from "../../domain/fonts/service";
+import { ifNoneMatchHits } from "../../http/conditional";
+import { readBodyLimited } from "../../http/read-body";
+
+const FONT_CACHE = "public, max-age=86400";
+const tags = ["Fonts"];
+const GlyphPbf = t.Any({ description: "application/x-protobuf: the glyphs message (fontstacks with SDF glyphs)" });
+
+/** The font bytes and requested name of a raw or multipart upload. */
+async function readUpload(request: Request, queryName: string | undefined): Promise<{ bytes: Uint8Array; name?: string }> {
+  const type = (request.headers.get("content-type") ?? "").toLowerCase();
+  if (!type.startsWith("multipart/form-data")) return { bytes: await readBodyLimited(request, MAX_FONT_BYTES, "A font upload"), name: queryName };
+  const raw = await readBodyLimited(request, MAX_FONT_BYTES + 1024 * 1024, "A font upload");
+  let form: FormData;
+  try {
+    form = await new Response(raw as BodyInit, { headers: { "content-type": request.headers.get("content-type")! } }).formData();
+  } catch {
+    throw new BadRequest("The multipart body could not be parsed");
+  }
+  const file = form.get("file");
+  if (!(file instanceof Blob)) throw new BadRequest("file: the multipart body needs the font in a field named 'file'");
+  if (file.size > MAX_FONT_BYTES) throw new PayloadTooLarge(`A font upload may be at most ${MAX_FONT_BYTES / 1024 / 1024} MiB`);
+  const formName = form.get("name");
+  return { bytes: new Uint8Array(await file.arrayBuffer()), name: typeof formName === "string" && formName !== "" ? formName : queryName };
+}
+
+export function fontsModule(ctx: AppContext) {
+  const catalog = fontCatalog(ctx);
+  const glyphs = glyphStore(ctx);
+  let namesJson = { generation: -1, body: "" };
+  const fontNamesJson = () => {
+    const names = catalog.names();
+    if (namesJson.generation !== catalog.generation) namesJson = { generation: catalog.generation, body: JSON.stringify([...names].sort()) };
+    return namesJson.body;
+  };
+
+  return new Elysia({ name: "fonts" })
+    .use(authPlugin(ctx))
+    .get(
+      "/fonts/v1",
+      () => new Response(fontNamesJson(), { headers: { "content-type": "application/json; charset=utf-8", "cache-control": "public, max-age=60" } }),
+      {
+        response: { 200: FontNames },
+        detail: { tags, summary: "Installed font names (usable in text-font and in glyph fontstacks)" },
+      },
+    )
+    .get(
+      "/fonts/v1/:fontstack/:range",
+      async ({ params, request, set }) => {
+        const answer = await glyphs.range(params.fontstack, params.range);
+        set.headers["cache-control"] = FONT_CACHE;
+        set.headers["etag"] = answer.etag;
+        if (ifNoneMatchHits(request, answer.etag)) {
+          set.status = 304;
+          return "";
+        }
+        set.headers["content-type"] = "application/x-protobuf";
+        // Bytes, not a Response: Elysia sends them as they are, with the headers set above.
+        return answer.body;
+      },
+      {
+        params: GlyphParams,
+        response: { 200: GlyphPbf, 304: t.Any({ description: "Not modified" }), 400: ErrorEnvelope, 404: ErrorEnvelope },
+        detail: {
+          tags,
+          summary: "Glyph range (SDF glyphs PBF for MapLibre GL)",
+          description:
+            "Signed distance field glyphs (24 px, 3 px buffer) of a 256-codepoint range. The fontstack is comma-separated font names (URL-encoded); each glyph comes from the first font of the stack that has it. 404 FONT_NOT_FOUND when no font of the stack is installed; an installed font without glyphs in the range gives an empty, valid PBF. Strong ETag, If-None-Match answers 304.",
+        },
+      },
+    )
+    .get("/api/v1/fonts", () => ({ fonts: listFonts(ctx) }), {
+      session: true,
+      response: { 200: FontList, 401: ErrorEnvelope },
+      detail: { tags, summary: "Installed fonts with details (console session)" },
+    })
+    .post(
+      "/api/v1/fonts",
+      async ({ caller, request, query, set }) => {
+        if (caller.kind !== "session" || !caller.isAdmin) throw new Forbidden("Only administrators can install fonts");
+        const upload = await readUpload(request, query.name);
+        const font = installFont(ctx, upload.bytes, { name: upload.name });
+        set.status = 201;
+        return font;
+      },
+      {
+        session: true,
+        parse: "none",
+        query: UploadQuery,
+        response: { 201: InstalledFont, 400: ErrorEnvelope, 401: ErrorEnvelope, 403: ErrorEnvelope, 409: ErrorEnvelope, 413: ErrorEnvelope, 415: ErrorEnvelope, 422: ErrorEnvelope },
+        detail: {
+          tags,
+          summary: "Install a TTF/OTF font (admin session)",
+          description:
+            "Body: the font file itself (any content type), or multipart/form-data with the font in 'file' and optionally 'name'. At most 50 MiB. The name defaults to the font's \"Family Subfamily\" and may not contain commas or slashes. 415 for files that are not TrueType/OpenType, 422 INVALID_SOURCE_DATA for fonts that cannot be read, 409 for a name already installed.",
+        },
+      },
+    );
+}
