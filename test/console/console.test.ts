@@ -3,13 +3,34 @@
 // upload and publish, style from the template, publish, live MapLibre preview).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { connect } from "node:net";
+import { dirname, join, relative } from "node:path";
 import { makeTestApp, serveTestApp, tempDir, type TestApp } from "../support/app";
 import { ARTIFACTS_DIR, canvasPixels, countColor, launchBrowser } from "../support/browser";
 import { startBinary } from "../support/binary";
 import { seedSession } from "../support/seed";
 import { CONSOLE_CSP } from "../../src/modules/console";
+import { CONSOLE_FILE_ASSETS, CONSOLE_TEXT_ASSETS } from "../../src/web/console/assets";
+
+const CONSOLE_DIR = join(import.meta.dir, "..", "..", "src", "web", "console");
+
+/** Every browser file of the console on disk (modules and styles), as paths relative to its folder. */
+function consoleFilesOnDisk(): string[] {
+  return (readdirSync(CONSOLE_DIR, { recursive: true }) as string[]).filter((f) => /\.(js|css)$/.test(f)).sort();
+}
+
+/** A GET sent byte for byte (fetch and Request normalize "../" away before it could reach the server). */
+function rawGet(baseUrl: string, path: string): Promise<{ status: number; body: string }> {
+  const { hostname, port } = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    let data = "";
+    const socket = connect(Number(port), hostname, () => socket.write(`GET ${path} HTTP/1.1\r\nHost: ${hostname}\r\nConnection: close\r\n\r\n`));
+    socket.on("data", (chunk) => (data += chunk));
+    socket.on("error", reject);
+    socket.on("end", () => resolve({ status: Number(data.split(" ")[1]), body: data.slice(data.indexOf("\r\n\r\n") + 4) }));
+  });
+}
 
 describe("GET /console", () => {
   let t: TestApp;
@@ -38,24 +59,63 @@ describe("GET /console", () => {
     for (const ref of refs.filter((r) => r.startsWith("/console/"))) expect((await t.fetch(ref)).status).toBe(200);
   });
 
-  test("assets: console script and styles, MapLibre GL JS and its worker, with revalidation", async () => {
-    const js = await t.fetch("/console/assets/console.js");
-    expect(js.headers.get("content-type")).toContain("text/javascript");
-    const source = await js.text();
-    expect(source).not.toMatch(/(import\s*\(?|fetch\()\s*["'`]https?:/);
-    expect(source).not.toMatch(/localStorage|sessionStorage/);
-    const etag = js.headers.get("etag")!;
-    expect((await t.fetch("/console/assets/console.js", { headers: { "if-none-match": etag } })).status).toBe(304);
+  test("assets: every console module, nested ones included, with revalidation", async () => {
+    // Every module and stylesheet on disk is listed (else the browser gets a 404 for it), and nothing else.
+    expect(Object.keys(CONSOLE_TEXT_ASSETS).sort()).toEqual(consoleFilesOnDisk());
+    for (const [path, text] of Object.entries(CONSOLE_TEXT_ASSETS)) {
+      const res = await t.fetch(`/console/assets/${path}`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-type")).toContain(path.endsWith(".css") ? "text/css" : "text/javascript");
+      expect(res.headers.get("content-security-policy")).toBe(CONSOLE_CSP);
+      const source = await res.text();
+      expect(source).toBe(text);
+      expect(source).not.toMatch(/(import\s*\(?|fetch\()\s*["'`]https?:/);
+      expect(source).not.toMatch(/localStorage|sessionStorage/);
+      // Each relative import names a listed module, as the browser resolves it.
+      for (const [, spec] of source.matchAll(/^import [^;]*? from "(\.{1,2}\/[^"]+)";$/gm)) {
+        const target = relative(CONSOLE_DIR, join(CONSOLE_DIR, dirname(path), spec!));
+        expect(CONSOLE_TEXT_ASSETS[target]).toBeDefined();
+      }
+    }
+    expect(Object.keys(CONSOLE_TEXT_ASSETS)).toEqual(expect.arrayContaining(["console.js", "lib/api.js", "lib/dom.js", "lib/router.js", "lib/map.js", "views/login.js"]));
+    const nested = await t.fetch("/console/assets/lib/api.js");
+    const etag = nested.headers.get("etag")!;
+    expect(etag).toBeTruthy();
+    expect((await t.fetch("/console/assets/lib/api.js", { headers: { "if-none-match": etag } })).status).toBe(304);
+    expect((await t.fetch("/console/assets/console.js", { headers: { "if-none-match": etag } })).status).toBe(200);
     const css = await (await t.fetch("/console/assets/console.css")).text();
     expect(css).not.toMatch(/url\(|@import/);
-    for (const f of ["maplibre-gl.mjs", "maplibre-gl-worker.mjs", "maplibre-gl.css"]) {
+    for (const [f, file] of Object.entries(CONSOLE_FILE_ASSETS)) {
       const r = await t.fetch(`/console/assets/${f}`);
       expect(r.status).toBe(200);
-      expect((await r.arrayBuffer()).byteLength).toBeGreaterThan(10_000);
+      expect(r.headers.get("content-type")).toContain(f.endsWith(".css") ? "text/css" : "text/javascript");
+      const bytes = Buffer.from(await r.arrayBuffer());
+      expect(bytes.equals(Buffer.from(await Bun.file(file).arrayBuffer()))).toBe(true);
+      // maplibre-gl-shared.mjs is empty in MapLibre's own dist; the others are the library.
+      if (f !== "maplibre-gl-shared.mjs") expect(bytes.byteLength).toBeGreaterThan(10_000);
     }
-    const missing = await t.fetch("/console/assets/..%2Fsecret");
-    expect(missing.status).toBe(404);
-    expect((await missing.json()).error.code).toBe("NOT_FOUND");
+    for (const path of ["..%2Fsecret", "lib%2Fapi.js", "lib/", "lib/nope.js", "views", "index.html", "assets.ts"]) {
+      const missing = await t.fetch(`/console/assets/${path}`);
+      expect(missing.status).toBe(404);
+      expect((await missing.json()).error.code).toBe("NOT_FOUND");
+    }
+  });
+
+  test("assets: ../ out of the asset folder is refused over real HTTP", async () => {
+    const served = await serveTestApp();
+    try {
+      for (const path of ["/console/assets/../../package.json", "/console/assets/lib/../../../../etc/passwd", "/console/assets/..%2F..%2Fpackage.json", "/console/assets/lib/..%2F..%2F..%2Fpackage.json"]) {
+        const res = await rawGet(served.baseUrl, path);
+        expect(res.status).toBe(404);
+        expect(JSON.parse(res.body).error.code).toBe("NOT_FOUND");
+      }
+      // A ../ that stays inside the folder is just another name of a listed module.
+      const inside = await rawGet(served.baseUrl, "/console/assets/lib/../lib/dom.js");
+      expect(inside.status).toBe(200);
+      expect(inside.body).toContain("export function h(");
+    } finally {
+      await served.close();
+    }
   });
 
   test("the exported CSP is the one served", async () => {
@@ -277,7 +337,7 @@ describe("console in Chromium", () => {
   }, 30_000);
 });
 
-test("the compiled binary embeds the console page, its script and styles, and MapLibre", async () => {
+test("the compiled binary embeds the console page, every module and stylesheet, and MapLibre", async () => {
   const app = await startBinary();
   try {
     const page = await app.fetch("/console");
@@ -285,16 +345,17 @@ test("the compiled binary embeds the console page, its script and styles, and Ma
     expect(page.headers.get("content-security-policy")).toBe(CONSOLE_CSP);
     const root = join(import.meta.dir, "..", "..");
     const sources: Record<string, string> = {
-      "console.js": "src/web/console/console.js",
-      "console.css": "src/web/console/console.css",
-      "maplibre-gl.mjs": "node_modules/maplibre-gl/dist/maplibre-gl.mjs",
-      "maplibre-gl-worker.mjs": "node_modules/maplibre-gl/dist/maplibre-gl-worker.mjs",
-      "maplibre-gl.css": "node_modules/maplibre-gl/dist/maplibre-gl.css",
+      ...Object.fromEntries(consoleFilesOnDisk().map((f) => [f, join(CONSOLE_DIR, f)])),
+      "maplibre-gl.mjs": join(root, "node_modules/maplibre-gl/dist/maplibre-gl.mjs"),
+      "maplibre-gl-worker.mjs": join(root, "node_modules/maplibre-gl/dist/maplibre-gl-worker.mjs"),
+      "maplibre-gl-shared.mjs": join(root, "node_modules/maplibre-gl/dist/maplibre-gl-shared.mjs"),
+      "maplibre-gl.css": join(root, "node_modules/maplibre-gl/dist/maplibre-gl.css"),
     };
+    expect(Object.keys(sources)).toContain("lib/api.js");
     for (const [name, source] of Object.entries(sources)) {
       const res = await app.fetch(`/console/assets/${name}`);
       expect(res.status).toBe(200);
-      expect(Buffer.from(await res.arrayBuffer()).equals(Buffer.from(await Bun.file(join(root, source)).arrayBuffer()))).toBe(true);
+      expect(Buffer.from(await res.arrayBuffer()).equals(Buffer.from(await Bun.file(source).arrayBuffer()))).toBe(true);
     }
   } finally {
     await app.stop();
