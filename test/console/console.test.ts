@@ -59,6 +59,14 @@ describe("GET /console", () => {
     for (const ref of refs.filter((r) => r.startsWith("/console/"))) expect((await t.fetch(ref)).status).toBe(200);
   });
 
+  test("the page asks for the session only when the request carries a session cookie", async () => {
+    const plain = await (await t.fetch("/console")).text();
+    expect(plain).toContain("<body>");
+    expect(plain).not.toContain("data-session");
+    const withCookie = await (await t.fetch("/console", { headers: { cookie: "other=1; mapstead_session=stale" } })).text();
+    expect(withCookie).toContain('<body data-session="cookie">');
+  });
+
   test("assets: every console module, nested ones included, with revalidation", async () => {
     // Every module and stylesheet on disk is listed (else the browser gets a 404 for it), and nothing else.
     expect(Object.keys(CONSOLE_TEXT_ASSETS).sort()).toEqual(consoleFilesOnDisk());
@@ -157,6 +165,39 @@ describe("console in Chromium", () => {
     await browser?.close();
     await t?.close();
   });
+
+  test("the sign-in page loads without an error or a failed request in the browser console", async () => {
+    const context = await browser.newContext();
+    const fresh = await context.newPage();
+    const logged: string[] = [];
+    fresh.on("console", (m) => {
+      if (m.type() === "error" || m.type() === "warning") logged.push(`${m.type()}: ${m.text()}`);
+    });
+    fresh.on("pageerror", (e) => logged.push(`page error: ${e.message}`));
+    fresh.on("response", (r) => {
+      if (r.status() >= 400) logged.push(`${r.status()} ${r.url()}`);
+    });
+    const visit = async () => {
+      await fresh.goto(`${t.baseUrl}/console`, { waitUntil: "networkidle" });
+      await fresh.waitForSelector("#login-view:not([hidden])");
+    };
+    await visit();
+    expect(await fresh.isVisible("#login-form")).toBe(true);
+    expect(await fresh.isHidden("#login-error")).toBe(true);
+    expect(logged).toEqual([]);
+
+    // A cookie whose session is gone costs one 401 (the page cannot know before asking), then the
+    // cookie is cleared and the next visit is quiet again.
+    await context.addCookies([{ name: "mapstead_session", value: "ended-session", url: t.baseUrl, httpOnly: true }]);
+    await visit();
+    expect(logged.filter((l) => l.startsWith("401 "))).toEqual([`401 ${t.baseUrl}/api/v1/session`]);
+    expect(await fresh.isHidden("#login-error")).toBe(true);
+    expect((await context.cookies()).map((c) => c.name)).not.toContain("mapstead_session");
+    logged.length = 0;
+    await visit();
+    expect(logged).toEqual([]);
+    await context.close();
+  }, 30_000);
 
   test("log in, create an org, a key, publish a tileset and a style, and see the map", async () => {
     const admin = await seedSession(t.ctx, { isAdmin: true, email: "admin@example.com" });

@@ -4,11 +4,12 @@
 // machine. Served with a strict Content-Security-Policy: nothing inline, nothing from another origin.
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context";
+import { readCookie, SESSION_COOKIE } from "../../domain/accounts/auth";
 import { NotFound } from "../../errors";
 import { ErrorEnvelope } from "../../http/error-response";
 import { ifNoneMatchHits } from "../../http/conditional";
 import { assetContentType, CONSOLE_FILE_ASSETS, CONSOLE_TEXT_ASSETS } from "../../web/console/assets";
-import pageHtmlText from "../../web/console/index.html" with { type: "text" };
+import { consolePages } from "../../web/console/page";
 
 /** MapLibre starts its worker from a same-origin module URL (worker-src 'self'); blob: covers its fallback. */
 export const CONSOLE_CSP =
@@ -33,8 +34,7 @@ export function consoleModule(ctx: AppContext) {
     const body = Bun.file(file);
     assets.set(path, { body, type: assetContentType(path), etag: `"${ctx.version}-${body.size}"` });
   }
-  // Bun's types describe HTML imports as bundles; with { type: "text" } it is the file's text.
-  const page = (pageHtmlText as unknown as string).replaceAll("{{VERSION}}", ctx.version.replace(/[^\w.+-]/g, ""));
+  const pages = consolePages(ctx.version);
   const pageHeaders = {
     "content-type": "text/html; charset=utf-8",
     "cache-control": "no-store",
@@ -42,7 +42,8 @@ export function consoleModule(ctx: AppContext) {
     "x-content-type-options": "nosniff",
     "referrer-policy": "same-origin",
   };
-  const servePage = () => new Response(page, { headers: pageHeaders });
+  const servePage = ({ request }: { request: Request }) =>
+    new Response(readCookie(request, SESSION_COOKIE) ? pages.withSessionCookie : pages.withoutSessionCookie, { headers: pageHeaders });
 
   return new Elysia({ name: "console" })
     .get("/console", servePage, {

@@ -17,12 +17,20 @@ export function showLogin(message) {
   $("#login-email").focus();
 }
 
-/** The session this browser already has, or null. */
+/**
+ * The session this browser already has, or null, without a failing request on a plain visit: the
+ * session cookie is HttpOnly, so the server marks the page (<body data-session="cookie">) when the
+ * request carried one, and only then is GET /api/v1/session asked. A cookie whose session has ended
+ * (idle timeout, revoked) is cleared with DELETE /api/v1/session, so its 401 shows up once, not on
+ * every visit.
+ */
 export async function resumeSession() {
+  if (document.body.dataset.session !== "cookie") return null;
   try {
     return await api("GET", "/api/v1/session", undefined, { quiet401: true });
   } catch (err) {
     if (err.status !== 401) throw err;
+    await api("DELETE", "/api/v1/session").catch(() => {});
     return null;
   }
 }
