@@ -266,6 +266,7 @@ describe("console in Chromium", () => {
     await page.fill("#tileset-name", "Parks");
     await page.click("#new-tileset-form button[type=submit]");
     await page.waitForSelector("#upload-form");
+    expect(await page.textContent("#tileset-preview")).toContain("A preview appears once a version is ready");
     const dir = tempDir("mapstead-console-");
     const file = join(dir, "parks.geojson");
     writeFileSync(file, sampleGeojson());
@@ -273,6 +274,10 @@ describe("console in Chromium", () => {
     await page.click("#upload-button");
     await page.waitForSelector('tr[data-version="1"][data-state="ready"]', { timeout: 20_000 });
     expect(await page.evaluate(() => (document.querySelector("#upload-progress") as HTMLProgressElement).value)).toBe(100);
+    // The preview card turns into a map of the version as soon as it is ready, before any click.
+    await page.waitForSelector('#tileset-preview #map-preview[data-idle="true"]', { timeout: 20_000 });
+    expect(await page.textContent("#tileset-preview h2")).toBe("Preview of v1");
+    expect(await page.textContent("#tileset-preview")).not.toContain("A preview appears");
     await page.click('button[data-publish="1"]');
     await page.waitForSelector('#tileset-urls code[data-url="Stable"]');
     expect(await page.textContent('#tileset-urls code[data-url="Stable"]')).toBe(`${t.baseUrl}/tiles/v1/acme/parks.json`);

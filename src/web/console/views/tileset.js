@@ -22,7 +22,9 @@ export async function renderTileset(main, slug, view) {
   const urlsCard = h("div.card", { id: "tileset-urls" });
   const versionsBody = h("tbody");
   const previewSlot = h("div");
-  const previewCard = h("div.card", h("h2", "Preview"), previewSlot);
+  const previewCard = h("div.card", { id: "tileset-preview" }, h("h2", "Preview"), previewSlot);
+  /** The version the preview card shows, or null while it waits for a ready one. */
+  let previewed = null;
 
   const renderUrls = () => {
     const pub = versions.find((v) => v.version === tileset.published_version);
@@ -111,6 +113,7 @@ export async function renderTileset(main, slug, view) {
     });
 
   const preview = (v) => {
+    previewed = v.version;
     previewCard.querySelector("h2").textContent = `Preview of v${v.version}`;
     showMap(previewSlot, tilesetPreviewStyle(v), { bounds: v.bounds, maxzoom: v.maxzoom });
   };
@@ -144,7 +147,11 @@ export async function renderTileset(main, slug, view) {
           const fresh = await api("GET", `${base}/versions/${v.version}`);
           if (!current(view)) return;
           versions = versions.map((x) => (x.version === fresh.version ? fresh : x));
-          if (fresh.state === "ready") toast(`Version ${fresh.version} is ready to publish`);
+          if (fresh.state === "ready") {
+            toast(`Version ${fresh.version} is ready to publish`);
+            // The card said "a preview appears once a version is ready": keep that promise.
+            if (previewed === null) preview(fresh);
+          }
           if (fresh.state === "failed") toast(`Version ${fresh.version} failed: ${fresh.error}`, "error");
         }
         renderVersions();
