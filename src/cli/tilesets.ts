@@ -10,7 +10,7 @@ import { parse, withContext } from "./users";
 import type { AppContext } from "../context";
 import { NotFound } from "../errors";
 import { orgBySlug } from "../domain/orgs/service";
-import { tilesetService, type VersionRecord } from "../domain/tilesets/service";
+import type { VersionRecord } from "../domain/tilesets/service";
 import type { Recipe } from "../tiles/recipe";
 
 const HELP = `Usage:
@@ -155,8 +155,7 @@ export const tilesetsCommand: CliCommand = {
     if (list(values.include)?.length) recipe.include = list(values.include);
     if (list(values.exclude)?.length) recipe.exclude = list(values.exclude);
 
-    return withContext(overrides, "tilesets", async (ctx) => {
-      const service = tilesetService(ctx);
+    return withContext(overrides, "tilesets", async (ctx, { tilesets: service }) => {
       const org = orgOf(ctx, values.org!);
       const slug = values.slug!;
       switch (sub) {

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import type { AppContext } from "../context";
 import { BadRequest, NotFound } from "../errors";
 import { buildRangeGlyphs, encodeFontstack, parseFont, rangeName, readEncodedGlyphs, RANGE_SIZE, MAX_CODEPOINT, type EncodedGlyph, type ParsedFont } from "../glyphs";
-import { fontCatalog, type FontCatalog, type FontEntry } from "../domain/fonts/catalog";
+import type { FontCatalog, FontEntry } from "../domain/fonts/catalog";
 import { ByteLru } from "./byte-lru";
 
 /** Bump when the generator's output changes, so ranges cached on disk are rebuilt. */
@@ -62,14 +62,15 @@ function etagOf(body: Uint8Array): string {
 }
 
 export class GlyphStore {
-  private readonly catalog: FontCatalog;
   private readonly cacheDir: string;
   private readonly memory = new ByteLru<GlyphAnswer | EncodedGlyph[]>(MEMORY_CACHE_BYTES);
   private readonly fonts = new Map<string, Promise<LoadedFont>>();
   private readonly building = new Map<string, Promise<EncodedGlyph[]>>();
 
-  constructor(private readonly ctx: AppContext) {
-    this.catalog = fontCatalog(ctx);
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly catalog: FontCatalog,
+  ) {
     this.cacheDir = join(ctx.config.dataDir, "glyphs");
   }
 
@@ -173,15 +174,4 @@ export class GlyphStore {
     }
   }
 
-}
-
-const stores = new WeakMap<AppContext, GlyphStore>();
-
-export function glyphStore(ctx: AppContext): GlyphStore {
-  let store = stores.get(ctx);
-  if (!store) {
-    store = new GlyphStore(ctx);
-    stores.set(ctx, store);
-  }
-  return store;
 }

@@ -6,7 +6,7 @@ import type { AppContext } from "../context";
 import { openMbtiles } from "../tiles/mbtiles";
 import { openPmtiles } from "../tiles/pmtiles";
 import type { TileFacts, TileSource } from "../tiles/source";
-import { onTilesetChange } from "../domain/tilesets/events";
+import type { TilesetEvents } from "../domain/tilesets/events";
 
 export interface Served {
   tilesetId: number;
@@ -47,7 +47,7 @@ const MAX_NEGATIVE = 10_000;
 
 export const strongEtag = (s: string) => `"${Bun.hash(s).toString(36)}"`;
 
-export function createTileCatalog(ctx: AppContext) {
+export function createTileCatalog(ctx: AppContext, events: TilesetEvents) {
   const versionRow = ctx.sqlite.query<VersionRow, [string, string, number]>(
     `SELECT t.id, t.org_id, t.name, t.description, t.attribution, t.visibility, v.state, v.archive_format, v.archive_path, v.metadata
      FROM tilesets t JOIN orgs o ON o.id = t.org_id JOIN tileset_versions v ON v.tileset_id = t.id AND v.version = ?3
@@ -83,7 +83,7 @@ export function createTileCatalog(ctx: AppContext) {
     } else stable.delete(prefix.slice(0, -1));
   }
 
-  const unsubscribe = onTilesetChange(ctx, ({ owner, slug }) => drop(`${owner}/${slug}@`));
+  const unsubscribe = events.on(({ owner, slug }) => drop(`${owner}/${slug}@`));
   // Another process (the CLI) changed the database: forget everything, cheaply detected.
   let seen = dataVersion.get()!.data_version;
   const watcher = setInterval(() => {

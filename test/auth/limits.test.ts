@@ -189,7 +189,7 @@ describe("persistence", () => {
   test("last_used_at is written at most once a minute per key", async () => {
     const key = seedKey(t.ctx, orgId, ["geocoding"], { rateLimitPerMinute: 1000 });
     const persisted = () => (t.ctx.sqlite.query("SELECT last_used_at FROM api_keys WHERE id = ?").get(key.id) as { last_used_at: number | null }).last_used_at;
-    const auth = (await import("../../src/domain/accounts/auth")).createAuthService(t.ctx);
+    const auth = t.services.auth;
     await call("/probe/geo", key.secret);
     auth.usage.flush();
     const first = persisted();

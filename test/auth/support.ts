@@ -6,11 +6,12 @@ import { authPlugin, skipBilling } from "../../src/http/auth";
 import { BadRequest, NotFound } from "../../src/errors";
 import { orgBySlug } from "../../src/domain/orgs/service";
 import type { AppContext } from "../../src/context";
+import type { AuthService } from "../../src/domain/accounts/auth";
 import type { Logger } from "../../src/log";
 
-function probeRoutes(ctx: AppContext) {
+function probeRoutes(ctx: AppContext, auth: AuthService) {
   return new Elysia({ name: "auth-probes" })
-    .use(authPlugin(ctx))
+    .use(authPlugin(auth))
     .get("/probe/geo", ({ caller }) => ({ kind: caller.kind, id: caller.id }), { scope: "geocoding" })
     .post("/probe/geo", ({ caller, body }) => ({ kind: caller.kind, q: body.q }), { scope: "geocoding", body: tb.Object({ q: tb.String() }) })
     .get("/probe/elevation", ({ caller }) => ({ kind: caller.kind }), { scope: "elevation" })
@@ -39,7 +40,7 @@ function probeRoutes(ctx: AppContext) {
 
 export async function authTestApp(env: Record<string, string> = {}, opts: { dataDir?: string; log?: Logger } = {}): Promise<TestApp> {
   const t = await makeTestApp(env, opts);
-  t.app.use(probeRoutes(t.ctx));
+  t.app.use(probeRoutes(t.ctx, t.services.auth));
   return t;
 }
 

@@ -6,7 +6,6 @@ import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeTestApp, tempDir, type TestApp } from "../support/app";
 import { seedKey, seedOrg, seedSession } from "../support/seed";
-import { installedFontNames } from "../../src/domain/fonts/catalog";
 import { NOTO_REGULAR_TTF, decodeGlyphPbf, testBlocksFont } from "./fixtures";
 
 let t: TestApp;
@@ -61,7 +60,7 @@ describe("POST /api/v1/fonts: what", () => {
     const half = readFileSync(NOTO_REGULAR_TTF).subarray(0, 200_000);
     await expectError(await upload(half, admin, "?name=Half"), 422, "INVALID_SOURCE_DATA", "truncated");
     expect((await t.fetch("/fonts/v1")).ok).toBe(true);
-    expect(installedFontNames(t.ctx).has("Half")).toBe(false);
+    expect(t.services.fonts.names().has("Half")).toBe(false);
   });
 
   test("an empty body is a 400", async () => {
@@ -103,7 +102,7 @@ describe("installing", () => {
     expect(readdirSync(join(t.dataDir, "fonts")).filter((f) => f.endsWith(".otf"))).toHaveLength(1);
     expect(readdirSync(join(t.dataDir, "fonts")).filter((f) => f.endsWith(".tmp"))).toEqual([]);
     expect(await (await t.fetch("/fonts/v1")).json()).toContain("Upload Blocks Regular");
-    expect(installedFontNames(t.ctx).has("Upload Blocks Regular")).toBe(true);
+    expect(t.services.fonts.names().has("Upload Blocks Regular")).toBe(true);
     const range = await t.fetch("/fonts/v1/Upload%20Blocks%20Regular/0-255.pbf");
     expect(decodeGlyphPbf(await range.arrayBuffer())[0]!.glyphs.map((g) => g.id)).toEqual([65]);
     // The same name again is a conflict, and nothing changes.

@@ -134,18 +134,8 @@ export interface ServiceAuthorization {
   reservation: Reservation | null;
 }
 
-const services = new WeakMap<AppContext, ReturnType<typeof buildAuthService>>();
-
+/** Built once by createServices: its key and session caches, rate limiter and usage counters are shared. */
 export function createAuthService(ctx: AppContext) {
-  let s = services.get(ctx);
-  if (!s) {
-    s = buildAuthService(ctx);
-    services.set(ctx, s);
-  }
-  return s;
-}
-
-function buildAuthService(ctx: AppContext) {
   const publicOrigin = new URL(ctx.config.publicUrl).origin;
   const keyByHash = ctx.sqlite.query<KeyRow, [string]>(
     "SELECT id, org_id, scopes, allowed_origins, expires_at, revoked_at, rate_limit_per_minute, monthly_quota FROM api_keys WHERE secret_hash = ?",

@@ -87,20 +87,3 @@ export class FontCatalog {
     return [...this.entries.values()];
   }
 }
-
-const catalogs = new WeakMap<AppContext, FontCatalog>();
-
-/** The catalog of this context (created on first use, which also records the built-in fonts). */
-export function fontCatalog(ctx: AppContext): FontCatalog {
-  let catalog = catalogs.get(ctx);
-  if (!catalog) {
-    catalog = new FontCatalog(ctx);
-    catalogs.set(ctx, catalog);
-  }
-  return catalog;
-}
-
-/** Names usable in a style's text-font (and in /fonts/v1 fontstacks). Cached; do not mutate. */
-export function installedFontNames(ctx: AppContext): Set<string> {
-  return fontCatalog(ctx).names();
-}

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import type { AppContext } from "../../context";
 import { BadRequest, Conflict, PayloadTooLarge, UnsupportedMediaType, Unprocessable } from "../../errors";
 import { buildRangeGlyphs, FontParseError, parseFont, RANGE_SIZE, type ParsedFont } from "../../glyphs";
-import { fontCatalog, type FontEntry } from "./catalog";
+import type { FontCatalog, FontEntry } from "./catalog";
 
 export const MAX_FONT_BYTES = 50 * 1024 * 1024;
 const MAX_NAME_CHARS = 128;
@@ -76,15 +76,15 @@ function info(e: FontEntry): FontInfo {
   return { name: e.name, builtin: e.builtin, created_at: new Date(e.createdAt).toISOString() };
 }
 
-export function listFonts(ctx: AppContext): FontInfo[] {
-  return fontCatalog(ctx)
+export function listFonts(catalog: FontCatalog): FontInfo[] {
+  return catalog
     .list()
     .map(info)
     .sort((a, b) => a.name.localeCompare(b.name));
 }
 
 /** Validates, stores and records a font; the catalog (and every cache keyed on it) is refreshed. */
-export function installFont(ctx: AppContext, bytes: Uint8Array, opts: { name?: string } = {}): InstalledFont {
+export function installFont(ctx: AppContext, catalog: FontCatalog, bytes: Uint8Array, opts: { name?: string } = {}): InstalledFont {
   if (bytes.length > MAX_FONT_BYTES) throw new PayloadTooLarge(`A font may be at most ${MAX_FONT_BYTES / 1024 / 1024} MiB; this one is ${bytes.length} bytes`);
   if (!bytes.length) throw new BadRequest("The request has no font file: send the TTF/OTF bytes as the body or as the multipart field 'file'");
   const kind = sniffFont(bytes);
@@ -113,7 +113,6 @@ export function installFont(ctx: AppContext, bytes: Uint8Array, opts: { name?: s
     if (!fromFont) throw new BadRequest("name: the font has no family name; give one with the 'name' parameter");
     name = validateFontName(fromFont);
   }
-  const catalog = fontCatalog(ctx);
   if (catalog.get(name)) throw new Conflict(`A font named "${name}" is already installed; choose another name`);
 
   const digest = createHash("sha256").update(bytes).digest("hex").slice(0, 32);

@@ -71,12 +71,3 @@ export function createHealthService(ctx: AppContext) {
 }
 
 export type HealthService = ReturnType<typeof createHealthService>;
-
-const perContext = new WeakMap<AppContext, HealthService>();
-
-/** One health service per app, so every page that shows health shares the probe cache. */
-export function healthServiceFor(ctx: AppContext): HealthService {
-  let h = perContext.get(ctx);
-  if (!h) perContext.set(ctx, (h = createHealthService(ctx)));
-  return h;
-}

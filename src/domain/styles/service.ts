@@ -8,12 +8,12 @@ import type { AppContext } from "../../context";
 import { orgs, styles, styleVersions } from "../../db/schema";
 import { BadRequest, Conflict, NotFound } from "../../errors";
 import { isSlug } from "../orgs/slug";
-import { publishedVersionOf, versionIsReady } from "../tilesets/service";
-import { createSpriteStore } from "../sprites/store";
+import type { TilesetLookup } from "../tilesets/lookup";
+import type { SpriteStore } from "../sprites/store";
 import type { SpriteSet } from "../../sprites/build";
 import { findRefs, pinKey, rewriteRefs } from "./references";
 import { assertValidStyle, type ReferenceWorld } from "./validate";
-import { installedFontNames } from "../fonts/catalog";
+import type { FontCatalog } from "../fonts/catalog";
 
 export type Visibility = "public" | "private";
 
@@ -70,9 +70,9 @@ const isUniqueViolation = (err: unknown) => err instanceof Error && /UNIQUE cons
 
 export const etagOf = (bytes: string | Uint8Array) => `"${createHash("sha256").update(bytes).digest("base64url").slice(0, 32)}"`;
 
-export function createStylesService(ctx: AppContext) {
+export function createStylesService(ctx: AppContext, deps: { tilesets: TilesetLookup; fonts: FontCatalog; sprites: SpriteStore }) {
   const base = ctx.config.publicUrl.replace(/\/+$/, "");
-  const sprites = createSpriteStore(ctx.config.dataDir);
+  const { tilesets, fonts, sprites } = deps;
   const cache = new Map<string, ResolvedStyle>();
 
   const publicStyleRow = ctx.sqlite.query<
@@ -117,9 +117,9 @@ export function createStylesService(ctx: AppContext) {
       ownerSlug: org.slug,
       styleSlug: style.slug,
       hasSprite: style.draftSpritePath !== null,
-      publishedTilesetVersion: (owner, tileset) => (visible(owner, tileset) ? publishedVersionOf(ctx, owner, tileset) : null),
-      tilesetVersionReady: (owner, tileset, version) => visible(owner, tileset) && versionIsReady(ctx, owner, tileset, version),
-      installedFonts: () => installedFontNames(ctx),
+      publishedTilesetVersion: (owner, tileset) => (visible(owner, tileset) ? tilesets.publishedVersionOf(owner, tileset) : null),
+      tilesetVersionReady: (owner, tileset, version) => visible(owner, tileset) && tilesets.versionIsReady(owner, tileset, version),
+      installedFonts: () => fonts.names(),
     };
   }
 
@@ -251,7 +251,7 @@ export function createStylesService(ctx: AppContext) {
     assertValidStyle(row.draft, world(org, row));
     const pins: Record<string, number> = {};
     for (const { ref } of findRefs(row.draft).refs)
-      if (ref.kind === "tileset" && ref.version === null) pins[pinKey(ref.owner, ref.tileset)] = publishedVersionOf(ctx, ref.owner, ref.tileset)!;
+      if (ref.kind === "tileset" && ref.version === null) pins[pinKey(ref.owner, ref.tileset)] = tilesets.publishedVersionOf(ref.owner, ref.tileset)!;
     const last = ctx.db.select({ n: max(styleVersions.version) }).from(styleVersions).where(eq(styleVersions.styleId, row.id)).get()?.n ?? 0;
     const version = last + 1;
     const spritePath = row.draftSpritePath ? sprites.snapshot(row.id, version, row.draftSpritePath) : null;

@@ -9,15 +9,14 @@ import { BadRequest, Conflict, NotFound, Unprocessable, UnsupportedMediaType } f
 import { createJobQueue, type JobRow } from "../../jobs/queue";
 import { createJobRunner, JobAborted, type JobRunner } from "../../jobs/runner";
 import { detectFormat, type SourceFormat } from "../../tiles/detect";
-import type { ProcessInput, ProcessResult, Progress } from "../../tiles/process";
+import type { ProcessInput } from "../../tiles/process";
 import { recipeProblem, type Recipe } from "../../tiles/recipe";
 import type { TileFacts } from "../../tiles/source";
 import { isSlug } from "../orgs/slug";
-import { emitTilesetChange } from "./events";
+import type { TilesetEvents } from "./events";
 import { headOf, type ReceivedUpload } from "./upload";
-import { stylesUsingTileset } from "./lookup";
-
-export { publishedVersionOf, versionIsReady } from "./lookup";
+import type { TilesetLookup } from "./lookup";
+import { processInWorker } from "../../jobs/worker-host";
 
 export const PROCESS_JOB = "tileset.process";
 /** A job interrupted this many times (crashes, restarts) is given up. */
@@ -98,25 +97,13 @@ function removeRel(ctx: AppContext, rel: string | null | undefined) {
   if (rel) rmSync(join(ctx.config.dataDir, rel), { force: true });
 }
 
-const services = new WeakMap<AppContext, TilesetService>();
-
-/** The one tileset service of a context (shared by the HTTP module and the CLI). */
-export function tilesetService(ctx: AppContext): TilesetService {
-  let s = services.get(ctx);
-  if (!s) services.set(ctx, (s = createTilesetService(ctx)));
-  return s;
-}
-
 export type TilesetService = ReturnType<typeof createTilesetService>;
 
-function createTilesetService(ctx: AppContext) {
+/** Built once by createServices and shared by the HTTP routes and the CLI. */
+export function createTilesetService(ctx: AppContext, deps: { events: TilesetEvents; lookup: TilesetLookup }) {
   const db = ctx.db;
   const queue = createJobQueue(ctx.sqlite);
   let runner: JobRunner | null = null;
-  // In the compiled binary the worker is its own entry point, kept at its path under the project root
-  // (/$bunfs/root/src/tiles/...; scripts/build.ts finds it from the URL below); from source it is a file.
-  // Bun.main tells the binary apart: with --bytecode, import.meta.url keeps the source path.
-  const workerUrl = Bun.main.startsWith("/$bunfs/") ? "./src/tiles/worker-thread.ts" : new URL("../../tiles/worker-thread.ts", import.meta.url).href;
 
   function find(org: Org, slug: string): TilesetRow {
     const t = isSlug(slug) ? db.select().from(tilesets).where(and(eq(tilesets.orgId, org.id), eq(tilesets.slug, slug))).get() : undefined;
@@ -130,7 +117,7 @@ function createTilesetService(ctx: AppContext) {
     return v;
   }
 
-  const changed = (org: Org, t: TilesetRow) => emitTilesetChange(ctx, { owner: org.slug, slug: t.slug });
+  const changed = (org: Org, t: TilesetRow) => deps.events.emit({ owner: org.slug, slug: t.slug });
 
   function abortJobsOf(versionIds: Set<number>) {
     runner?.abortIf((job) => versionIds.has(Number(job.payload.versionId)));
@@ -138,7 +125,7 @@ function createTilesetService(ctx: AppContext) {
 
   /** 409 while a published style version uses the tileset (or that version of it). */
   function refuseWhileUsed(org: Org, t: TilesetRow, version?: number) {
-    const users = stylesUsingTileset(ctx, org.slug, t.slug, version);
+    const users = deps.lookup.stylesUsingTileset(org.slug, t.slug, version);
     if (users.length)
       throw new Conflict(
         `${version === undefined ? `Tileset '${org.slug}/${t.slug}'` : `Version ${version} of '${org.slug}/${t.slug}'`} is used by published style(s) ${users.slice(0, 10).join(", ")}; publish those styles without it first`,
@@ -206,28 +193,10 @@ function createTilesetService(ctx: AppContext) {
       name: t.name,
       description: t.description,
     };
-    let outcome: { type: "done"; result: ProcessResult } | { type: "failed"; invalid: boolean; message: string } | { type: "aborted" };
-    const worker = new Worker(workerUrl);
-    try {
-      outcome = await new Promise((resolve) => {
-        const onAbort = () => resolve({ type: "aborted" });
-        signal.addEventListener("abort", onAbort, { once: true });
-        worker.onmessage = (e: MessageEvent) => {
-          const m = e.data as { type: string } & Progress & { result: ProcessResult; invalid: boolean; message: string };
-          if (m.type === "progress") {
-            if (signal.aborted) return;
-            queue.progress(job.id, m.progress);
-            update({ progress: m.progress, stats: { phase: m.phase, features: m.features, tiles: m.tiles } });
-          } else if (m.type === "done") resolve({ type: "done", result: m.result });
-          else if (m.type === "failed") resolve({ type: "failed", invalid: m.invalid, message: m.message });
-        };
-        worker.onerror = (e) => resolve({ type: "failed", invalid: false, message: String(e.message ?? e) });
-        worker.addEventListener("close", () => resolve({ type: "failed", invalid: false, message: "the processing thread stopped (out of memory?)" }));
-        worker.postMessage(input);
-      });
-    } finally {
-      worker.terminate();
-    }
+    const outcome = await processInWorker(input, signal, (p) => {
+      queue.progress(job.id, p.progress);
+      update({ progress: p.progress, stats: { phase: p.phase, features: p.features, tiles: p.tiles } });
+    });
     if (outcome.type === "aborted" || signal.aborted) {
       rmSync(tmpAbs, { force: true });
       if (!stillThere()) return;

@@ -1,14 +1,14 @@
 // Console sessions, first-run setup and user accounts:
 //   POST/GET/DELETE /api/v1/session, POST /api/v1/setup, GET /setup, GET/POST /api/v1/users (admins).
 import { Elysia, t } from "elysia";
-import type { AppContext } from "../../context";
+import type { Services } from "../../services";
 import { Forbidden, TooManyRequests, Unauthorized } from "../../errors";
-import { authPlugin } from "../../http/auth";
+import type { AuthPlugin } from "../../http/auth";
 import { clientIp } from "../../http/client-ip";
 import { requestFacts } from "../../http/request-context";
 import { setupPage } from "../../web/setup-page";
 import { ACCOUNT_RULE, CLIENT_RULE, createThrottle } from "../../domain/accounts/throttle";
-import { createAuthService, readCookie, SESSION_COOKIE, type Caller, type SessionCaller } from "../../domain/accounts/auth";
+import { readCookie, SESSION_COOKIE, type Caller, type SessionCaller } from "../../domain/accounts/auth";
 import { completeSetup, hasAdmin } from "../../domain/accounts/setup-token";
 import { createSession, createUser, endSession, listUsers, SESSION_IDLE_MS, verifyLogin } from "../../domain/accounts/users";
 import { rejectUnknownFields } from "../../http/strict-body";
@@ -16,8 +16,8 @@ import { CreateUserBody, LoginBody, SessionInfo, SetupBody, UserListItem, UserOu
 import { listOrgs } from "../../domain/orgs/service";
 import { ErrorEnvelope } from "./orgs.model";
 
-export function authModule(ctx: AppContext) {
-  const auth = createAuthService(ctx);
+export function authModule(services: Services, authPlugin: AuthPlugin) {
+  const { ctx, auth } = services;
   const perAccount = createThrottle(ACCOUNT_RULE);
   const perClient = createThrottle(CLIENT_RULE);
   const secure = ctx.config.publicUrl.startsWith("https:");
@@ -61,7 +61,7 @@ export function authModule(ctx: AppContext) {
   };
 
   return new Elysia({ name: "auth-routes" })
-    .use(authPlugin(ctx))
+    .use(authPlugin)
     .post(
       "/api/v1/session",
       async ({ body, request, server, set }) => {

@@ -1,11 +1,9 @@
 // Fonts and glyphs over HTTP: the public glyph ranges MapLibre GL loads (GET /fonts/v1/...), the
 // public list of font names, and the admin upload and listing under /api/v1/fonts.
 import { Elysia, t } from "elysia";
-import type { AppContext } from "../../context";
+import type { Services } from "../../services";
 import { BadRequest, Forbidden, PayloadTooLarge } from "../../errors";
-import { authPlugin } from "../../http/auth";
-import { fontCatalog } from "../../domain/fonts/catalog";
-import { glyphStore } from "../../read/glyphs";
+import type { AuthPlugin } from "../../http/auth";
 import { ErrorEnvelope, FontList, FontNames, GlyphParams, InstalledFont, UploadQuery } from "./fonts.model";
 import { installFont, listFonts, MAX_FONT_BYTES } from "../../domain/fonts/service";
 import { ifNoneMatchHits } from "../../http/conditional";
@@ -33,9 +31,8 @@ async function readUpload(request: Request, queryName: string | undefined): Prom
   return { bytes: new Uint8Array(await file.arrayBuffer()), name: typeof formName === "string" && formName !== "" ? formName : queryName };
 }
 
-export function fontsModule(ctx: AppContext) {
-  const catalog = fontCatalog(ctx);
-  const glyphs = glyphStore(ctx);
+export function fontsModule(services: Services, authPlugin: AuthPlugin) {
+  const { ctx, fonts: catalog, glyphs } = services;
   let namesJson = { generation: -1, body: "" };
   const fontNamesJson = () => {
     const names = catalog.names();
@@ -44,7 +41,7 @@ export function fontsModule(ctx: AppContext) {
   };
 
   return new Elysia({ name: "fonts" })
-    .use(authPlugin(ctx))
+    .use(authPlugin)
     .get(
       "/fonts/v1",
       () => new Response(fontNamesJson(), { headers: { "content-type": "application/json; charset=utf-8", "cache-control": "public, max-age=60" } }),
@@ -78,7 +75,7 @@ export function fontsModule(ctx: AppContext) {
         },
       },
     )
-    .get("/api/v1/fonts", () => ({ fonts: listFonts(ctx) }), {
+    .get("/api/v1/fonts", () => ({ fonts: listFonts(catalog) }), {
       session: true,
       response: { 200: FontList, 401: ErrorEnvelope },
       detail: { tags, summary: "Installed fonts with details (console session)" },
@@ -88,7 +85,7 @@ export function fontsModule(ctx: AppContext) {
       async ({ caller, request, query, set }) => {
         if (caller.kind !== "session" || !caller.isAdmin) throw new Forbidden("Only administrators can install fonts");
         const upload = await readUpload(request, query.name);
-        const font = installFont(ctx, upload.bytes, { name: upload.name });
+        const font = installFont(ctx, catalog, upload.bytes, { name: upload.name });
         set.status = 201;
         return font;
       },

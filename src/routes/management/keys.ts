@@ -3,10 +3,10 @@
 //   GET/POST /api/v1/orgs/{org}/keys, PATCH/DELETE /api/v1/orgs/{org}/keys/{id},
 //   GET /api/v1/orgs/{org}/keys/{id}/usage
 import { Elysia, t } from "elysia";
-import type { AppContext } from "../../context";
+import type { Services } from "../../services";
 import { BadRequest, NotFound } from "../../errors";
-import { authPlugin, type SessionCaller } from "../../http/auth";
-import { createAuthService } from "../../domain/accounts/auth";
+import type { AuthPlugin } from "../../http/auth";
+import { type SessionCaller } from "../../http/auth";
 import { rejectUnknownFields } from "../../http/strict-body";
 import { requireOrgAccess } from "../../domain/orgs/service";
 import { ErrorEnvelope } from "./orgs.model";
@@ -31,14 +31,14 @@ function day(name: string, raw: string): string {
 
 const expiry = (raw: string | null | undefined) => (raw === undefined ? undefined : raw === null ? null : parseExpiry(raw));
 
-export function keysModule(ctx: AppContext) {
-  const auth = createAuthService(ctx);
+export function keysModule(services: Services, authPlugin: AuthPlugin) {
+  const { ctx, auth } = services;
   const errors = { 400: ErrorEnvelope, 401: ErrorEnvelope, 403: ErrorEnvelope, 404: ErrorEnvelope };
 
   const out = (k: KeyRecord) => keyView(k, auth.usage.lastUsedAt(k.id, k.lastUsedAt));
 
   return new Elysia({ name: "keys", prefix: "/api/v1/orgs" })
-    .use(authPlugin(ctx))
+    .use(authPlugin)
     .get(
       "/:org/keys",
       ({ caller, params, query }) => {

@@ -2,10 +2,11 @@
 //   GET/POST /api/v1/orgs, GET /api/v1/orgs/{org}, GET/POST /api/v1/orgs/{org}/members,
 //   DELETE /api/v1/orgs/{org}/members/{user}
 import { Elysia, t } from "elysia";
-import type { AppContext } from "../../context";
+import type { Services } from "../../services";
 import { BadRequest, NotFound } from "../../errors";
-import { authPlugin, type SessionCaller } from "../../http/auth";
-import { createAuthService, type Role } from "../../domain/accounts/auth";
+import type { AuthPlugin } from "../../http/auth";
+import { type SessionCaller } from "../../http/auth";
+import type { Role } from "../../domain/accounts/auth";
 import { userByEmail } from "../../domain/accounts/users";
 import { rejectUnknownFields } from "../../http/strict-body";
 import { createOrg, listMembers, listOrgs, removeMember, requireOrgAccess, setMember } from "../../domain/orgs/service";
@@ -13,8 +14,8 @@ import { AddMemberBody, CreateOrgBody, ErrorEnvelope, Member, MemberParams, Org,
 
 const iso = (t: number) => new Date(t).toISOString();
 
-export function orgsModule(ctx: AppContext) {
-  const auth = createAuthService(ctx);
+export function orgsModule(services: Services, authPlugin: AuthPlugin) {
+  const { ctx, auth } = services;
   const errors = { 400: ErrorEnvelope, 401: ErrorEnvelope, 403: ErrorEnvelope, 404: ErrorEnvelope, 409: ErrorEnvelope };
 
   const orgOut = (o: { slug: string; name: string; createdAt: number }, role: Role | null) => ({ slug: o.slug, name: o.name, created_at: iso(o.createdAt), role });
@@ -22,7 +23,7 @@ export function orgsModule(ctx: AppContext) {
   const ownRole = (s: SessionCaller, orgId: number): Role | null => s.memberships.get(orgId) ?? null;
 
   return new Elysia({ name: "orgs", prefix: "/api/v1/orgs" })
-    .use(authPlugin(ctx))
+    .use(authPlugin)
     .get(
       "",
       ({ caller }) => {

@@ -3,10 +3,10 @@
 // owns the style records the sprites belong to.
 import { Elysia, t } from "elysia";
 import { existsSync, readFileSync } from "node:fs";
-import type { AppContext } from "../../context";
-import { authPlugin, requireOrgAccess } from "../../http/auth";
+import type { Services } from "../../services";
+import type { AuthPlugin } from "../../http/auth";
+import { requireOrgAccess } from "../../http/auth";
 import { NotFound } from "../../errors";
-import type { StylesService } from "../../domain/styles/service";
 import { etagOf, styleNotFound } from "../../domain/styles/service";
 import { DraftFileParams, ErrorEnvelope, PublicSpriteParams, SpriteQuery, SpriteResult, StyleParams } from "./styles.model";
 import { isSpriteFile, type SpriteFile } from "../../domain/sprites/store";
@@ -16,7 +16,8 @@ import { ifNoneMatchHits } from "../../http/conditional";
 
 const TAGS = ["Styles"];
 
-export function spritesModule(ctx: AppContext, styles: StylesService) {
+export function spritesModule(services: Services, authPlugin: AuthPlugin) {
+  const { ctx, styles } = services;
   // Sprite directories never change once written (every upload and every version gets a new one),
   // so a file's ETag is computed once per path.
   const etags = new Map<string, string>();
@@ -41,7 +42,7 @@ export function spritesModule(ctx: AppContext, styles: StylesService) {
   }
 
   return new Elysia({ name: "sprites" })
-    .use(authPlugin(ctx))
+    .use(authPlugin)
     .put(
       "/api/v1/orgs/:org/styles/:style/sprite",
       async ({ params, query, caller, request }) => {

@@ -3,9 +3,10 @@
 // the sprites module, composed here because they belong to styles.
 import { Elysia, t } from "elysia";
 import { readFileSync } from "node:fs";
-import type { AppContext } from "../../context";
-import { authPlugin, requireOrgAccess } from "../../http/auth";
-import { createStylesService, styleNotFound, type OrgRef, type StyleRow } from "../../domain/styles/service";
+import type { Services } from "../../services";
+import type { AuthPlugin } from "../../http/auth";
+import { requireOrgAccess } from "../../http/auth";
+import { styleNotFound, type OrgRef, type StyleRow } from "../../domain/styles/service";
 import { spritesModule } from "./sprites";
 import { mayRead, viewerOf } from "../../read/style-access";
 import { rejectUnknownFields } from "../../http/strict-body";
@@ -31,8 +32,8 @@ const TAGS = ["Styles"];
 const ERRORS = { 400: ErrorEnvelope, 401: ErrorEnvelope, 403: ErrorEnvelope, 404: ErrorEnvelope };
 const IMMUTABLE = "public, max-age=31536000, immutable";
 
-export function stylesModule(ctx: AppContext) {
-  const styles = createStylesService(ctx);
+export function stylesModule(services: Services, authPlugin: AuthPlugin) {
+  const { ctx, styles } = services;
 
   const summary = (org: OrgRef, row: StyleRow) => ({
     slug: row.slug,
@@ -60,8 +61,8 @@ export function stylesModule(ctx: AppContext) {
   const access = (orgSlug: string, caller: Parameters<typeof requireOrgAccess>[2]) => requireOrgAccess(ctx.db, orgSlug, caller, { keyScope: "styles:write" });
 
   return new Elysia({ name: "styles" })
-    .use(authPlugin(ctx))
-    .use(spritesModule(ctx, styles))
+    .use(authPlugin)
+    .use(spritesModule(services, authPlugin))
     .get(
       "/styles/v1/:owner/:style",
       ({ params, auth, request, set }) => {

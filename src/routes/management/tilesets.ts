@@ -2,13 +2,13 @@
 // API key of that organization with the tilesets:write scope. Unknown org 404; a session user who is
 // not a member, or a key of another org, 403 FORBIDDEN. Uploads stream to disk (see upload.ts).
 import { Elysia, t } from "elysia";
-import type { AppContext } from "../../context";
+import type { Services } from "../../services";
 import { BadRequest } from "../../errors";
-import { authPlugin, requireOrgAccess, type Caller } from "../../http/auth";
+import type { AuthPlugin } from "../../http/auth";
+import { requireOrgAccess, type Caller } from "../../http/auth";
 import type { Recipe } from "../../tiles/recipe";
 import { rejectUnknownFields } from "../../http/strict-body";
 import { CreateTilesetBody, ErrorEnvelope, OrgParams, PublishBody, RecipeQuery, Tileset, TilesetParams, UpdateTilesetBody, Version, VersionParams } from "./tilesets.model";
-import { tilesetService } from "../../domain/tilesets/service";
 import { receiveUpload } from "../../domain/tilesets/upload";
 
 const TAGS = ["Tilesets"];
@@ -55,15 +55,15 @@ export function recipeFrom(query: Record<string, unknown>, fields: Record<string
   return r;
 }
 
-export function tilesetsModule(ctx: AppContext) {
-  const service = tilesetService(ctx);
+export function tilesetsModule(services: Services, authPlugin: AuthPlugin) {
+  const { ctx, tilesets: service } = services;
   service.startWorker();
   const errors = { 400: ErrorEnvelope, 401: ErrorEnvelope, 403: ErrorEnvelope, 404: ErrorEnvelope };
   const access = (caller: Caller, org: string) => requireOrgAccess(ctx.db, org, caller, { keyScope: "tilesets:write" });
   const auth = { scope: "tilesets:write" as const };
 
   return new Elysia({ name: "tilesets", prefix: "/api/v1/orgs" })
-    .use(authPlugin(ctx))
+    .use(authPlugin)
     .get("/:org/tilesets", ({ caller, params }) => ({ tilesets: service.list(access(caller, params.org)) }), {
       ...auth,
       params: OrgParams,

@@ -4,11 +4,11 @@ import { Elysia } from "elysia";
 import { swagger } from "@elysiajs/swagger";
 // The package does not export its browser bundle, so it is imported by path to embed it.
 import scalarScript from "../../../node_modules/@scalar/api-reference/dist/browser/standalone.js" with { type: "file" };
-import type { AppContext } from "../../context";
+import type { Services } from "../../services";
 
 const ASSET_PATH = "/docs/assets/api-reference.js";
 
-export function docsModule(ctx: AppContext) {
+export function docsModule({ ctx }: Services) {
   const script = Bun.file(scalarScript);
   return new Elysia({ name: "docs" })
     .get(ASSET_PATH, () => new Response(script, { headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=86400" } }), {

@@ -1,10 +1,9 @@
 import { Elysia } from "elysia";
-import type { AppContext } from "../../context";
-import { healthServiceFor } from "../../domain/health/service";
+import type { Services } from "../../services";
 import { DetailedHealth, HealthOk } from "./health.model";
 
-export function healthModule(ctx: AppContext) {
-  const health = healthServiceFor(ctx);
+export function healthModule(services: Services) {
+  const { health } = services;
   return new Elysia({ name: "health" })
     .get("/health", () => ({ status: "ok" as const }), {
       response: HealthOk,

@@ -1,15 +1,13 @@
 // GET /metrics in Prometheus text format, for loopback callers (a scraper on the host) or an admin
 // session; anyone else gets the same 404 as an unknown route.
 import { Elysia } from "elysia";
-import type { AppContext } from "../../context";
+import type { Services } from "../../services";
 import { NotFound } from "../../errors";
 import { clientIp, isLoopbackIp } from "../../http/client-ip";
-import { createAuthService } from "../../domain/accounts/auth";
-import type { Metrics } from "../../http/metrics-registry";
 
 /** `metrics` is fed by the access-log hook in http/conventions.ts (see app.ts). */
-export function metricsModule(ctx: AppContext, metrics: Metrics) {
-  const auth = createAuthService(ctx);
+export function metricsModule(services: Services) {
+  const { ctx, auth, metrics } = services;
   const jobsByState = ctx.sqlite.query<{ state: string; n: number }, []>("SELECT state, COUNT(*) AS n FROM jobs GROUP BY state");
   return new Elysia({ name: "metrics" })
     .get(

@@ -1,10 +1,9 @@
 // GET /setup/preflight: the shared setup checks as JSON, or as a page for browsers. Before the first
 // admin exists anyone may look; afterwards only an admin session or a loopback caller.
 import { Elysia, t } from "elysia";
-import type { AppContext } from "../../context";
+import type { Services } from "../../services";
 import { NotFound } from "../../errors";
 import { clientIp, isLoopbackIp } from "../../http/client-ip";
-import { createAuthService } from "../../domain/accounts/auth";
 import { runPreflight } from "../../domain/preflight/checks";
 import { cachedProbe } from "../../backends/probe";
 import { probeGeocoder } from "../../backends/geocoder/probe";
@@ -13,8 +12,8 @@ import { preflightPage } from "../../web/preflight-page";
 import { PreflightReport } from "./preflight.model";
 import { ErrorEnvelope } from "../../http/error-response";
 
-export function preflightModule(ctx: AppContext) {
-  const auth = createAuthService(ctx);
+export function preflightModule(services: Services) {
+  const { ctx, auth } = services;
   // Cached like /health/detailed's, so the page cannot be used to hammer the backends.
   const geocoder = cachedProbe(() => probeGeocoder(ctx.config));
   const elevation = cachedProbe(() => probeElevation(ctx.config));

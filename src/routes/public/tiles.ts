@@ -4,14 +4,15 @@
 // immutable caching for versioned URLs, `private` for private tilesets (the same 404 as a missing one
 // when the viewer may not read them).
 import { Elysia } from "elysia";
-import type { AppContext } from "../../context";
+import type { Services } from "../../services";
 import { BadRequest, NotFound } from "../../errors";
-import { authPlugin, type Viewer } from "../../http/auth";
+import type { AuthPlugin } from "../../http/auth";
+import { type Viewer } from "../../http/auth";
 import { SLUG_PATTERN } from "../../domain/orgs/slug";
 import { CONTENT_TYPES, EXTENSIONS, tileInRange } from "../../tiles/source";
 import { TileCache } from "../../tiles/tile-cache";
 import { ErrorEnvelope, TileJsonParams, TileParams } from "./tiles.model";
-import { createTileCatalog, type Served } from "../../read/tiles";
+import type { Served } from "../../read/tiles";
 import { ifNoneMatchHits } from "../../http/conditional";
 
 const SLUG = new RegExp(SLUG_PATTERN);
@@ -46,8 +47,8 @@ function splitName(name: string): { slug: string; version: number | null } | nul
   return VERSION_RE.test(v) ? { slug, version: Number(v) } : null;
 }
 
-export function tilesModule(ctx: AppContext) {
-  const catalog = createTileCatalog(ctx);
+export function tilesModule(services: Services, authPlugin: AuthPlugin) {
+  const { ctx, tiles: catalog } = services;
   const tileCache = new TileCache(TILE_CACHE_BYTES);
   ctx.onShutdown(() => {
     catalog.close();
@@ -66,7 +67,7 @@ export function tilesModule(ctx: AppContext) {
   }
 
   return new Elysia({ name: "tiles", prefix: "/tiles/v1" })
-    .use(authPlugin(ctx))
+    .use(authPlugin)
     .get(
       "/:owner/:name",
       async ({ params, request, set, viewer }) => {

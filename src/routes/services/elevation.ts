@@ -1,10 +1,10 @@
 // HTTP layer of the elevation API. `/elevation/v1/7.1,46.2;7.2,46.3` is one path segment to the router,
 // so the coordinate list arrives as one parameter and is parsed (with errors naming the bad point) here.
 import { Elysia } from "elysia";
-import type { AppContext } from "../../context";
-import { authPlugin } from "../../http/auth";
+import type { Services } from "../../services";
+import type { AuthPlugin } from "../../http/auth";
 import { AlongQuery, documentedResponses, ErrorEnvelope, PointElevations, PointsParams, Profile } from "./elevation.model";
-import { createElevationService, MAX_LOOKUP_POINTS, MAX_PATH_POINTS, parsePoints, type ElevationService } from "../../domain/elevation/service";
+import { MAX_LOOKUP_POINTS, MAX_PATH_POINTS, parsePoints } from "../../domain/elevation/service";
 
 const CACHE_DAY = "private, max-age=86400";
 function answer(set: { headers: unknown }, body: string): string {
@@ -16,10 +16,10 @@ function answer(set: { headers: unknown }, body: string): string {
 const errors = { 400: ErrorEnvelope, 401: ErrorEnvelope, 403: ErrorEnvelope, 404: ErrorEnvelope, 429: ErrorEnvelope, 502: ErrorEnvelope, 503: ErrorEnvelope };
 const tags = ["Elevation"];
 
-export function elevationModule(ctx: AppContext, service?: ElevationService) {
-  const elevation = service ?? createElevationService(ctx);
+export function elevationModule(services: Services, authPlugin: AuthPlugin) {
+  const { elevation } = services;
   return new Elysia({ name: "elevation", prefix: "/elevation/v1" })
-    .use(authPlugin(ctx))
+    .use(authPlugin)
     .get("/along/:points", async ({ params, query, set }) => answer(set, await elevation.along(parsePoints(params.points, { min: 2, max: MAX_PATH_POINTS }), query.samples)), {
       scope: "elevation",
       params: PointsParams,

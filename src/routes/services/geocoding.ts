@@ -2,12 +2,13 @@
 // validated here, answers are served as pre-serialized JSON with CONTRACT.md's Cache-Control (returned
 // as a string so Elysia builds exactly one Response on the cache-hit path).
 import { Elysia } from "elysia";
-import type { AppContext } from "../../context";
+import type { Services } from "../../services";
 import { UnsupportedMediaType } from "../../errors";
-import { authPlugin, skipBilling } from "../../http/auth";
-import { createIdempotencyStore, parseIdempotencyKey, payloadHash } from "../../domain/idempotency/service";
+import type { AuthPlugin } from "../../http/auth";
+import { skipBilling } from "../../http/auth";
+import { parseIdempotencyKey, payloadHash } from "../../domain/idempotency/service";
 import { AutocompleteQuery, BatchAnswer, BatchBody, BatchHeaders, documentedQuery, documentedResponses, ErrorEnvelope, ForwardQuery, PlaceCollection, ReverseQuery } from "./geocoding.model";
-import { createGeocodingService, parseBatch, type GeocodingService } from "../../domain/geocoding/service";
+import { parseBatch, type GeocodingService } from "../../domain/geocoding/service";
 
 const CACHE_HOUR = "private, max-age=3600";
 const CACHE_MINUTE = "private, max-age=60";
@@ -40,13 +41,11 @@ const errors = { 400: ErrorEnvelope, 401: ErrorEnvelope, 403: ErrorEnvelope, 429
 const placeResponses = documentedResponses({ 200: PlaceCollection, ...errors });
 const tags = ["Geocoding"];
 
-export function geocodingModule(ctx: AppContext, service?: GeocodingService) {
-  const geo = service ?? createGeocodingService(ctx);
-  const idempotency = createIdempotencyStore(ctx.sqlite, ctx.log);
-  ctx.onShutdown(() => idempotency.stop());
+export function geocodingModule(services: Services, authPlugin: AuthPlugin) {
+  const { geocoding: geo, idempotency } = services;
 
   return new Elysia({ name: "geocoding", prefix: "/geocoding/v1" })
-    .use(authPlugin(ctx))
+    .use(authPlugin)
     .get("/forward", ({ request, set }) => single(geo, "forward", request, set, CACHE_HOUR), {
       scope: "geocoding",
       detail: { tags, summary: "Search text to places (cached one hour)", parameters: documentedQuery(ForwardQuery), responses: placeResponses },

@@ -1,11 +1,10 @@
 import { Elysia } from "elysia";
-import type { AppContext } from "../../context";
-import { healthServiceFor } from "../../domain/health/service";
+import type { Services } from "../../services";
 import { hasAdmin } from "../../domain/accounts/setup-token";
 import { homePage } from "../../web/home-page";
 
-export function homeModule(ctx: AppContext) {
-  const health = healthServiceFor(ctx);
+export function homeModule(services: Services) {
+  const { ctx, health } = services;
   return new Elysia({ name: "home" }).get(
     "/",
     async () =>
