@@ -16,6 +16,9 @@ import { stylesModule } from "./routes/management/styles";
 import { fontsModule } from "./routes/management/fonts";
 import { tilesetsModule } from "./routes/management/tilesets";
 import { tilesModule } from "./routes/public/tiles";
+import { publicStylesModule } from "./routes/public/styles";
+import { publicSpritesModule } from "./routes/public/sprites";
+import { publicFontsModule } from "./routes/public/fonts";
 import { geocodingModule } from "./routes/services/geocoding";
 import { elevationModule } from "./routes/services/elevation";
 import { homeModule } from "./routes/web/home";
@@ -35,9 +38,12 @@ export function createApp(services: Services) {
     .use(orgsModule(services, callers))
     .use(keysModule(services, callers))
     .use(homeModule(services))
+    .use(publicStylesModule(services))
+    .use(publicSpritesModule(services))
     .use(stylesModule(services, callers))
     .use(geocodingModule(services, callers))
     .use(elevationModule(services, callers))
+    .use(publicFontsModule(services))
     .use(fontsModule(services, callers))
     .use(tilesetsModule(services, callers))
     .use(tilesModule(services, callers))

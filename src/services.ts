@@ -17,6 +17,8 @@ import { createTilesetLookup } from "./domain/tilesets/lookup";
 import { createTilesetService } from "./domain/tilesets/service";
 import { createMetrics } from "./http/metrics-registry";
 import { GlyphStore } from "./read/glyphs";
+import { createSpriteFiles } from "./read/sprite-files";
+import { createTileReads } from "./read/tile-answers";
 import { createTileCatalog } from "./read/tiles";
 
 /** A value made on first call and the same one after. */
@@ -34,7 +36,12 @@ export function createServices(ctx: AppContext) {
   const tilesets = once(() => createTilesetService(ctx, { events: tilesetEvents, lookup: tilesetLookup() }));
   const styles = once(() => createStylesService(ctx, { tilesets: tilesetLookup(), fonts: fonts(), sprites: sprites() }));
   const glyphs = once(() => new GlyphStore(ctx, fonts()));
-  const tiles = once(() => createTileCatalog(ctx, tilesetEvents));
+  const spriteFiles = once(() => createSpriteFiles(sprites()));
+  const tiles = once(() => {
+    const reads = createTileReads(createTileCatalog(ctx, tilesetEvents));
+    ctx.onShutdown(() => reads.close());
+    return reads;
+  });
   const geocoding = once(() => createGeocodingService(ctx));
   const elevation = once(() => createElevationService(ctx));
   const idempotency = once(() => {
@@ -55,11 +62,13 @@ export function createServices(ctx: AppContext) {
     get tilesets() { return tilesets(); },
     get styles() { return styles(); },
     get sprites() { return sprites(); },
+    /** sprite files as HTTP answers with their ETags */
+    get spriteFiles() { return spriteFiles(); },
     /** the font catalog: built-in and uploaded fonts */
     get fonts() { return fonts(); },
     /** glyph PBF ranges, built from the catalog's fonts and cached */
     get glyphs() { return glyphs(); },
-    /** the published tile archives, kept open and dropped when a tileset changes */
+    /** TileJSON and tiles of published archives (kept open, dropped when a tileset changes) */
     get tiles() { return tiles(); },
     get geocoding() { return geocoding(); },
     get elevation() { return elevation(); },

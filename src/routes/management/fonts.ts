@@ -1,17 +1,14 @@
-// Fonts and glyphs over HTTP: the public glyph ranges MapLibre GL loads (GET /fonts/v1/...), the
-// public list of font names, and the admin upload and listing under /api/v1/fonts.
-import { Elysia, t } from "elysia";
+// Font administration: the admin upload and listing under /api/v1/fonts (the public font routes are
+// in routes/public/fonts.ts).
+import { Elysia } from "elysia";
 import type { Services } from "../../services";
 import { BadRequest, Forbidden, PayloadTooLarge } from "../../errors";
 import type { AuthPlugin } from "../../http/auth";
-import { ErrorEnvelope, FontList, FontNames, GlyphParams, InstalledFont, UploadQuery } from "./fonts.model";
+import { ErrorEnvelope, FontList, InstalledFont, UploadQuery } from "./fonts.model";
 import { installFont, listFonts, MAX_FONT_BYTES } from "../../domain/fonts/service";
-import { ifNoneMatchHits } from "../../http/conditional";
 import { readBodyLimited } from "../../http/read-body";
 
-const FONT_CACHE = "public, max-age=86400";
 const tags = ["Fonts"];
-const GlyphPbf = t.Any({ description: "application/x-protobuf: the glyphs message (fontstacks with SDF glyphs)" });
 
 /** The font bytes and requested name of a raw or multipart upload. */
 async function readUpload(request: Request, queryName: string | undefined): Promise<{ bytes: Uint8Array; name?: string }> {
@@ -32,49 +29,9 @@ async function readUpload(request: Request, queryName: string | undefined): Prom
 }
 
 export function fontsModule(services: Services, authPlugin: AuthPlugin) {
-  const { ctx, fonts: catalog, glyphs } = services;
-  let namesJson = { generation: -1, body: "" };
-  const fontNamesJson = () => {
-    const names = catalog.names();
-    if (namesJson.generation !== catalog.generation) namesJson = { generation: catalog.generation, body: JSON.stringify([...names].sort()) };
-    return namesJson.body;
-  };
-
+  const { ctx, fonts: catalog } = services;
   return new Elysia({ name: "fonts" })
     .use(authPlugin)
-    .get(
-      "/fonts/v1",
-      () => new Response(fontNamesJson(), { headers: { "content-type": "application/json; charset=utf-8", "cache-control": "public, max-age=60" } }),
-      {
-        response: { 200: FontNames },
-        detail: { tags, summary: "Installed font names (usable in text-font and in glyph fontstacks)" },
-      },
-    )
-    .get(
-      "/fonts/v1/:fontstack/:range",
-      async ({ params, request, set }) => {
-        const answer = await glyphs.range(params.fontstack, params.range);
-        set.headers["cache-control"] = FONT_CACHE;
-        set.headers["etag"] = answer.etag;
-        if (ifNoneMatchHits(request, answer.etag)) {
-          set.status = 304;
-          return "";
-        }
-        set.headers["content-type"] = "application/x-protobuf";
-        // Bytes, not a Response: Elysia sends them as they are, with the headers set above.
-        return answer.body;
-      },
-      {
-        params: GlyphParams,
-        response: { 200: GlyphPbf, 304: t.Any({ description: "Not modified" }), 400: ErrorEnvelope, 404: ErrorEnvelope },
-        detail: {
-          tags,
-          summary: "Glyph range (SDF glyphs PBF for MapLibre GL)",
-          description:
-            "Signed distance field glyphs (24 px, 3 px buffer) of a 256-codepoint range. The fontstack is comma-separated font names (URL-encoded); each glyph comes from the first font of the stack that has it. 404 FONT_NOT_FOUND when no font of the stack is installed; an installed font without glyphs in the range gives an empty, valid PBF. Strong ETag, If-None-Match answers 304.",
-        },
-      },
-    )
     .get("/api/v1/fonts", () => ({ fonts: listFonts(catalog) }), {
       session: true,
       response: { 200: FontList, 401: ErrorEnvelope },

@@ -1,46 +1,19 @@
-// Sprite routes: the management upload (PUT/DELETE .../styles/{st}/sprite), the draft sprite for
-// previews, and the public sprite files of published versions. Composed by the styles module, which
-// owns the style records the sprites belong to.
+// Sprite management: the upload (PUT/DELETE .../styles/{st}/sprite) and the draft sprite for previews
+// (the public sprite files are in routes/public/sprites.ts). Composed by the styles module, which owns
+// the style records the sprites belong to.
 import { Elysia, t } from "elysia";
-import { existsSync, readFileSync } from "node:fs";
 import type { Services } from "../../services";
 import type { AuthPlugin } from "../../http/auth";
 import { requireOrgAccess } from "../../http/auth";
 import { NotFound } from "../../errors";
-import { etagOf, styleNotFound } from "../../domain/styles/service";
-import { DraftFileParams, ErrorEnvelope, PublicSpriteParams, SpriteQuery, SpriteResult, StyleParams } from "./styles.model";
-import { isSpriteFile, type SpriteFile } from "../../domain/sprites/store";
-import { mayRead, viewerOf } from "../../read/style-access";
+import { DraftFileParams, ErrorEnvelope, SpriteQuery, SpriteResult, StyleParams } from "./styles.model";
+import { isSpriteFile } from "../../domain/sprites/store";
 import { spriteFromUpload } from "../../domain/sprites/upload";
-import { ifNoneMatchHits } from "../../http/conditional";
 
 const TAGS = ["Styles"];
 
 export function spritesModule(services: Services, authPlugin: AuthPlugin) {
-  const { ctx, styles } = services;
-  // Sprite directories never change once written (every upload and every version gets a new one),
-  // so a file's ETag is computed once per path.
-  const etags = new Map<string, string>();
-  const etagFor = (path: string) => {
-    let tag = etags.get(path);
-    if (!tag) etags.set(path, (tag = etagOf(readFileSync(path))));
-    return tag;
-  };
-
-  function serveFile(request: Request, headers: Record<string, string>, dir: string, file: SpriteFile, cacheControl: string) {
-    const path = styles.sprites.path(dir, file);
-    if (!existsSync(path)) throw new NotFound("This style has no sprite", "STYLE_NOT_FOUND");
-    const etag = etagFor(path);
-    const out: Record<string, string> = {
-      ...headers,
-      "content-type": file.endsWith(".json") ? "application/json; charset=utf-8" : "image/png",
-      "cache-control": cacheControl,
-      etag,
-    };
-    if (ifNoneMatchHits(request, etag)) return new Response(null, { status: 304, headers: out });
-    return new Response(Bun.file(path), { headers: out });
-  }
-
+  const { ctx, styles, spriteFiles: serveFile } = services;
   return new Elysia({ name: "sprites" })
     .use(authPlugin)
     .put(
@@ -94,26 +67,5 @@ export function spritesModule(services: Services, authPlugin: AuthPlugin) {
         params: DraftFileParams,
         detail: { tags: TAGS, summary: "Draft sprite files (sprite.json, sprite.png, sprite@2x.json, sprite@2x.png) for previews" },
       },
-    )
-    .get(
-      "/styles/v1/:owner/:style/:file",
-      ({ params, auth, request, set }) => {
-        if (!isSpriteFile(params.file)) throw styleNotFound();
-        const viewer = viewerOf(auth, request);
-        const resolved = styles.resolvePublic(params.owner, params.style);
-        if (!mayRead(resolved, viewer)) throw styleNotFound();
-        if (!resolved.spritePath) throw new NotFound("This style version has no sprite", "STYLE_NOT_FOUND");
-        const cacheControl = resolved.visibility === "private" ? "private" : resolved.stable ? "public, max-age=60" : "public, max-age=31536000, immutable";
-        return serveFile(request, set.headers as Record<string, string>, resolved.spritePath, params.file, cacheControl);
-      },
-      {
-        params: PublicSpriteParams,
-        response: { 404: ErrorEnvelope },
-        detail: {
-          tags: TAGS,
-          summary: "Sprite of the published style ({style}) or of one version ({style}@{version}): sprite.json, sprite.png, sprite@2x.json, sprite@2x.png",
-        },
-      },
     );
 }
-

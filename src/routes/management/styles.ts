@@ -1,36 +1,31 @@
 // Styles: the management API under /api/v1/orgs/{org}/styles (member session, or a key of the org with
-// styles:write) and the public style JSON at /styles/v1/{owner}/{style}[@{version}]. Sprites live in
-// the sprites module, composed here because they belong to styles.
+// styles:write); the public style JSON is in routes/public/styles.ts. Sprite management lives in the
+// sprites module, composed here because sprites belong to styles.
 import { Elysia, t } from "elysia";
 import { readFileSync } from "node:fs";
 import type { Services } from "../../services";
 import type { AuthPlugin } from "../../http/auth";
 import { requireOrgAccess } from "../../http/auth";
-import { styleNotFound, type OrgRef, type StyleRow } from "../../domain/styles/service";
+import type { OrgRef, StyleRow } from "../../domain/styles/service";
 import { spritesModule } from "./sprites";
-import { mayRead, viewerOf } from "../../read/style-access";
 import { rejectUnknownFields } from "../../http/strict-body";
 import {
   CreateStyleBody,
   ErrorEnvelope,
   PublishFields,
   OrgParams,
-  PublicStyleParams,
   PublishBody,
   PublishResult,
   StyleDetail,
-  StyleDocument,
   StyleJson,
   StyleList,
   StyleParams,
   UpdateStyleBody,
   VersionList,
 } from "./styles.model";
-import { ifNoneMatchHits } from "../../http/conditional";
 
 const TAGS = ["Styles"];
 const ERRORS = { 400: ErrorEnvelope, 401: ErrorEnvelope, 403: ErrorEnvelope, 404: ErrorEnvelope };
-const IMMUTABLE = "public, max-age=31536000, immutable";
 
 export function stylesModule(services: Services, authPlugin: AuthPlugin) {
   const { ctx, styles } = services;
@@ -63,32 +58,6 @@ export function stylesModule(services: Services, authPlugin: AuthPlugin) {
   return new Elysia({ name: "styles" })
     .use(authPlugin)
     .use(spritesModule(services, authPlugin))
-    .get(
-      "/styles/v1/:owner/:style",
-      ({ params, auth, request, set }) => {
-        const viewer = viewerOf(auth, request);
-        const resolved = styles.resolvePublic(params.owner, params.style);
-        if (!mayRead(resolved, viewer)) throw styleNotFound();
-        set.headers["content-type"] = "application/json; charset=utf-8";
-        set.headers["cache-control"] = resolved.visibility === "private" ? "private" : resolved.stable ? "public, max-age=60" : IMMUTABLE;
-        set.headers.etag = resolved.etag;
-        if (ifNoneMatchHits(request, resolved.etag)) {
-          set.status = 304;
-          return "";
-        }
-        return resolved.body;
-      },
-      {
-        params: PublicStyleParams,
-        response: { 200: StyleDocument, 404: ErrorEnvelope },
-        detail: {
-          tags: TAGS,
-          summary: "Published style JSON: {style} is the current published version (stable URL), {style}@{version} one immutable version",
-          description:
-            "404 STYLE_NOT_FOUND for an unknown owner, slug or version, an unpublished style, or a private style without a member session or a key with maps:read. Stable: Cache-Control public, max-age=60 with ETag (If-None-Match gives 304); versioned: immutable for a year.",
-        },
-      },
-    )
     .group("/api/v1/orgs/:org/styles", (app) =>
       app
         .get(
