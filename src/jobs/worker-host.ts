@@ -12,6 +12,9 @@ const workerUrl = Bun.main.startsWith("/$bunfs/") ? "./src/tiles/worker-thread.t
 /** Processes `input` on a fresh thread; `onProgress` is not called once `signal` is aborted. */
 export async function processInWorker(input: ProcessInput, signal: AbortSignal, onProgress: (p: Progress) => void): Promise<ProcessOutcome> {
   const worker = new Worker(workerUrl);
+  // The caller removes the half-written archive after an abort: the thread must be gone by then, or it
+  // could still write (an SQLite journal) next to it.
+  const exited = new Promise<void>((resolve) => worker.addEventListener("close", () => resolve(), { once: true }));
   try {
     return await new Promise<ProcessOutcome>((resolve) => {
       const onAbort = () => resolve({ type: "aborted" });
@@ -29,5 +32,6 @@ export async function processInWorker(input: ProcessInput, signal: AbortSignal, 
     });
   } finally {
     worker.terminate();
+    await exited;
   }
 }

@@ -8,7 +8,7 @@
 import { timingSafeEqual } from "node:crypto";
 import type { AppContext } from "../../context";
 import { AppError, Forbidden, TooManyRequests, Unauthorized } from "../../errors";
-import { createRateLimiter, type BucketResult } from "../../http/rate-limit";
+import { createRateLimiter, type BucketResult } from "./rate-limit";
 import { hashSecret, isWellFormedSecret } from "../keys/secret";
 import { isScope, type Scope } from "../keys/scopes";
 import { describeOrigin, originMatches, parseOriginPattern, requestOriginOf, type OriginPattern } from "../keys/origins";

@@ -8,7 +8,7 @@ import { requireOrgAccess } from "../../http/auth";
 import { NotFound } from "../../errors";
 import { DraftFileParams, ErrorEnvelope, SpriteQuery, SpriteResult, StyleParams } from "./styles.model";
 import { isSpriteFile } from "../../domain/sprites/store";
-import { spriteFromUpload } from "../../domain/sprites/upload";
+import { spriteFromUpload } from "../../http/sprite-upload";
 
 const TAGS = ["Styles"];
 

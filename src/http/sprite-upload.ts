@@ -3,11 +3,11 @@
 //   image/svg+xml ?name=icon        one SVG icon
 //   multipart/form-data             SVG files, or one zip, or a ready pair sprite.json + sprite.png
 //                                   (optionally sprite@2x.json + sprite@2x.png)
-import { UnsupportedMediaType, BadRequest } from "../../errors";
-import { buildSprite, iconName, SpriteInputError, type SpriteSet, type SvgIcon } from "../../sprites/build";
-import { svgIconsFromZip } from "../../sprites/unzip";
-import { checkReadySheet } from "../../sprites/ready-pair";
-import { readBodyLimited } from "../../http/read-body";
+import { UnsupportedMediaType, BadRequest } from "../errors";
+import { buildSprite, iconName, SpriteInputError, type SpriteSet, type SvgIcon } from "../sprites/build";
+import { svgIconsFromZip } from "../sprites/unzip";
+import { checkReadySheet } from "../sprites/ready-pair";
+import { readBodyLimited } from "./read-body";
 
 export const MAX_SPRITE_UPLOAD_BYTES = 64 * 1024 * 1024;
 

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { serveTestApp, tempDir, type TestApp } from "../../../support/app";
 import { seedSession } from "../../../support/seed";
 import { encodeFontstack } from "../../../../src/glyphs";
-import { decodeGlyphPbf, glyphById, testBlocksFont } from "./fixtures";
+import { decodeGlyphPbf, glyphById, testBlocksFont } from "../../management/fonts/fixtures";
 
 const REGULAR = "Noto%20Sans%20Regular";
 

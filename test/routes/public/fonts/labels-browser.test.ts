@@ -8,7 +8,7 @@ import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { serveTestApp, type TestApp } from "../../../support/app";
 import { ARTIFACTS_DIR, launchBrowser, openMap, type MapPage } from "../../../support/browser";
-import { NOTO_REGULAR_TTF } from "./fixtures";
+import { NOTO_REGULAR_TTF } from "../../management/fonts/fixtures";
 
 const LABELS = [
   { text: "Hamburg Straße", at: [-60, 40] },
