@@ -6,9 +6,9 @@ import { UsageError, settingsHelp } from "./args";
 import { bold, print, printErr } from "./output";
 import { parse, readPassword, withContext } from "./users";
 import { users } from "../db/schema";
-import { checkPassword, createUser, hashPassword, normalizeEmail, userByEmail } from "../modules/auth/users";
-import { clearSetupToken } from "../modules/auth/setup-token";
-import { removeSetupTokenFile } from "../modules/auth/setup-token-file";
+import { checkPassword, createUser, hashPassword, normalizeEmail, userByEmail } from "../domain/accounts/users";
+import { clearSetupToken } from "../domain/accounts/setup-token";
+import { removeSetupTokenFile } from "../domain/accounts/setup-token-file";
 
 const HELP = `Usage: mapstead admin create --email EMAIL [--password-stdin] [--reset-password] [settings]
 

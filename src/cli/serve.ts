@@ -7,7 +7,8 @@ import { migrate } from "../db/migrate";
 import { createContext } from "../context";
 import { createLogger } from "../log";
 import { createApp } from "../app";
-import { issueSetupToken } from "../modules/auth/setup-token";
+import { createServices } from "../services";
+import { issueSetupToken } from "../domain/accounts/setup-token";
 import { rejectUnknownArgs, settingsHelp } from "./args";
 import { bold, printErr } from "./output";
 import { removeSetupTokenFile, writeSetupTokenFile } from "../modules/auth/setup-token-file";
@@ -36,7 +37,7 @@ export const serveCommand: CliCommand = {
     const applied = migrate(handle.sqlite);
     if (applied.length) log.info("migrations applied", { migrations: applied });
     const ctx = createContext(config, handle, log);
-    const app = createApp(ctx);
+    const app = createApp(createServices(ctx));
 
     // Handlers go in before listening, so a signal that arrives right after start is not fatal.
     let stopping = false;

@@ -9,8 +9,8 @@ import { bold, dim, green, print, printErr, red, yellow } from "./output";
 import { parse, withContext } from "./users";
 import type { AppContext } from "../context";
 import { NotFound } from "../errors";
-import { orgBySlug } from "../modules/orgs/service";
-import { tilesetService, type VersionRecord } from "../modules/tilesets/service";
+import { orgBySlug } from "../domain/orgs/service";
+import type { VersionRecord } from "../domain/tilesets/service";
 import type { Recipe } from "../tiles/recipe";
 
 const HELP = `Usage:
@@ -157,8 +157,7 @@ export const tilesetsCommand: CliCommand = {
     if (list(values.include)?.length) recipe.include = list(values.include);
     if (list(values.exclude)?.length) recipe.exclude = list(values.exclude);
 
-    return withContext(overrides, "tilesets", async (ctx) => {
-      const service = tilesetService(ctx);
+    return withContext(overrides, "tilesets", async (ctx, { tilesets: service }) => {
       const org = orgOf(ctx, values.org!);
       const slug = values.slug!;
       switch (sub) {
