@@ -11,7 +11,7 @@ import { createServices } from "../services";
 import { issueSetupToken } from "../domain/accounts/setup-token";
 import { rejectUnknownArgs, settingsHelp } from "./args";
 import { bold, printErr } from "./output";
-import { removeSetupTokenFile, writeSetupTokenFile } from "../modules/auth/setup-token-file";
+import { removeSetupTokenFile, writeSetupTokenFile } from "../domain/accounts/setup-token-file";
 import type { Config } from "../config";
 
 const DRAIN_MS = 10_000;
