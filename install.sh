@@ -308,7 +308,7 @@ install_all() {
   if [ "$preflight" -ne 0 ]; then
     say "installed, but some setup checks failed: fix them in $PREFIX$ENV_FILE, then restart the service"
   else
-    say "installed; first start prints a one-time setup token (journalctl -u mapstead) for the admin account"
+    say "installed; the first start writes a one-time setup token for the admin account to $PREFIX$STATE_DIR/setup-token (mode 0600): sudo cat it"
   fi
 }
 

@@ -26,7 +26,7 @@ const app = await makeTestApp({ HOST: "127.0.0.1", PORT: String(port), PUBLIC_UR
 // macro, i.e. the floor every key-protected route of this app starts from.
 let floorBody = "{}";
 (app.app as unknown as Elysia).use(
-  new Elysia({ name: "bench-floor" }).use(authPlugin(app.ctx)).get("/bench/floor", ({ set }) => ((set.headers["content-type"] = "application/json"), floorBody), { scope: "geocoding" }),
+  new Elysia({ name: "bench-floor" }).use(authPlugin(app.services.auth)).get("/bench/floor", ({ set }) => ((set.headers["content-type"] = "application/json"), floorBody), { scope: "geocoding" }),
 );
 app.app.listen({ hostname: "127.0.0.1", port });
 const baseUrl = app.baseUrl;

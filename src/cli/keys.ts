@@ -3,9 +3,9 @@ import type { CliCommand } from "./command";
 import { UsageError, settingsHelp } from "./args";
 import { bold, dim, print, printErr, red, yellow } from "./output";
 import { parse, withContext } from "./users";
-import { orgBySlug } from "../modules/orgs/service";
-import { createKey, getKey, keyStatus, keyView, listKeys, parseExpiry, revokeKey } from "../modules/keys/service";
-import { SCOPES } from "../modules/keys/scopes";
+import { orgBySlug } from "../domain/orgs/service";
+import { createKey, getKey, keyStatus, keyView, listKeys, parseExpiry, revokeKey } from "../domain/keys/service";
+import { SCOPES } from "../domain/keys/scopes";
 import type { AppContext } from "../context";
 
 const HELP = `Usage:

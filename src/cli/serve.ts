@@ -7,9 +7,11 @@ import { migrate } from "../db/migrate";
 import { createContext } from "../context";
 import { createLogger } from "../log";
 import { createApp } from "../app";
-import { issueSetupToken } from "../modules/auth/setup-token";
+import { createServices } from "../services";
+import { issueSetupToken } from "../domain/accounts/setup-token";
 import { rejectUnknownArgs, settingsHelp } from "./args";
-import { bold, print, printErr } from "./output";
+import { bold, printErr } from "./output";
+import { removeSetupTokenFile, writeSetupTokenFile } from "../domain/accounts/setup-token-file";
 import type { Config } from "../config";
 
 const DRAIN_MS = 10_000;
@@ -35,7 +37,7 @@ export const serveCommand: CliCommand = {
     const applied = migrate(handle.sqlite);
     if (applied.length) log.info("migrations applied", { migrations: applied });
     const ctx = createContext(config, handle, log);
-    const app = createApp(ctx);
+    const app = createApp(createServices(ctx));
 
     // Handlers go in before listening, so a signal that arrives right after start is not fatal.
     let stopping = false;
@@ -72,11 +74,16 @@ export const serveCommand: CliCommand = {
     }
     const token = issueSetupToken(handle.sqlite);
     log.info("listening", { url: config.publicUrl, host: config.host, port: app.server!.port, data_dir: config.dataDir, version: ctx.version });
-    print(`Mapstead ${ctx.version} is running at ${bold(config.publicUrl)}  (API docs: ${config.publicUrl}/docs, setup check: ${config.publicUrl}/setup/preflight)`);
-    if (token) {
-      print(`No admin account yet. Open ${config.publicUrl}/setup and enter this one-time setup token:`);
-      print(`  ${bold(token)}`);
-      print(`or run: mapstead admin create --email you@example.com`);
+    const tokenFile = token ? writeSetupTokenFile(config.dataDir, token) : (removeSetupTokenFile(config.dataDir), null);
+    if (tokenFile) log.info("no admin account yet", { setup_url: `${config.publicUrl}/setup`, setup_token_file: tokenFile, alternative: "mapstead admin create --email you@example.com" });
+    // stdout carries JSON log lines only; the human banner goes to a terminal when there is one.
+    if (process.stderr.isTTY) {
+      printErr(`Mapstead ${ctx.version} is running at ${bold(config.publicUrl)}  (console: ${config.publicUrl}/console, API docs: ${config.publicUrl}/docs, setup check: ${config.publicUrl}/setup/preflight)`);
+      if (token && tokenFile) {
+        printErr(`No admin account yet. Open ${config.publicUrl}/setup and enter this one-time setup token (also in ${tokenFile}, readable only by this user):`);
+        printErr(`  ${bold(token)}`);
+        printErr(`or run: mapstead admin create --email you@example.com`);
+      }
     }
     return await new Promise<number>(() => {});
   },

@@ -4,8 +4,8 @@
 import { BadRequest } from "../../errors";
 import { ROUTING_PROFILES } from "../../config";
 import { EXCLUSIONS, type Exclusion, type MatrixQuery, type Position, type RouteQuery, type RoutingProfile } from "../../backends/routing/types";
-import { parsePoints } from "../../modules/elevation/service";
-import { parseLanguage } from "../../modules/geocoding/params";
+import { parsePoints } from "../elevation/service";
+import { parseLanguage } from "../geocoding/params";
 
 export const MAX_WAYPOINTS = 25;
 export const MAX_MATRIX_POINTS = 25;

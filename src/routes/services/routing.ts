@@ -3,11 +3,10 @@
 // served pre-serialized with CONTRACT.md's Cache-Control. The TypeBox schemas below document
 // /openapi.json; cached bodies are not re-validated on every hit.
 import { Elysia, t } from "elysia";
-import type { AppContext } from "../../context";
-import { authPlugin } from "../../http/auth";
-import { documentedQuery, documentedResponses, ErrorEnvelope } from "../../modules/geocoding/model";
+import type { Services } from "../../services";
+import type { AuthPlugin } from "../../http/auth";
+import { documentedQuery, documentedResponses, ErrorEnvelope } from "./geocoding.model";
 import { MAX_ALTERNATIVES, MAX_MATRIX_POINTS, MAX_WAYPOINTS, parseMatrixQuery, parseRouteQuery } from "../../domain/routing/params";
-import { createRoutingService, type RoutingService } from "../../domain/routing/service";
 
 const CACHE_HOUR = "private, max-age=3600";
 
@@ -111,11 +110,11 @@ const descriptions = {
 };
 const tags = ["Routing"];
 
-export function routingRoutes(ctx: AppContext, service?: RoutingService) {
-  const routing = service ?? createRoutingService(ctx);
+export function routingRoutes(services: Services, authPlugin: AuthPlugin) {
+  const routing = services.routing;
   const respond = (set: { headers: unknown }, body: string | Promise<string>) => (typeof body === "string" ? answer(set, body) : body.then((b) => answer(set, b)));
   return new Elysia({ name: "routing", prefix: "/routing/v1" })
-    .use(authPlugin(ctx))
+    .use(authPlugin)
     .get("/matrix/:profile/:coordinates", ({ params, request, set }) => respond(set, routing.matrix(parseMatrixQuery(params.profile, params.coordinates, queryOf(request)))), {
       scope: "routing",
       params: MatrixParams,

@@ -1,0 +1,84 @@
+// The one composition root: every domain service, read path and shared cache is built here, once per
+// context, and handed to whoever needs it (createApp's routes, the CLI commands). Nothing looks its
+// collaborators up by context. Each service is built on first use, so a CLI command starts only what it
+// touches (no tile cache watcher or usage flusher for `mapstead keys list`), and a service built for
+// one caller is the same object every other caller gets.
+import type { AppContext } from "./context";
+import { createAuthService } from "./domain/accounts/auth";
+import { createElevationService } from "./domain/elevation/service";
+import { FontCatalog } from "./domain/fonts/catalog";
+import { createGeocodingService } from "./domain/geocoding/service";
+import { createRoutingService } from "./domain/routing/service";
+import { createHealthService } from "./domain/health/service";
+import { createIdempotencyStore } from "./domain/idempotency/service";
+import { createSpriteStore } from "./domain/sprites/store";
+import { createStylesService } from "./domain/styles/service";
+import { createTilesetEvents } from "./domain/tilesets/events";
+import { createTilesetLookup } from "./domain/tilesets/lookup";
+import { createTilesetService } from "./domain/tilesets/service";
+import { createMetrics } from "./http/metrics-registry";
+import { GlyphStore } from "./read/glyphs";
+import { createSpriteFiles } from "./read/sprite-files";
+import { createTileReads } from "./read/tile-answers";
+import { createTileCatalog } from "./read/tiles";
+
+/** A value made on first call and the same one after. */
+function once<T>(make: () => T): () => T {
+  let made: { value: T } | null = null;
+  return () => (made ??= { value: make() }).value;
+}
+
+export function createServices(ctx: AppContext) {
+  const tilesetEvents = createTilesetEvents();
+  const tilesetLookup = once(() => createTilesetLookup(ctx.sqlite));
+  const sprites = once(() => createSpriteStore(ctx.config.dataDir));
+  const fonts = once(() => new FontCatalog(ctx));
+  const auth = once(() => createAuthService(ctx));
+  const tilesets = once(() => createTilesetService(ctx, { events: tilesetEvents, lookup: tilesetLookup() }));
+  const styles = once(() => createStylesService(ctx, { tilesets: tilesetLookup(), fonts: fonts(), sprites: sprites() }));
+  const glyphs = once(() => new GlyphStore(ctx, fonts()));
+  const spriteFiles = once(() => createSpriteFiles(sprites()));
+  const tiles = once(() => {
+    const reads = createTileReads(createTileCatalog(ctx, tilesetEvents));
+    ctx.onShutdown(() => reads.close());
+    return reads;
+  });
+  const geocoding = once(() => createGeocodingService(ctx));
+  const elevation = once(() => createElevationService(ctx));
+  const routing = once(() => createRoutingService(ctx));
+  const idempotency = once(() => {
+    const store = createIdempotencyStore(ctx.sqlite, ctx.log);
+    ctx.onShutdown(() => store.stop());
+    return store;
+  });
+  const health = once(() => createHealthService(ctx));
+  const metrics = once(() => createMetrics());
+
+  return {
+    ctx,
+    tilesetEvents,
+    get tilesetLookup() { return tilesetLookup(); },
+    /** callers (keys, sessions), rate limits and usage counting */
+    get auth() { return auth(); },
+    /** tileset records, uploads and the processing jobs (the worker host starts with startWorker()) */
+    get tilesets() { return tilesets(); },
+    get styles() { return styles(); },
+    get sprites() { return sprites(); },
+    /** sprite files as HTTP answers with their ETags */
+    get spriteFiles() { return spriteFiles(); },
+    /** the font catalog: built-in and uploaded fonts */
+    get fonts() { return fonts(); },
+    /** glyph PBF ranges, built from the catalog's fonts and cached */
+    get glyphs() { return glyphs(); },
+    /** TileJSON and tiles of published archives (kept open, dropped when a tileset changes) */
+    get tiles() { return tiles(); },
+    get geocoding() { return geocoding(); },
+    get elevation() { return elevation(); },
+    get routing() { return routing(); },
+    get idempotency() { return idempotency(); },
+    get health() { return health(); },
+    get metrics() { return metrics(); },
+  };
+}
+
+export type Services = ReturnType<typeof createServices>;
