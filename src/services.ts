@@ -4,6 +4,7 @@
 // touches (no tile cache watcher or usage flusher for `mapstead keys list`), and a service built for
 // one caller is the same object every other caller gets.
 import type { AppContext } from "./context";
+import { createChangeBus } from "./domain/changes/bus";
 import { createAuthService } from "./domain/accounts/auth";
 import { createElevationService } from "./domain/elevation/service";
 import { FontCatalog } from "./domain/fonts/catalog";
@@ -12,7 +13,6 @@ import { createHealthService } from "./domain/health/service";
 import { createIdempotencyStore } from "./domain/idempotency/service";
 import { createSpriteStore } from "./domain/sprites/store";
 import { createStylesService } from "./domain/styles/service";
-import { createTilesetEvents } from "./domain/tilesets/events";
 import { createTilesetLookup } from "./domain/tilesets/lookup";
 import { createTilesetService } from "./domain/tilesets/service";
 import { createMetrics } from "./http/metrics-registry";
@@ -28,17 +28,19 @@ function once<T>(make: () => T): () => T {
 }
 
 export function createServices(ctx: AppContext) {
-  const tilesetEvents = createTilesetEvents();
+  // One bus per process: its watcher (started by the first listener) brings other processes' changes.
+  const changes = createChangeBus(ctx.sqlite, ctx.log);
+  ctx.onShutdown(() => changes.close());
   const tilesetLookup = once(() => createTilesetLookup(ctx.sqlite));
   const sprites = once(() => createSpriteStore(ctx.config.dataDir));
-  const fonts = once(() => new FontCatalog(ctx));
-  const auth = once(() => createAuthService(ctx));
-  const tilesets = once(() => createTilesetService(ctx, { events: tilesetEvents, lookup: tilesetLookup() }));
-  const styles = once(() => createStylesService(ctx, { tilesets: tilesetLookup(), fonts: fonts(), sprites: sprites() }));
+  const fonts = once(() => new FontCatalog(ctx, changes));
+  const auth = once(() => createAuthService(ctx, changes));
+  const tilesets = once(() => createTilesetService(ctx, { changes, lookup: tilesetLookup() }));
+  const styles = once(() => createStylesService(ctx, { tilesets: tilesetLookup(), fonts: fonts(), sprites: sprites(), changes }));
   const glyphs = once(() => new GlyphStore(ctx, fonts()));
   const spriteFiles = once(() => createSpriteFiles(sprites()));
   const tiles = once(() => {
-    const reads = createTileReads(createTileCatalog(ctx, tilesetEvents));
+    const reads = createTileReads(createTileCatalog(ctx, changes));
     ctx.onShutdown(() => reads.close());
     return reads;
   });
@@ -54,7 +56,8 @@ export function createServices(ctx: AppContext) {
 
   return {
     ctx,
-    tilesetEvents,
+    /** every change to published things, from this process and (through its watcher) others */
+    changes,
     get tilesetLookup() { return tilesetLookup(); },
     /** callers (keys, sessions), rate limits and usage counting */
     get auth() { return auth(); },

@@ -15,6 +15,7 @@ import { describeOrigin, originMatches, parseOriginPattern, requestOriginOf, typ
 import { calendarOf, createUsageService, FLUSH_INTERVAL_MS, type Reservation } from "../usage/service";
 import { SESSION_IDLE_MS } from "./users";
 import { hashToken } from "./tokens";
+import type { ChangeBus } from "../changes/bus";
 
 export { hashToken };
 
@@ -135,7 +136,7 @@ export interface ServiceAuthorization {
 }
 
 /** Built once by createServices: its key and session caches, rate limiter and usage counters are shared. */
-export function createAuthService(ctx: AppContext) {
+export function createAuthService(ctx: AppContext, changes: ChangeBus) {
   const publicOrigin = new URL(ctx.config.publicUrl).origin;
   const keyByHash = ctx.sqlite.query<KeyRow, [string]>(
     "SELECT id, org_id, scopes, allowed_origins, expires_at, revoked_at, rate_limit_per_minute, monthly_quota FROM api_keys WHERE secret_hash = ?",
@@ -158,6 +159,11 @@ export function createAuthService(ctx: AppContext) {
   ctx.onShutdown(() => {
     clearInterval(timer);
     usage.flush(true);
+  });
+  // A key revoked or edited here or by another process (the CLI) is forgotten at once; the cache's TTL
+  // stays as the backstop for expiry.
+  changes.on((change) => {
+    if (change.kind === "key") invalidateKey(change.keyId);
   });
 
   function loadKey(secret: string, now: number): CachedKey {
@@ -369,7 +375,7 @@ export function createAuthService(ctx: AppContext) {
     return { privateOrgIds: new Set(), authenticated: false };
   }
 
-  /** Drop cached state of a key changed or revoked in this process (effective immediately). */
+  /** Drop cached state of a changed or revoked key (told by the change bus). */
   function invalidateKey(keyId: number): void {
     for (const [secret, entry] of keyCache) if (entry.caller?.keyId === keyId) keyCache.delete(secret);
     usage.forget(keyId);
@@ -388,7 +394,6 @@ export function createAuthService(ctx: AppContext) {
     authorizeService,
     settle,
     viewerFromRequest,
-    invalidateKey,
     invalidateUser,
     usage,
     publicOrigin,
