@@ -5,7 +5,7 @@
 // one caller is the same object every other caller gets.
 import type { AppContext } from "./context";
 import { createChangeBus } from "./domain/changes/bus";
-import { createAuthService } from "./domain/accounts/auth";
+import { createAuthService, type CallCounters } from "./domain/accounts/auth";
 import { createElevationService } from "./domain/elevation/service";
 import { FontCatalog } from "./domain/fonts/catalog";
 import { createGeocodingService } from "./domain/geocoding/service";
@@ -27,14 +27,22 @@ function once<T>(make: () => T): () => T {
   return () => (made ??= { value: make() }).value;
 }
 
-export function createServices(ctx: AppContext) {
+export interface ServiceOptions {
+  /**
+   * Set in an HTTP worker of a cluster (src/cluster/): rate limits and usage counts are shared through
+   * the supervisor, which also runs the single-instance duties (processing jobs, idempotency clean-up).
+   */
+  worker?: { counters: CallCounters };
+}
+
+export function createServices(ctx: AppContext, opts: ServiceOptions = {}) {
   // One bus per process: its watcher (started by the first listener) brings other processes' changes.
   const changes = createChangeBus(ctx.sqlite, ctx.log);
   ctx.onShutdown(() => changes.close());
   const tilesetLookup = once(() => createTilesetLookup(ctx.sqlite));
   const sprites = once(() => createSpriteStore(ctx.config.dataDir));
   const fonts = once(() => new FontCatalog(ctx, changes));
-  const auth = once(() => createAuthService(ctx, changes));
+  const auth = once(() => createAuthService(ctx, changes, opts.worker?.counters));
   const tilesets = once(() => createTilesetService(ctx, { changes, lookup: tilesetLookup() }));
   const styles = once(() => createStylesService(ctx, { tilesets: tilesetLookup(), fonts: fonts(), sprites: sprites(), changes }));
   const glyphs = once(() => new GlyphStore(ctx, fonts()));
@@ -47,7 +55,7 @@ export function createServices(ctx: AppContext) {
   const geocoding = once(() => createGeocodingService(ctx));
   const elevation = once(() => createElevationService(ctx));
   const idempotency = once(() => {
-    const store = createIdempotencyStore(ctx.sqlite, ctx.log);
+    const store = createIdempotencyStore(ctx.sqlite, ctx.log, { housekeeping: !opts.worker });
     ctx.onShutdown(() => store.stop());
     return store;
   });
@@ -63,6 +71,8 @@ export function createServices(ctx: AppContext) {
     get auth() { return auth(); },
     /** tileset records, uploads and the processing jobs (the worker host starts with startWorker()) */
     get tilesets() { return tilesets(); },
+    /** Processes queued tileset versions in this process, unless it is a worker (the supervisor does). */
+    startJobs() { if (!opts.worker) tilesets().startWorker(); },
     get styles() { return styles(); },
     get sprites() { return sprites(); },
     /** sprite files as HTTP answers with their ETags */

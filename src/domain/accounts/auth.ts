@@ -8,11 +8,11 @@
 import { timingSafeEqual } from "node:crypto";
 import type { AppContext } from "../../context";
 import { AppError, Forbidden, TooManyRequests, Unauthorized } from "../../errors";
-import { createRateLimiter, type BucketResult } from "./rate-limit";
+import { createRateLimiter, type BucketResult, type RateLimiter } from "./rate-limit";
 import { hashSecret, isWellFormedSecret } from "../keys/secret";
 import { isScope, type Scope } from "../keys/scopes";
 import { describeOrigin, originMatches, parseOriginPattern, requestOriginOf, type OriginPattern } from "../keys/origins";
-import { calendarOf, createUsageService, FLUSH_INTERVAL_MS, type Reservation } from "../usage/service";
+import { calendarOf, createUsageService, FLUSH_INTERVAL_MS, type Reservation, type UsageService } from "../usage/service";
 import { SESSION_IDLE_MS } from "./users";
 import { hashToken } from "./tokens";
 import type { ChangeBus } from "../changes/bus";
@@ -135,8 +135,14 @@ export interface ServiceAuthorization {
   reservation: Reservation | null;
 }
 
+/** Rate-limit buckets and usage counters: this process's own, or a cluster worker's shared ones. */
+export interface CallCounters {
+  limiter: RateLimiter;
+  usage: UsageService;
+}
+
 /** Built once by createServices: its key and session caches, rate limiter and usage counters are shared. */
-export function createAuthService(ctx: AppContext, changes: ChangeBus) {
+export function createAuthService(ctx: AppContext, changes: ChangeBus, counters?: CallCounters) {
   const publicOrigin = new URL(ctx.config.publicUrl).origin;
   const keyByHash = ctx.sqlite.query<KeyRow, [string]>(
     "SELECT id, org_id, scopes, allowed_origins, expires_at, revoked_at, rate_limit_per_minute, monthly_quota FROM api_keys WHERE secret_hash = ?",
@@ -152,8 +158,7 @@ export function createAuthService(ctx: AppContext, changes: ChangeBus) {
 
   const keyCache = new Map<string, CachedKey>();
   const sessionCache = new Map<string, CachedSession>();
-  const limiter = createRateLimiter();
-  const usage = createUsageService(ctx.sqlite, ctx.log);
+  const { limiter, usage } = counters ?? { limiter: createRateLimiter(), usage: createUsageService(ctx.sqlite, ctx.log) };
   const timer = setInterval(() => usage.flush(), FLUSH_INTERVAL_MS);
   (timer as { unref?: () => void }).unref?.();
   ctx.onShutdown(() => {
