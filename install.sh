@@ -168,6 +168,11 @@ DATA_DIR=$STATE_DIR
 
 # debug, info, warn or error (JSON lines on stdout, collected by journald).
 #LOG_LEVEL=info
+
+# HTTP worker processes sharing the port (default: one per core; 1 = a single process).
+#WORKERS=4
+# Answer X-Mapstead-Worker naming the worker that served a request (debugging only).
+#WORKER_HEADER=false
 EOF
   chmod 0640 "$target.tmp"
   mv "$target.tmp" "$target"

@@ -1,5 +1,6 @@
 // The only reader of process.env. Settings come from the environment and are overridden by the same
 // names as --kebab-case flags; the result is validated once, frozen, and passed to whoever needs it.
+import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
@@ -34,6 +35,10 @@ export interface Config {
   trustProxy: boolean;
   allowedHosts: string[];
   logLevel: LogLevel;
+  /** HTTP worker processes sharing the port; 1 serves from the one process */
+  workers: number;
+  /** answer X-Mapstead-Worker naming the worker process (debugging, cluster tests) */
+  workerHeader: boolean;
 }
 
 /** A setting that failed validation: start-up prints `message` and exits 2. */
@@ -76,6 +81,8 @@ export const SETTINGS: SettingSpec[] = [
   { name: "TRUST_PROXY", accepts: "true or false", default: "false", description: "honour X-Forwarded-* headers" },
   { name: "ALLOWED_HOSTS", accepts: "comma-separated host names", default: "", description: "hosts honoured from X-Forwarded-Host when TRUST_PROXY is on" },
   { name: "LOG_LEVEL", accepts: "one of debug, info, warn, error", default: "info", description: "JSON log lines on stdout at or above this level" },
+  { name: "WORKERS", accepts: "an integer from 1 to 256", default: String(availableParallelism()), description: "HTTP worker processes sharing the port (default: the number of cores; 1 = one process)" },
+  { name: "WORKER_HEADER", accepts: "true or false", default: "false", description: "answer X-Mapstead-Worker naming the worker that served the request (debugging)" },
 ];
 
 export const kebab = (name: string) => name.toLowerCase().replaceAll("_", "-");
@@ -180,6 +187,8 @@ export function loadConfig(env: Record<string, string | undefined>, overrides: R
     trustProxy: bool("TRUST_PROXY", value("TRUST_PROXY")),
     allowedHosts,
     logLevel: logLevel as LogLevel,
+    workers: integer("WORKERS", value("WORKERS"), 1, 256, spec("WORKERS").accepts),
+    workerHeader: bool("WORKER_HEADER", value("WORKER_HEADER")),
   });
 }
 

@@ -4,7 +4,8 @@
 // touches (no tile cache watcher or usage flusher for `mapstead keys list`), and a service built for
 // one caller is the same object every other caller gets.
 import type { AppContext } from "./context";
-import { createAuthService } from "./domain/accounts/auth";
+import { createChangeBus } from "./domain/changes/bus";
+import { createAuthService, type CallCounters } from "./domain/accounts/auth";
 import { createElevationService } from "./domain/elevation/service";
 import { FontCatalog } from "./domain/fonts/catalog";
 import { createGeocodingService } from "./domain/geocoding/service";
@@ -13,7 +14,6 @@ import { createHealthService } from "./domain/health/service";
 import { createIdempotencyStore } from "./domain/idempotency/service";
 import { createSpriteStore } from "./domain/sprites/store";
 import { createStylesService } from "./domain/styles/service";
-import { createTilesetEvents } from "./domain/tilesets/events";
 import { createTilesetLookup } from "./domain/tilesets/lookup";
 import { createTilesetService } from "./domain/tilesets/service";
 import { createMetrics } from "./http/metrics-registry";
@@ -28,18 +28,28 @@ function once<T>(make: () => T): () => T {
   return () => (made ??= { value: make() }).value;
 }
 
-export function createServices(ctx: AppContext) {
-  const tilesetEvents = createTilesetEvents();
+export interface ServiceOptions {
+  /**
+   * Set in an HTTP worker of a cluster (src/cluster/): rate limits and usage counts are shared through
+   * the supervisor, which also runs the single-instance duties (processing jobs, idempotency clean-up).
+   */
+  worker?: { counters: CallCounters };
+}
+
+export function createServices(ctx: AppContext, opts: ServiceOptions = {}) {
+  // One bus per process: its watcher (started by the first listener) brings other processes' changes.
+  const changes = createChangeBus(ctx.sqlite, ctx.log);
+  ctx.onShutdown(() => changes.close());
   const tilesetLookup = once(() => createTilesetLookup(ctx.sqlite));
   const sprites = once(() => createSpriteStore(ctx.config.dataDir));
-  const fonts = once(() => new FontCatalog(ctx));
-  const auth = once(() => createAuthService(ctx));
-  const tilesets = once(() => createTilesetService(ctx, { events: tilesetEvents, lookup: tilesetLookup() }));
-  const styles = once(() => createStylesService(ctx, { tilesets: tilesetLookup(), fonts: fonts(), sprites: sprites() }));
+  const fonts = once(() => new FontCatalog(ctx, changes));
+  const auth = once(() => createAuthService(ctx, changes, opts.worker?.counters));
+  const tilesets = once(() => createTilesetService(ctx, { changes, lookup: tilesetLookup() }));
+  const styles = once(() => createStylesService(ctx, { tilesets: tilesetLookup(), fonts: fonts(), sprites: sprites(), changes }));
   const glyphs = once(() => new GlyphStore(ctx, fonts()));
   const spriteFiles = once(() => createSpriteFiles(sprites()));
   const tiles = once(() => {
-    const reads = createTileReads(createTileCatalog(ctx, tilesetEvents));
+    const reads = createTileReads(createTileCatalog(ctx, changes));
     ctx.onShutdown(() => reads.close());
     return reads;
   });
@@ -47,7 +57,7 @@ export function createServices(ctx: AppContext) {
   const elevation = once(() => createElevationService(ctx));
   const routing = once(() => createRoutingService(ctx));
   const idempotency = once(() => {
-    const store = createIdempotencyStore(ctx.sqlite, ctx.log);
+    const store = createIdempotencyStore(ctx.sqlite, ctx.log, { housekeeping: !opts.worker });
     ctx.onShutdown(() => store.stop());
     return store;
   });
@@ -56,12 +66,15 @@ export function createServices(ctx: AppContext) {
 
   return {
     ctx,
-    tilesetEvents,
+    /** every change to published things, from this process and (through its watcher) others */
+    changes,
     get tilesetLookup() { return tilesetLookup(); },
     /** callers (keys, sessions), rate limits and usage counting */
     get auth() { return auth(); },
     /** tileset records, uploads and the processing jobs (the worker host starts with startWorker()) */
     get tilesets() { return tilesets(); },
+    /** Processes queued tileset versions in this process, unless it is a worker (the supervisor does). */
+    startJobs() { if (!opts.worker) tilesets().startWorker(); },
     get styles() { return styles(); },
     get sprites() { return sprites(); },
     /** sprite files as HTTP answers with their ETags */

@@ -41,7 +41,7 @@ export const fontsCommand: CliCommand = {
 
     const config = configOrExit(overrides);
     const ctx = openContext(config, { quiet: true });
-    const { fonts: catalog } = createServices(ctx);
+    const { fonts: catalog, changes } = createServices(ctx);
     try {
       if (sub === "list") {
         const fonts = listFonts(catalog);
@@ -61,7 +61,7 @@ export const fontsCommand: CliCommand = {
         return 1;
       }
       try {
-        const font = installFont(ctx, catalog, new Uint8Array(readFileSync(file!)), { name: parsed.values.name });
+        const font = installFont(ctx, catalog, changes, new Uint8Array(readFileSync(file!)), { name: parsed.values.name });
         if (json) print(JSON.stringify(font, null, 2));
         else print(`${green("Installed")} ${bold(font.name)} (${font.codepoints} characters). Use it in a style as "text-font": ["${font.name}"].`);
         return 0;

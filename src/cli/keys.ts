@@ -7,6 +7,7 @@ import { orgBySlug } from "../domain/orgs/service";
 import { createKey, getKey, keyStatus, keyView, listKeys, parseExpiry, revokeKey } from "../domain/keys/service";
 import { SCOPES } from "../domain/keys/scopes";
 import type { AppContext } from "../context";
+import { createChangeBus } from "../domain/changes/bus";
 
 const HELP = `Usage:
   mapstead keys create --org SLUG --name NAME --scopes SCOPE[,SCOPE...] [--origins ORIGIN[,ORIGIN...]]
@@ -100,7 +101,7 @@ export const keysCommand: CliCommand = {
         const org = requireOrg(ctx, orgSlug);
         if (!org) return 1;
         const key = getKey(ctx.db, org.id, id);
-        print(revokeKey(ctx.db, org.id, id) ? `Revoked key ${id} (${key.prefix}…, ${key.name}); servers refuse it within 5 seconds` : `Key ${id} was already revoked`);
+        print(revokeKey(ctx.db, createChangeBus(ctx.sqlite, ctx.log), org.id, id) ? `Revoked key ${id} (${key.prefix}…, ${key.name}); servers refuse it within 5 seconds` : `Key ${id} was already revoked`);
         return 0;
       });
     }

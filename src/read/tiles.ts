@@ -1,12 +1,13 @@
 // The tile serving side: an in-memory catalog from owner/tileset@version to an open TileSource and its
-// TileJSON, filled on first use and dropped when the tileset changes (publish, delete, edit) or when
-// another process (the CLI) wrote to the database. A tile request costs the tile read and nothing else.
+// TileJSON, filled on first use and dropped when the change bus says the tileset changed (publish,
+// delete, edit; here or in another process such as the CLI). A tile request costs the tile read and
+// nothing else.
 import { join } from "node:path";
 import type { AppContext } from "../context";
 import { openMbtiles } from "../tiles/mbtiles";
 import { openPmtiles } from "../tiles/pmtiles";
 import type { TileFacts, TileSource } from "../tiles/source";
-import type { TilesetEvents } from "../domain/tilesets/events";
+import type { ChangeBus } from "../domain/changes/bus";
 
 export interface Served {
   tilesetId: number;
@@ -47,7 +48,7 @@ const MAX_NEGATIVE = 10_000;
 
 export const strongEtag = (s: string) => `"${Bun.hash(s).toString(36)}"`;
 
-export function createTileCatalog(ctx: AppContext, events: TilesetEvents) {
+export function createTileCatalog(ctx: AppContext, changes: ChangeBus) {
   const versionRow = ctx.sqlite.query<VersionRow, [string, string, number]>(
     `SELECT t.id, t.org_id, t.name, t.description, t.attribution, t.visibility, v.state, v.archive_format, v.archive_path, v.metadata
      FROM tilesets t JOIN orgs o ON o.id = t.org_id JOIN tileset_versions v ON v.tileset_id = t.id AND v.version = ?3
@@ -56,7 +57,6 @@ export function createTileCatalog(ctx: AppContext, events: TilesetEvents) {
   const stableRow = ctx.sqlite.query<StableRow, [string, string]>(
     "SELECT t.org_id, t.visibility, t.published_version FROM tilesets t JOIN orgs o ON o.id = t.org_id WHERE o.slug = ?1 AND t.slug = ?2",
   );
-  const dataVersion = ctx.sqlite.query<{ data_version: number }, []>("PRAGMA data_version");
 
   /** "owner/slug@version" -> the served archive, null (nothing servable) or the pending open */
   const versions = new Map<string, Served | null | Promise<Served | null>>();
@@ -83,17 +83,10 @@ export function createTileCatalog(ctx: AppContext, events: TilesetEvents) {
     } else stable.delete(prefix.slice(0, -1));
   }
 
-  const unsubscribe = events.on(({ owner, slug }) => drop(`${owner}/${slug}@`));
-  // Another process (the CLI) changed the database: forget everything, cheaply detected.
-  let seen = dataVersion.get()!.data_version;
-  const watcher = setInterval(() => {
-    const now = dataVersion.get()!.data_version;
-    if (now !== seen) {
-      seen = now;
-      drop(null);
-    }
-  }, 2000);
-  watcher.unref?.();
+  // Every tileset change, from this process or (through the bus's watcher) another one.
+  const unsubscribe = changes.on((change) => {
+    if (change.kind === "tileset") drop(`${change.owner}/${change.slug}@`);
+  });
 
   async function open(owner: string, slug: string, version: number): Promise<Served | null> {
     const row = versionRow.get(owner, slug, version);
@@ -173,7 +166,6 @@ export function createTileCatalog(ctx: AppContext, events: TilesetEvents) {
 
     close() {
       unsubscribe();
-      clearInterval(watcher);
       drop(null, true);
     },
   };

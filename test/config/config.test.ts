@@ -1,5 +1,6 @@
 // Settings parsing: every CONTRACT.md setting, its default, its flag form, and what a bad value says.
 import { describe, expect, test } from "bun:test";
+import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import { ConfigError, SETTINGS, kebab, loadConfig } from "../../src/config";
 import { splitSettingFlags, UsageError } from "../../src/cli/args";
@@ -36,6 +37,8 @@ describe("defaults", () => {
       trustProxy: false,
       allowedHosts: [],
       logLevel: "info",
+      workers: availableParallelism(),
+      workerHeader: false,
     });
     expect(Object.isFrozen(c)).toBe(true);
   });
@@ -62,6 +65,8 @@ describe("every setting accepts its documented form", () => {
       TRUST_PROXY: "on",
       ALLOWED_HOSTS: " Maps.Example.com , tiles.example.com:8443,",
       LOG_LEVEL: "DEBUG",
+      WORKERS: "256",
+      WORKER_HEADER: "yes",
     });
     expect(c.publicUrl).toBe("https://maps.example.com");
     expect(c.publicUrlDefaulted).toBe(false);
@@ -77,6 +82,8 @@ describe("every setting accepts its documented form", () => {
     expect(c.trustProxy).toBe(true);
     expect(c.allowedHosts).toEqual(["maps.example.com", "tiles.example.com:8443"]);
     expect(c.logLevel).toBe("debug");
+    expect(c.workers).toBe(256);
+    expect(c.workerHeader).toBe(true);
   });
 
   test("routing: engine, timeout, and profile names over the engine's defaults", () => {
@@ -125,6 +132,9 @@ describe("bad values name the setting and what it accepts", () => {
     [{ ROUTING_TIMEOUT_MS: "0" }, "ROUTING_TIMEOUT_MS", "an integer from 100 to 120000"],
     [{ ROUTING_PROFILES: "flying=plane" }, "ROUTING_PROFILES", "driving, walking, cycling"],
     [{ ROUTING_PROFILES: "driving=car/fast" }, "ROUTING_PROFILES", "profile=name pairs"],
+    [{ WORKERS: "0" }, "WORKERS", "an integer from 1 to 256"],
+    [{ WORKERS: "all" }, "WORKERS", "an integer from 1 to 256"],
+    [{ WORKER_HEADER: "sometimes" }, "WORKER_HEADER", "true or false"],
   ];
   for (const [env, setting, says] of cases) {
     test(`${JSON.stringify(env)}`, () => {
@@ -138,7 +148,7 @@ describe("bad values name the setting and what it accepts", () => {
 
   test("every setting in SETTINGS says what it accepts", () => {
     expect(SETTINGS.map((s) => s.name).sort()).toEqual(
-      ["ALLOWED_HOSTS", "DATA_DIR", "ELEVATION_INTERNAL_URL", "ELEVATION_TIMEOUT_MS", "GEOCODER_INTERNAL_URL", "GEOCODER_TIMEOUT_MS", "HOST", "LOG_LEVEL", "MAX_UPLOAD_MB", "PORT", "PUBLIC_URL", "RATE_LIMIT_PER_MINUTE", "ROUTING_ENGINE", "ROUTING_INTERNAL_URL", "ROUTING_PROFILES", "ROUTING_TIMEOUT_MS", "TRUST_PROXY"].sort(),
+      ["ALLOWED_HOSTS", "DATA_DIR", "ELEVATION_INTERNAL_URL", "ELEVATION_TIMEOUT_MS", "GEOCODER_INTERNAL_URL", "GEOCODER_TIMEOUT_MS", "HOST", "LOG_LEVEL", "MAX_UPLOAD_MB", "PORT", "PUBLIC_URL", "RATE_LIMIT_PER_MINUTE", "ROUTING_ENGINE", "ROUTING_INTERNAL_URL", "ROUTING_PROFILES", "ROUTING_TIMEOUT_MS", "TRUST_PROXY", "WORKERS", "WORKER_HEADER"].sort(),
     );
     for (const s of SETTINGS) expect(s.accepts.length).toBeGreaterThan(5);
   });

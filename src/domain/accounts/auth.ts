@@ -8,13 +8,14 @@
 import { timingSafeEqual } from "node:crypto";
 import type { AppContext } from "../../context";
 import { AppError, Forbidden, TooManyRequests, Unauthorized } from "../../errors";
-import { createRateLimiter, type BucketResult } from "./rate-limit";
+import { createRateLimiter, type BucketResult, type RateLimiter } from "./rate-limit";
 import { hashSecret, isWellFormedSecret } from "../keys/secret";
 import { isScope, type Scope } from "../keys/scopes";
 import { describeOrigin, originMatches, parseOriginPattern, requestOriginOf, type OriginPattern } from "../keys/origins";
-import { calendarOf, createUsageService, FLUSH_INTERVAL_MS, type Reservation } from "../usage/service";
+import { calendarOf, createUsageService, FLUSH_INTERVAL_MS, type Reservation, type UsageService } from "../usage/service";
 import { SESSION_IDLE_MS } from "./users";
 import { hashToken } from "./tokens";
+import type { ChangeBus } from "../changes/bus";
 
 export { hashToken };
 
@@ -134,8 +135,14 @@ export interface ServiceAuthorization {
   reservation: Reservation | null;
 }
 
+/** Rate-limit buckets and usage counters: this process's own, or a cluster worker's shared ones. */
+export interface CallCounters {
+  limiter: RateLimiter;
+  usage: UsageService;
+}
+
 /** Built once by createServices: its key and session caches, rate limiter and usage counters are shared. */
-export function createAuthService(ctx: AppContext) {
+export function createAuthService(ctx: AppContext, changes: ChangeBus, counters?: CallCounters) {
   const publicOrigin = new URL(ctx.config.publicUrl).origin;
   const keyByHash = ctx.sqlite.query<KeyRow, [string]>(
     "SELECT id, org_id, scopes, allowed_origins, expires_at, revoked_at, rate_limit_per_minute, monthly_quota FROM api_keys WHERE secret_hash = ?",
@@ -151,13 +158,17 @@ export function createAuthService(ctx: AppContext) {
 
   const keyCache = new Map<string, CachedKey>();
   const sessionCache = new Map<string, CachedSession>();
-  const limiter = createRateLimiter();
-  const usage = createUsageService(ctx.sqlite, ctx.log);
+  const { limiter, usage } = counters ?? { limiter: createRateLimiter(), usage: createUsageService(ctx.sqlite, ctx.log) };
   const timer = setInterval(() => usage.flush(), FLUSH_INTERVAL_MS);
   (timer as { unref?: () => void }).unref?.();
   ctx.onShutdown(() => {
     clearInterval(timer);
     usage.flush(true);
+  });
+  // A key revoked or edited here or by another process (the CLI) is forgotten at once; the cache's TTL
+  // stays as the backstop for expiry.
+  changes.on((change) => {
+    if (change.kind === "key") invalidateKey(change.keyId);
   });
 
   function loadKey(secret: string, now: number): CachedKey {
@@ -369,7 +380,7 @@ export function createAuthService(ctx: AppContext) {
     return { privateOrgIds: new Set(), authenticated: false };
   }
 
-  /** Drop cached state of a key changed or revoked in this process (effective immediately). */
+  /** Drop cached state of a changed or revoked key (told by the change bus). */
   function invalidateKey(keyId: number): void {
     for (const [secret, entry] of keyCache) if (entry.caller?.keyId === keyId) keyCache.delete(secret);
     usage.forget(keyId);
@@ -388,7 +399,6 @@ export function createAuthService(ctx: AppContext) {
     authorizeService,
     settle,
     viewerFromRequest,
-    invalidateKey,
     invalidateUser,
     usage,
     publicOrigin,

@@ -1,6 +1,7 @@
 // Token buckets per caller and service group: `limit` tokens, refilled continuously at limit per minute,
-// so a quiet client may burst up to a minute's worth. In memory: limits are about protecting this
-// process, and a restart refilling every bucket is harmless.
+// so a quiet client may burst up to a minute's worth. In memory: a restart refilling every bucket is
+// harmless. With several HTTP workers the supervisor keeps the shared buckets (`spend` applies what the
+// workers took) and each worker `adopt`s the shared level (src/cluster/shared-counters.ts).
 
 export interface BucketResult {
   allowed: boolean;
@@ -25,8 +26,8 @@ export function createRateLimiter(now: () => number = Date.now) {
   const buckets = new Map<string, Map<string, Bucket>>();
   let count = 0;
 
-  function take(id: string, group: string, limit: number): BucketResult {
-    const t = now();
+  /** The bucket of (id, group), refilled up to `t`. */
+  function bucketAt(id: string, group: string, limit: number, t: number): Bucket {
     let groups = buckets.get(id);
     if (!groups) buckets.set(id, (groups = new Map()));
     let b = groups.get(group);
@@ -40,6 +41,12 @@ export function createRateLimiter(now: () => number = Date.now) {
       b.tokens = Math.min(limit, b.tokens + Math.max(0, t - b.updatedAt) * perMs);
       b.updatedAt = t;
     }
+    return b;
+  }
+
+  function take(id: string, group: string, limit: number): BucketResult {
+    const t = now();
+    const b = bucketAt(id, group, limit, t);
     const perMs = limit / 60_000;
     const allowed = b.tokens >= 1;
     if (allowed) b.tokens -= 1;
@@ -64,7 +71,25 @@ export function createRateLimiter(now: () => number = Date.now) {
     }
   }
 
-  return { take, size: () => count };
+  /**
+   * Takes `n` tokens that were already granted elsewhere (a worker's calls): the level may go below
+   * zero, and then refills from there, so calls admitted over the limit are paid back. Returns the level.
+   */
+  function spend(id: string, group: string, limit: number, n: number): { tokens: number; updatedAt: number } {
+    const b = bucketAt(id, group, limit, now());
+    b.tokens = Math.max(-limit, b.tokens - n);
+    return { tokens: b.tokens, updatedAt: b.updatedAt };
+  }
+
+  /** Sets a bucket to a shared level measured at `updatedAt`, less `own` tokens taken here and not in it yet. */
+  function adopt(id: string, group: string, limit: number, tokens: number, updatedAt: number, own: number): void {
+    const t = now();
+    const b = bucketAt(id, group, limit, t);
+    b.tokens = Math.min(limit, tokens + Math.max(0, t - updatedAt) * (limit / 60_000)) - own;
+    b.updatedAt = t;
+  }
+
+  return { take, spend, adopt, size: () => count };
 }
 
 export type RateLimiter = ReturnType<typeof createRateLimiter>;

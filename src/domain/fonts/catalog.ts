@@ -1,9 +1,10 @@
 // The font catalog: the `fonts` table (built-ins inserted idempotently, uploads added by the fonts
-// service) read into memory once and re-read only when it changed, by this process (invalidate()) or
-// by another one such as `mapstead fonts add` (SQLite's data_version, looked at most every 2 s).
+// service) read into memory once and re-read when the change bus says fonts changed, in this process
+// or in another one such as `mapstead fonts add` (through the bus's watcher).
 import { join } from "node:path";
 import type { AppContext } from "../../context";
 import { BUILTIN_FONTS } from "./builtin";
+import type { ChangeBus } from "../changes/bus";
 
 export interface FontEntry {
   id: number;
@@ -14,21 +15,23 @@ export interface FontEntry {
   createdAt: number;
 }
 
-const RECHECK_MS = 2000;
-
 export class FontCatalog {
   private entries = new Map<string, FontEntry>();
   private nameSet = new Set<string>();
-  private dataVersion = -1;
-  private checkedAt = 0;
   private gen = 0;
 
-  constructor(private readonly ctx: AppContext) {
+  constructor(
+    private readonly ctx: AppContext,
+    changes: ChangeBus,
+  ) {
     const insert = ctx.sqlite.query<unknown, [string, number]>("INSERT INTO fonts (name, file_path, builtin, created_at) VALUES (?, NULL, 1, ?) ON CONFLICT (name) DO NOTHING");
     ctx.sqlite.transaction(() => {
       for (const f of BUILTIN_FONTS) insert.run(f.name, Date.now());
     })();
     this.load();
+    changes.on((change) => {
+      if (change.kind === "fonts") this.load();
+    });
   }
 
   private load(): void {
@@ -45,45 +48,23 @@ export class FontCatalog {
     }
     this.entries = entries;
     this.nameSet = new Set(entries.keys());
-    this.dataVersion = this.currentDataVersion();
-    this.checkedAt = Date.now();
     this.gen++;
-  }
-
-  private currentDataVersion(): number {
-    return this.ctx.sqlite.query<{ data_version: number }, []>("PRAGMA data_version").get()!.data_version;
-  }
-
-  private fresh(): void {
-    const now = Date.now();
-    if (now - this.checkedAt < RECHECK_MS) return;
-    this.checkedAt = now;
-    if (this.currentDataVersion() !== this.dataVersion) this.load();
   }
 
   /** Bumps whenever the set of fonts changes; part of every cache key derived from the catalog. */
   get generation(): number {
-    this.fresh();
     return this.gen;
   }
 
-  /** Re-read the table now (after this process changed it). */
-  invalidate(): void {
-    this.load();
-  }
-
   get(name: string): FontEntry | undefined {
-    this.fresh();
     return this.entries.get(name);
   }
 
   names(): Set<string> {
-    this.fresh();
     return this.nameSet;
   }
 
   list(): FontEntry[] {
-    this.fresh();
     return [...this.entries.values()];
   }
 }

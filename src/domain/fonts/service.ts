@@ -8,6 +8,7 @@ import type { AppContext } from "../../context";
 import { BadRequest, Conflict, PayloadTooLarge, UnsupportedMediaType, Unprocessable } from "../../errors";
 import { buildRangeGlyphs, FontParseError, parseFont, RANGE_SIZE, type ParsedFont } from "../../glyphs";
 import type { FontCatalog, FontEntry } from "./catalog";
+import type { ChangePublisher } from "../changes/types";
 
 export const MAX_FONT_BYTES = 50 * 1024 * 1024;
 const MAX_NAME_CHARS = 128;
@@ -84,7 +85,7 @@ export function listFonts(catalog: FontCatalog): FontInfo[] {
 }
 
 /** Validates, stores and records a font; the catalog (and every cache keyed on it) is refreshed. */
-export function installFont(ctx: AppContext, catalog: FontCatalog, bytes: Uint8Array, opts: { name?: string } = {}): InstalledFont {
+export function installFont(ctx: AppContext, catalog: FontCatalog, changes: ChangePublisher, bytes: Uint8Array, opts: { name?: string } = {}): InstalledFont {
   if (bytes.length > MAX_FONT_BYTES) throw new PayloadTooLarge(`A font may be at most ${MAX_FONT_BYTES / 1024 / 1024} MiB; this one is ${bytes.length} bytes`);
   if (!bytes.length) throw new BadRequest("The request has no font file: send the TTF/OTF bytes as the body or as the multipart field 'file'");
   const kind = sniffFont(bytes);
@@ -132,12 +133,14 @@ export function installFont(ctx: AppContext, catalog: FontCatalog, bytes: Uint8A
   }
   const createdAt = Date.now();
   try {
-    ctx.sqlite.query("INSERT INTO fonts (name, file_path, builtin, created_at) VALUES (?, ?, 0, ?)").run(name, relative, createdAt);
+    ctx.sqlite.transaction(() => {
+      ctx.sqlite.query("INSERT INTO fonts (name, file_path, builtin, created_at) VALUES (?, ?, 0, ?)").run(name, relative, createdAt);
+      changes.publish({ kind: "fonts" });
+    })();
   } catch (err) {
     if (fresh) rmSync(absolute, { force: true });
     if (String(err).includes("UNIQUE")) throw new Conflict(`A font named "${name}" is already installed; choose another name`);
     throw err;
   }
-  catalog.invalidate();
   return { name, builtin: false, created_at: new Date(createdAt).toISOString(), codepoints: codepoints.length };
 }

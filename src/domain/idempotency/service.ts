@@ -36,7 +36,8 @@ export function payloadHash(value: unknown): string {
   return createHash("sha256").update(JSON.stringify(canonical(value))).digest("hex");
 }
 
-export function createIdempotencyStore(sqlite: Database, log: Logger, opts: { retentionMs?: number; now?: () => number } = {}) {
+/** `housekeeping: false` (a cluster's HTTP workers): no orphan purge at start and no hourly clean-up; the supervisor does both. */
+export function createIdempotencyStore(sqlite: Database, log: Logger, opts: { retentionMs?: number; now?: () => number; housekeeping?: boolean } = {}) {
   const retentionMs = opts.retentionMs ?? RETENTION_MS;
   const now = opts.now ?? Date.now;
   const find = sqlite.query<{ request_hash: string; state: string; status: number | null; response_body: string | null; expires_at: number }, [string, string]>(
@@ -84,6 +85,7 @@ export function createIdempotencyStore(sqlite: Database, log: Logger, opts: { re
     return purgeExpired.run(now()).changes;
   }
 
+  if (opts.housekeeping === false) return { begin, complete, abandon, cleanup, stop: () => {} };
   purgeOrphans.run();
   cleanup();
   const timer = setInterval(() => {

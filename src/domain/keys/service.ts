@@ -7,6 +7,7 @@ import { BadRequest, NotFound } from "../../errors";
 import { displayPrefix, generateSecret, hashSecret } from "./secret";
 import { isScope, SCOPES, type Scope } from "./scopes";
 import { normalizeOrigins } from "./origins";
+import type { ChangePublisher } from "../changes/types";
 
 export interface CreateKeyInput {
   orgId: number;
@@ -106,7 +107,7 @@ export function getKey(db: Db, orgId: number, id: number): KeyRecord {
 }
 
 /** Applies the given fields (null clears an optional one); revoked keys cannot change. */
-export function updateKey(db: Db, orgId: number, id: number, input: UpdateKeyInput): KeyRecord {
+export function updateKey(db: Db, changes: ChangePublisher, orgId: number, id: number, input: UpdateKeyInput): KeyRecord {
   const current = getKey(db, orgId, id);
   if (current.revokedAt !== null) throw new BadRequest(`API key ${id} is revoked; create a new key instead`);
   const set: Partial<KeyRecord> = {};
@@ -117,14 +118,21 @@ export function updateKey(db: Db, orgId: number, id: number, input: UpdateKeyInp
   if (input.rateLimitPerMinute !== undefined) set.rateLimitPerMinute = checkPositive("rate_limit_per_minute", input.rateLimitPerMinute, MAX_RATE_LIMIT);
   if (input.monthlyQuota !== undefined) set.monthlyQuota = checkPositive("monthly_quota", input.monthlyQuota, MAX_MONTHLY_QUOTA);
   if (!Object.keys(set).length) return current;
-  return db.update(apiKeys).set(set).where(and(eq(apiKeys.orgId, orgId), eq(apiKeys.id, id))).returning().get()!;
+  return db.transaction((tx) => {
+    const updated = tx.update(apiKeys).set(set).where(and(eq(apiKeys.orgId, orgId), eq(apiKeys.id, id))).returning().get()!;
+    changes.publish({ kind: "key", keyId: id });
+    return updated;
+  });
 }
 
 /** Revokes a key; true when it was active. Its secret answers 401 from then on. */
-export function revokeKey(db: Db, orgId: number, id: number): boolean {
+export function revokeKey(db: Db, changes: ChangePublisher, orgId: number, id: number): boolean {
   const current = getKey(db, orgId, id);
   if (current.revokedAt !== null) return false;
-  db.update(apiKeys).set({ revokedAt: Date.now() }).where(eq(apiKeys.id, id)).run();
+  db.transaction((tx) => {
+    tx.update(apiKeys).set({ revokedAt: Date.now() }).where(eq(apiKeys.id, id)).run();
+    changes.publish({ kind: "key", keyId: id });
+  });
   return true;
 }
 

@@ -1,7 +1,7 @@
 // Styles: drafts, immutable published versions, the resolved public JSON and its cache. Plain
 // TypeScript, no Elysia. Stored styles keep mapstead:// references; reads rewrite them to absolute URLs
 // under PUBLIC_URL (references.ts). The resolved bytes of each (style, version) are cached until the
-// style changes; writes made by another process (the CLI) are noticed through SQLite's data_version.
+// change bus says the style changed (here, or in another process through the bus's watcher).
 import { createHash } from "node:crypto";
 import { and, desc, eq, max } from "drizzle-orm";
 import type { AppContext } from "../../context";
@@ -14,6 +14,7 @@ import type { SpriteSet } from "../../sprites/build";
 import { findRefs, pinKey, rewriteRefs } from "./references";
 import { assertValidStyle, type ReferenceWorld } from "./validate";
 import type { FontCatalog } from "../fonts/catalog";
+import type { ChangeBus } from "../changes/bus";
 
 export type Visibility = "public" | "private";
 
@@ -50,7 +51,6 @@ export interface ResolvedStyle {
 }
 
 const VERSION_RE = /^[1-9][0-9]{0,8}$/;
-export const OUTSIDE_WRITES_RECHECK_MS = 1000;
 const STYLE_NOT_FOUND = "STYLE_NOT_FOUND";
 
 export const styleNotFound = () => new NotFound("No published style at this URL", STYLE_NOT_FOUND);
@@ -70,7 +70,7 @@ const isUniqueViolation = (err: unknown) => err instanceof Error && /UNIQUE cons
 
 export const etagOf = (bytes: string | Uint8Array) => `"${createHash("sha256").update(bytes).digest("base64url").slice(0, 32)}"`;
 
-export function createStylesService(ctx: AppContext, deps: { tilesets: TilesetLookup; fonts: FontCatalog; sprites: SpriteStore }) {
+export function createStylesService(ctx: AppContext, deps: { tilesets: TilesetLookup; fonts: FontCatalog; sprites: SpriteStore; changes: ChangeBus }) {
   const base = ctx.config.publicUrl.replace(/\/+$/, "");
   const { tilesets, fonts, sprites } = deps;
   const cache = new Map<string, ResolvedStyle>();
@@ -85,28 +85,15 @@ export function createStylesService(ctx: AppContext, deps: { tilesets: TilesetLo
   const tilesetVisibility = ctx.sqlite.query<{ visibility: string; org_id: number }, [string, string]>(
     "SELECT t.visibility, t.org_id FROM tilesets t JOIN orgs o ON o.id = t.org_id WHERE o.slug = ? AND t.slug = ?",
   );
-  const dataVersion = ctx.sqlite.query<{ data_version: number }, []>("PRAGMA data_version");
-  let seenDataVersion = dataVersion.get()!.data_version;
-  let checkedAt = Date.now();
-
-  function invalidate(): void {
-    cache.clear();
+  /** Forgets the cached answers of one style (its stable URL and every version). */
+  function forget(owner: string, slug: string): void {
+    const stable = `${owner}/${slug}`;
+    for (const key of cache.keys()) if (key === stable || key.startsWith(`${stable}@`)) cache.delete(key);
   }
-
-  /**
-   * Another connection (the CLI) committed: anything cached may be stale. Looked at no more than once a
-   * second, so the hot path stays a map lookup; this process's own writes invalidate at once.
-   */
-  function noticeOutsideWrites(): void {
-    const now = Date.now();
-    if (now - checkedAt < OUTSIDE_WRITES_RECHECK_MS) return;
-    checkedAt = now;
-    const v = dataVersion.get()!.data_version;
-    if (v !== seenDataVersion) {
-      seenDataVersion = v;
-      cache.clear();
-    }
-  }
+  deps.changes.on((change) => {
+    if (change.kind === "style") forget(change.owner, change.slug);
+  });
+  const changed = (org: OrgRef, slug: string) => deps.changes.publish({ kind: "style", owner: org.slug, slug });
 
   function world(org: OrgRef, style: { slug: string; draftSpritePath: string | null }): ReferenceWorld {
     const visible = (owner: string, tileset: string) => {
@@ -132,7 +119,6 @@ export function createStylesService(ctx: AppContext, deps: { tilesets: TilesetLo
   }
 
   function resolvePublic(owner: string, param: string): ResolvedStyle | null {
-    noticeOutsideWrites();
     const key = `${owner}/${param}`;
     const hit = cache.get(key);
     if (hit) return hit;
@@ -199,7 +185,7 @@ export function createStylesService(ctx: AppContext, deps: { tilesets: TilesetLo
     }
     if (patch.visibility !== undefined) set.visibility = patch.visibility;
     const out = ctx.db.update(styles).set(set).where(eq(styles.id, row.id)).returning().get() as StyleRow;
-    invalidate();
+    changed(org, slug);
     return out;
   }
 
@@ -207,7 +193,7 @@ export function createStylesService(ctx: AppContext, deps: { tilesets: TilesetLo
     const row = get(org, slug);
     assertValidStyle(draft, world(org, row));
     const out = ctx.db.update(styles).set({ draft, updatedAt: Date.now() }).where(eq(styles.id, row.id)).returning().get() as StyleRow;
-    invalidate();
+    changed(org, slug);
     return out;
   }
 
@@ -223,7 +209,7 @@ export function createStylesService(ctx: AppContext, deps: { tilesets: TilesetLo
     }
     // Published versions have their own links to the files; the old draft directory is no one's now.
     for (const stray of sprites.strayDrafts(row.id, rel)) sprites.remove(stray);
-    invalidate();
+    changed(org, slug);
     return out;
   }
 
@@ -234,7 +220,7 @@ export function createStylesService(ctx: AppContext, deps: { tilesets: TilesetLo
       throw new Conflict("The draft still references its sprite (mapstead://sprites/...); remove the 'sprite' property from the draft first");
     const out = ctx.db.update(styles).set({ draftSpritePath: null, updatedAt: Date.now() }).where(eq(styles.id, row.id)).returning().get() as StyleRow;
     sprites.remove(row.draftSpritePath);
-    invalidate();
+    changed(org, slug);
     return out;
   }
 
@@ -245,7 +231,7 @@ export function createStylesService(ctx: AppContext, deps: { tilesets: TilesetLo
       const exists = ctx.db.select({ id: styleVersions.id }).from(styleVersions).where(and(eq(styleVersions.styleId, row.id), eq(styleVersions.version, opts.version))).get();
       if (!exists) throw new NotFound(`Style '${org.slug}/${slug}' has no version ${opts.version}`, STYLE_NOT_FOUND);
       ctx.db.update(styles).set({ publishedVersion: opts.version, updatedAt: Date.now() }).where(eq(styles.id, row.id)).run();
-      invalidate();
+      changed(org, slug);
       return { version: opts.version, created: false };
     }
     assertValidStyle(row.draft, world(org, row));
@@ -265,7 +251,7 @@ export function createStylesService(ctx: AppContext, deps: { tilesets: TilesetLo
       if (isUniqueViolation(err)) throw new Conflict(`Version ${version} of '${org.slug}/${slug}' was just published by someone else; publish again`);
       throw err;
     }
-    invalidate();
+    changed(org, slug);
     return { version, created: true };
   }
 
@@ -273,7 +259,7 @@ export function createStylesService(ctx: AppContext, deps: { tilesets: TilesetLo
     const row = get(org, slug);
     if (row.publishedVersion === null) throw new Conflict(`Style '${org.slug}/${slug}' is not published`);
     ctx.db.update(styles).set({ publishedVersion: null, updatedAt: Date.now() }).where(eq(styles.id, row.id)).run();
-    invalidate();
+    changed(org, slug);
   }
 
   function versions(org: OrgRef, slug: string) {
@@ -290,7 +276,7 @@ export function createStylesService(ctx: AppContext, deps: { tilesets: TilesetLo
     const row = get(org, slug);
     ctx.db.delete(styles).where(eq(styles.id, row.id)).run();
     sprites.removeStyle(row.id);
-    invalidate();
+    changed(org, slug);
   }
 
   /** The draft with absolute URLs, for previews: stable TileJSON, the draft sprite through the management API. */
@@ -319,7 +305,6 @@ export function createStylesService(ctx: AppContext, deps: { tilesets: TilesetLo
     base,
     sprites,
     resolvePublic,
-    invalidate,
     orgBySlug,
     list,
     get,

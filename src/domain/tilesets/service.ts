@@ -13,7 +13,7 @@ import type { ProcessInput } from "../../tiles/process";
 import { recipeProblem, type Recipe } from "../../tiles/recipe";
 import type { TileFacts } from "../../tiles/source";
 import { isSlug } from "../orgs/slug";
-import type { TilesetEvents } from "./events";
+import type { ChangePublisher } from "../changes/types";
 import { headOf, type ReceivedUpload } from "./upload";
 import type { TilesetLookup } from "./lookup";
 import { processInWorker } from "../../jobs/worker-host";
@@ -100,7 +100,7 @@ function removeRel(ctx: AppContext, rel: string | null | undefined) {
 export type TilesetService = ReturnType<typeof createTilesetService>;
 
 /** Built once by createServices and shared by the HTTP routes and the CLI. */
-export function createTilesetService(ctx: AppContext, deps: { events: TilesetEvents; lookup: TilesetLookup }) {
+export function createTilesetService(ctx: AppContext, deps: { changes: ChangePublisher; lookup: TilesetLookup }) {
   const db = ctx.db;
   const queue = createJobQueue(ctx.sqlite);
   let runner: JobRunner | null = null;
@@ -117,7 +117,7 @@ export function createTilesetService(ctx: AppContext, deps: { events: TilesetEve
     return v;
   }
 
-  const changed = (org: Org, t: TilesetRow) => deps.events.emit({ owner: org.slug, slug: t.slug });
+  const changed = (org: Org, t: TilesetRow) => deps.changes.publish({ kind: "tileset", owner: org.slug, slug: t.slug });
 
   function abortJobsOf(versionIds: Set<number>) {
     runner?.abortIf((job) => versionIds.has(Number(job.payload.versionId)));

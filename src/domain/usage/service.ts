@@ -59,7 +59,10 @@ export interface QuotaState {
   limit: number | null;
 }
 
-export function createUsageService(sqlite: Database, log: Logger) {
+/** Where a worker of a cluster sends its counts instead of the database (the supervisor writes them). */
+export type UsageSink = (counts: [keyId: number, day: string, service: string, n: number][], times: [keyId: number, at: number][]) => void;
+
+export function createUsageService(sqlite: Database, log: Logger, opts: { sink?: UsageSink } = {}) {
   /** counters with calls not yet written */
   const dirty = new Set<Reservation>();
   const monthly = new Map<number, MonthEntry>();
@@ -126,10 +129,16 @@ export function createUsageService(sqlite: Database, log: Logger) {
       return;
     }
     try {
-      sqlite.transaction(() => {
-        for (const [c, n] of counts) upsert.run(c.keyId, c.day, c.service, n);
-        for (const [id, t] of times) writeLastUsed.run(t, id);
-      })();
+      if (opts.sink)
+        opts.sink(
+          counts.map(([c, n]) => [c.keyId, c.day, c.service, n]),
+          times.map(([id, t]) => [id, t]),
+        );
+      else
+        sqlite.transaction(() => {
+          for (const [c, n] of counts) upsert.run(c.keyId, c.day, c.service, n);
+          for (const [id, t] of times) writeLastUsed.run(t, id);
+        })();
     } catch (err) {
       log.error("usage flush failed; will retry", { error: String(err) });
       return;
@@ -140,6 +149,32 @@ export function createUsageService(sqlite: Database, log: Logger) {
       lastWritten.set(id, now);
       if (lastUsed.get(id) === t) lastUsed.delete(id);
     }
+  }
+
+  /** Counts `n` calls a worker already admitted (the supervisor of a cluster); written with the next flush. */
+  function record(keyId: number, day: string, service: string, n: number): void {
+    const m = monthEntry(keyId, day.slice(0, 7));
+    m.used = Math.max(0, m.used + n);
+    let c = m.counters.get(service);
+    if (!c || c.day !== day) {
+      c = { keyId, day, service, pending: 0, month: m };
+      m.counters.set(service, c);
+    }
+    c.pending += n;
+    dirty.add(c);
+  }
+
+  /**
+   * Sets a key's monthly total to what the supervisor counted (`counted`, all workers' reported calls)
+   * plus this process's calls not yet in it: `unreported` sent but not yet acknowledged, and those
+   * still pending here.
+   */
+  function adoptMonth(keyId: number, month: string, counted: number, unreported: number): void {
+    let pending = 0;
+    for (const c of dirty) if (c.keyId === keyId && c.day.startsWith(month)) pending += c.pending;
+    const m = monthly.get(keyId);
+    if (m && m.month === month) m.used = counted + unreported + pending;
+    else monthly.set(keyId, { month, used: counted + unreported + pending, counters: new Map() });
   }
 
   /** Calls this month so far, including those not yet written. */
@@ -158,7 +193,7 @@ export function createUsageService(sqlite: Database, log: Logger) {
     monthly.delete(keyId);
   }
 
-  return { reserve, refund, touch, flush, usedThisMonth, lastUsedAt, forget };
+  return { reserve, refund, touch, flush, record, adoptMonth, usedThisMonth, lastUsedAt, forget };
 }
 
 export type UsageService = ReturnType<typeof createUsageService>;

@@ -29,7 +29,7 @@ async function readUpload(request: Request, queryName: string | undefined): Prom
 }
 
 export function fontsModule(services: Services, authPlugin: AuthPlugin) {
-  const { ctx, fonts: catalog } = services;
+  const { ctx, fonts: catalog, changes } = services;
   return new Elysia({ name: "fonts" })
     .use(authPlugin)
     .get("/api/v1/fonts", () => ({ fonts: listFonts(catalog) }), {
@@ -42,7 +42,7 @@ export function fontsModule(services: Services, authPlugin: AuthPlugin) {
       async ({ caller, request, query, set }) => {
         if (caller.kind !== "session" || !caller.isAdmin) throw new Forbidden("Only administrators can install fonts");
         const upload = await readUpload(request, query.name);
-        const font = installFont(ctx, catalog, upload.bytes, { name: upload.name });
+        const font = installFont(ctx, catalog, changes, upload.bytes, { name: upload.name });
         set.status = 201;
         return font;
       },

@@ -32,7 +32,7 @@ function day(name: string, raw: string): string {
 const expiry = (raw: string | null | undefined) => (raw === undefined ? undefined : raw === null ? null : parseExpiry(raw));
 
 export function keysModule(services: Services, authPlugin: AuthPlugin) {
-  const { ctx, auth } = services;
+  const { ctx, auth, changes } = services;
   const errors = { 400: ErrorEnvelope, 401: ErrorEnvelope, 403: ErrorEnvelope, 404: ErrorEnvelope };
 
   const out = (k: KeyRecord) => keyView(k, auth.usage.lastUsedAt(k.id, k.lastUsedAt));
@@ -90,7 +90,7 @@ export function keysModule(services: Services, authPlugin: AuthPlugin) {
       ({ caller, params, body }) => {
         const org = requireOrgAccess(ctx.db, params.org, caller, { minRole: "admin" });
         const id = keyId(params.id);
-        const updated = updateKey(ctx.db, org.id, id, {
+        const updated = updateKey(ctx.db, changes, org.id, id, {
           name: body.name,
           scopes: body.scopes,
           allowedOrigins: body.allowed_origins,
@@ -98,7 +98,6 @@ export function keysModule(services: Services, authPlugin: AuthPlugin) {
           rateLimitPerMinute: body.rate_limit_per_minute,
           monthlyQuota: body.monthly_quota,
         });
-        auth.invalidateKey(id);
         ctx.log.info("api key updated", { org: org.slug, key_id: id, fields: Object.keys(body), by_user_id: (caller as SessionCaller).userId });
         return out(updated);
       },
@@ -116,8 +115,7 @@ export function keysModule(services: Services, authPlugin: AuthPlugin) {
       ({ caller, params, set }) => {
         const org = requireOrgAccess(ctx.db, params.org, caller, { minRole: "admin" });
         const id = keyId(params.id);
-        const revoked = revokeKey(ctx.db, org.id, id);
-        auth.invalidateKey(id);
+        const revoked = revokeKey(ctx.db, changes, org.id, id);
         if (revoked) ctx.log.info("api key revoked", { org: org.slug, key_id: id, by_user_id: (caller as SessionCaller).userId });
         set.status = 204;
       },

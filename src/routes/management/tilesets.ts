@@ -57,7 +57,7 @@ export function recipeFrom(query: Record<string, unknown>, fields: Record<string
 
 export function tilesetsModule(services: Services, authPlugin: AuthPlugin) {
   const { ctx, tilesets: service } = services;
-  service.startWorker();
+  services.startJobs();
   const errors = { 400: ErrorEnvelope, 401: ErrorEnvelope, 403: ErrorEnvelope, 404: ErrorEnvelope };
   const access = (caller: Caller, org: string) => requireOrgAccess(ctx.db, org, caller, { keyScope: "tilesets:write" });
   const auth = { scope: "tilesets:write" as const };
