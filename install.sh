@@ -149,6 +149,13 @@ DATA_DIR=$STATE_DIR
 #ELEVATION_INTERNAL_URL=http://opentopodata:5000/v1/srtm30m
 #ELEVATION_TIMEOUT_MS=5000
 
+# OSRM or Valhalla routing server, which engine it is, and its profile names
+# (defaults: OSRM driving=car,walking=foot,cycling=bike; Valhalla auto, pedestrian, bicycle).
+#ROUTING_INTERNAL_URL=http://osrm:5000
+#ROUTING_ENGINE=osrm
+#ROUTING_TIMEOUT_MS=5000
+#ROUTING_PROFILES=driving=car,walking=foot,cycling=bike
+
 # Largest accepted upload in MiB; larger ones get 413.
 #MAX_UPLOAD_MB=2048
 

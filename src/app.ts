@@ -23,6 +23,7 @@ import { geocodingModule } from "./routes/services/geocoding";
 import { elevationModule } from "./routes/services/elevation";
 import { homeModule } from "./routes/web/home";
 import { consoleModule } from "./modules/console";
+import { routingRoutes } from "./routes/services/routing";
 
 export function createApp(services: Services) {
   const { ctx } = services;
@@ -43,6 +44,7 @@ export function createApp(services: Services) {
     .use(stylesModule(services, callers))
     .use(geocodingModule(services, callers))
     .use(elevationModule(services, callers))
+    .use(routingRoutes(services, callers))
     .use(publicFontsModule(services))
     .use(fontsModule(services, callers))
     .use(tilesetsModule(services, callers))

@@ -9,6 +9,7 @@ import { createAuthService, type CallCounters } from "./domain/accounts/auth";
 import { createElevationService } from "./domain/elevation/service";
 import { FontCatalog } from "./domain/fonts/catalog";
 import { createGeocodingService } from "./domain/geocoding/service";
+import { createRoutingService } from "./domain/routing/service";
 import { createHealthService } from "./domain/health/service";
 import { createIdempotencyStore } from "./domain/idempotency/service";
 import { createSpriteStore } from "./domain/sprites/store";
@@ -54,6 +55,7 @@ export function createServices(ctx: AppContext, opts: ServiceOptions = {}) {
   });
   const geocoding = once(() => createGeocodingService(ctx));
   const elevation = once(() => createElevationService(ctx));
+  const routing = once(() => createRoutingService(ctx));
   const idempotency = once(() => {
     const store = createIdempotencyStore(ctx.sqlite, ctx.log, { housekeeping: !opts.worker });
     ctx.onShutdown(() => store.stop());
@@ -85,6 +87,7 @@ export function createServices(ctx: AppContext, opts: ServiceOptions = {}) {
     get tiles() { return tiles(); },
     get geocoding() { return geocoding(); },
     get elevation() { return elevation(); },
+    get routing() { return routing(); },
     get idempotency() { return idempotency(); },
     get health() { return health(); },
     get metrics() { return metrics(); },

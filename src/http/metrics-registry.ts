@@ -9,6 +9,7 @@ const GROUPS: [string, RegExp][] = [
   ["fonts", /^\/fonts\/v1/],
   ["geocoding", /^\/geocoding\/v1\//],
   ["elevation", /^\/elevation\/v1\//],
+  ["routing", /^\/routing\/v1\//],
   ["management", /^\/api\/v1\//],
   ["health", /^\/(health|setup)/],
   ["docs", /^\/(docs|openapi\.json)/],

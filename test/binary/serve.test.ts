@@ -43,7 +43,7 @@ describe("the compiled binary serving", () => {
     expect(detailed.status).toBe(200);
     const body = await detailed.json();
     expect(body.status).toBe("ok");
-    expect(Object.keys(body.components).sort()).toEqual(["database", "elevation", "geocoder", "jobs", "storage"]);
+    expect(Object.keys(body.components).sort()).toEqual(["database", "elevation", "geocoder", "jobs", "router", "storage"]);
     expect(body.components.database.status).toBe("ok");
     expect(body.components.geocoder.status).toBe("not_configured");
   }, 60_000);

@@ -28,6 +28,10 @@ describe("defaults", () => {
       elevationUrl: null,
       geocoderTimeoutMs: 5000,
       elevationTimeoutMs: 5000,
+      routingUrl: null,
+      routingEngine: "osrm",
+      routingTimeoutMs: 5000,
+      routingProfiles: { driving: "car", walking: "foot", cycling: "bike" },
       maxUploadMb: 2048,
       rateLimitPerMinute: 600,
       trustProxy: false,
@@ -82,6 +86,15 @@ describe("every setting accepts its documented form", () => {
     expect(c.workerHeader).toBe(true);
   });
 
+  test("routing: engine, timeout, and profile names over the engine's defaults", () => {
+    const c = loadConfig({ ROUTING_INTERNAL_URL: "http://valhalla:8002/", ROUTING_ENGINE: " Valhalla ", ROUTING_TIMEOUT_MS: "2500", ROUTING_PROFILES: "walking = hiking, cycling=mtb" });
+    expect(c.routingUrl).toBe("http://valhalla:8002");
+    expect(c.routingEngine).toBe("valhalla");
+    expect(c.routingTimeoutMs).toBe(2500);
+    expect(c.routingProfiles).toEqual({ driving: "auto", walking: "hiking", cycling: "mtb" });
+    expect(loadConfig({ ROUTING_PROFILES: "driving=driving" }).routingProfiles).toEqual({ driving: "driving", walking: "foot", cycling: "bike" });
+  });
+
   test("booleans", () => {
     for (const v of ["1", "true", "yes", "on", "TRUE"]) expect(loadConfig({ TRUST_PROXY: v }).trustProxy).toBe(true);
     for (const v of ["0", "false", "no", "off"]) expect(loadConfig({ TRUST_PROXY: v }).trustProxy).toBe(false);
@@ -114,6 +127,11 @@ describe("bad values name the setting and what it accepts", () => {
     [{ ALLOWED_HOSTS: "https://x.example.com" }, "ALLOWED_HOSTS", "comma-separated host names"],
     [{ LOG_LEVEL: "verbose" }, "LOG_LEVEL", "one of debug, info, warn, error"],
     [{ DATA_DIR: "   " }, "DATA_DIR", "a directory path"],
+    [{ ROUTING_INTERNAL_URL: "osrm:5000" }, "ROUTING_INTERNAL_URL", "http(s)"],
+    [{ ROUTING_ENGINE: "graphhopper" }, "ROUTING_ENGINE", "osrm or valhalla"],
+    [{ ROUTING_TIMEOUT_MS: "0" }, "ROUTING_TIMEOUT_MS", "an integer from 100 to 120000"],
+    [{ ROUTING_PROFILES: "flying=plane" }, "ROUTING_PROFILES", "driving, walking, cycling"],
+    [{ ROUTING_PROFILES: "driving=car/fast" }, "ROUTING_PROFILES", "profile=name pairs"],
     [{ WORKERS: "0" }, "WORKERS", "an integer from 1 to 256"],
     [{ WORKERS: "all" }, "WORKERS", "an integer from 1 to 256"],
     [{ WORKER_HEADER: "sometimes" }, "WORKER_HEADER", "true or false"],
@@ -130,7 +148,7 @@ describe("bad values name the setting and what it accepts", () => {
 
   test("every setting in SETTINGS says what it accepts", () => {
     expect(SETTINGS.map((s) => s.name).sort()).toEqual(
-      ["ALLOWED_HOSTS", "DATA_DIR", "ELEVATION_INTERNAL_URL", "ELEVATION_TIMEOUT_MS", "GEOCODER_INTERNAL_URL", "GEOCODER_TIMEOUT_MS", "HOST", "LOG_LEVEL", "MAX_UPLOAD_MB", "PORT", "PUBLIC_URL", "RATE_LIMIT_PER_MINUTE", "TRUST_PROXY", "WORKERS", "WORKER_HEADER"].sort(),
+      ["ALLOWED_HOSTS", "DATA_DIR", "ELEVATION_INTERNAL_URL", "ELEVATION_TIMEOUT_MS", "GEOCODER_INTERNAL_URL", "GEOCODER_TIMEOUT_MS", "HOST", "LOG_LEVEL", "MAX_UPLOAD_MB", "PORT", "PUBLIC_URL", "RATE_LIMIT_PER_MINUTE", "ROUTING_ENGINE", "ROUTING_INTERNAL_URL", "ROUTING_PROFILES", "ROUTING_TIMEOUT_MS", "TRUST_PROXY", "WORKERS", "WORKER_HEADER"].sort(),
     );
     for (const s of SETTINGS) expect(s.accepts.length).toBeGreaterThan(5);
   });

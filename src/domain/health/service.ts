@@ -4,6 +4,7 @@ import type { AppContext } from "../../context";
 import { cachedProbe, type ComponentStatus, type ProbeResult } from "../../backends/probe";
 import { probeGeocoder } from "../../backends/geocoder/probe";
 import { probeElevation } from "../../backends/elevation/probe";
+import { probeRouter } from "../../backends/routing/probe";
 import { LOW_DISK_BYTES, gib, storageFacts } from "./storage";
 
 export interface DetailedHealth {
@@ -16,6 +17,7 @@ export interface DetailedHealth {
 export function createHealthService(ctx: AppContext) {
   const geocoder = cachedProbe(() => probeGeocoder(ctx.config));
   const elevation = cachedProbe(() => probeElevation(ctx.config));
+  const router = cachedProbe(() => probeRouter(ctx.config));
   const jobCounts = ctx.sqlite.query<{ state: string; n: number; oldest: number | null }, []>(
     "SELECT state, COUNT(*) AS n, MIN(created_at) AS oldest FROM jobs WHERE state IN ('queued','running') GROUP BY state",
   );
@@ -54,9 +56,9 @@ export function createHealthService(ctx: AppContext) {
   }
 
   async function detailed(): Promise<DetailedHealth> {
-    const [geo, elev] = await Promise.all([geocoder(), elevation()]);
+    const [geo, elev, route] = await Promise.all([geocoder(), elevation(), router()]);
     const strip = ({ fix: _fix, ...rest }: ProbeResult) => rest;
-    const components = { database: strip(database()), storage: strip(storage()), jobs: strip(jobs()), geocoder: strip(geo), elevation: strip(elev) };
+    const components = { database: strip(database()), storage: strip(storage()), jobs: strip(jobs()), geocoder: strip(geo), elevation: strip(elev), router: strip(route) };
     const coreDown = components.database.status === "down" || components.storage.status === "down";
     const anyBad = Object.values(components).some((c) => c.status === "degraded" || c.status === "down");
     return {
@@ -67,7 +69,7 @@ export function createHealthService(ctx: AppContext) {
     };
   }
 
-  return { detailed, geocoder, elevation, database, storage };
+  return { detailed, geocoder, elevation, router, database, storage };
 }
 
 export type HealthService = ReturnType<typeof createHealthService>;

@@ -5,6 +5,7 @@ import type { Config } from "../../config";
 import { migrationStatus } from "../../db/migrate";
 import { probeGeocoder } from "../../backends/geocoder/probe";
 import { probeElevation } from "../../backends/elevation/probe";
+import { probeRouter } from "../../backends/routing/probe";
 import type { ProbeResult } from "../../backends/probe";
 import { LOW_DISK_BYTES, gib, storageFacts } from "../health/storage";
 
@@ -31,6 +32,7 @@ export interface PreflightDeps {
   listening?: boolean;
   probeGeocoder?: () => Promise<ProbeResult>;
   probeElevation?: () => Promise<ProbeResult>;
+  probeRouter?: () => Promise<ProbeResult>;
 }
 
 const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "::1", "[::1]"]);
@@ -98,9 +100,10 @@ function backendCheck(id: string, r: ProbeResult): Check {
 
 export async function runPreflight(deps: PreflightDeps): Promise<PreflightReport> {
   const { config, sqlite } = deps;
-  const [geo, elev] = await Promise.all([
+  const [geo, elev, route] = await Promise.all([
     (deps.probeGeocoder ?? (() => probeGeocoder(config)))(),
     (deps.probeElevation ?? (() => probeElevation(config)))(),
+    (deps.probeRouter ?? (() => probeRouter(config)))(),
   ]);
   const databaseChecks: Check[] = sqlite
     ? [sqliteCheck(sqlite), migrationsCheck(sqlite), adminCheck(sqlite)]
@@ -119,6 +122,7 @@ export async function runPreflight(deps: PreflightDeps): Promise<PreflightReport
     ...databaseChecks,
     backendCheck("geocoder", geo),
     backendCheck("elevation", elev),
+    backendCheck("router", route),
   ];
   return { ok: checks.every((c) => c.status !== "fail"), checks };
 }

@@ -36,7 +36,7 @@ export function docsModule({ ctx }: Services) {
             title: "Mapstead API",
             version: ctx.version,
             description:
-              "Self-hosted map publishing: styles, TileJSON, tiles, glyphs and sprites for MapLibre/Mapbox GL clients, key-protected geocoding and elevation, and the management API. Errors use one JSON envelope (error.code, error.message, optional error.details); every response carries X-Request-Id.",
+              "Self-hosted map publishing: styles, TileJSON, tiles, glyphs and sprites for MapLibre/Mapbox GL clients, key-protected geocoding, elevation and routing, and the management API. Errors use one JSON envelope (error.code, error.message, optional error.details); every response carries X-Request-Id.",
           },
           servers: [{ url: ctx.config.publicUrl }],
           tags: [
@@ -46,6 +46,7 @@ export function docsModule({ ctx }: Services) {
             { name: "Fonts", description: "Glyph ranges for map labels" },
             { name: "Geocoding", description: "Forward, reverse, autocomplete and batch geocoding (API key with the geocoding scope)" },
             { name: "Elevation", description: "Point and along-route elevation (API key with the elevation scope)" },
+            { name: "Routing", description: "Routes and travel-time matrices over OSRM or Valhalla (API key with the routing scope)" },
             { name: "Session", description: "Console login and logout" },
             { name: "Organizations", description: "Organizations and their members" },
             { name: "Keys", description: "API keys of an organization" },

@@ -13,6 +13,6 @@ export const DetailedHealth = t.Object({
   version: t.String(),
   uptime_s: t.Number(),
   components: t.Record(t.String(), ComponentHealth, {
-    description: "database, storage, jobs, geocoder, elevation",
+    description: "database, storage, jobs, geocoder, elevation, router",
   }),
 });

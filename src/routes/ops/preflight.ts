@@ -8,6 +8,7 @@ import { runPreflight } from "../../domain/preflight/checks";
 import { cachedProbe } from "../../backends/probe";
 import { probeGeocoder } from "../../backends/geocoder/probe";
 import { probeElevation } from "../../backends/elevation/probe";
+import { probeRouter } from "../../backends/routing/probe";
 import { preflightPage } from "../../web/preflight-page";
 import { PreflightReport } from "./preflight.model";
 import { ErrorEnvelope } from "../../http/error-response";
@@ -17,6 +18,7 @@ export function preflightModule(services: Services) {
   // Cached like /health/detailed's, so the page cannot be used to hammer the backends.
   const geocoder = cachedProbe(() => probeGeocoder(ctx.config));
   const elevation = cachedProbe(() => probeElevation(ctx.config));
+  const router = cachedProbe(() => probeRouter(ctx.config));
   const adminCount = ctx.sqlite.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM users WHERE is_admin = 1");
   return new Elysia({ name: "preflight" }).get(
     "/setup/preflight",
@@ -24,7 +26,7 @@ export function preflightModule(services: Services) {
       const hasAdmin = adminCount.get()!.n > 0;
       if (hasAdmin && !isLoopbackIp(clientIp(request, server, ctx.config)) && !auth.sessionFromRequest(request)?.isAdmin)
         throw new NotFound("Preflight is visible to admins and loopback callers once an admin exists");
-      const report = await runPreflight({ config: ctx.config, sqlite: ctx.sqlite, listening: true, probeGeocoder: geocoder, probeElevation: elevation });
+      const report = await runPreflight({ config: ctx.config, sqlite: ctx.sqlite, listening: true, probeGeocoder: geocoder, probeElevation: elevation, probeRouter: router });
       set.headers["cache-control"] = "no-store";
       if ((request.headers.get("accept") ?? "").includes("text/html")) {
         set.headers["content-type"] = "text/html; charset=utf-8";

@@ -69,7 +69,7 @@ describe("GET /health/detailed", () => {
     const body = await res.json();
     expect(body).toMatchObject({ status: "ok", version: t.ctx.version });
     expect(typeof body.uptime_s).toBe("number");
-    expect(Object.keys(body.components).sort()).toEqual(["database", "elevation", "geocoder", "jobs", "storage"]);
+    expect(Object.keys(body.components).sort()).toEqual(["database", "elevation", "geocoder", "jobs", "router", "storage"]);
     for (const c of Object.values(body.components) as { status: string; detail: string }[]) {
       expect(["ok", "degraded", "down", "not_configured"]).toContain(c.status);
       expect(c.detail.length).toBeGreaterThan(0);

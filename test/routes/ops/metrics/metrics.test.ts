@@ -16,6 +16,7 @@ afterAll(async () => {
 test("/metrics counts requests by route group for a loopback caller", async () => {
   await t.fetch("/health");
   await t.fetch("/tiles/v1/nobody/none.json");
+  await t.fetch("/routing/v1/driving/13.38,52.51;13.39,52.52");
   await Bun.sleep(10); // after-response hooks run once the response is handed back
   const res = await t.fetch("/metrics");
   expect(res.status).toBe(200);
@@ -23,6 +24,7 @@ test("/metrics counts requests by route group for a loopback caller", async () =
   const body = await res.text();
   expect(body).toMatch(/mapstead_http_requests_total\{group="health",method="GET",status="2xx"\} [1-9]/);
   expect(body).toMatch(/mapstead_http_requests_total\{group="tiles",method="GET",status="4xx"\} [1-9]/);
+  expect(body).toMatch(/mapstead_http_requests_total\{group="routing",method="GET",status="4xx"\} [1-9]/);
   expect(body).toContain("mapstead_http_request_duration_seconds_bucket");
   expect(body).toContain("mapstead_jobs_queued 0");
 });
