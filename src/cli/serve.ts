@@ -16,7 +16,7 @@ import { bold, printErr } from "./output";
 import { removeSetupTokenFile, writeSetupTokenFile } from "../domain/accounts/setup-token-file";
 import type { Config } from "../config";
 import { drain } from "../cluster/drain";
-import { startCluster } from "../cluster/supervisor";
+import { startCluster, type Cluster } from "../cluster/supervisor";
 
 /** PORT=0 means "any free port"; resolve it first so PUBLIC_URL's default names the real port. */
 function withConcretePort(config: Readonly<Config>): Readonly<Config> {
@@ -41,7 +41,7 @@ export const serveCommand: CliCommand = {
     const ctx = createContext(config, handle, log);
     const services = createServices(ctx);
     const app = config.workers === 1 ? createApp(services) : null;
-    const cluster = app ? null : startCluster(ctx, services);
+    let cluster: Cluster | null = null;
 
     // Handlers go in before listening, so a signal that arrives right after start is not fatal.
     let stopping = false;
@@ -50,7 +50,7 @@ export const serveCommand: CliCommand = {
       stopping = true;
       log.info("shutting down", { signal });
       if (app) await drain(app.server, log);
-      else await cluster!.stop();
+      else await cluster?.stop();
       await ctx.shutdown();
       log.info("stopped");
       process.exit(0);
@@ -66,7 +66,8 @@ export const serveCommand: CliCommand = {
       else {
         services.startJobs();
         void services.idempotency;
-        await cluster!.ready;
+        cluster = startCluster(ctx, services);
+        await cluster.ready;
       }
     } catch (err) {
       stopping = true;

@@ -36,8 +36,18 @@ export interface Cluster {
   stop(): Promise<void>;
 }
 
+/**
+ * Workers bind with SO_REUSEPORT, which would let a second appliance on the same port share the
+ * traffic of the first unnoticed. A plain bind first fails when anything holds the port.
+ */
+function assertPortFree(config: AppContext["config"]): void {
+  Bun.serve({ hostname: config.host, port: config.port, reusePort: false, fetch: () => new Response() }).stop(true);
+}
+
+/** Starts the workers; throws when the port is taken. */
 export function startCluster(ctx: AppContext, services: Services): Cluster {
   const { config, log } = ctx;
+  assertPortFree(config);
   const hub = createCounterHub(createRateLimiter(), services.auth.usage);
   const slots: WorkerSlot[] = Array.from({ length: config.workers }, (_, i) => ({ n: i + 1, proc: null, startedAt: 0, failures: 0 }));
   let stopping = false;
