@@ -19,6 +19,7 @@ import { createTilesetService } from "./domain/tilesets/service";
 import { createMetrics } from "./http/metrics-registry";
 import { GlyphStore } from "./read/glyphs";
 import { createSpriteFiles } from "./read/sprite-files";
+import { createStyleReads } from "./read/styles";
 import { createTileReads } from "./read/tile-answers";
 import { createTileCatalog } from "./read/tiles";
 
@@ -48,6 +49,7 @@ export function createServices(ctx: AppContext, opts: ServiceOptions = {}) {
   const styles = once(() => createStylesService(ctx, { tilesets: tilesetLookup(), fonts: fonts(), sprites: sprites(), changes }));
   const glyphs = once(() => new GlyphStore(ctx, fonts()));
   const spriteFiles = once(() => createSpriteFiles(sprites()));
+  const styleReads = once(() => createStyleReads(styles(), spriteFiles()));
   const tiles = once(() => {
     const reads = createTileReads(createTileCatalog(ctx, changes));
     ctx.onShutdown(() => reads.close());
@@ -79,6 +81,8 @@ export function createServices(ctx: AppContext, opts: ServiceOptions = {}) {
     get sprites() { return sprites(); },
     /** sprite files as HTTP answers with their ETags */
     get spriteFiles() { return spriteFiles(); },
+    /** published style JSON and sprites as read answers (src/read/styles.ts) */
+    get styleReads() { return styleReads(); },
     /** the font catalog: built-in and uploaded fonts */
     get fonts() { return fonts(); },
     /** glyph PBF ranges, built from the catalog's fonts and cached */

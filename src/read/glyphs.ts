@@ -11,6 +11,7 @@ import { BadRequest, NotFound } from "../errors";
 import { buildRangeGlyphs, encodeFontstack, parseFont, rangeName, readEncodedGlyphs, RANGE_SIZE, MAX_CODEPOINT, type EncodedGlyph, type ParsedFont } from "../glyphs";
 import type { FontCatalog, FontEntry } from "../domain/fonts/catalog";
 import { ByteLru } from "./byte-lru";
+import { strongEtag } from "./etag";
 
 /** Bump when the generator's output changes, so ranges cached on disk are rebuilt. */
 const GENERATOR_VERSION = 1;
@@ -57,10 +58,6 @@ export function parseFontstack(raw: string): string[] {
   return [...new Set(names)];
 }
 
-function etagOf(body: Uint8Array): string {
-  return `"${createHash("sha256").update(body).digest("base64url").slice(0, 27)}"`;
-}
-
 export class GlyphStore {
   private readonly cacheDir: string;
   private readonly memory = new ByteLru<GlyphAnswer | EncodedGlyph[]>(MEMORY_CACHE_BYTES);
@@ -100,7 +97,7 @@ export class GlyphStore {
       glyphs = [...chosen.values()].sort((a, b) => a.id - b.id);
     }
     const body = encodeFontstack(stackName, rangeName(start), glyphs);
-    const answer = { body, etag: etagOf(body) };
+    const answer = { body, etag: strongEtag(body) };
     this.memory.set(memoKey, answer, body.length + 128);
     return answer;
   }

@@ -6,16 +6,11 @@
 import { BadRequest, NotFound } from "../errors";
 import type { Viewer } from "../domain/accounts/auth";
 import { SLUG_PATTERN } from "../domain/orgs/slug";
-import { ifNoneMatchHits } from "../http/conditional";
+import { IMMUTABLE, STABLE, type ReadAnswer } from "./answer";
+import { ifNoneMatchHits } from "./etag";
 import { CONTENT_TYPES, EXTENSIONS, tileInRange } from "../tiles/source";
 import { TileCache } from "../tiles/tile-cache";
 import type { Served, TileCatalog } from "./tiles";
-
-export interface ReadAnswer {
-  status: number;
-  headers: Record<string, string>;
-  body: Uint8Array | string | null;
-}
 
 export interface TileRequest {
   owner: string;
@@ -28,8 +23,6 @@ export interface TileRequest {
 }
 
 const SLUG = new RegExp(SLUG_PATTERN);
-const IMMUTABLE = "public, max-age=31536000, immutable";
-const STABLE = "public, max-age=60";
 const VERSION_RE = /^[1-9]\d{0,9}$/;
 const INT_RE = /^\d{1,10}$/;
 /** Memory for recently served tiles, shared by every archive. */

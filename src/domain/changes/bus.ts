@@ -14,6 +14,7 @@ const PRUNE_EVERY_MS = 10 * 60 * 1000;
 
 export interface ChangeBusOptions {
   intervalMs?: number;
+  pruneEveryMs?: number;
 }
 
 export function createChangeBus(sqlite: Database, log: Logger, opts: ChangeBusOptions = {}) {
@@ -51,7 +52,7 @@ export function createChangeBus(sqlite: Database, log: Logger, opts: ChangeBusOp
       }
     }
     const now = Date.now();
-    if (now - prunedAt >= PRUNE_EVERY_MS) {
+    if (now - prunedAt >= (opts.pruneEveryMs ?? PRUNE_EVERY_MS)) {
       prunedAt = now;
       prune.run(now - CHANGE_LOG_RETENTION_MS);
     }

@@ -2,10 +2,10 @@
 // GET /fonts/v1/{fontstack}/{range}.pbf, built and cached by the glyph store (src/read/glyphs.ts).
 import { Elysia, t } from "elysia";
 import type { Services } from "../../services";
-import { ifNoneMatchHits } from "../../http/conditional";
+import { glyphAnswer } from "../../read/glyph-answers";
+import { sendAnswer } from "./answer";
 import { ErrorEnvelope, FontNames, GlyphParams, GlyphPbf } from "./fonts.model";
 
-const FONT_CACHE = "public, max-age=86400";
 const tags = ["Fonts"];
 
 export function publicFontsModule(services: Services) {
@@ -28,18 +28,7 @@ export function publicFontsModule(services: Services) {
     )
     .get(
       "/fonts/v1/:fontstack/:range",
-      async ({ params, request, set }) => {
-        const answer = await glyphs.range(params.fontstack, params.range);
-        set.headers["cache-control"] = FONT_CACHE;
-        set.headers["etag"] = answer.etag;
-        if (ifNoneMatchHits(request, answer.etag)) {
-          set.status = 304;
-          return "";
-        }
-        set.headers["content-type"] = "application/x-protobuf";
-        // Bytes, not a Response: Elysia sends them as they are, with the headers set above.
-        return answer.body;
-      },
+      async ({ params, request, set }) => sendAnswer(set, await glyphAnswer(glyphs, params, request)),
       {
         params: GlyphParams,
         response: { 200: GlyphPbf, 304: t.Any({ description: "Not modified" }), 400: ErrorEnvelope, 404: ErrorEnvelope },

@@ -3,17 +3,8 @@
 import { Elysia } from "elysia";
 import type { Services } from "../../services";
 import type { AuthPlugin } from "../../http/auth";
-import type { ReadAnswer } from "../../read/tile-answers";
+import { sendAnswer } from "./answer";
 import { ErrorEnvelope, TileJsonParams, TileParams } from "./tiles.model";
-
-// Answers are raw bytes or strings with headers on `set` (Elysia's fast path): a returned Response
-// would be re-wrapped around its body stream to merge the request-id and CORS headers.
-type Set = { headers: Record<string, unknown>; status?: unknown };
-function answer(set: Set, a: ReadAnswer) {
-  Object.assign(set.headers, a.headers);
-  set.status = a.status;
-  return a.body;
-}
 
 export function tilesModule(services: Services, authPlugin: AuthPlugin) {
   const { tiles } = services;
@@ -21,7 +12,7 @@ export function tilesModule(services: Services, authPlugin: AuthPlugin) {
     .use(authPlugin)
     .get(
       "/:owner/:name",
-      async ({ params, request, set, viewer }) => answer(set, await tiles.tileJson(params.owner, params.name, request, viewer)),
+      async ({ params, request, set, viewer }) => sendAnswer(set, await tiles.tileJson(params.owner, params.name, request, viewer)),
       {
         viewer: true,
         params: TileJsonParams,
@@ -35,7 +26,7 @@ export function tilesModule(services: Services, authPlugin: AuthPlugin) {
     )
     .get(
       "/:owner/:name/:z/:x/:y",
-      async ({ params, request, set, viewer }) => answer(set, await tiles.tile(params, request, viewer)),
+      async ({ params, request, set, viewer }) => sendAnswer(set, await tiles.tile(params, request, viewer)),
       {
         viewer: true,
         params: TileParams,
