@@ -8,7 +8,7 @@
 import { availableParallelism } from "node:os";
 import { serveTestApp } from "../test/support/app";
 import { launchBrowser, openMap } from "../test/support/browser";
-import { buildWorld } from "../test/render/service/world";
+import { buildWorld } from "../test/read/render/world";
 import { median, percentile, QUICK, report } from "./lib";
 
 const SIZE = 512;

@@ -8,7 +8,7 @@ import {
   type LayerSpecification,
   type StylePropertyExpression,
 } from "@maplibre/maplibre-gl-style-spec";
-import { ByteLru } from "../modules/fonts/lru";
+import { ByteLru } from "../read/byte-lru";
 
 /** What expressions see of a feature (the shape MapLibre hands them). */
 export interface EvalFeature {

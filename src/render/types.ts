@@ -1,5 +1,5 @@
 // The contract between the framework-free renderer (src/render/*) and whoever calls it
-// (the static-image and raster-tile service in src/render/service/). The renderer never does
+// (the static-image and raster-tile service in src/read/render/). The renderer never does
 // HTTP: everything it needs arrives through RenderResources.
 import type { StyleSpecification } from "@maplibre/maplibre-gl-style-spec";
 

@@ -3,11 +3,11 @@
 //   GET /styles/v1/{owner}/{style}[@{version}]/tiles.json[?tile_size=256|512]   raster TileJSON
 // Versioned URLs are immutable; stable ones max-age=60; private styles `private`. Strong ETag, 304.
 import { Elysia, t } from "elysia";
-import type { AppContext } from "../../context";
+import type { Services } from "../../services";
 import { BadRequest } from "../../errors";
-import { authPlugin } from "../../http/auth";
+import type { AuthPlugin } from "../../http/auth";
 import { ErrorEnvelope } from "../../http/error-response";
-import { parseTileSize, renderServiceOf } from "../../render/service/render-service";
+import { parseTileSize } from "../../read/render/render-service";
 import { send } from "../services/static";
 
 const TAGS = ["Raster tiles"];
@@ -16,10 +16,10 @@ const TILE_Y = /^(\d{1,8})(@2x)?\.png$/;
 const envelope = (description: string) => ({ description, content: { "application/json": { schema: ErrorEnvelope } } });
 const CACHING = "Cache-Control: public, max-age=31536000, immutable for {style}@{version}; public, max-age=60 for the stable {style}; private for private styles. Strong ETag, If-None-Match gives 304.";
 
-export function rasterTilesModule(ctx: AppContext) {
-  const render = renderServiceOf(ctx);
+export function rasterTilesModule(services: Services, authPlugin: AuthPlugin) {
+  const render = services.render;
   return new Elysia({ name: "raster-tiles" })
-    .use(authPlugin(ctx))
+    .use(authPlugin)
     .get(
       "/styles/v1/:owner/:style/tiles.json",
       async ({ params, query, request, set, viewer }) =>

@@ -3,11 +3,11 @@
 // `scope` macro, like geocoding. Private styles also need what GET /styles/v1 needs (maps:read or a
 // member session), else the same 404 as a missing style.
 import { Elysia } from "elysia";
-import type { AppContext } from "../../context";
-import { authPlugin } from "../../http/auth";
+import type { Services } from "../../services";
+import type { AuthPlugin } from "../../http/auth";
 import { ErrorEnvelope } from "../../http/error-response";
-import { renderServiceOf, type Answer } from "../../render/service/render-service";
-import { parseStaticRequest } from "../../render/service/static-request";
+import type { Answer } from "../../read/render/render-service";
+import { parseStaticRequest } from "../../read/render/static-request";
 
 const PREFIX = "/static/v1/";
 const binary = { schema: { type: "string" as const, format: "binary" } };
@@ -27,10 +27,10 @@ function rawPathOf(url: string): string {
   return url.slice(start + PREFIX.length, q < 0 ? undefined : q);
 }
 
-export function staticModule(ctx: AppContext) {
-  const render = renderServiceOf(ctx);
+export function staticModule(services: Services, authPlugin: AuthPlugin) {
+  const render = services.render;
   return new Elysia({ name: "static-images" })
-    .use(authPlugin(ctx))
+    .use(authPlugin)
     .get(
       "/static/v1/*",
       async ({ request, set, auth }) => {
