@@ -2,7 +2,7 @@
 // handler that processes a version in a Worker thread. Plain TypeScript, no Elysia.
 import { and, desc, eq, sql } from "drizzle-orm";
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import type { AppContext } from "../../context";
 import { tilesets, tilesetVersions } from "../../db/schema";
 import { BadRequest, Conflict, NotFound, Unprocessable, UnsupportedMediaType } from "../../errors";
@@ -77,6 +77,9 @@ export function versionRecord(ctx: AppContext, org: Org, t: TilesetRow, v: Versi
     stats: {
       features: typeof stats.features === "number" ? stats.features : 0,
       features_skipped: typeof stats.features_skipped === "number" ? stats.features_skipped : 0,
+      features_repaired: typeof stats.features_repaired === "number" ? stats.features_repaired : 0,
+      features_filtered: typeof stats.features_filtered === "number" ? stats.features_filtered : 0,
+      dropped_by_size: (stats.dropped_by_size && typeof stats.dropped_by_size === "object" ? stats.dropped_by_size : {}) as Record<string, number>,
       tiles: typeof stats.tiles === "number" ? stats.tiles : 0,
       bytes: typeof stats.bytes === "number" ? stats.bytes : 0,
       seconds: typeof stats.seconds === "number" ? stats.seconds : null,
@@ -93,6 +96,13 @@ export type VersionRecord = ReturnType<typeof versionRecord>;
 
 /** Where a version's archive lives, relative to DATA_DIR. */
 const archiveRelPath = (tilesetId: number, version: number, format: "mbtiles" | "pmtiles") => join("tilesets", String(tilesetId), `v${version}.${format}`);
+
+/** Removes a half-written archive with the scratch files beside it (feature store, journals). */
+function removeTemp(tmpAbs: string) {
+  const dir = dirname(tmpAbs);
+  const name = basename(tmpAbs);
+  for (const f of existsSync(dir) ? readdirSync(dir) : []) if (f.startsWith(name)) rmSync(join(dir, f), { force: true });
+}
 
 function removeRel(ctx: AppContext, rel: string | null | undefined) {
   if (rel) rmSync(join(ctx.config.dataDir, rel), { force: true });
@@ -193,18 +203,17 @@ function createTilesetService(ctx: AppContext) {
     const finalAbs = join(ctx.config.dataDir, finalRel);
     mkdirSync(dirname(finalAbs), { recursive: true });
     const tmpAbs = `${finalAbs}.tmp-${job.id}`;
-    rmSync(tmpAbs, { force: true });
+    removeTemp(tmpAbs);
     const recipe = v.recipe as Recipe & { filename?: string };
     const input: ProcessInput = {
-      sourcePath: join(ctx.config.dataDir, v.sourcePath),
-      format,
-      label: recipe.filename ?? "upload",
+      sources: [{ path: join(ctx.config.dataDir, v.sourcePath), format, label: recipe.filename ?? "upload", fileName: recipe.filename ?? null }],
       recipe,
       defaultLayer: t.slug,
       outPath: tmpAbs,
       attribution: t.attribution,
       name: t.name,
       description: t.description,
+      memoryMb: ctx.config.tilingMemoryMb,
     };
     let outcome: { type: "done"; result: ProcessResult } | { type: "failed"; invalid: boolean; message: string } | { type: "aborted" };
     const worker = new Worker(workerUrl);
@@ -229,13 +238,13 @@ function createTilesetService(ctx: AppContext) {
       worker.terminate();
     }
     if (outcome.type === "aborted" || signal.aborted) {
-      rmSync(tmpAbs, { force: true });
+      removeTemp(tmpAbs);
       if (!stillThere()) return;
       update({ state: "queued", progress: 0, stats: {} });
       throw new JobAborted();
     }
     if (outcome.type === "failed") {
-      rmSync(tmpAbs, { force: true });
+      removeTemp(tmpAbs);
       removeRel(ctx, v.sourcePath);
       if (!outcome.invalid) ctx.log.error("tileset processing failed", { job_id: job.id, version_id: versionId, error: outcome.message });
       const error = outcome.invalid ? outcome.message : `Processing failed because of an internal error (job ${job.id}); the server log has the details`;
@@ -248,7 +257,7 @@ function createTilesetService(ctx: AppContext) {
       return;
     }
     renameSync(r.archivePath, finalAbs);
-    if (r.archivePath !== input.sourcePath) removeRel(ctx, v.sourcePath);
+    if (r.archivePath !== input.sources[0]!.path) removeRel(ctx, v.sourcePath);
     update({
       state: "ready",
       progress: 1,
