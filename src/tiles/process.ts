@@ -3,7 +3,7 @@
 // and the pyramid is cut zoom by zoom into gzip MVT tiles (tiler.ts) in a new MBTiles file, so memory
 // stays bounded whatever the input size. MBTiles and PMTiles archives are validated and kept as they are.
 // Runs inside the worker thread.
-import { statSync } from "node:fs";
+import { rmSync, statSync } from "node:fs";
 import { repairAntimeridian } from "./antimeridian";
 import { ARCHIVE_FORMATS, type SourceFormat } from "./detect";
 import { InvalidSource } from "./errors";
@@ -27,6 +27,7 @@ import {
 import { cleanBounds, type TileFacts } from "./source";
 import { tileAll, type TilerLayer } from "./tiler";
 import { toUnitSquare } from "./readers/mercator";
+import { expandZip } from "./zip-layers";
 import { readCsv } from "./readers/csv";
 import { readFlatgeobuf } from "./readers/flatgeobuf";
 import { readGeojson, readNdjson } from "./readers/geojson";
@@ -41,6 +42,8 @@ export interface SourceFile {
   label: string;
   /** the file's own name when known: names its layer and picks its `layers` recipe entry */
   fileName: string | null;
+  /** the .shp to read when the file is a zip of several layers */
+  entry?: string;
 }
 
 export interface ProcessInput {
@@ -165,15 +168,27 @@ export async function processSource(input: ProcessInput, report: (p: Progress) =
     if (input.sources.length > 1) throw new InvalidSource(`${first.label}: an MBTiles or PMTiles archive must be uploaded alone, not with other files`);
     return processArchive(first, started, report);
   }
-  const store = new FeatureStore(`${input.outPath}.features`);
+  const sources: SourceFile[] = [];
+  const scratch: string[] = [];
+  let store: FeatureStore | null = null;
   try {
-    return await processWithStore(input, store, started, report);
+    for (const [i, source] of input.sources.entries()) {
+      if (source.format !== "shapefile") sources.push(source);
+      else {
+        const zip = await expandZip(source, `${input.outPath}.entry-${i}`);
+        sources.push(...zip.sources);
+        scratch.push(...zip.scratch);
+      }
+    }
+    store = new FeatureStore(`${input.outPath}.features`);
+    return await processWithStore(input, sources, store, started, report);
   } finally {
-    store.remove();
+    store?.remove();
+    for (const path of scratch) rmSync(path, { force: true });
   }
 }
 
-async function processWithStore(input: ProcessInput, store: FeatureStore, started: number, report: (p: Progress) => void): Promise<ProcessResult> {
+async function processWithStore(input: ProcessInput, sources: SourceFile[], store: FeatureStore, started: number, report: (p: Progress) => void): Promise<ProcessResult> {
   const warnings: string[] = [];
   let unlisted = 0;
   const warn = (msg: string) => (warnings.length < MAX_WARNINGS ? warnings.push(msg) : unlisted++);
@@ -181,16 +196,17 @@ async function processWithStore(input: ProcessInput, store: FeatureStore, starte
   let skipped = 0;
   let repaired = 0;
   let filtered = 0;
-  const totalBytes = Math.max(1, input.sources.reduce((n, s) => n + statSync(s.path).size, 0));
+  const totalBytes = Math.max(1, sources.reduce((n, s) => n + statSync(s.path).size, 0));
   let doneBytes = 0;
   const layers: PlannedLayer[] = [];
 
   // 1. Read every file into the store: one layer each.
-  for (const source of input.sources) {
-    const reader = READERS[source.format];
+  for (const source of sources) {
+    const entry = source.entry;
+    const reader: FeatureReader | undefined = entry ? (path, label, progress) => readShapefile(path, label, progress, entry) : READERS[source.format];
     if (!reader) throw new InvalidSource(`${source.label}: format ${source.format} cannot be processed${ARCHIVE_FORMATS.includes(source.format) ? " together with other files" : ""}`);
-    const recipe = layerRecipe(input.recipe, source.fileName);
-    const name = recipe.layer ?? (input.sources.length === 1 ? layerNameFrom(input.defaultLayer) : layerNameFrom(source.fileName ?? source.label));
+    const recipe = layerRecipe(input.recipe, source.fileName, sources.length === 1);
+    const name = recipe.layer ?? (sources.length === 1 ? layerNameFrom(input.defaultLayer) : layerNameFrom(source.fileName ?? source.label));
     const clash = layers.find((l) => l.name === name);
     if (clash) throw new InvalidSource(`${source.label}: makes layer '${name}' like an earlier file; give one of them another name with the recipe's layers.<file>.layer`);
     const layer: PlannedLayer = { id: layers.length, name, recipe, fields: new Map(), bbox: [Infinity, Infinity, -Infinity, -Infinity], points: 0 };
@@ -222,6 +238,11 @@ async function processWithStore(input: ProcessInput, store: FeatureStore, starte
         repaired++;
         warn(`${source.label}: ${raw.where} repaired: ${notes.join(", ")}`);
       }
+      // The filter sees the attributes as found in the file, before include/exclude and types.
+      if (recipe.filter && !passes(recipe.filter, raw.properties ?? {})) {
+        filtered++;
+        continue;
+      }
       const properties: Record<string, unknown> = {};
       if (raw.properties)
         for (const key in raw.properties) {
@@ -233,10 +254,6 @@ async function processWithStore(input: ProcessInput, store: FeatureStore, starte
           if (v === undefined) continue;
           properties[key] = v;
         }
-      if (recipe.filter && !passes(recipe.filter, properties)) {
-        filtered++;
-        continue;
-      }
       for (const key in properties) {
         const v = properties[key];
         const type: FieldType = typeof v === "number" ? "Number" : typeof v === "boolean" ? "Boolean" : "String";
@@ -315,7 +332,7 @@ async function processWithStore(input: ProcessInput, store: FeatureStore, starte
       writer,
       (done, tiles) => report({ progress: base + SHARE.tiling * done, phase: "tiling", features: store.count, tiles }),
     );
-    if (!tiled.tiles) throw new InvalidSource(`${input.sources.length === 1 ? input.sources[0]!.label : "the files"}: the features produced no tiles between zoom ${minzoom} and ${maxzoom}`);
+    if (!tiled.tiles) throw new InvalidSource(`${sources.length === 1 ? sources[0]!.label : "the files"}: the features produced no tiles between zoom ${minzoom} and ${maxzoom}`);
     const droppedTotal = Object.values(tiled.dropped_by_size).reduce((a, b) => a + b, 0);
     if (droppedTotal) warnings.push(`${droppedTotal} feature placements were left out of tiles over the ${input.recipe.tile_bytes ?? DEFAULT_TILE_BYTES}-byte limit (stats.dropped_by_size has them by zoom)`);
     report({ progress: base + SHARE.tiling, phase: "writing", features: store.count, tiles: tiled.tiles });

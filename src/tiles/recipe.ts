@@ -96,10 +96,14 @@ export function recipeProblem(r: Recipe): string | null {
   return null;
 }
 
-/** The settings of the layer made from one input file: the recipe's own, overridden by `layers[file]`. */
-export function layerRecipe(r: Recipe, fileName: string | null): LayerRecipe {
+/**
+ * The settings of the layer made from one input file: the recipe's own, overridden by `layers[file]`.
+ * The recipe's own `layer` name only applies when there is one file.
+ */
+export function layerRecipe(r: Recipe, fileName: string | null, onlyFile: boolean): LayerRecipe {
   const own: LayerRecipe = {};
   for (const k of LAYER_KEYS) if (r[k as keyof LayerRecipe] !== undefined) (own as Record<string, unknown>)[k] = r[k as keyof LayerRecipe];
+  if (!onlyFile) delete own.layer;
   const byFile = fileName ? (r.layers?.[fileName] ?? r.layers?.[fileName.replace(/\.[^.]*$/, "")]) : undefined;
   return { ...own, ...byFile };
 }

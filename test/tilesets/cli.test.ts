@@ -96,3 +96,20 @@ test("usage errors exit 2 and say what is wrong", () => {
   expect(unknownOrg.code).toBe(1);
   expect(unknownOrg.err).toContain("nobody");
 });
+
+test("import with several files makes one layer per file; a recipe file and flags shape them", () => {
+  writeFileSync(join(dir, "recipe.json"), JSON.stringify({ layers: { "cities.ndjson": { layer: "towns", include: ["name"] } } }));
+  const r = cli("tilesets", "import", "--org", "acme", "--slug", "atlas", "--create", join(dir, "world.geojson"), join(dir, "cities.ndjson"), "--recipe", join(dir, "recipe.json"), "--maxzoom", "3");
+  expect(r.err).toContain("100.0%");
+  expect(r.code).toBe(0);
+  expect(r.out).toContain("world.geojson, cities.ndjson");
+  const rows = JSON.parse(cli("tilesets", "list", "--org", "acme", "--json").out) as any[];
+  const atlas = rows.find((row) => row.slug === "atlas");
+  expect(atlas.latest.layers).toEqual([
+    { id: "world", fields: { name: "String" }, minzoom: 0, maxzoom: 3 },
+    { id: "towns", fields: { name: "String" }, minzoom: 0, maxzoom: 3 },
+  ]);
+  const bad = cli("tilesets", "import", "--org", "acme", "--slug", "atlas", join(dir, "world.geojson"), "--tile-bytes", "5");
+  expect(bad.code).toBe(2);
+  expect(bad.err).toContain("tile_bytes");
+});

@@ -8,7 +8,7 @@ import { tilesets, tilesetVersions } from "../../db/schema";
 import { BadRequest, Conflict, NotFound, Unprocessable, UnsupportedMediaType } from "../../errors";
 import { createJobQueue, type JobRow } from "../../jobs/queue";
 import { createJobRunner, JobAborted, type JobRunner } from "../../jobs/runner";
-import { detectFormat, type SourceFormat } from "../../tiles/detect";
+import { ARCHIVE_FORMATS, detectFormat, type SourceFormat } from "../../tiles/detect";
 import type { ProcessInput, ProcessResult, Progress } from "../../tiles/process";
 import { recipeProblem, type Recipe } from "../../tiles/recipe";
 import type { TileFacts } from "../../tiles/source";
@@ -24,6 +24,8 @@ export const PROCESS_JOB = "tileset.process";
 const MAX_ATTEMPTS = 3;
 
 type TilesetRow = typeof tilesets.$inferSelect;
+/** The recipe as kept with a version: what was asked, plus the uploaded file names and formats. */
+type StoredRecipe = Recipe & { filename?: string; files?: { stored: string; name: string; format: SourceFormat }[] };
 type VersionRow = typeof tilesetVersions.$inferSelect;
 interface Org {
   id: number;
@@ -105,7 +107,8 @@ function removeTemp(tmpAbs: string) {
 }
 
 function removeRel(ctx: AppContext, rel: string | null | undefined) {
-  if (rel) rmSync(join(ctx.config.dataDir, rel), { force: true });
+  // Multi-file uploads are directories.
+  if (rel) rmSync(join(ctx.config.dataDir, rel), { force: true, recursive: true });
 }
 
 const services = new WeakMap<AppContext, TilesetService>();
@@ -170,7 +173,7 @@ function createTilesetService(ctx: AppContext) {
     const referenced = new Set(ctx.sqlite.query<{ p: string }, []>("SELECT source_path AS p FROM tileset_versions WHERE source_path IS NOT NULL").all().map((r) => r.p));
     const uploads = join(ctx.config.dataDir, "uploads");
     for (const f of existsSync(uploads) ? readdirSync(uploads) : []) {
-      if (!referenced.has(join("uploads", f)) && old(join(uploads, f))) rmSync(join(uploads, f), { force: true });
+      if (!referenced.has(join("uploads", f)) && old(join(uploads, f))) rmSync(join(uploads, f), { force: true, recursive: true });
     }
     const archives = join(ctx.config.dataDir, "tilesets");
     for (const d of existsSync(archives) ? readdirSync(archives) : [])
@@ -204,9 +207,12 @@ function createTilesetService(ctx: AppContext) {
     mkdirSync(dirname(finalAbs), { recursive: true });
     const tmpAbs = `${finalAbs}.tmp-${job.id}`;
     removeTemp(tmpAbs);
-    const recipe = v.recipe as Recipe & { filename?: string };
+    const recipe = v.recipe as StoredRecipe;
+    const sourceAbs = join(ctx.config.dataDir, v.sourcePath);
     const input: ProcessInput = {
-      sources: [{ path: join(ctx.config.dataDir, v.sourcePath), format, label: recipe.filename ?? "upload", fileName: recipe.filename ?? null }],
+      sources: recipe.files
+        ? recipe.files.map((f) => ({ path: join(sourceAbs, f.stored), format: f.format, label: f.name, fileName: f.name }))
+        : [{ path: sourceAbs, format, label: recipe.filename ?? "upload", fileName: recipe.filename ?? null }],
       recipe,
       defaultLayer: t.slug,
       outPath: tmpAbs,
@@ -356,15 +362,28 @@ function createTilesetService(ctx: AppContext) {
         t = find(org, slug);
         const problem = recipeProblem(recipe);
         if (problem) throw new BadRequest(`Invalid recipe: ${problem}`);
-        const detected = detectFormat(await headOf(upload.path), { contentType: upload.contentType, filename: upload.filename });
-        if (detected.format === null) {
-          if (detected.invalid) throw new Unprocessable("INVALID_SOURCE_DATA", `${upload.filename ?? "upload"}: ${detected.reason}`);
+        const detect = async (path: string, filename: string | null, contentType: string | null): Promise<SourceFormat> => {
+          const detected = detectFormat(await headOf(path), { contentType, filename });
+          if (detected.format !== null) return detected.format;
+          if (detected.invalid) throw new Unprocessable("INVALID_SOURCE_DATA", `${filename ?? "upload"}: ${detected.reason}`);
           throw new UnsupportedMediaType(
-            `Unsupported upload: ${detected.reason}. Send GeoJSON, newline-delimited GeoJSON, CSV with lon/lat columns, a zipped Shapefile, FlatGeobuf, MBTiles or PMTiles`,
+            `Unsupported upload${upload.files ? ` ${filename}` : ""}: ${detected.reason}. Send GeoJSON, newline-delimited GeoJSON, CSV with lon/lat columns, a zipped Shapefile, FlatGeobuf, MBTiles or PMTiles`,
           );
+        };
+        const stored: StoredRecipe = { ...recipe };
+        let format: string;
+        if (upload.files) {
+          stored.files = [];
+          for (const f of upload.files) {
+            const fileFormat = await detect(join(upload.path, f.stored), f.name, f.contentType);
+            if (ARCHIVE_FORMATS.includes(fileFormat)) throw new Unprocessable("INVALID_SOURCE_DATA", `${f.name}: an MBTiles or PMTiles archive must be uploaded alone, not with other files`);
+            stored.files.push({ stored: f.stored, name: f.name.replace(/^.*[\\/]/, "").slice(0, 200), format: fileFormat });
+          }
+          format = [...new Set(stored.files.map((f) => f.format))].join("+");
+        } else {
+          format = await detect(upload.path, upload.filename, upload.contentType);
+          if (upload.filename) stored.filename = upload.filename.replace(/^.*[\\/]/, "").slice(0, 200);
         }
-        const stored: Recipe & { filename?: string } = { ...recipe };
-        if (upload.filename) stored.filename = upload.filename.replace(/^.*[\\/]/, "").slice(0, 200);
         const result = ctx.sqlite.transaction(() => {
           const next = db
             .update(tilesets)
@@ -375,7 +394,7 @@ function createTilesetService(ctx: AppContext) {
           if (!next) throw new NotFound(`Tileset '${org.slug}/${slug}' not found`, "TILESET_NOT_FOUND");
           const v = db
             .insert(tilesetVersions)
-            .values({ tilesetId: t.id, version: next.n, state: "queued", sourceFormat: detected.format, sourcePath: upload.relativePath, recipe: stored as Record<string, unknown>, stats: { bytes: upload.bytes } })
+            .values({ tilesetId: t.id, version: next.n, state: "queued", sourceFormat: format, sourcePath: upload.relativePath, recipe: stored as Record<string, unknown>, stats: { bytes: upload.bytes } })
             .returning()
             .get();
           const jobId = queue.enqueue(PROCESS_JOB, { versionId: v.id }, { running: opts.claim });
@@ -384,7 +403,7 @@ function createTilesetService(ctx: AppContext) {
         runner?.wake();
         return { record: versionRecord(ctx, org, t, result.v), jobId: result.jobId };
       } catch (err) {
-        rmSync(upload.path, { force: true });
+        rmSync(upload.path, { force: true, recursive: true });
         throw err;
       }
     },
