@@ -12,6 +12,7 @@ import { passes } from "./filter";
 import { cleanGeometry, extendBounds } from "./geometry";
 import { inspectMbtiles, MbtilesWriter } from "./mbtiles";
 import { inspectPmtiles } from "./pmtiles";
+import { PmtilesWriter } from "./pmtiles-writer";
 import {
   DEFAULT_BUFFER,
   DEFAULT_POINT_SPACING,
@@ -102,6 +103,7 @@ const READERS: Partial<Record<SourceFormat, FeatureReader>> = {
 };
 
 const MAX_WARNINGS = 20;
+const GENERATOR = "mapstead (geojson-vt + vt-pbf)";
 /** Share of the progress bar each phase of source processing takes. */
 const SHARE = { reading: 0.3, indexing: 0.05, tiling: 0.6, writing: 0.05 };
 
@@ -321,8 +323,9 @@ async function processWithStore(input: ProcessInput, sources: SourceFile[], stor
       );
   }
 
-  // 3. The pyramid, zoom by zoom.
-  const writer = new MbtilesWriter(input.outPath);
+  // 3. The pyramid, into the archive format the recipe asks for.
+  const output = input.recipe.output ?? "mbtiles";
+  const writer = output === "pmtiles" ? new PmtilesWriter(input.outPath) : new MbtilesWriter(input.outPath);
   try {
     const base = SHARE.reading + SHARE.indexing;
     const tiled = tileAll(
@@ -353,22 +356,31 @@ async function processWithStore(input: ProcessInput, sources: SourceFile[], stor
       name: input.name,
       description: input.description || undefined,
     };
-    writer.finish({
-      name: input.name,
-      description: input.description,
-      attribution: input.attribution,
-      format: "pbf",
-      type: "overlay",
-      version: "2",
-      minzoom: String(minzoom),
-      maxzoom: String(maxzoom),
-      bounds: bounds.join(","),
-      center: facts.center.join(","),
-      json: JSON.stringify({ vector_layers: facts.vector_layers }),
-      generator: "mapstead (geojson-vt + vt-pbf)",
-    });
+    if (writer instanceof PmtilesWriter) {
+      writer.finish({
+        minzoom,
+        maxzoom,
+        bounds,
+        center: facts.center,
+        metadata: { name: input.name, description: input.description, attribution: input.attribution, type: "overlay", vector_layers: facts.vector_layers, generator: GENERATOR },
+      });
+    } else
+      writer.finish({
+        name: input.name,
+        description: input.description,
+        attribution: input.attribution,
+        format: "pbf",
+        type: "overlay",
+        version: "2",
+        minzoom: String(minzoom),
+        maxzoom: String(maxzoom),
+        bounds: bounds.join(","),
+        center: facts.center.join(","),
+        json: JSON.stringify({ vector_layers: facts.vector_layers }),
+        generator: GENERATOR,
+      });
     return {
-      archiveFormat: "mbtiles",
+      archiveFormat: output,
       archivePath: input.outPath,
       facts,
       warnings,

@@ -202,12 +202,14 @@ function createTilesetService(ctx: AppContext) {
     }
     update({ state: "processing", progress: 0, error: null });
     const format = v.sourceFormat as SourceFormat;
-    const finalRel = archiveRelPath(t.id, v.version, format === "pmtiles" ? "pmtiles" : "mbtiles");
+    const recipe = v.recipe as StoredRecipe;
+    // The archive kept: an uploaded archive as it is, processed data in the recipe's output format.
+    const archiveFormat = format === "pmtiles" || format === "mbtiles" ? format : (recipe.output ?? "mbtiles");
+    const finalRel = archiveRelPath(t.id, v.version, archiveFormat);
     const finalAbs = join(ctx.config.dataDir, finalRel);
     mkdirSync(dirname(finalAbs), { recursive: true });
     const tmpAbs = `${finalAbs}.tmp-${job.id}`;
     removeTemp(tmpAbs);
-    const recipe = v.recipe as StoredRecipe;
     const sourceAbs = join(ctx.config.dataDir, v.sourcePath);
     const input: ProcessInput = {
       sources: recipe.files
