@@ -1,7 +1,7 @@
-// `mapstead tilesets create|list|import|publish|delete`: tilesets from the machine itself, for
+// `mapstead tilesets create|list|import|export|publish|delete`: tilesets from the machine itself, for
 // air-gapped bulk loads. `import` copies the file into DATA_DIR, processes it in this process (a running
 // server sees the result within seconds) and draws a progress bar with rate and ETA.
-import { mkdirSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { CliCommand } from "./command";
 import { UsageError, settingsHelp } from "./args";
@@ -11,6 +11,7 @@ import type { AppContext } from "../context";
 import { NotFound } from "../errors";
 import { orgBySlug } from "../modules/orgs/service";
 import { tilesetService, type VersionRecord } from "../modules/tilesets/service";
+import { exportArchive, type ArchiveFormat } from "../tiles/export";
 import { recipeProblem, type Recipe } from "../tiles/recipe";
 import { MAX_FILES, storedName, type ReceivedUpload } from "../modules/tilesets/upload";
 
@@ -18,6 +19,7 @@ const HELP = `Usage:
   mapstead tilesets create --org ORG --slug SLUG [--name NAME] [--description TEXT] [--attribution TEXT] [--private] [settings]
   mapstead tilesets list --org ORG [--json] [settings]
   mapstead tilesets import --org ORG --slug SLUG FILE... [--create] [--publish] [recipe options] [settings]
+  mapstead tilesets export --org ORG --slug SLUG [--version N] [--format mbtiles|pmtiles] OUT [settings]
   mapstead tilesets publish --org ORG --slug SLUG --version N [settings]
   mapstead tilesets delete --org ORG --slug SLUG [--version N] [settings]
 
@@ -33,6 +35,9 @@ import   Loads FILE (or several, one layer each, named after the file) into a ne
          --include a,b,c | --exclude a,b,c, --rank ATTR, --point-spacing PX, --tiny drop|keep,
          --buffer PX, --tile-bytes N, --output mbtiles|pmtiles, --recipe FILE.json (the whole
          recipe, see the README; options given beside it win)
+export   Writes a ready version (default: the published one, else the newest ready one) to the file
+         OUT as MBTiles or PMTiles (default: from OUT's extension, else the archive's own format),
+         e.g. for a CDN. OUT must not exist yet.
 publish  Points the stable TileJSON at a ready version.
 delete   Deletes one version (not the published one) with --version, or the whole tileset.
 
@@ -138,12 +143,16 @@ export const tilesetsCommand: CliCommand = {
       "tile-bytes": { type: "string" },
       output: { type: "string" },
       recipe: { type: "string" },
+      format: { type: "string" },
     });
     const [sub, ...rest] = positionals;
-    if (!sub || !["create", "list", "import", "publish", "delete"].includes(sub)) throw new UsageError("expected `tilesets create|list|import|publish|delete` (see --help)");
+    if (!sub || !["create", "list", "import", "export", "publish", "delete"].includes(sub)) throw new UsageError("expected `tilesets create|list|import|export|publish|delete` (see --help)");
     if (!values.org) throw new UsageError("--org is required");
     if (sub !== "list" && !values.slug) throw new UsageError("--slug is required");
-    if (sub !== "import" && rest.length) throw new UsageError(`unexpected argument '${rest[rest.length - 1]}'`);
+    if (sub === "export" && rest.length !== 1) throw new UsageError("export needs exactly one OUT file");
+    if (sub !== "import" && sub !== "export" && rest.length) throw new UsageError(`unexpected argument '${rest[rest.length - 1]}'`);
+    if (values.format !== undefined && values.format !== "mbtiles" && values.format !== "pmtiles") throw new UsageError("--format must be mbtiles or pmtiles");
+    if (sub === "export" && existsSync(rest[0]!)) throw new UsageError(`${rest[0]} exists already; export writes a new file`);
     if (rest.length > MAX_FILES) throw new UsageError(`import takes at most ${MAX_FILES} files`);
     let version: number | undefined;
     if (values.version !== undefined) {
@@ -201,6 +210,15 @@ export const tilesetsCommand: CliCommand = {
             print(
               `${bold(t.slug.padEnd(24))} ${t.visibility.padEnd(8)} published ${t.published_version === null ? "-" : `v${t.published_version}`}  latest ${t.latest ? `v${t.latest.version} ${t.latest.state}` : "-"}  ${dim(t.name)}`,
             );
+          return 0;
+        }
+        case "export": {
+          const out = rest[0]!;
+          const archive = service.archiveOf(org, slug, version);
+          const byName = /\.(mbtiles|pmtiles)$/i.exec(out)?.[1]?.toLowerCase() as ArchiveFormat | undefined;
+          const format = (values.format as ArchiveFormat | undefined) ?? byName ?? archive.format;
+          const tiles = await exportArchive(archive, out, format);
+          print(`${green("Exported")} ${org.slug}/${slug} v${archive.version} to ${out} (${format}${tiles >= 0 ? `, ${fmt(tiles)} tiles` : ""}, ${fmt(statSync(out).size)} bytes)`);
           return 0;
         }
         case "publish": {

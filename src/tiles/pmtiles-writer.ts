@@ -5,6 +5,7 @@
 import { Database, type Statement } from "bun:sqlite";
 import { closeSync, openSync, readSync, rmSync, writeSync } from "node:fs";
 import { zxyToTileId } from "pmtiles";
+import type { TileFormat } from "./source";
 
 interface Entry {
   tileId: number;
@@ -14,6 +15,10 @@ interface Entry {
 }
 
 export interface PmtilesFacts {
+  /** what the tiles hold; default pbf (MVT) */
+  format?: TileFormat;
+  /** whether the tiles are gzipped; default true */
+  gzip?: boolean;
   minzoom: number;
   maxzoom: number;
   bounds: [number, number, number, number];
@@ -23,6 +28,7 @@ export interface PmtilesFacts {
 }
 
 const HEADER_BYTES = 127;
+const TILE_TYPES: Record<TileFormat, number> = { pbf: 1, png: 2, jpg: 3, webp: 4 };
 /** Tiles up to this size are candidates for deduplication. */
 const DEDUP_MAX = 2048;
 /** The root directory has to fit, with the header, in the first 16 KiB a reader fetches. */
@@ -108,8 +114,8 @@ function header(f: {
   u64(88, f.contents);
   out[96] = 1; // clustered
   out[97] = 2; // internal compression: gzip
-  out[98] = 2; // tile compression: gzip
-  out[99] = 1; // tile type: MVT
+  out[98] = f.facts.gzip === false ? 1 : 2; // tile compression: none or gzip
+  out[99] = TILE_TYPES[f.facts.format ?? "pbf"];
   out[100] = f.facts.minzoom;
   out[101] = f.facts.maxzoom;
   const e7 = (v: number) => Math.round(v * 1e7);
@@ -143,7 +149,7 @@ export class PmtilesWriter {
     this.scratch.exec("BEGIN");
   }
 
-  /** Adds a gzipped tile (XYZ coordinates). */
+  /** Adds a tile as it will be stored (XYZ coordinates). */
   put(z: number, x: number, y: number, data: Uint8Array): void {
     this.insert.run(zxyToTileId(z, x, y), data);
     this.count++;

@@ -421,6 +421,24 @@ function createTilesetService(ctx: AppContext) {
         .map((v) => versionRecord(ctx, org, t, v));
     },
 
+    /** A ready version's archive on disk (the published one, else the newest ready one, when no version is given). */
+    archiveOf(org: Org, slug: string, version?: number): { version: number; path: string; format: "mbtiles" | "pmtiles"; facts: TileFacts } {
+      const t = find(org, slug);
+      let v: VersionRow | undefined;
+      if (version !== undefined) v = findVersion(org, t, version);
+      else if (t.publishedVersion !== null) v = findVersion(org, t, t.publishedVersion);
+      else
+        v = db
+          .select()
+          .from(tilesetVersions)
+          .where(and(eq(tilesetVersions.tilesetId, t.id), eq(tilesetVersions.state, "ready")))
+          .orderBy(desc(tilesetVersions.version))
+          .get();
+      if (!v) throw new NotFound(`Tileset '${org.slug}/${t.slug}' has no ready version`);
+      if (v.state !== "ready" || !v.archivePath) throw new Conflict(`Version ${v.version} of '${org.slug}/${t.slug}' is ${v.state}; only ready versions have an archive`);
+      return { version: v.version, path: join(ctx.config.dataDir, v.archivePath), format: v.archiveFormat as "mbtiles" | "pmtiles", facts: v.metadata as unknown as TileFacts };
+    },
+
     getVersion(org: Org, slug: string, version: number): VersionRecord {
       const t = find(org, slug);
       return versionRecord(ctx, org, t, findVersion(org, t, version));
