@@ -222,6 +222,7 @@ async function processWithStore(input: ProcessInput, sources: SourceFile[], stor
     let layerRead = 0;
     let layerSkipped = 0;
     let firstSkip = "";
+    report({ progress: SHARE.reading * (doneBytes / totalBytes), phase: "reading", features: store.count, tiles: 0 });
     for await (const raw of reader(source.path, source.label, progress)) {
       read++;
       layerRead++;
@@ -281,7 +282,7 @@ async function processWithStore(input: ProcessInput, sources: SourceFile[], stor
         const importance = typeof rank === "number" ? rank : size;
         store.add(layer.id, geometry, properties, box, tinyDrop ? sizeZoom(size) : 0, importance, null);
       }
-      if ((read & 4095) === 0) report({ progress: SHARE.reading * Math.min(1, (doneBytes + progress.bytes) / totalBytes), phase: "reading", features: store.count, tiles: 0 });
+      if ((read & 255) === 0) report({ progress: SHARE.reading * Math.min(1, (doneBytes + progress.bytes) / totalBytes), phase: "reading", features: store.count, tiles: 0 });
     }
     doneBytes += progress.total;
     for (const w of progress.warnings ?? []) warnings.unshift(w);

@@ -12,6 +12,7 @@ import { ARCHIVE_FORMATS, detectFormat, type SourceFormat } from "../../tiles/de
 import type { ProcessInput, ProcessResult, Progress } from "../../tiles/process";
 import { recipeProblem, type Recipe } from "../../tiles/recipe";
 import type { TileFacts } from "../../tiles/source";
+import { progressTracker } from "../../tiles/progress-rate";
 import { isSlug } from "../orgs/slug";
 import { emitTilesetChange } from "./events";
 import { headOf, type ReceivedUpload } from "./upload";
@@ -86,6 +87,9 @@ export function versionRecord(ctx: AppContext, org: Org, t: TilesetRow, v: Versi
       bytes: typeof stats.bytes === "number" ? stats.bytes : 0,
       seconds: typeof stats.seconds === "number" ? stats.seconds : null,
       phase: typeof stats.phase === "string" ? stats.phase : null,
+      rate: typeof stats.rate === "number" ? stats.rate : null,
+      rate_unit: typeof stats.rate_unit === "string" ? stats.rate_unit : null,
+      eta_seconds: typeof stats.eta_seconds === "number" ? stats.eta_seconds : null,
     },
     tilejson_url: v.state === "ready" ? `${ctx.config.publicUrl}/tiles/v1/${org.slug}/${t.slug}@${v.version}.json` : null,
     created_at: iso(v.createdAt),
@@ -225,6 +229,7 @@ function createTilesetService(ctx: AppContext) {
     };
     let outcome: { type: "done"; result: ProcessResult } | { type: "failed"; invalid: boolean; message: string } | { type: "aborted" };
     const worker = new Worker(workerUrl);
+    const track = progressTracker(Date.now());
     try {
       outcome = await new Promise((resolve) => {
         const onAbort = () => resolve({ type: "aborted" });
@@ -234,7 +239,7 @@ function createTilesetService(ctx: AppContext) {
           if (m.type === "progress") {
             if (signal.aborted) return;
             queue.progress(job.id, m.progress);
-            update({ progress: m.progress, stats: { phase: m.phase, features: m.features, tiles: m.tiles } });
+            update({ progress: m.progress, stats: { ...track(m, Date.now()) } });
           } else if (m.type === "done") resolve({ type: "done", result: m.result });
           else if (m.type === "failed") resolve({ type: "failed", invalid: m.invalid, message: m.message });
         };
