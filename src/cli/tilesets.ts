@@ -9,16 +9,16 @@ import { bold, dim, green, print, printErr, red, yellow } from "./output";
 import { parse, withContext } from "./users";
 import type { AppContext } from "../context";
 import { NotFound } from "../errors";
-import { orgBySlug } from "../modules/orgs/service";
-import { tilesetService, type VersionRecord } from "../modules/tilesets/service";
+import { orgBySlug } from "../domain/orgs/service";
+import type { VersionRecord } from "../domain/tilesets/service";
 import { exportArchive, type ArchiveFormat } from "../tiles/export";
 import { recipeProblem, type Recipe } from "../tiles/recipe";
-import { MAX_FILES, storedName, type ReceivedUpload } from "../modules/tilesets/upload";
+import { MAX_FILES, storedName, type ReceivedUpload } from "../domain/tilesets/upload";
 
 const HELP = `Usage:
   mapstead tilesets create --org ORG --slug SLUG [--name NAME] [--description TEXT] [--attribution TEXT] [--private] [settings]
   mapstead tilesets list --org ORG [--json] [settings]
-  mapstead tilesets import --org ORG --slug SLUG FILE... [--create] [--publish] [recipe options] [settings]
+  mapstead tilesets import --org ORG --slug SLUG FILE... [--create [--name NAME] [--attribution TEXT] [--private]] [--publish] [recipe options] [settings]
   mapstead tilesets export --org ORG --slug SLUG [--version N] [--format mbtiles|pmtiles] OUT [settings]
   mapstead tilesets publish --org ORG --slug SLUG --version N [settings]
   mapstead tilesets delete --org ORG --slug SLUG [--version N] [settings]
@@ -29,8 +29,9 @@ import   Loads FILE (or several, one layer each, named after the file) into a ne
          processes it here, showing progress per phase, rate and ETA.
          FILE may be GeoJSON, newline-delimited GeoJSON, CSV with lon/lat columns, a zipped Shapefile
          (or a zip of several layers), FlatGeobuf, MBTiles or PMTiles (detected from the content).
-         --create makes the tileset first when it does not exist; --publish publishes the version
-         once it is ready.
+         --create makes the tileset first when it does not exist (with --name, --description,
+         --attribution and --private as for create: --attribution is the data credit maps show,
+         e.g. "© OpenStreetMap contributors"); --publish publishes the version once it is ready.
          Recipe options: --layer NAME, --minzoom N, --maxzoom N, --simplification X,
          --include a,b,c | --exclude a,b,c, --rank ATTR, --point-spacing PX, --tiny drop|keep,
          --buffer PX, --tile-bytes N, --output mbtiles|pmtiles, --recipe FILE.json (the whole
@@ -189,8 +190,7 @@ export const tilesetsCommand: CliCommand = {
     const problem = recipeProblem(recipe);
     if (problem) throw new UsageError(`invalid recipe: ${problem}`);
 
-    return withContext(overrides, "tilesets", async (ctx) => {
-      const service = tilesetService(ctx);
+    return withContext(overrides, "tilesets", async (ctx, { tilesets: service }) => {
       const org = orgOf(ctx, values.org!);
       const slug = values.slug!;
       switch (sub) {

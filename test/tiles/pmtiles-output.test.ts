@@ -10,7 +10,7 @@ import { LocalFileSource } from "../../src/tiles/pmtiles";
 import { countColor, launchBrowser, openMap } from "../support/browser";
 import { serveTestApp, type TestApp } from "../support/app";
 import { seedOrg, seedSession } from "../support/seed";
-import { cities, countries, createTileset, publish, upload, waitForVersion } from "../tilesets/fixtures";
+import { cities, countries, createTileset, publish, upload, waitForVersion } from "../routes/management/tilesets/fixtures";
 
 let t: TestApp;
 let headers: Record<string, string>;

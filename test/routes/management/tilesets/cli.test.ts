@@ -1,0 +1,157 @@
+// `mapstead tilesets ...` as an operator runs it: a real process on a real data dir.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { rmSync, writeFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { tempDir } from "../../../support/app";
+import { makeTestApp } from "../../../support/app";
+import { countries, toNdjson, cities } from "./fixtures";
+import { VectorTile } from "@mapbox/vector-tile";
+import { PbfReader } from "pbf";
+import { PMTiles, SharedPromiseCache } from "pmtiles";
+import { inspectMbtiles } from "../../../../src/tiles/mbtiles";
+import { LocalFileSource } from "../../../../src/tiles/pmtiles";
+
+let dir: string;
+const MAIN = join(import.meta.dir, "../../../../src/main.ts");
+
+function cli(...args: string[]) {
+  const r = Bun.spawnSync(["bun", MAIN, ...args, "--data-dir", join(dir, "data"), "--public-url", "https://maps.example.com"], {
+    env: { ...process.env, NO_COLOR: "1", LOG_LEVEL: "error" },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  return { code: r.exitCode, out: r.stdout.toString(), err: r.stderr.toString() };
+}
+
+beforeAll(async () => {
+  dir = tempDir("mapstead-tilesets-cli-");
+  writeFileSync(join(dir, "world.geojson"), JSON.stringify(countries()));
+  writeFileSync(join(dir, "cities.ndjson"), toNdjson(await cities(1000)));
+  writeFileSync(join(dir, "broken.geojson"), JSON.stringify(countries()).slice(0, 5000));
+  expect(cli("orgs", "create", "--slug", "acme").code).toBe(0);
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+test("create, import with progress, publish, list, delete", async () => {
+  const created = cli("tilesets", "create", "--org", "acme", "--slug", "world", "--name", "World", "--attribution", "Natural Earth");
+  expect(created.code).toBe(0);
+  expect(created.out).toContain("acme/world");
+
+  const imported = cli("tilesets", "import", "--org", "acme", "--slug", "world", join(dir, "world.geojson"), "--maxzoom", "4", "--layer", "countries");
+  expect(imported.err).not.toContain("warning");
+  expect(imported.code).toBe(0);
+  expect(imported.out).toContain("Ready: acme/world v1");
+  expect(imported.out).toContain("https://maps.example.com/tiles/v1/acme/world@1.json");
+  expect(imported.err).toMatch(/\[#+-*\]\s+\d+\.\d%/);
+  expect(imported.err).toContain("ETA");
+  expect(imported.err).toContain("100.0%");
+
+  const auto = cli("tilesets", "import", "--org", "acme", "--slug", "cities", join(dir, "cities.ndjson"), "--create", "--publish", "--include", "name");
+  expect(auto.code).toBe(0);
+  expect(auto.out).toContain("Created tileset acme/cities");
+  expect(auto.out).toContain("Published: https://maps.example.com/tiles/v1/acme/cities.json");
+
+  expect(cli("tilesets", "publish", "--org", "acme", "--slug", "world", "--version", "1").code).toBe(0);
+  const listed = cli("tilesets", "list", "--org", "acme", "--json");
+  const rows = JSON.parse(listed.out) as any[];
+  expect(rows.map((r) => [r.slug, r.published_version, r.latest.state])).toEqual([
+    ["cities", 1, "ready"],
+    ["world", 1, "ready"],
+  ]);
+  expect(rows[0].latest.layers).toEqual([{ id: "cities", fields: { name: "String" }, minzoom: 0, maxzoom: 6 }]);
+
+  // A server on the same data dir serves what the CLI loaded.
+  const server = await makeTestApp({}, { dataDir: join(dir, "data") });
+  try {
+    const tj = (await (await server.fetch("/tiles/v1/acme/world.json")).json()) as any;
+    expect(tj.vector_layers[0].id).toBe("countries");
+    expect(tj.attribution).toBe("Natural Earth");
+    expect((await server.fetch("/tiles/v1/acme/world@1/0/0/0.mvt")).status).toBe(200);
+  } finally {
+    await server.close();
+  }
+
+  const broken = cli("tilesets", "import", "--org", "acme", "--slug", "world", join(dir, "broken.geojson"));
+  expect(broken.code).toBe(1);
+  expect(broken.err).toContain("failed");
+  expect(broken.err).toContain("truncated");
+
+  const unsupported = cli("tilesets", "import", "--org", "acme", "--slug", "world", MAIN);
+  expect(unsupported.code).toBe(1);
+  expect(unsupported.err).toContain("Unsupported upload");
+
+  expect(cli("tilesets", "delete", "--org", "acme", "--slug", "world", "--version", "1").code).toBe(1); // published
+  expect(cli("tilesets", "delete", "--org", "acme", "--slug", "world", "--version", "2").code).toBe(0); // the failed one
+  const gone = cli("tilesets", "delete", "--org", "acme", "--slug", "world");
+  expect(gone.code).toBe(0);
+  expect(cli("tilesets", "list", "--org", "acme").out).not.toContain("world");
+  expect(readdirSync(join(dir, "data", "uploads"))).toEqual([]);
+});
+
+test("usage errors exit 2 and say what is wrong", () => {
+  expect(cli("tilesets").code).toBe(2);
+  const noOrg = cli("tilesets", "list");
+  expect(noOrg.code).toBe(2);
+  expect(noOrg.err).toContain("--org");
+  const noFile = cli("tilesets", "import", "--org", "acme", "--slug", "x", join(dir, "missing.geojson"));
+  expect(noFile.code).toBe(2);
+  expect(noFile.err).toContain("not a readable file");
+  expect(cli("tilesets", "publish", "--org", "acme", "--slug", "x").code).toBe(2);
+  const unknownOrg = cli("tilesets", "list", "--org", "nobody");
+  expect(unknownOrg.code).toBe(1);
+  expect(unknownOrg.err).toContain("nobody");
+});
+
+test("import with several files makes one layer per file; a recipe file and flags shape them", () => {
+  writeFileSync(join(dir, "recipe.json"), JSON.stringify({ layers: { "cities.ndjson": { layer: "towns", include: ["name"] } } }));
+  const r = cli("tilesets", "import", "--org", "acme", "--slug", "atlas", "--create", join(dir, "world.geojson"), join(dir, "cities.ndjson"), "--recipe", join(dir, "recipe.json"), "--maxzoom", "3");
+  expect(r.err).toContain("100.0%");
+  expect(r.code).toBe(0);
+  expect(r.out).toContain("world.geojson, cities.ndjson");
+  const rows = JSON.parse(cli("tilesets", "list", "--org", "acme", "--json").out) as any[];
+  const atlas = rows.find((row) => row.slug === "atlas");
+  expect(atlas.latest.layers).toEqual([
+    { id: "world", fields: { name: "String" }, minzoom: 0, maxzoom: 3 },
+    { id: "towns", fields: { name: "String" }, minzoom: 0, maxzoom: 3 },
+  ]);
+  const bad = cli("tilesets", "import", "--org", "acme", "--slug", "atlas", join(dir, "world.geojson"), "--tile-bytes", "5");
+  expect(bad.code).toBe(2);
+  expect(bad.err).toContain("tile_bytes");
+});
+
+test("export writes any ready version as PMTiles or MBTiles, readable by the pmtiles package and the importer", async () => {
+  // atlas v1 is an MBTiles version (the test above); export it as PMTiles.
+  const pm = join(dir, "atlas.pmtiles");
+  const r = cli("tilesets", "export", "--org", "acme", "--slug", "atlas", pm);
+  expect(r.err).toBe("");
+  expect(r.code).toBe(0);
+  expect(r.out).toContain("atlas v1");
+  const archive = new PMTiles(new LocalFileSource(pm), new SharedPromiseCache());
+  const header = await archive.getHeader();
+  expect([header.minZoom, header.maxZoom, header.clustered]).toEqual([0, 3, true]);
+  expect(((await archive.getMetadata()) as any).vector_layers.map((l: any) => l.id)).toEqual(["world", "towns"]);
+  const world = new VectorTile(new PbfReader(new Uint8Array((await archive.getZxy(0, 0, 0))!.data)));
+  expect(Object.keys(world.layers).sort()).toEqual(["towns", "world"]);
+
+  // A PMTiles version (recipe output) exported back to MBTiles passes the importer's own validation.
+  expect(cli("tilesets", "import", "--org", "acme", "--slug", "atlas", join(dir, "world.geojson"), "--output", "pmtiles", "--maxzoom", "2").code).toBe(0);
+  const mb = join(dir, "atlas-v2.mbtiles");
+  expect(cli("tilesets", "export", "--org", "acme", "--slug", "atlas", "--version", "2", mb).code).toBe(0);
+  const inspected = inspectMbtiles(mb, "atlas-v2.mbtiles");
+  expect(inspected.facts.maxzoom).toBe(2);
+  expect(inspected.facts.vector_layers.map((l) => l.id)).toEqual(["atlas"]);
+  expect(inspected.tiles).toBeGreaterThan(5);
+
+  // Refusals: an existing file, a bad format, a version that does not exist.
+  expect(cli("tilesets", "export", "--org", "acme", "--slug", "atlas", mb).code).toBe(2);
+  expect(cli("tilesets", "export", "--org", "acme", "--slug", "atlas", "--format", "zip", join(dir, "x.zip")).code).toBe(2);
+  const missing = cli("tilesets", "export", "--org", "acme", "--slug", "atlas", "--version", "9", join(dir, "v9.pmtiles"));
+  expect(missing.code).toBe(1);
+  expect(missing.err).toContain("Version 9");
+});
+
+test("import --help names the data-credit option, so imported maps can show their attribution", async () => {
+  const r = await cli("tilesets", "import", "--help");
+  expect(r.code).toBe(0);
+  expect(r.out).toMatch(/mapstead tilesets import [^\n]*--attribution TEXT/);
+});
