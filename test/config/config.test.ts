@@ -24,6 +24,7 @@ describe("defaults", () => {
       port: 8080,
       dataDir: resolve("./data"),
       geocoderUrl: null,
+      geocoder: "embedded",
       elevationUrl: null,
       geocoderTimeoutMs: 5000,
       elevationTimeoutMs: 5000,

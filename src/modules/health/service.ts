@@ -3,6 +3,7 @@
 import type { AppContext } from "../../context";
 import { cachedProbe, type ComponentStatus, type ProbeResult } from "../../backends/probe";
 import { probeGeocoder } from "../../backends/geocoder/probe";
+import { gazetteerFor } from "../../backends/geocoder/select";
 import { probeElevation } from "../../backends/elevation/probe";
 import { LOW_DISK_BYTES, gib, storageFacts } from "./storage";
 
@@ -14,7 +15,7 @@ export interface DetailedHealth {
 }
 
 export function createHealthService(ctx: AppContext) {
-  const geocoder = cachedProbe(() => probeGeocoder(ctx.config));
+  const geocoder = cachedProbe(() => probeGeocoder(ctx.config, ctx.config.geocoder === "embedded" ? gazetteerFor(ctx) : undefined));
   const elevation = cachedProbe(() => probeElevation(ctx.config));
   const jobCounts = ctx.sqlite.query<{ state: string; n: number; oldest: number | null }, []>(
     "SELECT state, COUNT(*) AS n, MIN(created_at) AS oldest FROM jobs WHERE state IN ('queued','running') GROUP BY state",

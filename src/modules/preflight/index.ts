@@ -8,6 +8,7 @@ import { createAuthService } from "../auth/service";
 import { runPreflight } from "./checks";
 import { cachedProbe } from "../../backends/probe";
 import { probeGeocoder } from "../../backends/geocoder/probe";
+import { gazetteerFor } from "../../backends/geocoder/select";
 import { probeElevation } from "../../backends/elevation/probe";
 import { preflightPage } from "./page";
 import { PreflightReport } from "./model";
@@ -16,7 +17,7 @@ import { ErrorEnvelope } from "../../http/error-response";
 export function preflightModule(ctx: AppContext) {
   const auth = createAuthService(ctx);
   // Cached like /health/detailed's, so the page cannot be used to hammer the backends.
-  const geocoder = cachedProbe(() => probeGeocoder(ctx.config));
+  const geocoder = cachedProbe(() => probeGeocoder(ctx.config, ctx.config.geocoder === "embedded" ? gazetteerFor(ctx) : undefined));
   const elevation = cachedProbe(() => probeElevation(ctx.config));
   const adminCount = ctx.sqlite.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM users WHERE is_admin = 1");
   return new Elysia({ name: "preflight" }).get(

@@ -1,0 +1,193 @@
+// The embedded gazetteer of one data directory: its file is built from the built-in data on first use
+// (in the background, in a temp file renamed into place, so a crash never leaves half a gazetteer),
+// answers geocoding queries through the Geocoder interface, and takes imports one at a time on a
+// second connection so searches keep answering from the last committed data meanwhile.
+import type { Database } from "bun:sqlite";
+import { existsSync, renameSync, rmSync, statSync } from "node:fs";
+import { AppError } from "../../../errors";
+import type { Logger } from "../../../log";
+import type { Geocoder } from "../types";
+import { BUILTIN_DATASETS, builtinPlaces } from "./builtin";
+import { createSearch } from "./search";
+import { gazetteerPath, listDatasets, metaValue, openGazetteerFile, SCHEMA_VERSION, type DatasetInfo } from "./store";
+import { createDatasetWriter, type DatasetWriter, type PlaceRecord } from "./writer";
+
+export type GazetteerState = "absent" | "building" | "ready" | "failed";
+
+/** Places written between two yields to the event loop while building, so requests keep flowing. */
+const BUILD_CHUNK = 4000;
+const RETRY_AFTER_S = 5;
+
+export interface GazetteerStatus {
+  state: GazetteerState;
+  file: string;
+  bytes: number | null;
+  datasets: DatasetInfo[];
+  built_at: string | null;
+  build_ms: number | null;
+  error?: string;
+}
+
+async function writeAll(writer: DatasetWriter, places: PlaceRecord[]) {
+  writer.begin();
+  try {
+    for (let i = 0; i < places.length; i++) {
+      writer.addPlace(places[i]!);
+      if (i % BUILD_CHUNK === BUILD_CHUNK - 1) await Bun.sleep(0);
+    }
+    writer.commit();
+  } catch (err) {
+    writer.rollback();
+    throw err;
+  }
+}
+
+/** Builds the built-in gazetteer into `path` (a new file); returns how long it took. */
+export async function buildBuiltinGazetteer(path: string): Promise<number> {
+  const started = performance.now();
+  const db = openGazetteerFile(path, { create: true });
+  try {
+    const { cities, countries } = await builtinPlaces();
+    await writeAll(createDatasetWriter(db, BUILTIN_DATASETS.cities, "replace"), cities);
+    await writeAll(createDatasetWriter(db, BUILTIN_DATASETS.countries, "replace"), countries);
+    db.query("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?), ('built_at', ?)").run(SCHEMA_VERSION, new Date().toISOString());
+    db.exec("PRAGMA optimize");
+    db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  } finally {
+    db.close(false);
+  }
+  return Math.round(performance.now() - started);
+}
+
+export function createGazetteer(opts: { dataDir: string; log: Logger }) {
+  const path = gazetteerPath(opts.dataDir);
+  let state: GazetteerState = "absent";
+  let reader: Database | null = null;
+  let search: ReturnType<typeof createSearch> | null = null;
+  let building: Promise<void> | null = null;
+  let buildMs: number | null = null;
+  let failure: string | undefined;
+  let importing = false;
+  const listeners: (() => void)[] = [];
+  let attributions = new Map<string, string>();
+
+  function openReader() {
+    reader = openGazetteerFile(path);
+    attributions = new Map(listDatasets(reader).map((d) => [d.name, d.attribution]));
+    search = createSearch(reader, {
+      attributionOf: (datasets) => {
+        const texts = [...new Set((datasets.length ? datasets : [...attributions.keys()]).map((d) => attributions.get(d) ?? d))];
+        return `Geocoding by Mapstead's embedded gazetteer; data ${texts.join("; ")}`;
+      },
+    });
+    state = "ready";
+  }
+
+  const current = () => (existsSync(path) ? (() => {
+    const db = openGazetteerFile(path, { readonly: true });
+    try {
+      return metaValue(db, "schema_version") === SCHEMA_VERSION;
+    } finally {
+      db.close(false);
+    }
+  })() : false);
+
+  /** Starts (once) opening or building the file; resolves when it is ready or has failed. */
+  function start(): Promise<void> {
+    if (state === "ready") return Promise.resolve();
+    building ??= (async () => {
+      try {
+        if (!current()) {
+          state = "building";
+          const temp = `${path}.building-${process.pid}-${Date.now()}`;
+          opts.log.info("building the embedded gazetteer from the built-in data", { file: path });
+          try {
+            buildMs = await buildBuiltinGazetteer(temp);
+            // Another process sharing DATA_DIR may have finished first; its file is as good as ours.
+            if (current()) rmSync(temp, { force: true });
+            else renameSync(temp, path);
+          } finally {
+            for (const suffix of ["", "-wal", "-shm"]) rmSync(temp + suffix, { force: true });
+          }
+          opts.log.info("embedded gazetteer built", { ms: buildMs });
+        }
+        openReader();
+      } catch (err) {
+        state = "failed";
+        failure = err instanceof Error ? err.message : String(err);
+        building = null;
+        opts.log.error("embedded gazetteer could not be built", { error: failure });
+      }
+    })();
+    return building;
+  }
+
+  function ready(): NonNullable<typeof search> {
+    if (state === "ready" && search) return search;
+    void start();
+    if (state === "failed")
+      throw new AppError(503, "GEOCODER_UNAVAILABLE", `The embedded gazetteer could not be built (${failure}); this is a server-side problem, not one with your request or API key`, undefined, { "retry-after": String(RETRY_AFTER_S * 6) });
+    throw new AppError(503, "GEOCODER_UNAVAILABLE", "The embedded gazetteer is being built from the built-in data (it takes a few seconds after the first start); try again shortly", undefined, {
+      "retry-after": String(RETRY_AFTER_S),
+    });
+  }
+
+  const geocoder: Geocoder = {
+    forward: async (q) => ready().forward(q),
+    reverse: async (q) => ready().reverse(q),
+    autocomplete: async (q) => ready().autocomplete(q),
+    onChange: (listener) => void listeners.push(listener),
+  };
+
+  /**
+   * Runs `write` with a connection of its own inside the import lock; afterwards searches see the new
+   * data and cached answers are dropped. A second import while one runs is 409 IMPORT_IN_PROGRESS.
+   */
+  async function withWriter<T>(write: (db: Database) => Promise<T>): Promise<T> {
+    if (importing) throw new AppError(409, "IMPORT_IN_PROGRESS", "Another gazetteer import is running; wait for it to finish", undefined, { "retry-after": "10" });
+    importing = true;
+    try {
+      await start();
+      if (state !== "ready") throw new AppError(503, "GEOCODER_UNAVAILABLE", `The embedded gazetteer could not be built (${failure})`);
+      const db = openGazetteerFile(path);
+      try {
+        return await write(db);
+      } finally {
+        db.close(false);
+        attributions = new Map(listDatasets(reader!).map((d) => [d.name, d.attribution]));
+        for (const l of listeners) l();
+      }
+    } finally {
+      importing = false;
+    }
+  }
+
+  function status(): GazetteerStatus {
+    let bytes: number | null = null;
+    try {
+      bytes = statSync(path).size;
+    } catch {
+      bytes = null;
+    }
+    return {
+      state,
+      file: path,
+      bytes,
+      datasets: reader ? listDatasets(reader) : [],
+      built_at: reader ? metaValue(reader, "built_at") : null,
+      build_ms: buildMs,
+      ...(failure && state === "failed" ? { error: failure } : {}),
+    };
+  }
+
+  function close() {
+    reader?.close(false);
+    reader = null;
+    search = null;
+    if (state === "ready") state = "absent";
+  }
+
+  return { geocoder, start, status, withWriter, close, path };
+}
+
+export type Gazetteer = ReturnType<typeof createGazetteer>;
