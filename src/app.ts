@@ -19,6 +19,7 @@ import { fontsModule } from "./modules/fonts";
 import { tilesetsModule } from "./modules/tilesets";
 import { tilesModule } from "./modules/tiles";
 import { consoleModule } from "./modules/console";
+import { gazetteerRoutes } from "./routes/management/gazetteer";
 
 export function createApp(ctx: AppContext) {
   const routes = routeTableFrom(() => app.routes);
@@ -35,6 +36,7 @@ export function createApp(ctx: AppContext) {
     .use(homeModule(ctx))
     .use(stylesModule(ctx))
     .use(geocodingModule(ctx))
+    .use(gazetteerRoutes(ctx))
     .use(elevationModule(ctx))
     .use(fontsModule(ctx))
     .use(tilesetsModule(ctx))

@@ -7,6 +7,7 @@ import { migrate } from "../db/migrate";
 import { createContext } from "../context";
 import { createLogger } from "../log";
 import { createApp } from "../app";
+import { gazetteerFor } from "../backends/geocoder/select";
 import { issueSetupToken } from "../modules/auth/setup-token";
 import { rejectUnknownArgs, settingsHelp } from "./args";
 import { bold, print, printErr } from "./output";
@@ -36,6 +37,8 @@ export const serveCommand: CliCommand = {
     if (applied.length) log.info("migrations applied", { migrations: applied });
     const ctx = createContext(config, handle, log);
     const app = createApp(ctx);
+    // Built (first start) or opened in the background, so geocoding is ready soon without delaying start-up.
+    if (config.geocoder === "embedded") void gazetteerFor(ctx).start();
 
     // Handlers go in before listening, so a signal that arrives right after start is not fatal.
     let stopping = false;

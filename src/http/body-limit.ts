@@ -8,6 +8,7 @@ const UPLOAD_ROUTES: [string, RegExp][] = [
   ["POST", /^\/api\/v1\/orgs\/[^/]+\/tilesets\/[^/]+\/versions\/?$/],
   ["PUT", /^\/api\/v1\/orgs\/[^/]+\/styles\/[^/]+\/sprite\/?$/],
   ["POST", /^\/api\/v1\/fonts\/?$/],
+  ["POST", /^\/api\/v1\/gazetteer\/datasets\/?$/],
 ];
 
 export function isUploadRoute(method: string, pathname: string): boolean {

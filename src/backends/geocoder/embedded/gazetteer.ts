@@ -122,8 +122,28 @@ export function createGazetteer(opts: { dataDir: string; log: Logger }) {
     return building;
   }
 
+  // Imports by another process (the CLI) are noticed through SQLite's data_version, looked at most every 2 s.
+  let dataVersion = -1;
+  let checkedAt = 0;
+  function noticeOtherWriters() {
+    const now = Date.now();
+    if (now - checkedAt < 2000 || !reader) return;
+    checkedAt = now;
+    const v = reader.query<{ data_version: number }, []>("PRAGMA data_version").get()!.data_version;
+    if (dataVersion !== -1 && v !== dataVersion) changed();
+    dataVersion = v;
+  }
+
+  function changed() {
+    attributions = new Map(listDatasets(reader!).map((d) => [d.name, d.attribution]));
+    for (const l of listeners) l();
+  }
+
   function ready(): NonNullable<typeof search> {
-    if (state === "ready" && search) return search;
+    if (state === "ready" && search) {
+      noticeOtherWriters();
+      return search;
+    }
     void start();
     if (state === "failed")
       throw new AppError(503, "GEOCODER_UNAVAILABLE", `The embedded gazetteer could not be built (${failure}); this is a server-side problem, not one with your request or API key`, undefined, { "retry-after": String(RETRY_AFTER_S * 6) });
@@ -154,8 +174,7 @@ export function createGazetteer(opts: { dataDir: string; log: Logger }) {
         return await write(db);
       } finally {
         db.close(false);
-        attributions = new Map(listDatasets(reader!).map((d) => [d.name, d.attribution]));
-        for (const l of listeners) l();
+        changed();
       }
     } finally {
       importing = false;

@@ -1,0 +1,105 @@
+// `mapstead gazetteer import FILE [--dataset NAME] [--replace]` and `mapstead gazetteer status`: the
+// embedded gazetteer's datasets, for the operator on the machine (the same import as the admin API).
+// A running server sees an import within a few seconds.
+import { existsSync, statSync } from "node:fs";
+import { parseArgs } from "node:util";
+import type { CliCommand } from "./command";
+import { UsageError, settingsHelp } from "./args";
+import { configOrExit } from "./runtime";
+import { bold, dim, green, print, printErr, red } from "./output";
+import { createLogger } from "../log";
+import { createGazetteer } from "../backends/geocoder/embedded/gazetteer";
+import { importGeonamesFile, InvalidGazetteerData, type ImportProgress } from "../backends/geocoder/embedded/import-file";
+import { AppError } from "../errors";
+
+const HELP = `Usage:
+  mapstead gazetteer status [--json] [settings]
+  mapstead gazetteer import FILE [--dataset NAME] [--replace] [--json] [settings]
+
+The embedded gazetteer answers geocoding when no Pelias is configured (GEOCODER=auto or embedded).
+Built in: GeoNames places of over 1000 people and every country. import loads a GeoNames dump
+(download.geonames.org/export/dump): allCountries.zip, citiesN.zip, a country's XX.zip or the .txt
+inside, or alternateNamesV2.zip for names in other languages (import it after the places). Places
+go into the dataset NAME (default geonames; alternate names: alternate-names), added to it or, with
+--replace, replacing it. Nothing is written if the file has a bad line.
+
+Settings:
+${settingsHelp()}`;
+
+const count = (n: number) => n.toLocaleString("en-US");
+
+function progressLine(p: ImportProgress, startedAt: number): string {
+  const s = (performance.now() - startedAt) / 1000;
+  const pct = p.totalBytes ? ` ${Math.min(100, Math.floor((100 * p.bytesRead) / p.totalBytes))}%` : "";
+  return `importing:${pct} ${count(p.lines)} lines, ${count(p.places)} places, ${count(p.names)} names (${count(Math.round(p.lines / Math.max(s, 0.001)))} lines/s)`;
+}
+
+export const gazetteerCommand: CliCommand = {
+  name: "gazetteer",
+  summary: "Import GeoNames data into the embedded gazetteer (import), or show its datasets (status)",
+  help: HELP,
+  async run(args, overrides) {
+    let parsed;
+    try {
+      parsed = parseArgs({ args, allowPositionals: true, options: { dataset: { type: "string" }, replace: { type: "boolean" }, json: { type: "boolean" } } });
+    } catch (err) {
+      throw new UsageError(err instanceof Error ? err.message : String(err));
+    }
+    const [sub, file, ...extra] = parsed.positionals;
+    const json = parsed.values.json === true;
+    if (sub !== "import" && sub !== "status") throw new UsageError("expected `gazetteer import FILE` or `gazetteer status` (see --help)");
+    if (sub === "status" && (file || parsed.values.dataset || parsed.values.replace)) throw new UsageError("`gazetteer status` takes no file, --dataset or --replace");
+    if (sub === "import" && (!file || extra.length)) throw new UsageError("`gazetteer import` takes exactly one FILE");
+
+    const config = configOrExit(overrides);
+    const log = createLogger("error", (l) => process.stderr.write(l + "\n"));
+    const gazetteer = createGazetteer({ dataDir: config.dataDir, log });
+    try {
+      if (!existsSync(gazetteer.path) && !json) printErr(dim("building the gazetteer from the built-in data (first use, a few seconds)..."));
+      await gazetteer.start();
+      if (sub === "status") {
+        const s = gazetteer.status();
+        if (s.state !== "ready") {
+          printErr(red(`mapstead gazetteer: the gazetteer could not be opened (${s.error ?? s.state})`));
+          return 1;
+        }
+        if (json) print(JSON.stringify({ backend: config.geocoder, file: s.file, bytes: s.bytes, built_at: s.built_at, datasets: s.datasets }, null, 2));
+        else {
+          print(`${bold("Geocoding backend:")} ${config.geocoder}${config.geocoder === "embedded" ? "" : dim(" (the gazetteer below is not answering)")}`);
+          print(`${bold("File:")} ${s.file} (${((s.bytes ?? 0) / 1024 ** 2).toFixed(1)} MiB, built ${s.built_at})`);
+          for (const d of s.datasets) print(`  ${bold(d.name.padEnd(24))} ${d.kind.padEnd(16)} ${count(d.places).padStart(11)} places ${count(d.names).padStart(11)} names  ${dim(d.attribution)}`);
+        }
+        return 0;
+      }
+      try {
+        statSync(file!);
+      } catch {
+        printErr(red(`mapstead gazetteer: cannot read ${file}`));
+        return 1;
+      }
+      const startedAt = performance.now();
+      const tty = process.stderr.isTTY === true;
+      const result = await importGeonamesFile(gazetteer, file!, {
+        dataset: parsed.values.dataset,
+        mode: parsed.values.replace ? "replace" : "add",
+        onProgress: json ? undefined : (p) => process.stderr.write(tty ? `\r${progressLine(p, startedAt)}\x1b[K` : `${progressLine(p, startedAt)}\n`),
+      });
+      if (tty && !json) process.stderr.write("\n");
+      if (json) print(JSON.stringify(result, null, 2));
+      else
+        print(
+          `${green("Imported")} ${bold(file!)} into dataset ${bold(result.dataset)} (${result.mode}): ${count(result.places)} places, ${count(result.names)} names from ${count(result.lines)} lines in ${(result.ms / 1000).toFixed(1)} s` +
+            (result.skipped ? dim(`; ${count(result.skipped)} alternate names skipped (their places are not imported)`) : ""),
+        );
+      return 0;
+    } catch (err) {
+      if (err instanceof InvalidGazetteerData || err instanceof AppError) {
+        printErr(red(`mapstead gazetteer: ${err.message}`));
+        return 1;
+      }
+      throw err;
+    } finally {
+      gazetteer.close();
+    }
+  },
+};
