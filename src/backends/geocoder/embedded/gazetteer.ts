@@ -140,6 +140,8 @@ export function createGazetteer(opts: { dataDir: string; log: Logger }) {
   }
 
   function ready(): NonNullable<typeof search> {
+    // A file already built opens at once; only a build makes callers wait.
+    if (state === "absent" && current()) openReader();
     if (state === "ready" && search) {
       noticeOtherWriters();
       return search;

@@ -211,30 +211,39 @@ export function createSearch(db: Database, opts: SearchOptions) {
   }
 
   function reverse(q: ReverseQuery): GeocodeAnswer {
-    const near = db.query<CandidateRow & { layer: string }, [number, number, number, number]>(
+    const near = db.query<CandidateRow, [number, number, number, number]>(
       `SELECT p.id, '' AS folded, p.population, p.importance, p.lon, p.lat FROM places_rtree r JOIN places p ON p.id = r.id
        WHERE r.min_lon >= ? AND r.max_lon <= ? AND r.min_lat >= ? AND r.max_lat <= ? AND p.layer NOT IN ${AREA_LAYERS}`,
     );
-    // Grow a box around the point until it holds `limit` places no farther than the box is wide.
-    for (let radius = 0.1; ; radius *= 2) {
+    const within = (radius: number): Scored[] => {
       const rows: CandidateRow[] = [];
       const minLat = Math.max(-90, q.lat - radius);
       const maxLat = Math.min(90, q.lat + radius);
       const minLon = q.lon - radius;
       const maxLon = q.lon + radius;
       rows.push(...near.all(Math.max(-180, minLon), Math.min(180, maxLon), minLat, maxLat));
-      if (minLon < -180) rows.push(...near.all(minLon + 360, 180, minLat, maxLat));
-      if (maxLon > 180) rows.push(...near.all(-180, maxLon - 360, minLat, maxLat));
+      if (minLon < -180) rows.push(...near.all(Math.max(-180, minLon + 360), 180, minLat, maxLat));
+      if (maxLon > 180) rows.push(...near.all(-180, Math.min(180, maxLon - 360), minLat, maxLat));
       const scored: Scored[] = rows.map((row) => ({ row, text: 1, score: 0, distance: distanceKm(q.lon, q.lat, row.lon, row.lat) }));
-      scored.sort((a, b) => a.distance! - b.distance! || b.row.population - a.row.population);
-      const sureKm = radius * 111.19 * Math.min(1, Math.cos((Math.min(89.9, Math.abs(q.lat) + radius) * Math.PI) / 180));
-      const top = scored.slice(0, q.limit);
-      if ((top.length === q.limit && top.at(-1)!.distance! <= sureKm) || radius >= 360) {
-        // Confidence falls with distance: a place 10 km away is a weaker answer than one under 1 km.
-        for (const s of top) s.text = Math.max(0.1, 1 - s.distance! / 50);
-        return answer(top, q.language);
-      }
+      return scored.sort((a, b) => a.distance! - b.distance! || b.row.population - a.row.population).slice(0, q.limit);
+    };
+    /** Degrees of a box around the point that holds every place within `km` (longitudes shrink poleward). */
+    const boxFor = (km: number) => {
+      const lat = km / 111.19;
+      const cos = Math.cos((Math.min(89, Math.abs(q.lat) + lat) * Math.PI) / 180);
+      return Math.min(360, lat / Math.max(cos, 0.01));
+    };
+    // A growing box until it holds `limit` places; then one box wide enough to be sure none is nearer.
+    let radius = 0.1;
+    let top = within(radius);
+    while (top.length < q.limit && radius < 360) top = within((radius = Math.min(360, radius * 4)));
+    if (top.length && radius < 360) {
+      const sure = boxFor(top.at(-1)!.distance!);
+      if (sure > radius) top = within(sure);
     }
+    // Confidence falls with distance: a place 10 km away is a weaker answer than one under 1 km.
+    for (const s of top) s.text = Math.max(0.1, 1 - s.distance! / 50);
+    return answer(top, q.language);
   }
 
   return {
