@@ -3,7 +3,8 @@
 // answers geocoding queries through the Geocoder interface, and takes imports one at a time on a
 // second connection so searches keep answering from the last committed data meanwhile.
 import type { Database } from "bun:sqlite";
-import { existsSync, renameSync, rmSync, statSync } from "node:fs";
+import { existsSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { AppError } from "../../../errors";
 import type { Logger } from "../../../log";
 import type { Geocoder } from "../types";
@@ -59,12 +60,33 @@ export async function buildBuiltinGazetteer(path: string): Promise<number> {
   return Math.round(performance.now() - started);
 }
 
+const removeBuild = (temp: string) => {
+  for (const suffix of ["", "-wal", "-shm"]) rmSync(temp + suffix, { force: true });
+};
+
+/** Temp files of builds whose process died (killed mid-build): they would only take disk space. */
+function removeAbandonedBuilds(path: string) {
+  const dir = dirname(path);
+  const prefix = `${basename(path)}.building-`;
+  for (const name of readdirSync(dir)) {
+    const pid = name.startsWith(prefix) ? Number(name.slice(prefix.length).split("-")[0]) : NaN;
+    if (!Number.isInteger(pid) || pid === process.pid) continue;
+    try {
+      process.kill(pid, 0);
+    } catch {
+      rmSync(join(dir, name), { force: true });
+    }
+  }
+}
+
 export function createGazetteer(opts: { dataDir: string; log: Logger }) {
   const path = gazetteerPath(opts.dataDir);
   let state: GazetteerState = "absent";
   let reader: Database | null = null;
   let search: ReturnType<typeof createSearch> | null = null;
   let building: Promise<void> | null = null;
+  /** the temp file of a build in progress */
+  let buildingAt: string | null = null;
   let buildMs: number | null = null;
   let failure: string | undefined;
   let importing = false;
@@ -99,7 +121,8 @@ export function createGazetteer(opts: { dataDir: string; log: Logger }) {
       try {
         if (!current()) {
           state = "building";
-          const temp = `${path}.building-${process.pid}-${Date.now()}`;
+          removeAbandonedBuilds(path);
+          const temp = (buildingAt = `${path}.building-${process.pid}-${Date.now()}`);
           opts.log.info("building the embedded gazetteer from the built-in data", { file: path });
           try {
             buildMs = await buildBuiltinGazetteer(temp);
@@ -107,7 +130,8 @@ export function createGazetteer(opts: { dataDir: string; log: Logger }) {
             if (current()) rmSync(temp, { force: true });
             else renameSync(temp, path);
           } finally {
-            for (const suffix of ["", "-wal", "-shm"]) rmSync(temp + suffix, { force: true });
+            removeBuild(temp);
+            buildingAt = null;
           }
           opts.log.info("embedded gazetteer built", { ms: buildMs });
         }
@@ -202,6 +226,8 @@ export function createGazetteer(opts: { dataDir: string; log: Logger }) {
   }
 
   function close() {
+    // A build cut short by shutdown leaves nothing behind; the next start builds again.
+    if (buildingAt) removeBuild(buildingAt);
     reader?.close(false);
     reader = null;
     search = null;
