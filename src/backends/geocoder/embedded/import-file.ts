@@ -156,6 +156,8 @@ export async function importGeonamesFile(
           entries++;
           const feed = lineReader(entry.name);
           entry.ondata = (err, data, final) => {
+            // fflate hands errors thrown by this handler back to it as `err`: ours pass through as they are.
+            if (err instanceof InvalidGazetteerData) throw err;
             if (err) throw new InvalidGazetteerData(`${label}: entry '${entry.name}' is damaged (${err.message}); download it again`);
             inflated += data.length;
             if (inflated > MAX_INFLATED_BYTES) throw new InvalidGazetteerData(`${label}: the archive inflates to more than ${MAX_INFLATED_BYTES / 1024 ** 3} GiB; refused`);
@@ -166,19 +168,22 @@ export async function importGeonamesFile(
           entry.start();
         });
         unzip.register(UnzipInflate);
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done) break;
-          progress.bytesRead += value.length;
+        const push = (chunk: Uint8Array, final: boolean) => {
           try {
-            unzip.push(value);
+            unzip.push(chunk, final);
           } catch (err) {
             if (err instanceof InvalidGazetteerData) throw err;
             throw new InvalidGazetteerData(`${label}: the zip archive is damaged or truncated (${(err as Error).message}); download it again`);
           }
+        };
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          progress.bytesRead += value.length;
+          push(value, false);
           report();
         }
-        unzip.push(new Uint8Array(0), true);
+        push(new Uint8Array(0), true);
         if (!entries) throw new InvalidGazetteerData(`${label}: the zip holds no .txt dump (expected e.g. allCountries.txt, cities1000.txt or alternateNamesV2.txt)`);
       } else {
         const feed = lineReader(label);
