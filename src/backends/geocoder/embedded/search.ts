@@ -122,6 +122,12 @@ export function createSearch(db: Database, opts: SearchOptions) {
       )
       .all(match, ...f.params);
 
+  const sameStart = db.query<unknown, [string, string]>("SELECT folded, place_id FROM names WHERE folded >= ? AND folded < ?");
+  const placesById = (ids: number[], f: ReturnType<typeof filters>) =>
+    db
+      .query<CandidateRow, (string | number)[]>(`SELECT p.id, '' AS folded, p.population, p.importance, p.lon, p.lat FROM places p WHERE p.id IN (${ids.map(() => "?").join(", ")})${f.sql}`)
+      .all(...ids, ...f.params);
+
   /** Comma-separated trailing parts that name countries ("Paris, France") narrow the search to them. */
   function splitContext(text: string): { name: string; countries: string[] } {
     const parts = text.split(",").map((p) => p.trim()).filter(Boolean);
@@ -151,14 +157,25 @@ export function createSearch(db: Database, opts: SearchOptions) {
     if (query.length >= 3 && found(0.75) < limit) for (const row of substringLookup(ftsPhrase(query), f)) consider(row, textScore(query, row.folded));
     const budget = typoBudget(query.length);
     if (found(0.6) < limit && budget > 0) {
-      for (const row of typoLookup(trigramsOf(query).map(ftsPhrase).join(" OR "), f)) {
-        const whole = editDistance(query, row.folded, budget);
-        if (whole <= budget) consider(row, 0.72 - 0.15 * whole);
-        else if (autocomplete && row.folded.length > query.length) {
-          const head = editDistance(query, row.folded.slice(0, query.length), budget);
-          if (head <= budget) consider(row, 0.6 - 0.15 * head);
-        }
+      const typoScore = (folded: string) => {
+        const whole = editDistance(query, folded, budget);
+        if (whole <= budget) return 0.72 - 0.15 * whole;
+        if (!autocomplete || folded.length <= query.length) return 0;
+        const head = editDistance(query, folded.slice(0, query.length), budget);
+        return head <= budget ? 0.6 - 0.15 * head : 0;
+      };
+      // Most typos keep the first two letters: those names come from the folded-name index alone and
+      // are measured before anything is joined. Only when that finds nothing, the trigram index.
+      const start = query.slice(0, 2);
+      const matched = new Map<number, { folded: string; text: number }>();
+      for (const [folded, placeId] of sameStart.values(start, `${start}\u{10FFFF}`) as [string, number][]) {
+        const text = typoScore(folded);
+        if (text > (matched.get(placeId)?.text ?? 0)) matched.set(placeId, { folded, text });
       }
+      if (matched.size) {
+        const ids = [...matched.entries()].sort((a, b) => b[1].text - a[1].text).slice(0, TYPO_CANDIDATES).map(([id]) => id);
+        for (const row of placesById(ids, f)) consider({ ...row, folded: matched.get(row.id)!.folded }, matched.get(row.id)!.text);
+      } else for (const row of typoLookup(trigramsOf(query).map(ftsPhrase).join(" OR "), f)) consider(row, typoScore(row.folded));
     }
     return best;
   }
@@ -211,35 +228,43 @@ export function createSearch(db: Database, opts: SearchOptions) {
   }
 
   function reverse(q: ReverseQuery): GeocodeAnswer {
-    const near = db.query<CandidateRow, [number, number, number, number]>(
+    // Inside a box, SQLite keeps the nearest few by a flat-earth distance (a bounded sort, no row objects
+    // for the rest); great-circle distances then order those exactly.
+    const near = db.query<CandidateRow, [number, number, number, number, number, number, number, number]>(
       `SELECT p.id, '' AS folded, p.population, p.importance, p.lon, p.lat FROM places_rtree r JOIN places p ON p.id = r.id
-       WHERE r.min_lon >= ? AND r.max_lon <= ? AND r.min_lat >= ? AND r.max_lat <= ? AND p.layer NOT IN ${AREA_LAYERS}`,
+       WHERE r.min_lon >= ?1 AND r.max_lon <= ?2 AND r.min_lat >= ?3 AND r.max_lat <= ?4 AND p.layer NOT IN ${AREA_LAYERS}
+       ORDER BY (p.lat - ?5) * (p.lat - ?5) + (p.lon - ?6) * (p.lon - ?6) * ?7 LIMIT ?8`,
     );
-    const within = (radius: number): Scored[] => {
+    const cos2 = Math.cos((q.lat * Math.PI) / 180) ** 2;
+    const keep = Math.max(64, q.limit * 8);
+    const within = (radius: number, lonRadius = radius): Scored[] => {
       const rows: CandidateRow[] = [];
       const minLat = Math.max(-90, q.lat - radius);
       const maxLat = Math.min(90, q.lat + radius);
-      const minLon = q.lon - radius;
-      const maxLon = q.lon + radius;
-      rows.push(...near.all(Math.max(-180, minLon), Math.min(180, maxLon), minLat, maxLat));
-      if (minLon < -180) rows.push(...near.all(Math.max(-180, minLon + 360), 180, minLat, maxLat));
-      if (maxLon > 180) rows.push(...near.all(-180, Math.min(180, maxLon - 360), minLat, maxLat));
+      const minLon = q.lon - lonRadius;
+      const maxLon = q.lon + lonRadius;
+      rows.push(...near.all(Math.max(-180, minLon), Math.min(180, maxLon), minLat, maxLat, q.lat, q.lon, cos2, keep));
+      // The part of the box beyond the antimeridian, measured from the point shifted by 360 degrees.
+      if (minLon < -180) rows.push(...near.all(Math.max(-180, minLon + 360), 180, minLat, maxLat, q.lat, q.lon + 360, cos2, keep));
+      if (maxLon > 180) rows.push(...near.all(-180, Math.min(180, maxLon - 360), minLat, maxLat, q.lat, q.lon - 360, cos2, keep));
       const scored: Scored[] = rows.map((row) => ({ row, text: 1, score: 0, distance: distanceKm(q.lon, q.lat, row.lon, row.lat) }));
       return scored.sort((a, b) => a.distance! - b.distance! || b.row.population - a.row.population).slice(0, q.limit);
     };
-    /** Degrees of a box around the point that holds every place within `km` (longitudes shrink poleward). */
-    const boxFor = (km: number) => {
-      const lat = km / 111.19;
-      const cos = Math.cos((Math.min(89, Math.abs(q.lat) + lat) * Math.PI) / 180);
-      return Math.min(360, lat / Math.max(cos, 0.01));
+    /** The box around the point that holds the spherical cap of radius `km`: [lat, lon] half-sizes in degrees. */
+    const capBox = (km: number): [number, number] => {
+      const delta = km / EARTH_RADIUS_KM;
+      const lat = (delta * 180) / Math.PI;
+      if (Math.abs(q.lat) + lat >= 90) return [lat, 180];
+      return [lat, (Math.asin(Math.min(1, Math.sin(delta) / Math.cos((q.lat * Math.PI) / 180))) * 180) / Math.PI];
     };
-    // A growing box until it holds `limit` places; then one box wide enough to be sure none is nearer.
+    // A growing box until it holds `limit` places; then the box of the cap through the farthest of them,
+    // so that no nearer place can lie outside what was searched.
     let radius = 0.1;
     let top = within(radius);
     while (top.length < q.limit && radius < 360) top = within((radius = Math.min(360, radius * 4)));
     if (top.length && radius < 360) {
-      const sure = boxFor(top.at(-1)!.distance!);
-      if (sure > radius) top = within(sure);
+      const [lat, lon] = capBox(top.at(-1)!.distance! * 1.0001);
+      if (lat > radius || lon > radius) top = within(lat, lon);
     }
     // Confidence falls with distance: a place 10 km away is a weaker answer than one under 1 km.
     for (const s of top) s.text = Math.max(0.1, 1 - s.distance! / 50);

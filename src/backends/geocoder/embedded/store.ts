@@ -8,7 +8,7 @@ import { join } from "node:path";
 
 export const GAZETTEER_FILE = "gazetteer.sqlite";
 /** Bumped when the schema or the built-in data changes: an older file is rebuilt. */
-export const SCHEMA_VERSION = "1";
+export const SCHEMA_VERSION = "2";
 
 export const gazetteerPath = (dataDir: string) => join(dataDir, GAZETTEER_FILE);
 
@@ -38,6 +38,7 @@ CREATE TABLE IF NOT EXISTS places (
 CREATE UNIQUE INDEX IF NOT EXISTS places_by_dataset_id ON places (dataset, ext_id);
 CREATE INDEX IF NOT EXISTS places_by_ext_id ON places (ext_id);
 CREATE INDEX IF NOT EXISTS places_by_region ON places (country_code, admin1) WHERE layer = 'region';
+CREATE INDEX IF NOT EXISTS places_by_country ON places (country_code) WHERE layer = 'country';
 CREATE TABLE IF NOT EXISTS names (
   id INTEGER PRIMARY KEY,
   place_id INTEGER NOT NULL,
@@ -48,7 +49,7 @@ CREATE TABLE IF NOT EXISTS names (
   preferred INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS names_by_place ON names (place_id);
-CREATE INDEX IF NOT EXISTS names_by_folded ON names (folded);
+CREATE INDEX IF NOT EXISTS names_by_folded ON names (folded, place_id);
 CREATE INDEX IF NOT EXISTS names_by_dataset ON names (dataset);
 CREATE VIRTUAL TABLE IF NOT EXISTS names_fts USING fts5 (folded, content = '', contentless_delete = 1, tokenize = 'trigram');
 CREATE VIRTUAL TABLE IF NOT EXISTS places_rtree USING rtree (id, min_lon, max_lon, min_lat, max_lat);
