@@ -29,12 +29,15 @@ export interface GazetteerStatus {
   error?: string;
 }
 
-async function writeAll(writer: DatasetWriter, places: PlaceRecord[]) {
+async function writeAll(writer: DatasetWriter, places: PlaceRecord[], stopped: () => boolean) {
   writer.begin();
   try {
     for (let i = 0; i < places.length; i++) {
       writer.addPlace(places[i]!);
-      if (i % BUILD_CHUNK === BUILD_CHUNK - 1) await Bun.sleep(0);
+      if (i % BUILD_CHUNK === BUILD_CHUNK - 1) {
+        await Bun.sleep(0);
+        if (stopped()) throw new Error("the gazetteer was closed while it was being built");
+      }
     }
     writer.commit();
   } catch (err) {
@@ -43,14 +46,14 @@ async function writeAll(writer: DatasetWriter, places: PlaceRecord[]) {
   }
 }
 
-/** Builds the built-in gazetteer into `path` (a new file); returns how long it took. */
-export async function buildBuiltinGazetteer(path: string): Promise<number> {
+/** Builds the built-in gazetteer into `path` (a new file); returns how long it took. `stopped` aborts it. */
+export async function buildBuiltinGazetteer(path: string, stopped: () => boolean = () => false): Promise<number> {
   const started = performance.now();
   const db = openGazetteerFile(path, { create: true });
   try {
     const { cities, countries } = await builtinPlaces();
-    await writeAll(createDatasetWriter(db, BUILTIN_DATASETS.cities, "replace"), cities);
-    await writeAll(createDatasetWriter(db, BUILTIN_DATASETS.countries, "replace"), countries);
+    await writeAll(createDatasetWriter(db, BUILTIN_DATASETS.cities, "replace"), cities, stopped);
+    await writeAll(createDatasetWriter(db, BUILTIN_DATASETS.countries, "replace"), countries, stopped);
     db.query("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?), ('built_at', ?)").run(SCHEMA_VERSION, new Date().toISOString());
     db.exec("PRAGMA optimize");
     db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
@@ -87,6 +90,7 @@ export function createGazetteer(opts: { dataDir: string; log: Logger }) {
   let building: Promise<void> | null = null;
   /** the temp file of a build in progress */
   let buildingAt: string | null = null;
+  let closed = false;
   let buildMs: number | null = null;
   let failure: string | undefined;
   let importing = false;
@@ -125,7 +129,7 @@ export function createGazetteer(opts: { dataDir: string; log: Logger }) {
           const temp = (buildingAt = `${path}.building-${process.pid}-${Date.now()}`);
           opts.log.info("building the embedded gazetteer from the built-in data", { file: path });
           try {
-            buildMs = await buildBuiltinGazetteer(temp);
+            buildMs = await buildBuiltinGazetteer(temp, () => closed);
             // Another process sharing DATA_DIR may have finished first; its file is as good as ours.
             if (current()) rmSync(temp, { force: true });
             else renameSync(temp, path);
@@ -135,11 +139,12 @@ export function createGazetteer(opts: { dataDir: string; log: Logger }) {
           }
           opts.log.info("embedded gazetteer built", { ms: buildMs });
         }
-        openReader();
+        if (!closed) openReader();
       } catch (err) {
+        building = null;
+        if (closed) return;
         state = "failed";
         failure = err instanceof Error ? err.message : String(err);
-        building = null;
         opts.log.error("embedded gazetteer could not be built", { error: failure });
       }
     })();
@@ -226,6 +231,7 @@ export function createGazetteer(opts: { dataDir: string; log: Logger }) {
   }
 
   function close() {
+    closed = true;
     // A build cut short by shutdown leaves nothing behind; the next start builds again.
     if (buildingAt) removeBuild(buildingAt);
     reader?.close(false);
