@@ -5,23 +5,26 @@ import { existsSync, statSync } from "node:fs";
 import { parseArgs } from "node:util";
 import type { CliCommand } from "./command";
 import { UsageError, settingsHelp } from "./args";
-import { configOrExit } from "./runtime";
+import { configOrExit, openContext } from "./runtime";
 import { bold, dim, green, print, printErr, red } from "./output";
 import { createLogger } from "../log";
 import { createGazetteer } from "../backends/geocoder/embedded/gazetteer";
-import { importGeonamesFile, InvalidGazetteerData, type ImportProgress } from "../backends/geocoder/embedded/import-file";
+import { importGeonamesFile, InvalidGazetteerData, type ImportProgress, type ImportResult } from "../backends/geocoder/embedded/import-file";
+import { importTilesetPoints } from "../backends/geocoder/embedded/import-tileset";
 import { AppError } from "../errors";
 
 const HELP = `Usage:
   mapstead gazetteer status [--json] [settings]
   mapstead gazetteer import FILE [--dataset NAME] [--replace] [--json] [settings]
+  mapstead gazetteer import --tileset OWNER/SLUG --name-field FIELD [--dataset NAME] [--replace] [--json]
 
 The embedded gazetteer answers geocoding when no Pelias is configured (GEOCODER=auto or embedded).
 Built in: GeoNames places of over 1000 people and every country. import loads a GeoNames dump
 (download.geonames.org/export/dump): allCountries.zip, citiesN.zip, a country's XX.zip or the .txt
 inside, or alternateNamesV2.zip for names in other languages (import it after the places). Places
 go into the dataset NAME (default geonames; alternate names: alternate-names), added to it or, with
---replace, replacing it. Nothing is written if the file has a bad line.
+--replace, replacing it. Nothing is written if the file has a bad line. With --tileset, the point
+features of a published vector tileset that have FIELD become places (dataset tileset-OWNER-SLUG).
 
 Settings:
 ${settingsHelp()}`;
@@ -41,7 +44,7 @@ export const gazetteerCommand: CliCommand = {
   async run(args, overrides) {
     let parsed;
     try {
-      parsed = parseArgs({ args, allowPositionals: true, options: { dataset: { type: "string" }, replace: { type: "boolean" }, json: { type: "boolean" } } });
+      parsed = parseArgs({ args, allowPositionals: true, options: { dataset: { type: "string" }, replace: { type: "boolean" }, json: { type: "boolean" }, tileset: { type: "string" }, "name-field": { type: "string" } } });
     } catch (err) {
       throw new UsageError(err instanceof Error ? err.message : String(err));
     }
@@ -49,7 +52,11 @@ export const gazetteerCommand: CliCommand = {
     const json = parsed.values.json === true;
     if (sub !== "import" && sub !== "status") throw new UsageError("expected `gazetteer import FILE` or `gazetteer status` (see --help)");
     if (sub === "status" && (file || parsed.values.dataset || parsed.values.replace)) throw new UsageError("`gazetteer status` takes no file, --dataset or --replace");
-    if (sub === "import" && (!file || extra.length)) throw new UsageError("`gazetteer import` takes exactly one FILE");
+    const tileset = parsed.values.tileset;
+    const nameField = parsed.values["name-field"];
+    if (sub === "import" && tileset === undefined && (!file || extra.length)) throw new UsageError("`gazetteer import` takes exactly one FILE, or --tileset OWNER/SLUG --name-field FIELD");
+    if (sub === "import" && tileset !== undefined && (file || !nameField)) throw new UsageError("`gazetteer import --tileset` takes --name-field FIELD and no FILE");
+    if (tileset === undefined && nameField !== undefined) throw new UsageError("--name-field goes with --tileset");
 
     const config = configOrExit(overrides);
     const log = createLogger("error", (l) => process.stderr.write(l + "\n"));
@@ -71,24 +78,35 @@ export const gazetteerCommand: CliCommand = {
         }
         return 0;
       }
-      try {
-        statSync(file!);
-      } catch {
-        printErr(red(`mapstead gazetteer: cannot read ${file}`));
-        return 1;
-      }
       const startedAt = performance.now();
       const tty = process.stderr.isTTY === true;
-      const result = await importGeonamesFile(gazetteer, file!, {
+      const common = {
         dataset: parsed.values.dataset,
-        mode: parsed.values.replace ? "replace" : "add",
-        onProgress: json ? undefined : (p) => process.stderr.write(tty ? `\r${progressLine(p, startedAt)}\x1b[K` : `${progressLine(p, startedAt)}\n`),
-      });
+        mode: parsed.values.replace ? ("replace" as const) : ("add" as const),
+        onProgress: json ? undefined : (p: ImportProgress) => process.stderr.write(tty ? `\r${progressLine(p, startedAt)}\x1b[K` : `${progressLine(p, startedAt)}\n`),
+      };
+      let result: ImportResult;
+      if (tileset !== undefined) {
+        const ctx = openContext(config, { quiet: true });
+        try {
+          result = await importTilesetPoints(gazetteer, { sqlite: ctx.sqlite, dataDir: config.dataDir }, { ...common, tileset, nameField: nameField! });
+        } finally {
+          await ctx.shutdown();
+        }
+      } else {
+        try {
+          statSync(file!);
+        } catch {
+          printErr(red(`mapstead gazetteer: cannot read ${file}`));
+          return 1;
+        }
+        result = await importGeonamesFile(gazetteer, file!, common);
+      }
       if (tty && !json) process.stderr.write("\n");
       if (json) print(JSON.stringify(result, null, 2));
       else
         print(
-          `${green("Imported")} ${bold(file!)} into dataset ${bold(result.dataset)} (${result.mode}): ${count(result.places)} places, ${count(result.names)} names from ${count(result.lines)} lines in ${(result.ms / 1000).toFixed(1)} s` +
+          `${green("Imported")} ${bold(file ?? tileset!)} into dataset ${bold(result.dataset)} (${result.mode}): ${count(result.places)} places, ${count(result.names)} names from ${count(result.lines)} lines in ${(result.ms / 1000).toFixed(1)} s` +
             (result.skipped ? dim(`; ${count(result.skipped)} alternate names skipped (their places are not imported)`) : ""),
         );
       return 0;

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { makeTestApp, tempDir, type TestApp } from "../support/app";
 import { seedKey, seedOrg, seedSession } from "../support/seed";
 import { alternateNameRow, dataDirWithGazetteer, geonameRow, VILLAGES_TSV, zipOf } from "./gazetteer-fixtures";
+import { createTileset, publish, upload as uploadVersion, waitForVersion } from "../tilesets/fixtures";
 
 let t: TestApp;
 let admin: Record<string, string>;
@@ -146,7 +147,29 @@ describe("mapstead gazetteer (CLI)", () => {
     files = tempDir("mapstead-gazetteer-cli-");
     writeFileSync(join(files, "CH.zip"), zipOf({ "CH.txt": VILLAGES_TSV }));
     writeFileSync(join(files, "bad.txt"), VILLAGES_TSV + "9100009\tOnly three\tcolumns\n");
-  });
+    // A published point tileset in the same data dir, made the way a user makes one.
+    const app = await makeTestApp({}, { dataDir });
+    try {
+      const owner = (await seedSession(app.ctx, { orgId: seedOrg(app.ctx, "acme").id })).headers;
+      await createTileset(app, "acme", owner, { slug: "poi", name: "Points of interest", attribution: "Acme survey" });
+      const point = (name: string | null, lon: number, lat: number) => ({ type: "Feature", properties: name ? { name, kind: "poi" } : { kind: "poi" }, geometry: { type: "Point", coordinates: [lon, lat] } });
+      const fc = {
+        type: "FeatureCollection",
+        features: [
+          point("Gazetteer Tower", 8.5417, 47.3769),
+          point("Lakeside Kiosk", 8.5501, 47.3602),
+          point(null, 8.56, 47.37),
+          { type: "Feature", properties: { name: "Not A Point Street" }, geometry: { type: "LineString", coordinates: [[8.5, 47.3], [8.6, 47.4]] } },
+        ],
+      };
+      const res = await uploadVersion(app, "acme", "poi", owner, JSON.stringify(fc), "?filename=poi.geojson&maxzoom=12&layer=poi");
+      expect(res.status).toBe(202);
+      expect((await waitForVersion(app, "acme", "poi", 1, owner)).state).toBe("ready");
+      expect((await publish(app, "acme", "poi", 1, owner)).status).toBe(200);
+    } finally {
+      await app.close();
+    }
+  }, 60_000);
   const cli = (...args: string[]) => {
     const r = Bun.spawnSync(["bun", MAIN, "gazetteer", ...args, "--data-dir", dataDir], { env: { ...process.env, NO_COLOR: "1" }, stdout: "pipe", stderr: "pipe" });
     return { code: r.exitCode, out: r.stdout.toString(), err: r.stderr.toString() };
@@ -164,6 +187,31 @@ describe("mapstead gazetteer (CLI)", () => {
     expect(body.datasets.find((d: { name: string }) => d.name === "swiss")).toMatchObject({ kind: "geonames", places: 3 });
     expect(cli("status").out).toMatch(/swiss\s+geonames\s+3 places/);
   });
+
+  test("a point tileset's named features become places of their own dataset", async () => {
+    const r = cli("import", "--tileset", "acme/poi", "--name-field", "name");
+    expect(r.err).not.toContain("mapstead gazetteer:");
+    expect(r.code).toBe(0);
+    expect(r.out).toContain("into dataset tileset-acme-poi (add): 2 places");
+    const t2 = await makeTestApp({}, { dataDir });
+    try {
+      const k = { "x-api-key": seedKey(t2.ctx, seedOrg(t2.ctx, "reader").id, ["geocoding"]).secret };
+      const body = await (await t2.fetch("/geocoding/v1/forward?q=gazeteer%20tower", { headers: k })).json();
+      const tower = body.features[0];
+      expect(tower.properties).toMatchObject({ name: "Gazetteer Tower", layer: "venue", source: "tileset-acme-poi" });
+      // Zoom 12 tiles with a 4096 extent keep points to a few metres.
+      expect(tower.geometry.coordinates[0]).toBeCloseTo(8.5417, 3);
+      expect(tower.geometry.coordinates[1]).toBeCloseTo(47.3769, 3);
+      expect(body.geocoding.attribution).toContain("Acme survey");
+    } finally {
+      await t2.close();
+    }
+    const wrongField = cli("import", "--tileset", "acme/poi", "--name-field", "title");
+    expect(wrongField.code).toBe(1);
+    expect(wrongField.err).toContain('has no field "title"; its fields are');
+    expect(cli("import", "--tileset", "acme/missing", "--name-field", "name").err).toContain("does not exist or has no published version");
+    expect(cli("import", "--tileset", "acme/poi").code).toBe(2);
+  }, 60_000);
 
   test("a bad file names the line and exits 1; usage errors exit 2", () => {
     const r = cli("import", join(files, "bad.txt"), "--dataset", "broken");
