@@ -12,7 +12,7 @@ import { createGazetteer } from "../src/backends/geocoder/embedded/gazetteer";
 import { importGeonamesFile } from "../src/backends/geocoder/embedded/import-file";
 import { silentLogger } from "../src/log";
 import { tempDir } from "../test/support/app";
-import { geonameRow } from "../test/geocoding/gazetteer-fixtures";
+import { geonameRow } from "../test/backends/geocoder/embedded/fixtures";
 import { median, percentile, QUICK, report } from "./lib";
 
 const dir = tempDir("mapstead-bench-gazetteer-");

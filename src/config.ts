@@ -1,9 +1,19 @@
 // The only reader of process.env. Settings come from the environment and are overridden by the same
 // names as --kebab-case flags; the result is validated once, frozen, and passed to whoever needs it.
+import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
 export type GeocoderBackend = "pelias" | "embedded" | "off";
+export type RoutingEngine = "osrm" | "valhalla";
+export const ROUTING_PROFILES = ["driving", "walking", "cycling"] as const;
+export type RoutingProfile = (typeof ROUTING_PROFILES)[number];
+
+/** What each engine's stock setups call the three profiles (OSRM's bundled car/foot/bicycle Lua profiles, Valhalla's costings). */
+export const DEFAULT_ROUTING_PROFILES: Record<RoutingEngine, Record<RoutingProfile, string>> = {
+  osrm: { driving: "car", walking: "foot", cycling: "bike" },
+  valhalla: { driving: "auto", walking: "pedestrian", cycling: "bicycle" },
+};
 
 export interface Config {
   publicUrl: string;
@@ -18,11 +28,20 @@ export interface Config {
   elevationUrl: string | null;
   geocoderTimeoutMs: number;
   elevationTimeoutMs: number;
+  routingUrl: string | null;
+  routingEngine: RoutingEngine;
+  routingTimeoutMs: number;
+  /** our profile name -> the backend's profile (OSRM) or costing (Valhalla) */
+  routingProfiles: Readonly<Record<RoutingProfile, string>>;
   maxUploadMb: number;
   rateLimitPerMinute: number;
   trustProxy: boolean;
   allowedHosts: string[];
   logLevel: LogLevel;
+  /** HTTP worker processes sharing the port; 1 serves from the one process */
+  workers: number;
+  /** answer X-Mapstead-Worker naming the worker process (debugging, cluster tests) */
+  workerHeader: boolean;
 }
 
 /** A setting that failed validation: start-up prints `message` and exits 2. */
@@ -52,11 +71,22 @@ export const SETTINGS: SettingSpec[] = [
   { name: "GEOCODER", accepts: "one of auto, pelias, embedded, off", default: "auto", description: "geocoding backend: auto uses Pelias when GEOCODER_INTERNAL_URL is set, else the embedded gazetteer" },
   { name: "GEOCODER_TIMEOUT_MS", accepts: "an integer from 100 to 120000", default: "5000", description: "timeout per geocoder call" },
   { name: "ELEVATION_TIMEOUT_MS", accepts: "an integer from 100 to 120000", default: "5000", description: "timeout per elevation call" },
+  { name: "ROUTING_INTERNAL_URL", accepts: "an absolute http(s) URL, e.g. http://osrm:5000 or http://valhalla:8002", description: "OSRM or Valhalla server base URL" },
+  { name: "ROUTING_ENGINE", accepts: "osrm or valhalla", default: "osrm", description: "which engine ROUTING_INTERNAL_URL is" },
+  { name: "ROUTING_TIMEOUT_MS", accepts: "an integer from 100 to 120000", default: "5000", description: "timeout per routing call" },
+  {
+    name: "ROUTING_PROFILES",
+    accepts: "comma-separated profile=name pairs for driving, walking, cycling, e.g. driving=car,walking=foot",
+    default: "",
+    description: "the backend's profile (OSRM) or costing (Valhalla) per profile; unnamed ones keep the engine's default (OSRM car, foot, bike; Valhalla auto, pedestrian, bicycle)",
+  },
   { name: "MAX_UPLOAD_MB", accepts: "an integer from 1 to 1048576", default: "2048", description: "largest accepted upload in MiB" },
   { name: "RATE_LIMIT_PER_MINUTE", accepts: "an integer from 1 to 10000000", default: "600", description: "default requests per minute per key and service group" },
   { name: "TRUST_PROXY", accepts: "true or false", default: "false", description: "honour X-Forwarded-* headers" },
   { name: "ALLOWED_HOSTS", accepts: "comma-separated host names", default: "", description: "hosts honoured from X-Forwarded-Host when TRUST_PROXY is on" },
   { name: "LOG_LEVEL", accepts: "one of debug, info, warn, error", default: "info", description: "JSON log lines on stdout at or above this level" },
+  { name: "WORKERS", accepts: "an integer from 1 to 256", default: String(availableParallelism()), description: "HTTP worker processes sharing the port (default: the number of cores; 1 = one process)" },
+  { name: "WORKER_HEADER", accepts: "true or false", default: "false", description: "answer X-Mapstead-Worker naming the worker that served the request (debugging)" },
 ];
 
 export const kebab = (name: string) => name.toLowerCase().replaceAll("_", "-");
@@ -97,6 +127,23 @@ function geocoderBackend(raw: string, url: string | null, accepts: string): Geoc
   throw new ConfigError("GEOCODER", `GEOCODER=${JSON.stringify(raw)} is invalid: expected ${accepts}`);
 }
 
+function routingEngine(raw: string): RoutingEngine {
+  const v = raw.trim().toLowerCase();
+  if (v !== "osrm" && v !== "valhalla") throw new ConfigError("ROUTING_ENGINE", `ROUTING_ENGINE=${JSON.stringify(raw)} is invalid: expected osrm or valhalla`);
+  return v;
+}
+
+function routingProfiles(raw: string, engine: RoutingEngine, accepts: string): Record<RoutingProfile, string> {
+  const profiles = { ...DEFAULT_ROUTING_PROFILES[engine] };
+  for (const pair of raw.split(",").map((p) => p.trim()).filter(Boolean)) {
+    const m = /^([a-z]+)\s*=\s*([A-Za-z0-9_.-]{1,64})$/.exec(pair);
+    if (!m || !(ROUTING_PROFILES as readonly string[]).includes(m[1]!))
+      throw new ConfigError("ROUTING_PROFILES", `ROUTING_PROFILES entry ${JSON.stringify(pair)} is invalid: expected ${accepts}`);
+    profiles[m[1] as RoutingProfile] = m[2]!;
+  }
+  return profiles;
+}
+
 /**
  * Builds the configuration from environment variables and flag overrides
  * (flags keyed by SETTING name, already mapped from --kebab-case).
@@ -135,6 +182,7 @@ export function loadConfig(env: Record<string, string | undefined>, overrides: R
   const geocoder = geocoderBackend(value("GEOCODER"), geocoderUrl, spec("GEOCODER").accepts);
 
   const ms = (name: string) => integer(name, value(name), 100, 120000, spec(name).accepts);
+  const engine = routingEngine(value("ROUTING_ENGINE"));
   return Object.freeze({
     publicUrl,
     publicUrlDefaulted: !publicRaw,
@@ -146,11 +194,17 @@ export function loadConfig(env: Record<string, string | undefined>, overrides: R
     elevationUrl: optionalUrl("ELEVATION_INTERNAL_URL"),
     geocoderTimeoutMs: ms("GEOCODER_TIMEOUT_MS"),
     elevationTimeoutMs: ms("ELEVATION_TIMEOUT_MS"),
+    routingUrl: optionalUrl("ROUTING_INTERNAL_URL"),
+    routingEngine: engine,
+    routingTimeoutMs: ms("ROUTING_TIMEOUT_MS"),
+    routingProfiles: Object.freeze(routingProfiles(value("ROUTING_PROFILES"), engine, spec("ROUTING_PROFILES").accepts)),
     maxUploadMb: integer("MAX_UPLOAD_MB", value("MAX_UPLOAD_MB"), 1, 1048576, spec("MAX_UPLOAD_MB").accepts),
     rateLimitPerMinute: integer("RATE_LIMIT_PER_MINUTE", value("RATE_LIMIT_PER_MINUTE"), 1, 10_000_000, spec("RATE_LIMIT_PER_MINUTE").accepts),
     trustProxy: bool("TRUST_PROXY", value("TRUST_PROXY")),
     allowedHosts,
     logLevel: logLevel as LogLevel,
+    workers: integer("WORKERS", value("WORKERS"), 1, 256, spec("WORKERS").accepts),
+    workerHeader: bool("WORKER_HEADER", value("WORKER_HEADER")),
   });
 }
 

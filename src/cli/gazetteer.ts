@@ -1,14 +1,13 @@
 // `mapstead gazetteer import FILE [--dataset NAME] [--replace]` and `mapstead gazetteer status`: the
 // embedded gazetteer's datasets, for the operator on the machine (the same import as the admin API).
-// A running server sees an import within a few seconds.
+// A running server hears of an import through the change bus.
 import { existsSync, statSync } from "node:fs";
 import { parseArgs } from "node:util";
 import type { CliCommand } from "./command";
 import { UsageError, settingsHelp } from "./args";
 import { configOrExit, openContext } from "./runtime";
 import { bold, dim, green, print, printErr, red } from "./output";
-import { createLogger } from "../log";
-import { createGazetteer } from "../backends/geocoder/embedded/gazetteer";
+import { createServices } from "../services";
 import { importGeonamesFile, InvalidGazetteerData, type ImportProgress, type ImportResult } from "../backends/geocoder/embedded/import-file";
 import { importTilesetPoints } from "../backends/geocoder/embedded/import-tileset";
 import { AppError } from "../errors";
@@ -59,8 +58,9 @@ export const gazetteerCommand: CliCommand = {
     if (tileset === undefined && nameField !== undefined) throw new UsageError("--name-field goes with --tileset");
 
     const config = configOrExit(overrides);
-    const log = createLogger("error", (l) => process.stderr.write(l + "\n"));
-    const gazetteer = createGazetteer({ dataDir: config.dataDir, log });
+    // Through the services, so an import is published on the change bus and a running server hears it.
+    const ctx = openContext(config, { quiet: true });
+    const gazetteer = createServices(ctx).gazetteer;
     try {
       if (!existsSync(gazetteer.path) && !json) printErr(dim("building the gazetteer from the built-in data (first use, a few seconds)..."));
       await gazetteer.start();
@@ -87,12 +87,7 @@ export const gazetteerCommand: CliCommand = {
       };
       let result: ImportResult;
       if (tileset !== undefined) {
-        const ctx = openContext(config, { quiet: true });
-        try {
-          result = await importTilesetPoints(gazetteer, { sqlite: ctx.sqlite, dataDir: config.dataDir }, { ...common, tileset, nameField: nameField! });
-        } finally {
-          await ctx.shutdown();
-        }
+        result = await importTilesetPoints(gazetteer, { sqlite: ctx.sqlite, dataDir: config.dataDir }, { ...common, tileset, nameField: nameField! });
       } else {
         try {
           statSync(file!);
@@ -117,7 +112,7 @@ export const gazetteerCommand: CliCommand = {
       }
       throw err;
     } finally {
-      gazetteer.close();
+      await ctx.shutdown();
     }
   },
 };

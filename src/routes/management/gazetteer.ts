@@ -1,13 +1,12 @@
 // Admin API of the embedded gazetteer: list its datasets, and load a GeoNames dump into a named dataset
 // (the body streams to a temp file under DATA_DIR/uploads, then into the gazetteer in one transaction).
 import { Elysia, t } from "elysia";
-import type { AppContext } from "../../context";
+import type { Services } from "../../services";
 import { BadRequest, Forbidden, Unprocessable } from "../../errors";
-import { authPlugin } from "../../http/auth";
+import type { AuthPlugin } from "../../http/auth";
 import { ErrorEnvelope } from "../../http/error-response";
-import { gazetteerFor } from "../../backends/geocoder/select";
 import { checkDatasetName, importGeonamesFile, InvalidGazetteerData } from "../../backends/geocoder/embedded/import-file";
-import { receiveUpload } from "../../modules/tilesets/upload";
+import { receiveUpload } from "../../domain/tilesets/upload";
 
 const tags = ["Gazetteer"];
 
@@ -48,10 +47,10 @@ function requireAdmin(caller: { kind: string; isAdmin?: boolean }) {
   if (caller.kind !== "session" || !caller.isAdmin) throw new Forbidden("Only administrators can manage the gazetteer");
 }
 
-export function gazetteerRoutes(ctx: AppContext) {
-  const gazetteer = gazetteerFor(ctx);
+export function gazetteerModule(services: Services, authPlugin: AuthPlugin) {
+  const { ctx, gazetteer } = services;
   return new Elysia({ name: "gazetteer", prefix: "/api/v1/gazetteer" })
-    .use(authPlugin(ctx))
+    .use(authPlugin)
     .get(
       "/datasets",
       async ({ caller }) => {

@@ -7,6 +7,7 @@ import { existsSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { AppError } from "../../../errors";
 import type { Logger } from "../../../log";
+import type { ChangeBus } from "../../../domain/changes/bus";
 import type { Geocoder } from "../types";
 import { BUILTIN_DATASETS, builtinPlaces } from "./builtin";
 import { createSearch } from "./search";
@@ -82,7 +83,11 @@ function removeAbandonedBuilds(path: string) {
   }
 }
 
-export function createGazetteer(opts: { dataDir: string; log: Logger }) {
+/**
+ * `changes` carries imports between processes (the CLI, other workers): an import publishes a
+ * gazetteer change, and a change heard from elsewhere refreshes this process's attributions and caches.
+ */
+export function createGazetteer(opts: { dataDir: string; log: Logger; changes?: ChangeBus }) {
   const path = gazetteerPath(opts.dataDir);
   let state: GazetteerState = "absent";
   let reader: Database | null = null;
@@ -151,30 +156,18 @@ export function createGazetteer(opts: { dataDir: string; log: Logger }) {
     return building;
   }
 
-  // Imports by another process (the CLI) are noticed through SQLite's data_version, looked at most every 2 s.
-  let dataVersion = -1;
-  let checkedAt = 0;
-  function noticeOtherWriters() {
-    const now = Date.now();
-    if (now - checkedAt < 2000 || !reader) return;
-    checkedAt = now;
-    const v = reader.query<{ data_version: number }, []>("PRAGMA data_version").get()!.data_version;
-    if (dataVersion !== -1 && v !== dataVersion) changed();
-    dataVersion = v;
-  }
-
   function changed() {
-    attributions = new Map(listDatasets(reader!).map((d) => [d.name, d.attribution]));
+    if (reader) attributions = new Map(listDatasets(reader).map((d) => [d.name, d.attribution]));
     for (const l of listeners) l();
   }
+  const stopListening = opts.changes?.on((change) => {
+    if (change.kind === "gazetteer") changed();
+  });
 
   function ready(): NonNullable<typeof search> {
     // A file already built opens at once; only a build makes callers wait.
     if (state === "absent" && current()) openReader();
-    if (state === "ready" && search) {
-      noticeOtherWriters();
-      return search;
-    }
+    if (state === "ready" && search) return search;
     void start();
     if (state === "failed")
       throw new AppError(503, "GEOCODER_UNAVAILABLE", `The embedded gazetteer could not be built (${failure}); this is a server-side problem, not one with your request or API key`, undefined, { "retry-after": String(RETRY_AFTER_S * 6) });
@@ -205,7 +198,9 @@ export function createGazetteer(opts: { dataDir: string; log: Logger }) {
         return await write(db);
       } finally {
         db.close(false);
-        changed();
+        // Publishing tells this process's listeners too (changed() runs through the bus).
+        if (opts.changes) opts.changes.publish({ kind: "gazetteer" });
+        else changed();
       }
     } finally {
       importing = false;
@@ -232,6 +227,7 @@ export function createGazetteer(opts: { dataDir: string; log: Logger }) {
 
   function close() {
     closed = true;
+    stopListening?.();
     // A build cut short by shutdown leaves nothing behind; the next start builds again.
     if (buildingAt) removeBuild(buildingAt);
     reader?.close(false);
