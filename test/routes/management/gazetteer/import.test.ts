@@ -188,6 +188,22 @@ describe("mapstead gazetteer (CLI)", () => {
     expect(cli("status").out).toMatch(/swiss\s+geonames\s+3 places/);
   });
 
+  test("a running server hears of a CLI import through the change bus and drops its cached answers", async () => {
+    const app = await makeTestApp({}, { dataDir: await dataDirWithGazetteer() });
+    try {
+      const headers = { "x-api-key": seedKey(app.ctx, seedOrg(app.ctx, "geo").id, ["geocoding"]).secret };
+      const find = async () => (await (await app.fetch("/geocoding/v1/forward?q=hintertupfingen", { headers })).json()).features as { properties: { name: string } }[];
+      expect(await find()).toEqual([]);
+      const r = Bun.spawnSync(["bun", MAIN, "gazetteer", "import", join(files, "CH.zip"), "--dataset", "swiss", "--data-dir", app.dataDir], { env: { ...process.env, NO_COLOR: "1" }, stdout: "pipe", stderr: "pipe" });
+      expect(r.exitCode).toBe(0);
+      // What the change bus watcher does on its next tick, without waiting for one.
+      app.services.changes.poll();
+      expect((await find())[0]!.properties.name).toBe("Hintertupfingen");
+    } finally {
+      await app.close();
+    }
+  });
+
   test("a point tileset's named features become places of their own dataset", async () => {
     const r = cli("import", "--tileset", "acme/poi", "--name-field", "name");
     expect(r.err).not.toContain("mapstead gazetteer:");
