@@ -3,7 +3,8 @@
 // can build as many apps as they like.
 import { Elysia } from "elysia";
 import { authPlugin } from "./http/auth";
-import { conventions, routeTableFrom } from "./http/conventions";
+import { conventions } from "./http/conventions";
+import { routeTableFrom } from "./http/route-facts";
 import type { Services } from "./services";
 import { docsModule } from "./routes/ops/docs";
 import { healthModule } from "./routes/ops/health";

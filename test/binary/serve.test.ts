@@ -6,6 +6,7 @@ import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { ensureBinary, startBinary, type RunningBinary } from "../support/binary";
 import { tempDir } from "../support/app";
+import { migrations } from "../../drizzle/index";
 
 beforeAll(async () => {
   await ensureBinary();
@@ -55,7 +56,7 @@ describe("the compiled binary serving", () => {
     expect(existsSync(join(app.dataDir, "mapstead.db"))).toBe(true);
     expect(existsSync(join(app.cwd, "data"))).toBe(false);
     const db = integrity(app.dataDir);
-    expect(db.migrations.map((m) => m.tag)).toEqual(["0000_init"]);
+    expect(db.migrations.map((m) => m.tag)).toEqual(migrations.map((m) => m.tag));
     for (const table of ["users", "orgs", "api_keys", "tilesets", "styles", "jobs", "settings"]) expect(db.tables).toContain(table);
     expect(app.logs().some((e) => e.msg === "migrations applied")).toBe(true);
   }, 60_000);
@@ -176,7 +177,7 @@ describe("two processes on one data dir", () => {
     }
     const db = integrity(dataDir);
     expect(db.check).toBe("ok");
-    expect(db.migrations.map((m) => m.tag)).toEqual(["0000_init"]);
+    expect(db.migrations.map((m) => m.tag)).toEqual(migrations.map((m) => m.tag));
   }, 60_000);
 
   test("a second process on a port in use fails with one clear line instead of sharing the port", async () => {

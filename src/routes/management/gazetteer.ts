@@ -5,6 +5,7 @@ import type { Services } from "../../services";
 import { BadRequest, Forbidden, Unprocessable } from "../../errors";
 import type { AuthPlugin } from "../../http/auth";
 import { ErrorEnvelope } from "../../http/error-response";
+import { withRouteFacts } from "../../http/route-facts";
 import { checkDatasetName, importGeonamesFile, InvalidGazetteerData } from "../../backends/geocoder/embedded/import-file";
 import { receiveUpload } from "../../domain/tilesets/upload";
 
@@ -49,7 +50,7 @@ function requireAdmin(caller: { kind: string; isAdmin?: boolean }) {
 
 export function gazetteerModule(services: Services, authPlugin: AuthPlugin) {
   const { ctx, gazetteer } = services;
-  return new Elysia({ name: "gazetteer", prefix: "/api/v1/gazetteer" })
+  return withRouteFacts({ cors: "none", group: "management" }, new Elysia({ name: "gazetteer", prefix: "/api/v1/gazetteer" })
     .use(authPlugin)
     .get(
       "/datasets",
@@ -117,5 +118,5 @@ export function gazetteerModule(services: Services, authPlugin: AuthPlugin) {
           },
         },
       },
-    );
+    ));
 }

@@ -2,10 +2,8 @@ import { t } from "elysia";
 import { SLUG_PATTERN } from "../../domain/orgs/slug";
 import { MAX_ZOOM } from "../../tiles/recipe";
 
-export const ErrorEnvelope = t.Object(
-  { error: t.Object({ code: t.String(), message: t.String(), details: t.Optional(t.Unknown()) }) },
-  { description: "error envelope" },
-);
+/** The one error envelope (src/errors.ts), re-exported for this module's routes. */
+export { ErrorEnvelope } from "../../errors";
 
 const Visibility = t.Union([t.Literal("public"), t.Literal("private")], { description: "private tilesets are readable by org members and keys with maps:read" });
 

@@ -10,6 +10,7 @@ import type { Recipe } from "../../tiles/recipe";
 import { rejectUnknownFields } from "../../http/strict-body";
 import { CreateTilesetBody, ErrorEnvelope, OrgParams, PublishBody, RecipeQuery, Tileset, TilesetParams, UpdateTilesetBody, Version, VersionParams } from "./tilesets.model";
 import { receiveUpload } from "../../domain/tilesets/upload";
+import { withRouteFacts } from "../../http/route-facts";
 
 const TAGS = ["Tilesets"];
 
@@ -62,7 +63,7 @@ export function tilesetsModule(services: Services, authPlugin: AuthPlugin) {
   const access = (caller: Caller, org: string) => requireOrgAccess(ctx.db, org, caller, { keyScope: "tilesets:write" });
   const auth = { scope: "tilesets:write" as const };
 
-  return new Elysia({ name: "tilesets", prefix: "/api/v1/orgs" })
+  return withRouteFacts({ cors: "none", group: "management" }, new Elysia({ name: "tilesets", prefix: "/api/v1/orgs" })
     .use(authPlugin)
     .get("/:org/tilesets", ({ caller, params }) => ({ tilesets: service.list(access(caller, params.org)) }), {
       ...auth,
@@ -208,5 +209,5 @@ export function tilesetsModule(services: Services, authPlugin: AuthPlugin) {
       params: TilesetParams,
       response: { 200: Tileset, ...errors },
       detail: { tags: TAGS, summary: "Remove the stable TileJSON URL (404 afterwards); versioned URLs keep working" },
-    });
+    }));
 }
