@@ -25,6 +25,7 @@ import { elevationModule } from "./routes/services/elevation";
 import { homeModule } from "./routes/web/home";
 import { consoleModule } from "./modules/console";
 import { routingRoutes } from "./routes/services/routing";
+import { gazetteerModule } from "./routes/management/gazetteer";
 
 export function createApp(services: Services) {
   const { ctx } = services;
@@ -44,6 +45,7 @@ export function createApp(services: Services) {
     .use(publicSpritesModule(services))
     .use(stylesModule(services, callers))
     .use(geocodingModule(services, callers))
+    .use(gazetteerModule(services, callers))
     .use(elevationModule(services, callers))
     .use(routingRoutes(services, callers))
     .use(publicFontsModule(services))

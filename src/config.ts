@@ -4,6 +4,7 @@ import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
+export type GeocoderBackend = "pelias" | "embedded" | "off";
 export type RoutingEngine = "osrm" | "valhalla";
 export const ROUTING_PROFILES = ["driving", "walking", "cycling"] as const;
 export type RoutingProfile = (typeof ROUTING_PROFILES)[number];
@@ -22,6 +23,8 @@ export interface Config {
   port: number;
   dataDir: string;
   geocoderUrl: string | null;
+  /** which backend answers geocoding: GEOCODER resolved (`auto` becomes pelias or embedded) */
+  geocoder: GeocoderBackend;
   elevationUrl: string | null;
   geocoderTimeoutMs: number;
   elevationTimeoutMs: number;
@@ -67,6 +70,7 @@ export const SETTINGS: SettingSpec[] = [
   { name: "DATA_DIR", accepts: "a directory path", default: "./data", description: "SQLite database, tile archives, fonts, sprites, uploads" },
   { name: "GEOCODER_INTERNAL_URL", accepts: "an absolute http(s) URL, e.g. http://pelias-api:4000/v1", description: "Pelias-compatible geocoder, with its version prefix" },
   { name: "ELEVATION_INTERNAL_URL", accepts: "an absolute http(s) URL, e.g. http://opentopodata:5000/v1/srtm30m", description: "OpenTopoData-compatible dataset endpoint" },
+  { name: "GEOCODER", accepts: "one of auto, pelias, embedded, off", default: "auto", description: "geocoding backend: auto uses Pelias when GEOCODER_INTERNAL_URL is set, else the embedded gazetteer" },
   { name: "GEOCODER_TIMEOUT_MS", accepts: "an integer from 100 to 120000", default: "5000", description: "timeout per geocoder call" },
   { name: "ELEVATION_TIMEOUT_MS", accepts: "an integer from 100 to 120000", default: "5000", description: "timeout per elevation call" },
   { name: "ROUTING_INTERNAL_URL", accepts: "an absolute http(s) URL, e.g. http://osrm:5000 or http://valhalla:8002", description: "OSRM or Valhalla server base URL" },
@@ -116,6 +120,14 @@ function bool(name: string, raw: string): boolean {
   if (["1", "true", "yes", "on"].includes(v)) return true;
   if (["0", "false", "no", "off", ""].includes(v)) return false;
   throw new ConfigError(name, `${name}=${JSON.stringify(raw)} is invalid: expected true or false`);
+}
+
+function geocoderBackend(raw: string, url: string | null, accepts: string): GeocoderBackend {
+  const v = raw.trim().toLowerCase();
+  if (v === "auto") return url ? "pelias" : "embedded";
+  if (v === "pelias" && !url) throw new ConfigError("GEOCODER", "GEOCODER=pelias needs GEOCODER_INTERNAL_URL (the Pelias API base URL, e.g. http://pelias-api:4000/v1); set it, or use GEOCODER=auto or embedded");
+  if (v === "pelias" || v === "embedded" || v === "off") return v;
+  throw new ConfigError("GEOCODER", `GEOCODER=${JSON.stringify(raw)} is invalid: expected ${accepts}`);
 }
 
 function routingEngine(raw: string): RoutingEngine {
@@ -169,6 +181,9 @@ export function loadConfig(env: Record<string, string | undefined>, overrides: R
   const dataDir = value("DATA_DIR").trim();
   if (!dataDir) throw new ConfigError("DATA_DIR", `DATA_DIR is empty: expected ${spec("DATA_DIR").accepts}`);
 
+  const geocoderUrl = optionalUrl("GEOCODER_INTERNAL_URL");
+  const geocoder = geocoderBackend(value("GEOCODER"), geocoderUrl, spec("GEOCODER").accepts);
+
   const ms = (name: string) => integer(name, value(name), 100, 120000, spec(name).accepts);
   const engine = routingEngine(value("ROUTING_ENGINE"));
   return Object.freeze({
@@ -177,7 +192,8 @@ export function loadConfig(env: Record<string, string | undefined>, overrides: R
     host,
     port,
     dataDir: resolve(dataDir),
-    geocoderUrl: optionalUrl("GEOCODER_INTERNAL_URL"),
+    geocoderUrl,
+    geocoder,
     elevationUrl: optionalUrl("ELEVATION_INTERNAL_URL"),
     geocoderTimeoutMs: ms("GEOCODER_TIMEOUT_MS"),
     elevationTimeoutMs: ms("ELEVATION_TIMEOUT_MS"),

@@ -25,6 +25,7 @@ describe("defaults", () => {
       port: 8080,
       dataDir: resolve("./data"),
       geocoderUrl: null,
+      geocoder: "embedded",
       elevationUrl: null,
       geocoderTimeoutMs: 5000,
       elevationTimeoutMs: 5000,
@@ -119,6 +120,8 @@ describe("bad values name the setting and what it accepts", () => {
     [{ PUBLIC_URL: "https://user:pw@maps.example.com" }, "PUBLIC_URL", "credentials"],
     [{ GEOCODER_INTERNAL_URL: "pelias:4000" }, "GEOCODER_INTERNAL_URL", "http(s)"],
     [{ ELEVATION_INTERNAL_URL: "not a url" }, "ELEVATION_INTERNAL_URL", "an absolute http(s) URL"],
+    [{ GEOCODER: "nominatim" }, "GEOCODER", "one of auto, pelias, embedded, off"],
+    [{ GEOCODER: "pelias" }, "GEOCODER", "needs GEOCODER_INTERNAL_URL"],
     [{ GEOCODER_TIMEOUT_MS: "99" }, "GEOCODER_TIMEOUT_MS", "an integer from 100 to 120000"],
     [{ ELEVATION_TIMEOUT_MS: "5s" }, "ELEVATION_TIMEOUT_MS", "an integer from 100 to 120000"],
     [{ MAX_UPLOAD_MB: "0" }, "MAX_UPLOAD_MB", "an integer from 1 to 1048576"],
@@ -150,7 +153,7 @@ describe("bad values name the setting and what it accepts", () => {
 
   test("every setting in SETTINGS says what it accepts", () => {
     expect(SETTINGS.map((s) => s.name).sort()).toEqual(
-      ["ALLOWED_HOSTS", "DATA_DIR", "ELEVATION_INTERNAL_URL", "ELEVATION_TIMEOUT_MS", "GEOCODER_INTERNAL_URL", "GEOCODER_TIMEOUT_MS", "HOST", "LOG_LEVEL", "MAX_UPLOAD_MB", "PORT", "PUBLIC_URL", "RATE_LIMIT_PER_MINUTE", "ROUTING_ENGINE", "ROUTING_INTERNAL_URL", "ROUTING_PROFILES", "ROUTING_TIMEOUT_MS", "TILING_MEMORY_MB", "TRUST_PROXY", "WORKERS", "WORKER_HEADER"].sort(),
+      ["ALLOWED_HOSTS", "DATA_DIR", "ELEVATION_INTERNAL_URL", "ELEVATION_TIMEOUT_MS", "GEOCODER", "GEOCODER_INTERNAL_URL", "GEOCODER_TIMEOUT_MS", "HOST", "LOG_LEVEL", "MAX_UPLOAD_MB", "PORT", "PUBLIC_URL", "RATE_LIMIT_PER_MINUTE", "ROUTING_ENGINE", "ROUTING_INTERNAL_URL", "ROUTING_PROFILES", "ROUTING_TIMEOUT_MS", "TILING_MEMORY_MB", "TRUST_PROXY", "WORKERS", "WORKER_HEADER"].sort(),
     );
     for (const s of SETTINGS) expect(s.accepts.length).toBeGreaterThan(5);
   });

@@ -3,6 +3,7 @@
 import type { AppContext } from "../../context";
 import { cachedProbe, type ComponentStatus, type ProbeResult } from "../../backends/probe";
 import { probeGeocoder } from "../../backends/geocoder/probe";
+import type { Gazetteer } from "../../backends/geocoder/embedded/gazetteer";
 import { probeElevation } from "../../backends/elevation/probe";
 import { probeRouter } from "../../backends/routing/probe";
 import { LOW_DISK_BYTES, gib, storageFacts } from "./storage";
@@ -14,8 +15,9 @@ export interface DetailedHealth {
   components: Record<string, { status: ComponentStatus; latency_ms?: number; detail: string }>;
 }
 
-export function createHealthService(ctx: AppContext) {
-  const geocoder = cachedProbe(() => probeGeocoder(ctx.config));
+/** `embeddedGazetteer` is the running app's gazetteer when it answers geocoding (GEOCODER=embedded). */
+export function createHealthService(ctx: AppContext, embeddedGazetteer: () => Gazetteer | undefined) {
+  const geocoder = cachedProbe(() => probeGeocoder(ctx.config, embeddedGazetteer()));
   const elevation = cachedProbe(() => probeElevation(ctx.config));
   const router = cachedProbe(() => probeRouter(ctx.config));
   const jobCounts = ctx.sqlite.query<{ state: string; n: number; oldest: number | null }, []>(

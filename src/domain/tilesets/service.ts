@@ -158,6 +158,8 @@ export function createTilesetService(ctx: AppContext, deps: { changes: ChangePub
    * Files a crash can leave behind: uploads no version points at (the process died mid-upload) and
    * half-written archives. Only ones older than an hour, so a CLI import running right now is safe.
    */
+  const LEFTOVER_SWEEP_MS = 10 * 60_000;
+
   function removeLeftovers() {
     const cutoff = Date.now() - 3_600_000;
     const old = (path: string) => (statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? Infinity) < cutoff;
@@ -261,9 +263,15 @@ export function createTilesetService(ctx: AppContext, deps: { changes: ChangePub
     startWorker(): JobRunner {
       if (!runner) {
         removeLeftovers();
+        // A crash mid-upload leaves a partial file; sweep while running too, not only at start-up.
+        const sweep = setInterval(removeLeftovers, LEFTOVER_SWEEP_MS);
+        sweep.unref?.();
         runner = createJobRunner(queue, PROCESS_JOB, processJob, ctx.log);
         runner.start();
-        ctx.onShutdown(() => runner?.stop());
+        ctx.onShutdown(() => {
+          clearInterval(sweep);
+          return runner?.stop();
+        });
       }
       return runner;
     },
@@ -333,6 +341,8 @@ export function createTilesetService(ctx: AppContext, deps: { changes: ChangePub
      * detectably invalid), stores the recipe, and queues the processing job in the same transaction.
      */
     async createVersion(org: Org, slug: string, upload: ReceivedUpload, recipe: Recipe, opts: { claim?: boolean } = {}): Promise<{ record: VersionRecord; jobId: number }> {
+      // Each upload also clears what earlier crashed uploads left (cheap: one directory listing).
+      removeLeftovers();
       let t: TilesetRow;
       try {
         t = find(org, slug);

@@ -17,7 +17,7 @@ import { withRouteFacts } from "../../http/route-facts";
 export function preflightModule(services: Services) {
   const { ctx, auth } = services;
   // Cached like /health/detailed's, so the page cannot be used to hammer the backends.
-  const geocoder = cachedProbe(() => probeGeocoder(ctx.config));
+  const geocoder = cachedProbe(() => probeGeocoder(ctx.config, services.embeddedGazetteer()));
   const elevation = cachedProbe(() => probeElevation(ctx.config));
   const router = cachedProbe(() => probeRouter(ctx.config));
   const adminCount = ctx.sqlite.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM users WHERE is_admin = 1");

@@ -74,7 +74,9 @@ describe("GET /health/detailed", () => {
       expect(["ok", "degraded", "down", "not_configured"]).toContain(c.status);
       expect(c.detail.length).toBeGreaterThan(0);
     }
-    expect(body.components.geocoder.status).toBe("not_configured");
+    // Without GEOCODER_INTERNAL_URL the embedded gazetteer answers (opened on first use).
+    expect(body.components.geocoder.status).toBe("ok");
+    expect(body.components.geocoder.detail).toContain("embedded gazetteer");
     expect(body.components.elevation.status).toBe("not_configured");
     // what is not ok says how to fix it, as the preflight does; ok components carry no fix
     expect(body.components.elevation.fix).toContain("ELEVATION_INTERNAL_URL");
