@@ -102,11 +102,14 @@ test("states queued -> processing -> ready with rising progress; publish waits f
   expect(seen.filter((s) => s !== "queued")).toEqual(["processing", "ready"]);
   expect(progress.length).toBeGreaterThan(1);
   expect(progress).toEqual([...progress].sort((a, b) => a - b));
-  // Phases in order of the work, with a rate and an ETA while tiling.
+  // Phases in order of the work. A rate appears once a phase has run half a second, which this small job
+  // may not reach on a fast machine: when it does, it is in tiles/s with an ETA (test/tiles/progress-rate
+  // covers the arithmetic).
   expect([...phases].filter((p) => p !== "indexing" && p !== "writing")).toEqual(["reading", "tiling"]);
-  expect(tilingRates.length).toBeGreaterThan(0);
-  expect(tilingRates[0]![1]).toBe("tiles/s");
-  expect(tilingRates.every(([rate, , eta]) => rate >= 0 && eta >= 0)).toBe(true);
+  for (const [rate, unit, eta] of tilingRates) {
+    expect(unit).toBe("tiles/s");
+    expect(rate >= 0 && eta >= 0).toBe(true);
+  }
   const ready = (await (await t.fetch("/api/v1/orgs/acme/tilesets/world/versions/1", { headers })).json()) as any;
   expect(ready.progress).toBe(100);
   expect(ready.stats.tiles).toBeGreaterThan(1000);
