@@ -34,6 +34,8 @@ export interface Config {
   /** our profile name -> the backend's profile (OSRM) or costing (Valhalla) */
   routingProfiles: Readonly<Record<RoutingProfile, string>>;
   maxUploadMb: number;
+  /** memory the tiler aims to stay within while cutting tiles, in MiB */
+  tilingMemoryMb: number;
   rateLimitPerMinute: number;
   trustProxy: boolean;
   allowedHosts: string[];
@@ -81,6 +83,7 @@ export const SETTINGS: SettingSpec[] = [
     description: "the backend's profile (OSRM) or costing (Valhalla) per profile; unnamed ones keep the engine's default (OSRM car, foot, bike; Valhalla auto, pedestrian, bicycle)",
   },
   { name: "MAX_UPLOAD_MB", accepts: "an integer from 1 to 1048576", default: "2048", description: "largest accepted upload in MiB" },
+  { name: "TILING_MEMORY_MB", accepts: "an integer from 32 to 65536", default: "256", description: "memory the tiler aims to stay within per import, in MiB (bigger cuts large inputs faster)" },
   { name: "RATE_LIMIT_PER_MINUTE", accepts: "an integer from 1 to 10000000", default: "600", description: "default requests per minute per key and service group" },
   { name: "TRUST_PROXY", accepts: "true or false", default: "false", description: "honour X-Forwarded-* headers" },
   { name: "ALLOWED_HOSTS", accepts: "comma-separated host names", default: "", description: "hosts honoured from X-Forwarded-Host when TRUST_PROXY is on" },
@@ -199,6 +202,7 @@ export function loadConfig(env: Record<string, string | undefined>, overrides: R
     routingTimeoutMs: ms("ROUTING_TIMEOUT_MS"),
     routingProfiles: Object.freeze(routingProfiles(value("ROUTING_PROFILES"), engine, spec("ROUTING_PROFILES").accepts)),
     maxUploadMb: integer("MAX_UPLOAD_MB", value("MAX_UPLOAD_MB"), 1, 1048576, spec("MAX_UPLOAD_MB").accepts),
+    tilingMemoryMb: integer("TILING_MEMORY_MB", value("TILING_MEMORY_MB"), 32, 65536, spec("TILING_MEMORY_MB").accepts),
     rateLimitPerMinute: integer("RATE_LIMIT_PER_MINUTE", value("RATE_LIMIT_PER_MINUTE"), 1, 10_000_000, spec("RATE_LIMIT_PER_MINUTE").accepts),
     trustProxy: bool("TRUST_PROXY", value("TRUST_PROXY")),
     allowedHosts,

@@ -34,6 +34,7 @@ describe("defaults", () => {
       routingTimeoutMs: 5000,
       routingProfiles: { driving: "car", walking: "foot", cycling: "bike" },
       maxUploadMb: 2048,
+      tilingMemoryMb: 256,
       rateLimitPerMinute: 600,
       trustProxy: false,
       allowedHosts: [],
@@ -124,6 +125,7 @@ describe("bad values name the setting and what it accepts", () => {
     [{ GEOCODER_TIMEOUT_MS: "99" }, "GEOCODER_TIMEOUT_MS", "an integer from 100 to 120000"],
     [{ ELEVATION_TIMEOUT_MS: "5s" }, "ELEVATION_TIMEOUT_MS", "an integer from 100 to 120000"],
     [{ MAX_UPLOAD_MB: "0" }, "MAX_UPLOAD_MB", "an integer from 1 to 1048576"],
+    [{ TILING_MEMORY_MB: "16" }, "TILING_MEMORY_MB", "an integer from 32 to 65536"],
     [{ RATE_LIMIT_PER_MINUTE: "lots" }, "RATE_LIMIT_PER_MINUTE", "an integer from 1 to 10000000"],
     [{ TRUST_PROXY: "maybe" }, "TRUST_PROXY", "true or false"],
     [{ ALLOWED_HOSTS: "good.example.com,bad host" }, "ALLOWED_HOSTS", "comma-separated host names"],
@@ -151,7 +153,7 @@ describe("bad values name the setting and what it accepts", () => {
 
   test("every setting in SETTINGS says what it accepts", () => {
     expect(SETTINGS.map((s) => s.name).sort()).toEqual(
-      ["ALLOWED_HOSTS", "DATA_DIR", "ELEVATION_INTERNAL_URL", "ELEVATION_TIMEOUT_MS", "GEOCODER", "GEOCODER_INTERNAL_URL", "GEOCODER_TIMEOUT_MS", "HOST", "LOG_LEVEL", "MAX_UPLOAD_MB", "PORT", "PUBLIC_URL", "RATE_LIMIT_PER_MINUTE", "ROUTING_ENGINE", "ROUTING_INTERNAL_URL", "ROUTING_PROFILES", "ROUTING_TIMEOUT_MS", "TRUST_PROXY", "WORKERS", "WORKER_HEADER"].sort(),
+      ["ALLOWED_HOSTS", "DATA_DIR", "ELEVATION_INTERNAL_URL", "ELEVATION_TIMEOUT_MS", "GEOCODER", "GEOCODER_INTERNAL_URL", "GEOCODER_TIMEOUT_MS", "HOST", "LOG_LEVEL", "MAX_UPLOAD_MB", "PORT", "PUBLIC_URL", "RATE_LIMIT_PER_MINUTE", "ROUTING_ENGINE", "ROUTING_INTERNAL_URL", "ROUTING_PROFILES", "ROUTING_TIMEOUT_MS", "TILING_MEMORY_MB", "TRUST_PROXY", "WORKERS", "WORKER_HEADER"].sort(),
     );
     for (const s of SETTINGS) expect(s.accepts.length).toBeGreaterThan(5);
   });
