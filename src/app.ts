@@ -3,7 +3,8 @@
 // can build as many apps as they like.
 import { Elysia } from "elysia";
 import { authPlugin } from "./http/auth";
-import { conventions, routeTableFrom } from "./http/conventions";
+import { conventions } from "./http/conventions";
+import { routeTableFrom } from "./http/route-facts";
 import type { Services } from "./services";
 import { docsModule } from "./routes/ops/docs";
 import { healthModule } from "./routes/ops/health";
@@ -26,6 +27,7 @@ import { consoleModule } from "./modules/console";
 import { routingRoutes } from "./routes/services/routing";
 import { staticModule } from "./routes/services/static";
 import { rasterTilesModule } from "./routes/public/raster-tiles";
+import { gazetteerModule } from "./routes/management/gazetteer";
 
 export function createApp(services: Services) {
   const { ctx } = services;
@@ -45,6 +47,7 @@ export function createApp(services: Services) {
     .use(publicSpritesModule(services))
     .use(stylesModule(services, callers))
     .use(geocodingModule(services, callers))
+    .use(gazetteerModule(services, callers))
     .use(elevationModule(services, callers))
     .use(routingRoutes(services, callers))
     .use(publicFontsModule(services))

@@ -17,6 +17,8 @@ import { createStylesService } from "./domain/styles/service";
 import { createTilesetLookup } from "./domain/tilesets/lookup";
 import { createTilesetService } from "./domain/tilesets/service";
 import { createMetrics } from "./http/metrics-registry";
+import { createGazetteer } from "./backends/geocoder/embedded/gazetteer";
+import { configuredGeocoder } from "./backends/geocoder/select";
 import { GlyphStore } from "./read/glyphs";
 import { createRenderService } from "./read/render/render-service";
 import { createSpriteFiles } from "./read/sprite-files";
@@ -58,7 +60,13 @@ export function createServices(ctx: AppContext, opts: ServiceOptions = {}) {
     return reads;
   });
   const render = once(() => createRenderService(ctx, { styles: styles(), catalog: tileCatalog(), fonts: fonts() }));
-  const geocoding = once(() => createGeocodingService(ctx));
+  const gazetteer = once(() => {
+    const g = createGazetteer({ dataDir: ctx.config.dataDir, log: ctx.log, changes });
+    ctx.onShutdown(() => g.close());
+    return g;
+  });
+  const embeddedGazetteer = () => (ctx.config.geocoder === "embedded" ? gazetteer() : undefined);
+  const geocoding = once(() => createGeocodingService(ctx, configuredGeocoder(ctx, gazetteer)));
   const elevation = once(() => createElevationService(ctx));
   const routing = once(() => createRoutingService(ctx));
   const idempotency = once(() => {
@@ -66,7 +74,7 @@ export function createServices(ctx: AppContext, opts: ServiceOptions = {}) {
     ctx.onShutdown(() => store.stop());
     return store;
   });
-  const health = once(() => createHealthService(ctx));
+  const health = once(() => createHealthService(ctx, embeddedGazetteer));
   const metrics = once(() => createMetrics());
 
   return {
@@ -95,6 +103,10 @@ export function createServices(ctx: AppContext, opts: ServiceOptions = {}) {
     /** static images and raster tiles: the renderer's worker pool and its image caches */
     get render() { return render(); },
     get geocoding() { return geocoding(); },
+    /** the embedded gazetteer of DATA_DIR (opened or built on first use; imports go through it) */
+    get gazetteer() { return gazetteer(); },
+    /** the gazetteer when it is what answers geocoding (GEOCODER=embedded), else undefined */
+    embeddedGazetteer,
     get elevation() { return elevation(); },
     get routing() { return routing(); },
     get idempotency() { return idempotency(); },

@@ -4,6 +4,7 @@ export const ComponentHealth = t.Object({
   status: t.Union([t.Literal("ok"), t.Literal("degraded"), t.Literal("down"), t.Literal("not_configured")]),
   latency_ms: t.Optional(t.Number()),
   detail: t.String(),
+  fix: t.Optional(t.String({ description: "what to do about a status other than ok (the preflight's fix)" })),
 });
 
 export const HealthOk = t.Object({ status: t.Literal("ok") });

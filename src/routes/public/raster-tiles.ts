@@ -3,6 +3,7 @@
 //   GET /styles/v1/{owner}/{style}[@{version}]/tiles.json[?tile_size=256|512]   raster TileJSON
 // Versioned URLs are immutable; stable ones max-age=60; private styles `private`. Strong ETag, 304.
 import { Elysia, t } from "elysia";
+import { withRouteFacts } from "../../http/route-facts";
 import type { Services } from "../../services";
 import { BadRequest } from "../../errors";
 import type { AuthPlugin } from "../../http/auth";
@@ -18,7 +19,7 @@ const CACHING = "Cache-Control: public, max-age=31536000, immutable for {style}@
 
 export function rasterTilesModule(services: Services, authPlugin: AuthPlugin) {
   const render = services.render;
-  return new Elysia({ name: "raster-tiles" })
+  return withRouteFacts({ cors: "public", group: "raster_tiles" }, new Elysia({ name: "raster-tiles" })
     .use(authPlugin)
     .get(
       "/styles/v1/:owner/:style/tiles.json",
@@ -66,5 +67,5 @@ export function rasterTilesModule(services: Services, authPlugin: AuthPlugin) {
           },
         },
       },
-    );
+    ));
 }

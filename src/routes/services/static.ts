@@ -3,6 +3,7 @@
 // `scope` macro, like geocoding. Private styles also need what GET /styles/v1 needs (maps:read or a
 // member session), else the same 404 as a missing style.
 import { Elysia } from "elysia";
+import { withRouteFacts } from "../../http/route-facts";
 import type { Services } from "../../services";
 import type { AuthPlugin } from "../../http/auth";
 import { ErrorEnvelope } from "../../http/error-response";
@@ -29,7 +30,7 @@ function rawPathOf(url: string): string {
 
 export function staticModule(services: Services, authPlugin: AuthPlugin) {
   const render = services.render;
-  return new Elysia({ name: "static-images" })
+  return withRouteFacts({ cors: "service", group: "static" }, new Elysia({ name: "static-images" })
     .use(authPlugin)
     .get(
       "/static/v1/*",
@@ -70,5 +71,5 @@ export function staticModule(services: Services, authPlugin: AuthPlugin) {
           },
         },
       },
-    );
+    ));
 }

@@ -4,7 +4,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { makeTestApp, type TestApp } from "../../support/app";
 import { seedKey } from "../../support/seed";
-import { routeGroup } from "../../../src/http/metrics-registry";
 import { buildWorld, countColor, LAND, OCEAN, pixelsOf, type World } from "./world";
 
 let t: TestApp;
@@ -102,12 +101,14 @@ describe("tiles", () => {
   });
 });
 
-test("metrics count raster tiles and static images in groups of their own", () => {
-  expect(routeGroup("/styles/v1/acme/world@1/tiles/256/1/0/0.png")).toBe("raster_tiles");
-  expect(routeGroup("/styles/v1/acme/world/tiles.json")).toBe("raster_tiles");
-  expect(routeGroup("/styles/v1/acme/world")).toBe("styles");
-  expect(routeGroup("/styles/v1/acme/world/sprite.png")).toBe("styles");
-  expect(routeGroup("/static/v1/acme/world/0,0,1/64x64.png")).toBe("static");
+test("metrics count raster tiles and static images in groups of their own", async () => {
+  await t.fetch("/styles/v1/acme/world@1/tiles/256/1/0/0.png");
+  await t.fetch("/styles/v1/acme/world/tiles.json");
+  await t.fetch("/static/v1/acme/world/0,0,1/64x64.png"); // no key: 401, counted all the same
+  await Bun.sleep(10); // after-response hooks run once the response is handed back
+  const body = await (await t.fetch("/metrics")).text();
+  expect(body).toMatch(/mapstead_http_requests_total\{group="raster_tiles",method="GET",status="2xx"\} 2/);
+  expect(body).toMatch(/mapstead_http_requests_total\{group="static",method="GET",status="4xx"\} 1/);
 });
 
 describe("TileJSON", () => {
