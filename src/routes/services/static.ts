@@ -2,7 +2,7 @@
 // A key with static_maps or a console session; billable with rate-limit and quota headers through the
 // `scope` macro, like geocoding. Private styles also need what GET /styles/v1 needs (maps:read or a
 // member session), else the same 404 as a missing style.
-import { Elysia } from "elysia";
+import { Elysia, type DocumentDecoration } from "elysia";
 import { withRouteFacts } from "../../http/route-facts";
 import type { Services } from "../../services";
 import type { AuthPlugin } from "../../http/auth";
@@ -30,18 +30,14 @@ function rawPathOf(url: string): string {
 
 export function staticModule(services: Services, authPlugin: AuthPlugin) {
   const render = services.render;
-  return withRouteFacts({ cors: "service", group: "static" }, new Elysia({ name: "static-images" })
-    .use(authPlugin)
-    .get(
-      "/static/v1/*",
-      async ({ request, set, auth }) => {
+  const staticImage = async ({ request, set, auth }: { request: Request; set: Parameters<typeof send>[0]; auth: Services["auth"] }) => {
         const url = new URL(request.url);
         const req = parseStaticRequest(rawPathOf(request.url), url.searchParams);
         return send(set, await render.staticImage(req, auth.viewerFromRequest(request), request));
-      },
-      {
-        scope: "static_maps",
-        detail: {
+      };
+  const options = {
+        scope: "static_maps" as const,
+        detail: <DocumentDecoration>{
           tags: ["Static images"],
           summary: "A map image of a published style: /static/v1/{owner}/{style}[@{version}][/{overlay}]/{lon},{lat},{zoom}[,{bearing}]|auto/{width}x{height}[@2x].{png|jpg|webp}",
           description:
@@ -70,6 +66,13 @@ export function staticModule(services: Services, authPlugin: AuthPlugin) {
             503: envelope("RENDER_BUSY or RENDER_TIMEOUT, with Retry-After"),
           },
         },
-      },
-    ));
+      };
+  return withRouteFacts({ cors: "service", group: "static" }, new Elysia({ name: "static-images" })
+    .use(authPlugin)
+    // The grammar is parsed from the raw path (overlays may hold encoded '/'). The documented shape, and a
+    // hidden catch-all for the form with an overlay segment (described in the summary) and for paths of any
+    // other shape, which get a 400 that names what is wrong.
+    .get("/static/v1/:owner/:style/:position/:size", staticImage, options)
+    .get("/static/v1/*", staticImage, { scope: "static_maps", detail: { hide: true } }),
+  );
 }
