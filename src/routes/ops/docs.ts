@@ -32,7 +32,6 @@ export function docsModule({ ctx }: Services) {
           withDefaultFonts: false,
           hideClientButton: true,
           telemetry: false,
-          showToolbar: "never",
           showDeveloperTools: "never",
           agent: { disabled: true },
           mcp: { disabled: true },
