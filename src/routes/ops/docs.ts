@@ -11,31 +11,47 @@ import { withRouteFacts } from "../../http/route-facts";
 const ASSET_PATH = "/docs/assets/api-reference.js";
 const SPEC_PATH = "/openapi.json";
 
+// Nothing that phones home: no telemetry, no hosted AI agent or MCP generator, no cloud toolbar.
+const SCALAR_CONFIG = {
+  url: SPEC_PATH,
+  withDefaultFonts: false,
+  hideClientButton: true,
+  telemetry: false,
+  showDeveloperTools: "never",
+  agent: { disabled: true },
+  mcp: { disabled: true },
+};
+
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
 export function docsModule({ ctx }: Services) {
   const script = Bun.file(scalarScript);
+  const page = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Mapstead API ${escapeHtml(ctx.version)}</title><style>body{margin:0}</style></head>
+<body><script id="api-reference" data-configuration="${escapeHtml(JSON.stringify(SCALAR_CONFIG))}"></script>
+<script src="${ASSET_PATH}"></script></body></html>`;
   return withRouteFacts({ cors: "none", group: "docs" }, new Elysia({ name: "docs" })
     // The plugin's spec route is registered below, inside this module, so this hook reaches it.
     .onAfterHandle(({ path, response }) => {
       if (path === SPEC_PATH && response && typeof response === "object" && !(response instanceof Response)) return finishOpenApiDocument(response as Record<string, unknown>);
+    })
+    .get("/docs", () => new Response(page, { headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-cache" } }), {
+      detail: { hide: true },
     })
     .get(ASSET_PATH, () => new Response(script, { headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=86400" } }), {
       detail: { hide: true },
     })
     .use(
       swagger({
-        path: "/docs",
+        // The plugin's own page (which writes the spec URL in a form Scalar reports as deprecated) moves
+        // aside, hidden; /docs is served above with Scalar's current configuration.
+        path: "/docs/plugin-page",
         specPath: SPEC_PATH,
         provider: "scalar",
         scalarCDN: ASSET_PATH,
         // Nothing that phones home: no telemetry, no hosted AI agent or MCP generator, no cloud toolbar.
-        scalarConfig: {
-          withDefaultFonts: false,
-          hideClientButton: true,
-          telemetry: false,
-          showDeveloperTools: "never",
-          agent: { disabled: true },
-          mcp: { disabled: true },
-        } as Record<string, unknown>,
+
         exclude: [ASSET_PATH],
         // Routes with a literal ".json" in the path (the raster TileJSON) are API routes, not static files.
         excludeStaticFile: false,
