@@ -12,6 +12,7 @@ import { inspectMbtiles, MbtilesWriter } from "./mbtiles";
 import { inspectPmtiles } from "./pmtiles";
 import { defaultMaxzoom, layerNameFrom, type Recipe } from "./recipe";
 import { cleanBounds, type TileFacts } from "./source";
+import { asDemFacts, processElevation } from "./dem/process";
 import { readCsv } from "./readers/csv";
 import { readFlatgeobuf } from "./readers/flatgeobuf";
 import { readGeojson, readNdjson } from "./readers/geojson";
@@ -77,14 +78,16 @@ export async function processSource(input: ProcessInput, report: (p: Progress) =
   if (input.format === "mbtiles" || input.format === "pmtiles") {
     report({ progress: 0.1, phase: "validating", features: 0, tiles: 0 });
     const inspected = input.format === "mbtiles" ? inspectMbtiles(input.sourcePath, input.label) : await inspectPmtiles(input.sourcePath, input.label);
+    const demEncoding = input.recipe.encoding ?? inspected.facts.encoding;
     return {
       archiveFormat: input.format,
       archivePath: input.sourcePath,
-      facts: inspected.facts,
+      facts: demEncoding ? asDemFacts(inspected.facts, demEncoding, input.label) : inspected.facts,
       warnings: inspected.warnings,
       stats: { features: 0, features_skipped: 0, features_repaired: 0, tiles: inspected.tiles, bytes: statSync(input.sourcePath).size, seconds: (performance.now() - started) / 1000 },
     };
   }
+  if (input.format === "geotiff" || input.format === "hgt") return processElevation(input, report);
   const reader = READERS[input.format];
   if (!reader) throw new InvalidSource(`${input.label}: format ${input.format} cannot be processed`);
 

@@ -11,6 +11,8 @@ export interface Recipe {
   include?: string[];
   /** drop these attributes */
   exclude?: string[];
+  /** raster DEM: the RGB encoding of imported tiles, or the one to build (default terrarium) */
+  encoding?: "terrarium" | "mapbox";
 }
 
 export const MAX_ZOOM = 16;
@@ -27,6 +29,7 @@ export function recipeProblem(r: Recipe): string | null {
     return "simplification must be a number from 0 to 100";
   if (r.layer !== undefined && !LAYER_NAME.test(r.layer)) return "layer must start with a letter or underscore and hold up to 64 letters, digits, _ or -";
   if (r.include?.length && r.exclude?.length) return "give include or exclude, not both";
+  if (r.encoding !== undefined && r.encoding !== "terrarium" && r.encoding !== "mapbox") return "encoding must be terrarium or mapbox (the RGB packing of raster-DEM tiles)";
   return null;
 }
 

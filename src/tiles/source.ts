@@ -21,6 +21,8 @@ export interface TileFacts {
   /** [lon, lat, zoom] */
   center: [number, number, number];
   vector_layers: VectorLayer[];
+  /** raster-DEM tilesets: how heights are packed into the PNG pixels (MapLibre's raster-dem `encoding`) */
+  encoding?: "terrarium" | "mapbox";
   attribution?: string;
   name?: string;
   description?: string;

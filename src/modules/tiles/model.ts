@@ -33,6 +33,7 @@ export const TileJson = t.Object(
     description: t.Optional(t.String()),
     attribution: t.Optional(t.String()),
     vector_layers: t.Optional(t.Array(t.Record(t.String(), t.Unknown()))),
+    encoding: t.Optional(t.Union([t.Literal("terrarium"), t.Literal("mapbox")], { description: "raster-DEM tilesets only: the RGB encoding of the heights, for a `raster-dem` source" })),
   },
   { description: "TileJSON 3.0.0" },
 );

@@ -118,6 +118,8 @@ export function createTileCatalog(ctx: AppContext) {
     if (row.description || facts.description) tilejson.description = row.description || facts.description;
     if (row.attribution || facts.attribution) tilejson.attribution = row.attribution || facts.attribution;
     if (facts.format === "pbf") tilejson.vector_layers = facts.vector_layers;
+    // Raster-DEM tilesets: what a style's `raster-dem` source needs to decode the heights.
+    if (facts.encoding) tilejson.encoding = facts.encoding;
     const body = JSON.stringify(tilejson);
     return {
       tilesetId: row.id,

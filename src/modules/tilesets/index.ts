@@ -33,7 +33,7 @@ export function recipeFrom(query: Record<string, unknown>, fields: Record<string
     if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new BadRequest("Multipart field 'recipe' must be a JSON object");
     Object.assign(q, parsed);
   }
-  for (const k of ["layer", "minzoom", "maxzoom", "simplification", "include", "exclude"]) if (fields[k] !== undefined) q[k] = fields[k];
+  for (const k of ["layer", "minzoom", "maxzoom", "simplification", "include", "exclude", "encoding"]) if (fields[k] !== undefined) q[k] = fields[k];
   const num = (k: string) => {
     const v = q[k];
     if (v === undefined || v === "") return undefined;
@@ -52,6 +52,7 @@ export function recipeFrom(query: Record<string, unknown>, fields: Record<string
   const exc = Array.isArray(q.exclude) ? q.exclude.map(String) : list(q.exclude as string | undefined);
   if (inc?.length) r.include = inc;
   if (exc?.length) r.exclude = exc;
+  if (q.encoding !== undefined && q.encoding !== "") r.encoding = String(q.encoding) as Recipe["encoding"];
   return r;
 }
 

@@ -48,7 +48,8 @@ export const RecipeQuery = t.Object({
   simplification: t.Optional(t.String({ maxLength: 10, description: "simplification tolerance in tile pixels 0-100, default 3; 0 keeps every vertex" })),
   include: t.Optional(t.String({ maxLength: 4000, description: "comma-separated attributes to keep (all others dropped)" })),
   exclude: t.Optional(t.String({ maxLength: 4000, description: "comma-separated attributes to drop" })),
-  filename: t.Optional(t.String({ maxLength: 200, description: "the file's name, used in messages and as a format hint" })),
+  filename: t.Optional(t.String({ maxLength: 200, description: "the file's name, used in messages and as a format hint (.hgt files need it: the name gives their position)" })),
+  encoding: t.Optional(t.String({ maxLength: 20, description: "raster DEM: `terrarium` or `mapbox` (Terrain-RGB). Marks an MBTiles/PMTiles of PNG tiles as elevation; for GeoTIFF and .hgt the encoding to build (default terrarium)" })),
 });
 
 export const Tileset = t.Object({
@@ -76,7 +77,7 @@ export const Version = t.Object({
   error: t.Union([t.String(), t.Null()], { description: "why processing failed: file, line or feature, what is wrong" }),
   warnings: t.Array(t.String(), { description: "features skipped or repaired, and similar notes" }),
   published: t.Boolean(),
-  source_format: t.Union([t.String(), t.Null()], { description: "geojson, ndjson, csv, shapefile, flatgeobuf, mbtiles or pmtiles" }),
+  source_format: t.Union([t.String(), t.Null()], { description: "geojson, ndjson, csv, shapefile, flatgeobuf, mbtiles, pmtiles, geotiff or hgt" }),
   archive_format: t.Union([t.String(), t.Null()], { description: "mbtiles or pmtiles, once ready" }),
   recipe: t.Record(t.String(), t.Unknown()),
   format: t.Union([t.String(), t.Null()], { description: "tile format: pbf, png, jpg or webp" }),
@@ -85,6 +86,7 @@ export const Version = t.Object({
   center: t.Union([t.Array(t.Number()), t.Null()]),
   minzoom: t.Union([t.Integer(), t.Null()]),
   maxzoom: t.Union([t.Integer(), t.Null()]),
+  encoding: t.Union([t.Literal("terrarium"), t.Literal("mapbox"), t.Null()], { description: "raster-DEM tilesets: the RGB encoding of the heights; null otherwise" }),
   stats: t.Object({
     features: t.Integer(),
     features_skipped: t.Integer(),

@@ -16,6 +16,7 @@ import { isSlug } from "../orgs/slug";
 import { emitTilesetChange } from "./events";
 import { headOf, type ReceivedUpload } from "./upload";
 import { stylesUsingTileset } from "./lookup";
+import { refuseBadDem } from "./dem-upload";
 
 export { publishedVersionOf, versionIsReady } from "./lookup";
 
@@ -74,6 +75,7 @@ export function versionRecord(ctx: AppContext, org: Org, t: TilesetRow, v: Versi
     center: facts?.center ?? null,
     minzoom: facts?.minzoom ?? null,
     maxzoom: facts?.maxzoom ?? null,
+    encoding: facts?.encoding ?? null,
     stats: {
       features: typeof stats.features === "number" ? stats.features : 0,
       features_skipped: typeof stats.features_skipped === "number" ? stats.features_skipped : 0,
@@ -351,9 +353,10 @@ function createTilesetService(ctx: AppContext) {
         if (detected.format === null) {
           if (detected.invalid) throw new Unprocessable("INVALID_SOURCE_DATA", `${upload.filename ?? "upload"}: ${detected.reason}`);
           throw new UnsupportedMediaType(
-            `Unsupported upload: ${detected.reason}. Send GeoJSON, newline-delimited GeoJSON, CSV with lon/lat columns, a zipped Shapefile, FlatGeobuf, MBTiles or PMTiles`,
+            `Unsupported upload: ${detected.reason}. Send GeoJSON, newline-delimited GeoJSON, CSV with lon/lat columns, a zipped Shapefile, FlatGeobuf, MBTiles or PMTiles, or elevation as GeoTIFF or SRTM .hgt (zipped or not)`,
           );
         }
+        await refuseBadDem(detected.format, upload, recipe);
         const stored: Recipe & { filename?: string } = { ...recipe };
         if (upload.filename) stored.filename = upload.filename.replace(/^.*[\\/]/, "").slice(0, 200);
         const result = ctx.sqlite.transaction(() => {

@@ -1,0 +1,49 @@
+// The raster-DEM side of processing an upload (runs in the worker thread like the rest of process.ts):
+// .hgt / zipped .hgt / GeoTIFF files are built into a Terrarium or Terrain-RGB MBTiles, and imported
+// MBTiles/PMTiles marked as DEM (recipe `encoding`, or `encoding` in their metadata) are checked to hold
+// PNG tiles this server can decode for elevation lookups.
+import { InvalidSource } from "../errors";
+import type { ProcessInput, ProcessResult, Progress } from "../process";
+import type { TileFacts } from "../source";
+import { buildDemTiles } from "./build";
+import { readGeotiff } from "./geotiff";
+import type { ElevationGrid } from "./grid";
+import { readHgt, readHgtZip } from "./hgt";
+import type { DemEncoding } from "./encoding";
+
+async function readGrids(input: ProcessInput): Promise<ElevationGrid[]> {
+  if (input.format === "geotiff") return [await readGeotiff(input.sourcePath, input.label)];
+  const bytes = await Bun.file(input.sourcePath).bytes();
+  if (bytes[0] === 0x50 && bytes[1] === 0x4b) return readHgtZip(bytes, input.label);
+  return [readHgt(bytes, input.label)];
+}
+
+export async function processElevation(input: ProcessInput, report: (p: Progress) => void): Promise<ProcessResult> {
+  const started = performance.now();
+  report({ progress: 0, phase: "reading", features: 0, tiles: 0 });
+  const grids = await readGrids(input);
+  const samples = grids.reduce((n, g) => n + g.values.length, 0);
+  const voids = grids.reduce((n, g) => n + g.values.filter(Number.isNaN).length, 0);
+  report({ progress: 0.1, phase: "tiling", features: 0, tiles: 0 });
+  const built = buildDemTiles(
+    grids,
+    { encoding: input.recipe.encoding ?? "terrarium", minzoom: input.recipe.minzoom, maxzoom: input.recipe.maxzoom, outPath: input.outPath, name: input.name, description: input.description, attribution: input.attribution, label: input.label },
+    (progress, tiles) => report({ progress: 0.1 + 0.9 * progress, phase: "tiling", features: 0, tiles }),
+  );
+  const warnings = voids ? [`${input.label}: ${voids} of ${samples} samples are voids (no data); tiles hold 0 m there`] : [];
+  return {
+    archiveFormat: "mbtiles",
+    archivePath: input.outPath,
+    facts: built.facts,
+    warnings,
+    stats: { features: 0, features_skipped: 0, features_repaired: 0, tiles: built.tiles, bytes: built.bytes, seconds: Math.round((performance.now() - started) / 10) / 100 },
+  };
+}
+
+/** An imported archive's facts as a DEM: PNG tiles only (no WebP decoder here), with the chosen encoding. */
+export function asDemFacts(facts: TileFacts, encoding: DemEncoding, label: string): TileFacts {
+  if (facts.format === "webp")
+    throw new InvalidSource(`${label}: WebP DEM tiles cannot be decoded by this server for elevation lookups; convert the tiles to PNG (e.g. with rio-rgbify or gdal) and import again`);
+  if (facts.format !== "png") throw new InvalidSource(`${label}: a raster-DEM archive must hold PNG tiles (it holds ${facts.format})`);
+  return { ...facts, encoding, vector_layers: [] };
+}
