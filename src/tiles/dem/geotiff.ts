@@ -38,11 +38,13 @@ export async function readGeotiff(path: string, label: string): Promise<Elevatio
   const dLon = Math.abs(resolution[0]!);
   const dLat = Math.abs(resolution[1]!);
   if (!(dLon > 0 && dLat > 0) || !origin.slice(0, 2).every(Number.isFinite)) throw new InvalidSource(`${label}: the GeoTIFF's georeferencing is invalid`);
-  // Area pixels are tied at their corner, point pixels at their centre; the grid wants sample centres.
-  const half = keys.GTRasterTypeGeoKey === PIXEL_IS_POINT ? 0 : 0.5;
-  const west = origin[0]! - half * dLon;
-  const north = origin[1]! + half * dLat;
-  const bounds: [number, number, number, number] = [west, north - height * dLat + (half ? 0 : dLat), west + width * dLon - (half ? 0 : dLon), north];
+  // Area pixels are tied at their north-west corner, point pixels at their centre; the grid wants the
+  // centre of sample (0, 0), and the bounds stop at the outer pixel edges (area) or centres (point).
+  const area = keys.GTRasterTypeGeoKey !== PIXEL_IS_POINT;
+  const [west, north] = [origin[0]!, origin[1]!];
+  const cols = area ? width : width - 1;
+  const rows = area ? height : height - 1;
+  const bounds: [number, number, number, number] = [west, north - rows * dLat, west + cols * dLon, north];
   if (bounds[0] < -180.001 || bounds[2] > 180.001 || bounds[1] < -90.001 || bounds[3] > 90.001)
     throw new InvalidSource(`${label}: the GeoTIFF's extent ${bounds.map((b) => b.toFixed(4)).join(",")} is outside lon -180..180, lat -90..90`);
   const raster = (await image.readRasters({ samples: [0], interleave: true })) as ArrayLike<number>;
@@ -52,5 +54,5 @@ export async function readGeotiff(path: string, label: string): Promise<Elevatio
     const v = raster[i]!;
     values[i] = v === noData || !Number.isFinite(v) ? NaN : v;
   }
-  return { lon0: west + half * dLon, lat0: north - half * dLat, dLon, dLat, width, height, values, bounds: bounds.map((b, i) => Math.max(i % 2 ? -90 : -180, Math.min(i % 2 ? 90 : 180, b))) as ElevationGrid["bounds"] };
+  return { lon0: west + (area ? dLon / 2 : 0), lat0: north - (area ? dLat / 2 : 0), dLon, dLat, width, height, values, bounds: bounds.map((b, i) => Math.max(i % 2 ? -90 : -180, Math.min(i % 2 ? 90 : 180, b))) as ElevationGrid["bounds"] };
 }
