@@ -148,6 +148,8 @@ DATA_DIR=$STATE_DIR
 # OpenTopoData-compatible elevation dataset endpoint.
 #ELEVATION_INTERNAL_URL=http://opentopodata:5000/v1/srtm30m
 #ELEVATION_TIMEOUT_MS=5000
+#ELEVATION=auto
+#ELEVATION_TILESET=acme/srtm
 
 # Largest accepted upload in MiB; larger ones get 413.
 #MAX_UPLOAD_MB=2048

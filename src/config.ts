@@ -1,8 +1,12 @@
 // The only reader of process.env. Settings come from the environment and are overridden by the same
 // names as --kebab-case flags; the result is validated once, frozen, and passed to whoever needs it.
 import { resolve } from "node:path";
+import { isSlug } from "./modules/orgs/slug";
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
+export type ElevationMode = "auto" | "opentopodata" | "embedded" | "off";
+const ELEVATION_MODES: ElevationMode[] = ["auto", "opentopodata", "embedded", "off"];
+
 
 export interface Config {
   publicUrl: string;
@@ -15,6 +19,10 @@ export interface Config {
   elevationUrl: string | null;
   geocoderTimeoutMs: number;
   elevationTimeoutMs: number;
+  /** which backend answers the elevation API; `auto` picks OpenTopoData, else the embedded DEM, else none */
+  elevation: ElevationMode;
+  /** owner/slug of the raster-DEM tileset the embedded elevation samples */
+  elevationTileset: { owner: string; slug: string } | null;
   maxUploadMb: number;
   rateLimitPerMinute: number;
   trustProxy: boolean;
@@ -46,6 +54,13 @@ export const SETTINGS: SettingSpec[] = [
   { name: "DATA_DIR", accepts: "a directory path", default: "./data", description: "SQLite database, tile archives, fonts, sprites, uploads" },
   { name: "GEOCODER_INTERNAL_URL", accepts: "an absolute http(s) URL, e.g. http://pelias-api:4000/v1", description: "Pelias-compatible geocoder, with its version prefix" },
   { name: "ELEVATION_INTERNAL_URL", accepts: "an absolute http(s) URL, e.g. http://opentopodata:5000/v1/srtm30m", description: "OpenTopoData-compatible dataset endpoint" },
+  {
+    name: "ELEVATION",
+    accepts: "one of auto, opentopodata, embedded, off",
+    default: "auto",
+    description: "elevation backend: auto = OpenTopoData when ELEVATION_INTERNAL_URL is set, else the embedded DEM when ELEVATION_TILESET is set",
+  },
+  { name: "ELEVATION_TILESET", accepts: "owner/slug of a raster-DEM tileset, e.g. acme/srtm", description: "DEM tileset (its published version) that embedded elevation samples" },
   { name: "GEOCODER_TIMEOUT_MS", accepts: "an integer from 100 to 120000", default: "5000", description: "timeout per geocoder call" },
   { name: "ELEVATION_TIMEOUT_MS", accepts: "an integer from 100 to 120000", default: "5000", description: "timeout per elevation call" },
   { name: "MAX_UPLOAD_MB", accepts: "an integer from 1 to 1048576", default: "2048", description: "largest accepted upload in MiB" },
@@ -119,6 +134,16 @@ export function loadConfig(env: Record<string, string | undefined>, overrides: R
   const dataDir = value("DATA_DIR").trim();
   if (!dataDir) throw new ConfigError("DATA_DIR", `DATA_DIR is empty: expected ${spec("DATA_DIR").accepts}`);
 
+  const elevation = value("ELEVATION").trim().toLowerCase() as ElevationMode;
+  if (!ELEVATION_MODES.includes(elevation)) throw new ConfigError("ELEVATION", `ELEVATION=${JSON.stringify(elevation)} is invalid: expected ${spec("ELEVATION").accepts}`);
+  const tilesetRaw = raw("ELEVATION_TILESET")?.trim();
+  const [owner, slug, extra] = tilesetRaw?.split("/") ?? [];
+  if (tilesetRaw !== undefined && (extra !== undefined || !isSlug(owner ?? "") || !isSlug(slug ?? "")))
+    throw new ConfigError("ELEVATION_TILESET", `ELEVATION_TILESET=${JSON.stringify(tilesetRaw)} is invalid: expected ${spec("ELEVATION_TILESET").accepts}`);
+  const elevationUrl = optionalUrl("ELEVATION_INTERNAL_URL");
+  if (elevation === "opentopodata" && !elevationUrl) throw new ConfigError("ELEVATION", "ELEVATION=opentopodata needs ELEVATION_INTERNAL_URL (the OpenTopoData dataset URL)");
+  if (elevation === "embedded" && !tilesetRaw) throw new ConfigError("ELEVATION", "ELEVATION=embedded needs ELEVATION_TILESET (owner/slug of a raster-DEM tileset)");
+
   const ms = (name: string) => integer(name, value(name), 100, 120000, spec(name).accepts);
   return Object.freeze({
     publicUrl,
@@ -127,9 +152,11 @@ export function loadConfig(env: Record<string, string | undefined>, overrides: R
     port,
     dataDir: resolve(dataDir),
     geocoderUrl: optionalUrl("GEOCODER_INTERNAL_URL"),
-    elevationUrl: optionalUrl("ELEVATION_INTERNAL_URL"),
+    elevationUrl,
     geocoderTimeoutMs: ms("GEOCODER_TIMEOUT_MS"),
     elevationTimeoutMs: ms("ELEVATION_TIMEOUT_MS"),
+    elevation,
+    elevationTileset: tilesetRaw ? { owner: owner!, slug: slug! } : null,
     maxUploadMb: integer("MAX_UPLOAD_MB", value("MAX_UPLOAD_MB"), 1, 1048576, spec("MAX_UPLOAD_MB").accepts),
     rateLimitPerMinute: integer("RATE_LIMIT_PER_MINUTE", value("RATE_LIMIT_PER_MINUTE"), 1, 10_000_000, spec("RATE_LIMIT_PER_MINUTE").accepts),
     trustProxy: bool("TRUST_PROXY", value("TRUST_PROXY")),

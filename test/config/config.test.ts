@@ -27,6 +27,8 @@ describe("defaults", () => {
       elevationUrl: null,
       geocoderTimeoutMs: 5000,
       elevationTimeoutMs: 5000,
+      elevation: "auto",
+      elevationTileset: null,
       maxUploadMb: 2048,
       rateLimitPerMinute: 600,
       trustProxy: false,
@@ -120,7 +122,7 @@ describe("bad values name the setting and what it accepts", () => {
 
   test("every setting in SETTINGS says what it accepts", () => {
     expect(SETTINGS.map((s) => s.name).sort()).toEqual(
-      ["ALLOWED_HOSTS", "DATA_DIR", "ELEVATION_INTERNAL_URL", "ELEVATION_TIMEOUT_MS", "GEOCODER_INTERNAL_URL", "GEOCODER_TIMEOUT_MS", "HOST", "LOG_LEVEL", "MAX_UPLOAD_MB", "PORT", "PUBLIC_URL", "RATE_LIMIT_PER_MINUTE", "TRUST_PROXY"].sort(),
+      ["ALLOWED_HOSTS", "DATA_DIR", "ELEVATION", "ELEVATION_INTERNAL_URL", "ELEVATION_TILESET", "ELEVATION_TIMEOUT_MS", "GEOCODER_INTERNAL_URL", "GEOCODER_TIMEOUT_MS", "HOST", "LOG_LEVEL", "MAX_UPLOAD_MB", "PORT", "PUBLIC_URL", "RATE_LIMIT_PER_MINUTE", "TRUST_PROXY"].sort(),
     );
     for (const s of SETTINGS) expect(s.accepts.length).toBeGreaterThan(5);
   });
