@@ -5,6 +5,8 @@ import type { AppContext } from "../../context";
 import { BadRequest, NotFound, ServiceUnavailable } from "../../errors";
 import { TtlCache } from "../../backends/ttl-cache";
 import { createOpenTopoData, type ElevationBackend, type LonLat } from "../../backends/elevation/opentopodata";
+import { createEmbeddedElevation } from "../../backends/elevation/embedded";
+import { elevationChoice } from "../../backends/elevation/select";
 import { resample } from "./geodesy";
 
 export const MAX_LOOKUP_POINTS = 100;
@@ -47,11 +49,18 @@ const round = (n: number, decimals: number) => {
 };
 const location = (p: LonLat) => ({ lon: round(p.lon, 7), lat: round(p.lat, 7) });
 
+/** The backend ELEVATION chooses: OpenTopoData, the embedded DEM tileset, or none. */
+function configuredBackend(ctx: AppContext): ElevationBackend | null {
+  const choice = elevationChoice(ctx.config);
+  if (choice.backend === "opentopodata") return createOpenTopoData({ baseUrl: choice.url, timeoutMs: ctx.config.elevationTimeoutMs, log: ctx.log });
+  if (choice.backend === "embedded") return createEmbeddedElevation(ctx, choice.tileset);
+  return null;
+}
+
 export function createElevationService(ctx: AppContext, override?: ElevationBackend | null) {
-  const backend: ElevationBackend | null =
-    override !== undefined ? override : ctx.config.elevationUrl ? createOpenTopoData({ baseUrl: ctx.config.elevationUrl, timeoutMs: ctx.config.elevationTimeoutMs, log: ctx.log }) : null;
+  const backend: ElevationBackend | null = override !== undefined ? override : configuredBackend(ctx);
   const cache = new TtlCache<number>({ ttlMs: CACHE_TTL_MS, maxEntries: 500_000, maxBytes: 64 * 1024 * 1024, sizeOf: (_v, key) => 2 * key.length + 80 });
-  const attribution = () => `Elevation data: ${backend?.dataset ?? "unknown"} via OpenTopoData`;
+  const attribution = () => backend?.attribution?.() ?? `Elevation data: ${backend?.dataset ?? "unknown"} via OpenTopoData`;
 
   function requireBackend(): ElevationBackend {
     if (!backend)
@@ -61,8 +70,10 @@ export function createElevationService(ctx: AppContext, override?: ElevationBack
 
   /** Elevation per point, from the cache or the backend; 404 NO_ELEVATION_DATA lists uncovered indices. */
   async function elevations(points: LonLat[], what: string): Promise<number[]> {
-    // Keyed by the point rounded to 1e-7 degrees, the precision the backend is asked for.
-    const keys = points.map((p) => `${Math.round(p.lon * 1e7)}:${Math.round(p.lat * 1e7)}`);
+    // Keyed by the point rounded to 1e-7 degrees, the precision the backend is asked for, and by the
+    // revision of the data (a newly published DEM version must not answer with the old one's heights).
+    const revision = backend?.revision?.() ?? "";
+    const keys = points.map((p) => `${revision}${Math.round(p.lon * 1e7)}:${Math.round(p.lat * 1e7)}`);
     const values: (number | null | undefined)[] = keys.map((k) => cache.get(k));
     const missing = new Map<string, LonLat>();
     keys.forEach((k, i) => {

@@ -3,19 +3,19 @@
 import type { AppContext } from "../../context";
 import { cachedProbe, type ComponentStatus, type ProbeResult } from "../../backends/probe";
 import { probeGeocoder } from "../../backends/geocoder/probe";
-import { probeElevation } from "../../backends/elevation/probe";
+import { probeElevationBackend } from "../../backends/elevation/embedded-probe";
 import { LOW_DISK_BYTES, gib, storageFacts } from "./storage";
 
 export interface DetailedHealth {
   status: "ok" | "degraded" | "down";
   version: string;
   uptime_s: number;
-  components: Record<string, { status: ComponentStatus; latency_ms?: number; detail: string }>;
+  components: Record<string, { status: ComponentStatus; latency_ms?: number; backend?: string; detail: string }>;
 }
 
 export function createHealthService(ctx: AppContext) {
   const geocoder = cachedProbe(() => probeGeocoder(ctx.config));
-  const elevation = cachedProbe(() => probeElevation(ctx.config));
+  const elevation = cachedProbe(() => probeElevationBackend(ctx.config, ctx.sqlite));
   const jobCounts = ctx.sqlite.query<{ state: string; n: number; oldest: number | null }, []>(
     "SELECT state, COUNT(*) AS n, MIN(created_at) AS oldest FROM jobs WHERE state IN ('queued','running') GROUP BY state",
   );
