@@ -11,7 +11,7 @@ export type HeightAt = (lon: number, lat: number) => number;
 export const ramp: HeightAt = (lon, lat) => 1000 + 200 * (lon - 7) + 300 * (lat - 46);
 
 /** An .hgt file of side x side samples with its south-west corner at lon,lat (name it accordingly). */
-export function hgtBytes(side: number, corner: { lon: number; lat: number }, height: HeightAt): Uint8Array {
+export function hgtBytes(side: number, corner: { lon: number; lat: number }, height: HeightAt): Uint8Array<ArrayBuffer> {
   const out = new Uint8Array(side * side * 2);
   const view = new DataView(out.buffer);
   for (let r = 0; r < side; r++)
@@ -20,7 +20,7 @@ export function hgtBytes(side: number, corner: { lon: number; lat: number }, hei
 }
 
 /** A float32 EPSG:4326 GeoTIFF (area pixels) of width x height over bounds. */
-export function geotiffBytes(width: number, heightPx: number, bounds: [number, number, number, number], height: HeightAt): Uint8Array {
+export function geotiffBytes(width: number, heightPx: number, bounds: [number, number, number, number], height: HeightAt): Uint8Array<ArrayBuffer> {
   const [w, s, e, n] = bounds;
   const dx = (e - w) / width;
   const dy = (n - s) / heightPx;
@@ -64,4 +64,12 @@ export function demMbtiles(path: string, encoding: DemEncoding, z: number, bound
     attribution: "Test DEM (CC0)",
     ...(opts.declareEncoding ? { encoding } : {}),
   });
+}
+
+/** lon/lat of a global pixel coordinate at zoom z for tiles of `size` px (pixel centres at +0.5). */
+export function lonLatOfPixel(px: number, py: number, z: number, size: number): [number, number] {
+  const world = size * 2 ** z;
+  const lon = ((px + 0.5) / world) * 360 - 180;
+  const lat = (Math.atan(Math.sinh(Math.PI * (1 - (2 * (py + 0.5)) / world))) * 180) / Math.PI;
+  return [lon, lat];
 }

@@ -3,13 +3,13 @@
 // tells MapLibre the encoding, styles with a raster-dem source, and bad inputs refused with a reason.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { zipSync } from "fflate";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { writeArrayBuffer } from "geotiff";
 import { makeTestApp, tempDir, type TestApp } from "../support/app";
 import { seedOrg, seedSession } from "../support/seed";
 import { demMbtiles, geotiffBytes, hgtBytes, ramp } from "../support/dem";
-import { decodeDemTile } from "../../src/tiles/dem/encoding";
-import { encodeDemTile } from "../../src/tiles/dem/encoding";
+import { decodeDemTile, encodeDemTile } from "../../src/tiles/dem/encoding";
 import { createTileset, pmtiles, publish, upload, vectorTiles, waitForVersion, writeMbtiles, cities } from "./fixtures";
 
 let t: TestApp;
@@ -51,7 +51,7 @@ async function tilejson(slug: string) {
 function mbtilesFile(encoding: "terrarium" | "mapbox", declare = false): Uint8Array {
   const path = join(dir, `${encoding}-${declare}-${++counter}.mbtiles`);
   demMbtiles(path, encoding, 8, ALPS, ramp, { declareEncoding: declare });
-  return new Uint8Array(require("node:fs").readFileSync(path));
+  return new Uint8Array(readFileSync(path));
 }
 
 describe("importing DEM archives", () => {
@@ -134,7 +134,7 @@ describe("bad DEM uploads", () => {
     const fc = await cities(20);
     const path = join(dir, "vector.mbtiles");
     writeMbtiles(path, vectorTiles(fc, "cities", 2), { format: "pbf", json: JSON.stringify({ vector_layers: [{ id: "cities", fields: {} }] }) });
-    const vector = await importInto(new Uint8Array(require("node:fs").readFileSync(path)), "?encoding=terrarium");
+    const vector = await importInto(new Uint8Array(readFileSync(path)), "?encoding=terrarium");
     expect((await expectRefused(vector.res, 422, /holds mvt tiles; DEM tiles must be PNG/)).error.code).toBe("INVALID_SOURCE_DATA");
     const geojson = await importInto(JSON.stringify(fc), "?encoding=mapbox");
     await expectRefused(geojson.res, 422, /encoding=mapbox is for raster-DEM data.*this upload is geojson/);

@@ -50,11 +50,14 @@ export function probeEmbeddedElevation(config: Config, sqlite: Database | null, 
   };
 }
 
-/** The probe of whichever backend answers the elevation API, tagged with its name. */
-export async function probeElevationBackend(config: Config, sqlite: Database | null): Promise<ProbeResult> {
+/**
+ * The probe of whichever backend answers the elevation API, tagged with its name. The OpenTopoData probe
+ * is a real request (callers pass a cached one); the embedded one is a database read, always fresh.
+ */
+export async function probeElevationBackend(config: Config, sqlite: Database | null, probeOpenTopoData = () => probeElevation(config)): Promise<ProbeResult> {
   const choice = elevationChoice(config);
   if (choice.backend === "opentopodata") {
-    const r = await probeElevation(config);
+    const r = await probeOpenTopoData();
     return { ...r, backend: "opentopodata", detail: `OpenTopoData ${r.detail}` };
   }
   if (choice.backend === "embedded") return { backend: "embedded", ...probeEmbeddedElevation(config, sqlite, choice.tileset) };

@@ -4,6 +4,7 @@ import type { AppContext } from "../../context";
 import { cachedProbe, type ComponentStatus, type ProbeResult } from "../../backends/probe";
 import { probeGeocoder } from "../../backends/geocoder/probe";
 import { probeElevationBackend } from "../../backends/elevation/embedded-probe";
+import { probeElevation } from "../../backends/elevation/probe";
 import { LOW_DISK_BYTES, gib, storageFacts } from "./storage";
 
 export interface DetailedHealth {
@@ -15,7 +16,8 @@ export interface DetailedHealth {
 
 export function createHealthService(ctx: AppContext) {
   const geocoder = cachedProbe(() => probeGeocoder(ctx.config));
-  const elevation = cachedProbe(() => probeElevationBackend(ctx.config, ctx.sqlite));
+  const openTopoData = cachedProbe(() => probeElevation(ctx.config));
+  const elevation = () => probeElevationBackend(ctx.config, ctx.sqlite, openTopoData);
   const jobCounts = ctx.sqlite.query<{ state: string; n: number; oldest: number | null }, []>(
     "SELECT state, COUNT(*) AS n, MIN(created_at) AS oldest FROM jobs WHERE state IN ('queued','running') GROUP BY state",
   );

@@ -9,6 +9,7 @@ import { runPreflight } from "./checks";
 import { cachedProbe } from "../../backends/probe";
 import { probeGeocoder } from "../../backends/geocoder/probe";
 import { probeElevationBackend } from "../../backends/elevation/embedded-probe";
+import { probeElevation } from "../../backends/elevation/probe";
 import { preflightPage } from "./page";
 import { PreflightReport } from "./model";
 import { ErrorEnvelope } from "../../http/error-response";
@@ -17,7 +18,8 @@ export function preflightModule(ctx: AppContext) {
   const auth = createAuthService(ctx);
   // Cached like /health/detailed's, so the page cannot be used to hammer the backends.
   const geocoder = cachedProbe(() => probeGeocoder(ctx.config));
-  const elevation = cachedProbe(() => probeElevationBackend(ctx.config, ctx.sqlite));
+  const openTopoData = cachedProbe(() => probeElevation(ctx.config));
+  const elevation = () => probeElevationBackend(ctx.config, ctx.sqlite, openTopoData);
   const adminCount = ctx.sqlite.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM users WHERE is_admin = 1");
   return new Elysia({ name: "preflight" }).get(
     "/setup/preflight",
