@@ -24,10 +24,13 @@ create   Creates an empty tileset (public unless --private).
 list     Lists the organization's tilesets with their published and latest versions.
 import   Loads FILE into a new version and processes it here, showing progress, rate and ETA.
          FILE may be GeoJSON, newline-delimited GeoJSON, CSV with lon/lat columns, a zipped Shapefile,
-         FlatGeobuf, MBTiles or PMTiles (detected from the content). --create makes the tileset first
-         when it does not exist; --publish publishes the version once it is ready.
+         FlatGeobuf, MBTiles or PMTiles (detected from the content), or elevation: GeoTIFF (lon/lat)
+         or SRTM .hgt (named like N46E007.hgt, or zipped), built into a raster-DEM tileset.
+         --create makes the tileset first when it does not exist; --publish publishes the version
+         once it is ready.
          Recipe options: --layer NAME, --minzoom N, --maxzoom N, --simplification X,
-         --include a,b,c | --exclude a,b,c
+         --include a,b,c | --exclude a,b,c, --encoding terrarium|mapbox (raster DEM: the RGB
+         encoding of an imported MBTiles/PMTiles of elevation tiles, or the one to build)
 publish  Points the stable TileJSON at a ready version.
 delete   Deletes one version (not the published one) with --version, or the whole tileset.
 
@@ -126,6 +129,7 @@ export const tilesetsCommand: CliCommand = {
       simplification: { type: "string" },
       include: { type: "string" },
       exclude: { type: "string" },
+      encoding: { type: "string" },
     });
     const [sub, ...rest] = positionals;
     if (!sub || !["create", "list", "import", "publish", "delete"].includes(sub)) throw new UsageError("expected `tilesets create|list|import|publish|delete` (see --help)");
@@ -154,6 +158,7 @@ export const tilesetsCommand: CliCommand = {
     if (simplification !== undefined) recipe.simplification = simplification;
     if (list(values.include)?.length) recipe.include = list(values.include);
     if (list(values.exclude)?.length) recipe.exclude = list(values.exclude);
+    if (values.encoding !== undefined) recipe.encoding = values.encoding as Recipe["encoding"];
 
     return withContext(overrides, "tilesets", async (ctx) => {
       const service = tilesetService(ctx);
@@ -226,7 +231,7 @@ export const tilesetsCommand: CliCommand = {
         return 1;
       }
       print(
-        `${green("Ready")}: ${org.slug}/${slug} v${v.version}, ${fmt(v.stats.tiles)} tiles, zoom ${v.minzoom}-${v.maxzoom}${v.stats.features ? `, ${fmt(v.stats.features)} features` : ""}${v.stats.seconds !== null ? ` in ${v.stats.seconds} s` : ""}`,
+        `${green("Ready")}: ${org.slug}/${slug} v${v.version}, ${fmt(v.stats.tiles)} tiles, zoom ${v.minzoom}-${v.maxzoom}${v.encoding ? `, raster DEM (${v.encoding})` : ""}${v.stats.features ? `, ${fmt(v.stats.features)} features` : ""}${v.stats.seconds !== null ? ` in ${v.stats.seconds} s` : ""}`,
       );
       print(`TileJSON: ${v.tilejson_url}`);
       if (values.publish) {
