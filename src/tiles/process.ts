@@ -82,7 +82,7 @@ export async function processSource(input: ProcessInput, report: (p: Progress) =
     return {
       archiveFormat: input.format,
       archivePath: input.sourcePath,
-      facts: demEncoding ? asDemFacts(inspected.facts, demEncoding, input.label) : inspected.facts,
+      facts: demEncoding ? await asDemFacts(input.sourcePath, input.format, inspected.facts, demEncoding, input.label) : inspected.facts,
       warnings: inspected.warnings,
       stats: { features: 0, features_skipped: 0, features_repaired: 0, tiles: inspected.tiles, bytes: statSync(input.sourcePath).size, seconds: (performance.now() - started) / 1000 },
     };

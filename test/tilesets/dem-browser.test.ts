@@ -31,7 +31,9 @@ beforeAll(async () => {
   expect((await publish(t, "acme", "relief", 1, headers)).status).toBe(200);
   const style = {
     version: 8,
-    sources: { dem: { type: "raster-dem", url: "mapstead://tilesets/acme/relief", tileSize: 256, encoding: "terrarium" } },
+    // No tileSize or encoding here: MapLibre takes both from the TileJSON (its default, mapbox encoding,
+    // would turn these Terrarium heights into nonsense and fail the terrain test below).
+    sources: { dem: { type: "raster-dem", url: "mapstead://tilesets/acme/relief" } },
     layers: [
       { id: "bg", type: "background", paint: { "background-color": `rgb(${BACKGROUND})` } },
       { id: "hills", type: "hillshade", source: "dem", paint: { "hillshade-shadow-color": "rgb(200,0,0)", "hillshade-highlight-color": "rgb(0,0,220)", "hillshade-exaggeration": 1 } },

@@ -10,7 +10,7 @@ import { makeTestApp, tempDir, type TestApp } from "../support/app";
 import { seedOrg, seedSession } from "../support/seed";
 import { demMbtiles, geotiffBytes, hgtBytes, ramp } from "../support/dem";
 import { decodeDemTile, encodeDemTile } from "../../src/tiles/dem/encoding";
-import { createTileset, pmtiles, publish, upload, vectorTiles, waitForVersion, writeMbtiles, cities } from "./fixtures";
+import { PNG_1x1, createTileset, pmtiles, publish, upload, vectorTiles, waitForVersion, writeMbtiles, cities } from "./fixtures";
 
 let t: TestApp;
 let headers: Record<string, string>;
@@ -59,7 +59,7 @@ describe("importing DEM archives", () => {
     const { slug, version } = await importReady(mbtilesFile("terrarium"), "?encoding=terrarium");
     expect(version).toMatchObject({ source_format: "mbtiles", format: "png", encoding: "terrarium", layers: [] });
     const tj = await tilejson(slug);
-    expect(tj).toMatchObject({ format: "png", encoding: "terrarium", minzoom: 8, maxzoom: 8 });
+    expect(tj).toMatchObject({ format: "png", encoding: "terrarium", tileSize: 256, minzoom: 8, maxzoom: 8 });
     expect(tj.vector_layers).toBeUndefined();
     expect(tj.tiles[0]).toEndWith("/{z}/{x}/{y}.png");
     const tile = await t.fetch(tj.tiles[0].replace(t.baseUrl, "").replace("{z}/{x}/{y}", "8/133/90"));
@@ -89,7 +89,7 @@ describe("importing DEM archives", () => {
     form.append("encoding", "terrarium");
     const { slug, version } = await importReady(form);
     expect(version).toMatchObject({ archive_format: "pmtiles", encoding: "terrarium" });
-    expect((await tilejson(slug)).encoding).toBe("terrarium");
+    expect(await tilejson(slug)).toMatchObject({ encoding: "terrarium", tileSize: 256 });
   });
 });
 
@@ -98,7 +98,7 @@ describe("building DEMs from elevation files", () => {
     const { slug, version } = await importReady(hgtBytes(121, { lon: 7, lat: 46 }, ramp), "?filename=N46E007.hgt&maxzoom=9");
     expect(version).toMatchObject({ source_format: "hgt", archive_format: "mbtiles", format: "png", encoding: "terrarium", minzoom: 0, maxzoom: 9, bounds: ALPS, progress: 100 });
     expect((version.stats as { tiles: number }).tiles).toBeGreaterThan(9);
-    expect(await tilejson(slug)).toMatchObject({ encoding: "terrarium", maxzoom: 9, bounds: ALPS, attribution: "Test DEM" });
+    expect(await tilejson(slug)).toMatchObject({ encoding: "terrarium", tileSize: 256, maxzoom: 9, bounds: ALPS, attribution: "Test DEM" });
   });
 
   test("a zip of .hgt files becomes one Terrain-RGB DEM covering all of them", async () => {
@@ -151,6 +151,16 @@ describe("bad DEM uploads", () => {
     const bytes = hgtBytes(11, { lon: 7, lat: 46 }, ramp);
     await expectRefused((await importInto(bytes, "?filename=dem.hgt")).res, 422, /named after its south-west corner, like N46E007\.hgt/);
     expect((await importInto(bytes)).res.status).toBe(415);
+  });
+
+  test("a DEM archive whose PNG tiles do not decode fails processing naming the problem", async () => {
+    const path = join(dir, "broken-dem.mbtiles");
+    writeMbtiles(path, [[0, 0, 0, PNG_1x1.slice(0, 40)]], { format: "png" });
+    const { slug, res } = await importInto(new Uint8Array(readFileSync(path)), "?encoding=terrarium");
+    expect(res.status).toBe(202);
+    const v = await waitForVersion(t, "acme", slug, 1, headers);
+    expect(v.state).toBe("failed");
+    expect(v.error).toMatch(/a tile: not a readable PNG DEM tile/);
   });
 
   test("a projected GeoTIFF and an .hgt of the wrong size fail processing with the fix, leaving no archive", async () => {

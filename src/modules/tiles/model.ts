@@ -34,6 +34,7 @@ export const TileJson = t.Object(
     attribution: t.Optional(t.String()),
     vector_layers: t.Optional(t.Array(t.Record(t.String(), t.Unknown()))),
     encoding: t.Optional(t.Union([t.Literal("terrarium"), t.Literal("mapbox")], { description: "raster-DEM tilesets only: the RGB encoding of the heights, for a `raster-dem` source" })),
+    tileSize: t.Optional(t.Integer({ description: "raster-DEM tilesets only: tile width in pixels (a MapLibre extension of TileJSON; 256 for DEMs built here)" })),
   },
   { description: "TileJSON 3.0.0" },
 );

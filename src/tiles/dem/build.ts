@@ -95,6 +95,7 @@ export function buildDemTiles(grids: ElevationGrid[], opts: DemBuildOptions, rep
     const facts: TileFacts = {
       format: "png",
       encoding: opts.encoding,
+      tile_size: DEM_TILE_SIZE,
       minzoom,
       maxzoom,
       bounds,

@@ -9,7 +9,10 @@ import { buildDemTiles } from "./build";
 import { readGeotiff } from "./geotiff";
 import type { ElevationGrid } from "./grid";
 import { readHgt, readHgtZip } from "./hgt";
-import type { DemEncoding } from "./encoding";
+import { Database } from "bun:sqlite";
+import { openPmtiles } from "../pmtiles";
+import { decodeDemTile, type DemEncoding } from "./encoding";
+import { tileCoordinates } from "./sample";
 
 async function readGrids(input: ProcessInput): Promise<ElevationGrid[]> {
   if (input.format === "geotiff") return [await readGeotiff(input.sourcePath, input.label)];
@@ -40,10 +43,38 @@ export async function processElevation(input: ProcessInput, report: (p: Progress
   };
 }
 
-/** An imported archive's facts as a DEM: PNG tiles only (no WebP decoder here), with the chosen encoding. */
-export function asDemFacts(facts: TileFacts, encoding: DemEncoding, label: string): TileFacts {
+/** One tile of an archive (the first MBTiles row; the PMTiles tile under the centre), or null. */
+async function sampleTile(path: string, format: "mbtiles" | "pmtiles", facts: TileFacts): Promise<Uint8Array | null> {
+  if (format === "mbtiles") {
+    const db = new Database(path, { readonly: true });
+    try {
+      return db.query<{ tile_data: Uint8Array }, []>("SELECT tile_data FROM tiles WHERE length(tile_data) > 0 LIMIT 1").get()?.tile_data ?? null;
+    } finally {
+      db.close();
+    }
+  }
+  const source = await openPmtiles(path, facts);
+  try {
+    for (const z of [facts.maxzoom, facts.minzoom]) {
+      const { fx, fy } = tileCoordinates(facts.center[0], facts.center[1], z);
+      const tile = await source.getTile(z, Math.floor(fx), Math.floor(fy));
+      if (tile) return tile.encoding === "gzip" ? Bun.gunzipSync(tile.data as Uint8Array<ArrayBuffer>) : tile.data;
+    }
+    return null;
+  } finally {
+    source.close();
+  }
+}
+
+/**
+ * An imported archive's facts as a DEM: PNG tiles only (no WebP decoder here), one of them decoded to
+ * prove it and to learn the tile size, with the chosen encoding.
+ */
+export async function asDemFacts(path: string, format: "mbtiles" | "pmtiles", facts: TileFacts, encoding: DemEncoding, label: string): Promise<TileFacts> {
   if (facts.format === "webp")
     throw new InvalidSource(`${label}: WebP DEM tiles cannot be decoded by this server for elevation lookups; convert the tiles to PNG (e.g. with rio-rgbify or gdal) and import again`);
   if (facts.format !== "png") throw new InvalidSource(`${label}: a raster-DEM archive must hold PNG tiles (it holds ${facts.format})`);
-  return { ...facts, encoding, vector_layers: [] };
+  const sample = await sampleTile(path, format, facts);
+  const size = sample ? decodeDemTile(sample, encoding, `${label}: a tile`).size : undefined;
+  return { ...facts, encoding, vector_layers: [], ...(size ? { tile_size: size } : {}) };
 }
