@@ -197,4 +197,17 @@ describe("styles with a raster-dem source", () => {
     expect(bad.status).toBe(422);
     expect((await bad.json()).error.details).toContainEqual(expect.objectContaining({ path: "sources.dem.url" }));
   });
+
+  test("a raster-dem source over vector tiles, and a DEM as a vector source, are 422 naming the source", async () => {
+    const vector = await importReady(JSON.stringify(await cities(20)), "?maxzoom=2");
+    const { slug: dem } = await importReady(mbtilesFile("terrarium"), "?encoding=terrarium");
+    const post = (slug: string, sources: Record<string, unknown>, layers: unknown[]) =>
+      t.fetch("/api/v1/orgs/acme/styles", { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify({ slug, style: { version: 8, sources, layers } }) });
+    const wrongDem = await post("wrong-dem", { dem: { type: "raster-dem", url: `mapstead://tilesets/acme/${vector.slug}` } }, [{ id: "h", type: "hillshade", source: "dem" }]);
+    expect(wrongDem.status).toBe(422);
+    expect((await wrongDem.json()).error.details).toContainEqual({ path: "sources.dem.url", message: expect.stringContaining("a raster-dem source needs a raster-DEM tileset") });
+    const demAsVector = await post("dem-as-vector", { v: { type: "vector", url: `mapstead://tilesets/acme/${dem}@1` } }, [{ id: "f", type: "fill", source: "v", "source-layer": "x" }]);
+    expect(demAsVector.status).toBe(422);
+    expect((await demAsVector.json()).error.details).toContainEqual({ path: "sources.v.url", message: expect.stringContaining("use it in a source of type raster-dem") });
+  });
 });

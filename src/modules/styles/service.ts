@@ -9,6 +9,7 @@ import { orgs, styles, styleVersions } from "../../db/schema";
 import { BadRequest, Conflict, NotFound } from "../../errors";
 import { isSlug } from "../orgs/slug";
 import { publishedVersionOf, versionIsReady } from "../tilesets/service";
+import { tilesetVersionIsDem } from "../tilesets/lookup";
 import { createSpriteStore } from "../sprites/store";
 import type { SpriteSet } from "../../sprites/build";
 import { findRefs, pinKey, rewriteRefs } from "./references";
@@ -120,6 +121,7 @@ export function createStylesService(ctx: AppContext) {
       publishedTilesetVersion: (owner, tileset) => (visible(owner, tileset) ? publishedVersionOf(ctx, owner, tileset) : null),
       tilesetVersionReady: (owner, tileset, version) => visible(owner, tileset) && versionIsReady(ctx, owner, tileset, version),
       installedFonts: () => installedFontNames(ctx),
+      tilesetVersionIsDem: (owner, tileset, version) => (visible(owner, tileset) ? tilesetVersionIsDem(ctx, owner, tileset, version) : null),
     };
   }
 

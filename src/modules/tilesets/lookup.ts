@@ -39,6 +39,28 @@ export function versionIsReady(ctx: AppContext, ownerSlug: string, tilesetSlug: 
   return stmts(ctx).version.get(ownerSlug, tilesetSlug, version)?.state === "ready";
 }
 
+const demStatements = new WeakMap<AppContext, ReturnType<typeof prepareDem>>();
+
+function prepareDem(ctx: AppContext) {
+  return ctx.sqlite.query<{ encoding: string | null; format: string | null }, [string, string, number]>(
+    `SELECT json_extract(v.metadata, '$.encoding') AS encoding, json_extract(v.metadata, '$.format') AS format
+     FROM tilesets t JOIN orgs o ON o.id = t.org_id JOIN tileset_versions v ON v.tileset_id = t.id AND v.version = ?3
+     WHERE o.slug = ?1 AND t.slug = ?2 AND v.state = 'ready'`,
+  );
+}
+
+/**
+ * Whether a ready version is a raster DEM: true, false (with its tile format), or null when unknown
+ * (no such version, or no metadata recorded).
+ */
+export function tilesetVersionIsDem(ctx: AppContext, ownerSlug: string, tilesetSlug: string, version: number): { dem: boolean; format: string } | null {
+  let q = demStatements.get(ctx);
+  if (!q) demStatements.set(ctx, (q = prepareDem(ctx)));
+  const row = q.get(ownerSlug, tilesetSlug, version);
+  if (!row?.format) return null;
+  return { dem: row.encoding === "terrarium" || row.encoding === "mapbox", format: row.format };
+}
+
 const usingStatements = new WeakMap<AppContext, ReturnType<typeof prepareUsing>>();
 
 function prepareUsing(ctx: AppContext) {
