@@ -5,8 +5,8 @@ import { fromArrayBuffer } from "geotiff";
 import { InvalidSource } from "../errors";
 import type { ElevationGrid } from "./grid";
 
-/** 16 384 x 16 384 samples: 1 GiB of floats would not fit the worker comfortably. */
-export const MAX_GEOTIFF_PIXELS = 16_384 * 16_384;
+/** 8192 x 8192 samples: the raster and its float copy then take at most ~512 MiB in the worker. */
+export const MAX_GEOTIFF_PIXELS = 8192 * 8192;
 const MODEL_GEOGRAPHIC = 2;
 const PIXEL_IS_POINT = 2;
 
