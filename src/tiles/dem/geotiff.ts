@@ -47,7 +47,12 @@ export async function readGeotiff(path: string, label: string): Promise<Elevatio
   const bounds: [number, number, number, number] = [west, north - rows * dLat, west + cols * dLon, north];
   if (bounds[0] < -180.001 || bounds[2] > 180.001 || bounds[1] < -90.001 || bounds[3] > 90.001)
     throw new InvalidSource(`${label}: the GeoTIFF's extent ${bounds.map((b) => b.toFixed(4)).join(",")} is outside lon -180..180, lat -90..90`);
-  const raster = (await image.readRasters({ samples: [0], interleave: true })) as ArrayLike<number>;
+  let raster: ArrayLike<number>;
+  try {
+    raster = (await image.readRasters({ samples: [0], interleave: true })) as ArrayLike<number>;
+  } catch (err) {
+    throw new InvalidSource(`${label}: the GeoTIFF's pixel data could not be decoded (${err instanceof Error ? err.message.slice(0, 200) : "decode error"})`);
+  }
   const noData = image.getGDALNoData();
   const values = new Float32Array(width * height);
   for (let i = 0; i < values.length; i++) {
