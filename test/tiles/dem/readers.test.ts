@@ -66,6 +66,9 @@ describe("GeoTIFF reader", () => {
     const projected = writeArrayBuffer(new Float32Array(4), { width: 2, height: 2, ModelPixelScale: [10, 10, 0], ModelTiepoint: [0, 0, 0, 500000, 5000000, 0], ProjectedCSTypeGeoKey: 32632, GTModelTypeGeoKey: 1 } as never);
     await Bun.write(join(dir, "utm.tif"), new Uint8Array(projected));
     await expect(readGeotiff(join(dir, "utm.tif"), "utm.tif")).rejects.toThrow(/gdalwarp -t_srs EPSG:4326/);
+    const whole = geotiffBytes(40, 40, [7, 46, 8, 47], ramp);
+    await Bun.write(join(dir, "truncated.tif"), whole.slice(0, whole.length - 3000));
+    await expect(readGeotiff(join(dir, "truncated.tif"), "truncated.tif")).rejects.toThrow(InvalidSource);
     await Bun.write(join(dir, "junk.tif"), "II*\u0000 junk");
     await expect(readGeotiff(join(dir, "junk.tif"), "junk.tif")).rejects.toThrow(/not a readable GeoTIFF/);
   });
