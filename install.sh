@@ -151,6 +151,13 @@ DATA_DIR=$STATE_DIR
 #ELEVATION=auto
 #ELEVATION_TILESET=acme/srtm
 
+# OSRM or Valhalla routing server, which engine it is, and its profile names
+# (defaults: OSRM driving=car,walking=foot,cycling=bike; Valhalla auto, pedestrian, bicycle).
+#ROUTING_INTERNAL_URL=http://osrm:5000
+#ROUTING_ENGINE=osrm
+#ROUTING_TIMEOUT_MS=5000
+#ROUTING_PROFILES=driving=car,walking=foot,cycling=bike
+
 # Largest accepted upload in MiB; larger ones get 413.
 #MAX_UPLOAD_MB=2048
 
@@ -163,6 +170,11 @@ DATA_DIR=$STATE_DIR
 
 # debug, info, warn or error (JSON lines on stdout, collected by journald).
 #LOG_LEVEL=info
+
+# HTTP worker processes sharing the port (default: one per core; 1 = a single process).
+#WORKERS=4
+# Answer X-Mapstead-Worker naming the worker that served a request (debugging only).
+#WORKER_HEADER=false
 EOF
   chmod 0640 "$target.tmp"
   mv "$target.tmp" "$target"
@@ -303,7 +315,7 @@ install_all() {
   if [ "$preflight" -ne 0 ]; then
     say "installed, but some setup checks failed: fix them in $PREFIX$ENV_FILE, then restart the service"
   else
-    say "installed; first start prints a one-time setup token (journalctl -u mapstead) for the admin account"
+    say "installed; the first start writes a one-time setup token for the admin account to $PREFIX$STATE_DIR/setup-token (mode 0600): sudo cat it"
   fi
 }
 

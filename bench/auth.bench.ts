@@ -13,7 +13,7 @@ const t = await makeTestApp({ RATE_LIMIT_PER_MINUTE: "10000000" });
 const body = { ok: true };
 t.app.use(
   new Elysia({ name: "auth-bench" })
-    .use(authPlugin(t.ctx))
+    .use(authPlugin(t.services.auth))
     .get("/bench/open", () => body)
     .get("/bench/authed", () => body, { scope: "geocoding" }),
 );

@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs";
 import { freePort, makeTestApp } from "../test/support/app";
 import { seedKey, seedOrg } from "../test/support/seed";
 import { demMbtiles, ramp } from "../test/support/dem";
-import { tilesetService } from "../src/modules/tilesets/service";
+import { createTileCatalog } from "../src/read/tiles";
 import { createEmbeddedElevation } from "../src/backends/elevation/embedded";
 import { bareConstantServer, median, percentile, QUICK, report } from "./lib";
 
@@ -24,7 +24,7 @@ try {
   // The DEM, imported the way an operator would (the service the API and CLI share).
   const source = join(app.dataDir, "dem-source.mbtiles");
   demMbtiles(source, "terrarium", 11, [7, 46, 8, 47], ramp, { declareEncoding: true });
-  const tilesets = tilesetService(app.ctx);
+  const tilesets = app.services.tilesets;
   const orgRef = { id: org.id, slug: "bench" };
   tilesets.create(orgRef, { slug: "dem" });
   const uploadPath = join(app.dataDir, "uploads", "bench-dem.upload");
@@ -49,7 +49,8 @@ try {
   // The machine is shared: three rounds, each figure keeps its best round (by p99), as geo.bench.ts does.
   const best = { viaApp: [] as number[], floor: [] as number[], direct: [] as number[] };
   const better = (a: number[], b: number[]) => (!b.length || percentile(a, 99) < percentile(b, 99) ? a : b);
-  const backend = createEmbeddedElevation(app.ctx, { owner: "bench", slug: "dem" });
+  const catalog = createTileCatalog(app.ctx, app.services.changes);
+  const backend = createEmbeddedElevation(app.ctx, { owner: "bench", slug: "dem" }, catalog);
   for (let i = 0; i < 50; i++) await backend.lookup(points(100_000 + i));
   let n = 1;
   try {

@@ -1,11 +1,16 @@
 // Geocoding and elevation overhead, against the fake Pelias and OpenTopoData servers of the tests:
 // - cache-hit forward geocoding throughput as a ratio to a bare Bun.serve constant response (>= 0.5);
 // - median latency a cache miss adds over calling the fake geocoder directly (< 1 ms);
-// - median latency a 100-point elevation lookup adds over calling the fake dataset directly (< 1 ms).
+// - median latency a 100-point elevation lookup adds over calling the fake dataset directly (< 1 ms);
+// - median latency an uncached and a cached route (steps, full overview) add over calling the fake OSRM
+//   directly (< 1 ms each; a cache hit never calls OSRM, so it is usually faster than the direct call).
 import { freePort, makeTestApp } from "../test/support/app";
 import { seedKey, seedOrg } from "../test/support/seed";
 import { startFakePelias } from "../test/support/fake-pelias";
 import { startFakeOpenTopoData } from "../test/support/fake-opentopodata";
+import { startFakeOsrm } from "../test/support/fake-osrm";
+import { osrmRouteUrl } from "../src/backends/routing/osrm";
+import type { RouteQuery } from "../src/backends/routing/types";
 import { peliasForwardUrl } from "../src/backends/geocoder/pelias";
 import { openTopoDataUrl } from "../src/backends/elevation/opentopodata";
 import { Elysia } from "elysia";
@@ -14,18 +19,19 @@ import { bareConstantServer, DURATION_S, median, QUICK, report, wrk, wrkLine, ty
 
 const pelias = startFakePelias();
 const topo = startFakeOpenTopoData();
+const osrm = startFakeOsrm();
 const port = freePort();
-const app = await makeTestApp({ HOST: "127.0.0.1", PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, GEOCODER_INTERNAL_URL: pelias.url, ELEVATION_INTERNAL_URL: topo.url, RATE_LIMIT_PER_MINUTE: "10000000" });
+const app = await makeTestApp({ HOST: "127.0.0.1", PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, GEOCODER_INTERNAL_URL: pelias.url, ELEVATION_INTERNAL_URL: topo.url, ROUTING_INTERNAL_URL: osrm.url, RATE_LIMIT_PER_MINUTE: "10000000" });
 // Reference route in the same app: a constant body behind the same global hooks and the same `scope`
 // macro, i.e. the floor every key-protected route of this app starts from.
 let floorBody = "{}";
 (app.app as unknown as Elysia).use(
-  new Elysia({ name: "bench-floor" }).use(authPlugin(app.ctx)).get("/bench/floor", ({ set }) => ((set.headers["content-type"] = "application/json"), floorBody), { scope: "geocoding" }),
+  new Elysia({ name: "bench-floor" }).use(authPlugin(app.services.auth)).get("/bench/floor", ({ set }) => ((set.headers["content-type"] = "application/json"), floorBody), { scope: "geocoding" }),
 );
 app.app.listen({ hostname: "127.0.0.1", port });
 const baseUrl = app.baseUrl;
 const appFetch = (path: string, init?: RequestInit) => fetch(baseUrl + path, init);
-const key = seedKey(app.ctx, seedOrg(app.ctx, "bench").id, ["geocoding", "elevation"]).secret;
+const key = seedKey(app.ctx, seedOrg(app.ctx, "bench").id, ["geocoding", "elevation", "routing"]).secret;
 const headers = { "x-api-key": key };
 
 try {
@@ -104,9 +110,41 @@ try {
   }
   console.log(`  100-point elevation: direct median ${median(directE).toFixed(3)} ms, through Mapstead ${median(viaAppE).toFixed(3)} ms`);
   report("100-point elevation lookup added latency (median)", median(viaAppE) - median(directE), "ms", "< 1");
+
+  // Routes: a fresh pair of points per round (a miss), then the same pair again (a hit).
+  const routeQuery = (a: [number, number], b: [number, number]): RouteQuery => ({
+    profile: "driving",
+    waypoints: [a, b],
+    alternatives: 0,
+    steps: true,
+    geometries: "geojson",
+    overview: "full",
+    language: "en",
+    exclude: [],
+  });
+  const directR: number[] = [];
+  const missR: number[] = [];
+  const hitR: number[] = [];
+  for (let i = 0; i < rounds + 20; i++) {
+    const a: [number, number] = [13.3 + i * 0.0001, 52.5];
+    const b: [number, number] = [13.4, 52.52 + Math.random() * 0.01];
+    const d = await time(osrmRouteUrl(osrm.url, "car", routeQuery(a, b)));
+    const path = `${baseUrl}/routing/v1/driving/${a[0].toFixed(4)},${a[1]};${b[0].toFixed(6)},${b[1].toFixed(6)}?steps=true&overview=full`;
+    const miss = await time(path, { headers });
+    const hit = await time(path, { headers });
+    if (i >= 20) {
+      directR.push(d);
+      missR.push(miss);
+      hitR.push(hit);
+    }
+  }
+  console.log(`  route: direct median ${median(directR).toFixed(3)} ms, through Mapstead uncached ${median(missR).toFixed(3)} ms, cached ${median(hitR).toFixed(3)} ms`);
+  report("uncached route added latency (median)", median(missR) - median(directR), "ms", "< 1");
+  report("cached route added latency (median)", median(hitR) - median(directR), "ms", "< 1");
 } finally {
   await app.app.server?.stop(true);
   await app.close();
   await pelias.stop();
   await topo.stop();
+  await osrm.stop();
 }

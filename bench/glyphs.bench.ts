@@ -3,7 +3,7 @@
 //   fresh process (JIT cold) and the median of fresh builds (new font parse each time) (< 150 ms);
 // - warm range throughput over HTTP (served from the in-memory cache) as a ratio to a bare Bun.serve
 //   answering the same bytes (>= 0.7).
-import { BUILTIN_FONTS } from "../src/modules/fonts/builtin";
+import { BUILTIN_FONTS } from "../src/domain/fonts/builtin";
 import { buildRangePbf, parseFont } from "../src/glyphs";
 import { serveTestApp } from "../test/support/app";
 import { bareConstantServer, DURATION_S, median, QUICK, report, wrk, wrkLine } from "./lib";

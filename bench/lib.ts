@@ -21,6 +21,8 @@ export interface WrkOptions {
   headers?: Record<string, string>;
   /** paths (with leading /) to pick from at random on every request */
   paths?: string[];
+  /** CPU list for taskset (e.g. "2-7"): keeps wrk off the cores of the server it measures */
+  pin?: string | null;
 }
 
 function toMs(value: string): number {
@@ -33,7 +35,7 @@ function toMs(value: string): number {
 /** Runs wrk against a URL (or random paths under its origin) and parses its --latency report. */
 export async function wrk(url: string, opts: WrkOptions = {}): Promise<WrkResult> {
   if (!Bun.which("wrk")) throw new Error("wrk is not installed: apt-get install -y wrk");
-  const args = ["wrk", "--latency", `-t${opts.threads ?? 1}`, `-c${opts.connections ?? 32}`, `-d${opts.durationS ?? 5}s`];
+  const args = [...(opts.pin ? ["taskset", "-c", opts.pin] : []), "wrk", "--latency", `-t${opts.threads ?? 1}`, `-c${opts.connections ?? 32}`, `-d${opts.durationS ?? 5}s`];
   for (const [k, v] of Object.entries(opts.headers ?? {})) args.push("-H", `${k}: ${v}`);
   if (opts.paths?.length) {
     const dir = mkdtempSync(join(tmpdir(), "mapstead-wrk-"));

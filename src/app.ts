@@ -1,44 +1,54 @@
-// Composes the feature modules into one Elysia app. No listen, no side effects beyond what the modules
-// start for themselves (workers, flushers), so tests can build as many apps as they like.
+// Composes the route modules into one Elysia app over services built once by createServices. No
+// listen, no side effects beyond what the modules start for themselves (workers, flushers), so tests
+// can build as many apps as they like.
 import { Elysia } from "elysia";
-import type { AppContext } from "./context";
+import { authPlugin } from "./http/auth";
 import { conventions, routeTableFrom } from "./http/conventions";
-import { docsModule } from "./modules/docs";
-import { healthModule } from "./modules/health";
-import { preflightModule } from "./modules/preflight";
-import { authModule } from "./modules/auth";
-import { orgsModule } from "./modules/orgs";
-import { keysModule } from "./modules/keys";
-import { metricsModule } from "./modules/metrics";
-import { createMetrics } from "./modules/metrics/registry";
-import { homeModule } from "./modules/home";
-import { stylesModule } from "./modules/styles";
-import { geocodingModule } from "./modules/geocoding";
-import { elevationModule } from "./modules/elevation";
-import { fontsModule } from "./modules/fonts";
-import { tilesetsModule } from "./modules/tilesets";
-import { tilesModule } from "./modules/tiles";
+import type { Services } from "./services";
+import { docsModule } from "./routes/ops/docs";
+import { healthModule } from "./routes/ops/health";
+import { preflightModule } from "./routes/ops/preflight";
+import { metricsModule } from "./routes/ops/metrics";
+import { authModule } from "./routes/management/auth";
+import { orgsModule } from "./routes/management/orgs";
+import { keysModule } from "./routes/management/keys";
+import { stylesModule } from "./routes/management/styles";
+import { fontsModule } from "./routes/management/fonts";
+import { tilesetsModule } from "./routes/management/tilesets";
+import { tilesModule } from "./routes/public/tiles";
+import { publicStylesModule } from "./routes/public/styles";
+import { publicSpritesModule } from "./routes/public/sprites";
+import { publicFontsModule } from "./routes/public/fonts";
+import { geocodingModule } from "./routes/services/geocoding";
+import { elevationModule } from "./routes/services/elevation";
+import { homeModule } from "./routes/web/home";
 import { consoleModule } from "./modules/console";
+import { routingRoutes } from "./routes/services/routing";
 
-export function createApp(ctx: AppContext) {
+export function createApp(services: Services) {
+  const { ctx } = services;
   const routes = routeTableFrom(() => app.routes);
-  const metrics = createMetrics();
+  const callers = authPlugin(services.auth);
   const app = new Elysia({ name: "mapstead" })
-    .use(conventions(ctx.config, ctx.log, routes, metrics.observe))
-    .use(metricsModule(ctx, metrics))
-    .use(docsModule(ctx))
-    .use(healthModule(ctx))
-    .use(preflightModule(ctx))
-    .use(authModule(ctx))
-    .use(orgsModule(ctx))
-    .use(keysModule(ctx))
-    .use(homeModule(ctx))
-    .use(stylesModule(ctx))
-    .use(geocodingModule(ctx))
-    .use(elevationModule(ctx))
-    .use(fontsModule(ctx))
-    .use(tilesetsModule(ctx))
-    .use(tilesModule(ctx))
+    .use(conventions(ctx.config, ctx.log, routes, services.metrics.observe))
+    .use(metricsModule(services))
+    .use(docsModule(services))
+    .use(healthModule(services))
+    .use(preflightModule(services))
+    .use(authModule(services, callers))
+    .use(orgsModule(services, callers))
+    .use(keysModule(services, callers))
+    .use(homeModule(services))
+    .use(publicStylesModule(services))
+    .use(publicSpritesModule(services))
+    .use(stylesModule(services, callers))
+    .use(geocodingModule(services, callers))
+    .use(elevationModule(services, callers))
+    .use(routingRoutes(services, callers))
+    .use(publicFontsModule(services))
+    .use(fontsModule(services, callers))
+    .use(tilesetsModule(services, callers))
+    .use(tilesModule(services, callers))
     .use(consoleModule(ctx));
   return app;
 }

@@ -1,12 +1,22 @@
 // The only reader of process.env. Settings come from the environment and are overridden by the same
 // names as --kebab-case flags; the result is validated once, frozen, and passed to whoever needs it.
+import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
-import { isSlug } from "./modules/orgs/slug";
+import { isSlug } from "./domain/orgs/slug";
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
 export type ElevationMode = "auto" | "opentopodata" | "embedded" | "off";
 const ELEVATION_MODES: ElevationMode[] = ["auto", "opentopodata", "embedded", "off"];
 
+export type RoutingEngine = "osrm" | "valhalla";
+export const ROUTING_PROFILES = ["driving", "walking", "cycling"] as const;
+export type RoutingProfile = (typeof ROUTING_PROFILES)[number];
+
+/** What each engine's stock setups call the three profiles (OSRM's bundled car/foot/bicycle Lua profiles, Valhalla's costings). */
+export const DEFAULT_ROUTING_PROFILES: Record<RoutingEngine, Record<RoutingProfile, string>> = {
+  osrm: { driving: "car", walking: "foot", cycling: "bike" },
+  valhalla: { driving: "auto", walking: "pedestrian", cycling: "bicycle" },
+};
 
 export interface Config {
   publicUrl: string;
@@ -23,11 +33,20 @@ export interface Config {
   elevation: ElevationMode;
   /** owner/slug of the raster-DEM tileset the embedded elevation samples */
   elevationTileset: { owner: string; slug: string } | null;
+  routingUrl: string | null;
+  routingEngine: RoutingEngine;
+  routingTimeoutMs: number;
+  /** our profile name -> the backend's profile (OSRM) or costing (Valhalla) */
+  routingProfiles: Readonly<Record<RoutingProfile, string>>;
   maxUploadMb: number;
   rateLimitPerMinute: number;
   trustProxy: boolean;
   allowedHosts: string[];
   logLevel: LogLevel;
+  /** HTTP worker processes sharing the port; 1 serves from the one process */
+  workers: number;
+  /** answer X-Mapstead-Worker naming the worker process (debugging, cluster tests) */
+  workerHeader: boolean;
 }
 
 /** A setting that failed validation: start-up prints `message` and exits 2. */
@@ -63,11 +82,22 @@ export const SETTINGS: SettingSpec[] = [
   { name: "ELEVATION_TILESET", accepts: "owner/slug of a raster-DEM tileset, e.g. acme/srtm", description: "DEM tileset (its published version) that embedded elevation samples" },
   { name: "GEOCODER_TIMEOUT_MS", accepts: "an integer from 100 to 120000", default: "5000", description: "timeout per geocoder call" },
   { name: "ELEVATION_TIMEOUT_MS", accepts: "an integer from 100 to 120000", default: "5000", description: "timeout per elevation call" },
+  { name: "ROUTING_INTERNAL_URL", accepts: "an absolute http(s) URL, e.g. http://osrm:5000 or http://valhalla:8002", description: "OSRM or Valhalla server base URL" },
+  { name: "ROUTING_ENGINE", accepts: "osrm or valhalla", default: "osrm", description: "which engine ROUTING_INTERNAL_URL is" },
+  { name: "ROUTING_TIMEOUT_MS", accepts: "an integer from 100 to 120000", default: "5000", description: "timeout per routing call" },
+  {
+    name: "ROUTING_PROFILES",
+    accepts: "comma-separated profile=name pairs for driving, walking, cycling, e.g. driving=car,walking=foot",
+    default: "",
+    description: "the backend's profile (OSRM) or costing (Valhalla) per profile; unnamed ones keep the engine's default (OSRM car, foot, bike; Valhalla auto, pedestrian, bicycle)",
+  },
   { name: "MAX_UPLOAD_MB", accepts: "an integer from 1 to 1048576", default: "2048", description: "largest accepted upload in MiB" },
   { name: "RATE_LIMIT_PER_MINUTE", accepts: "an integer from 1 to 10000000", default: "600", description: "default requests per minute per key and service group" },
   { name: "TRUST_PROXY", accepts: "true or false", default: "false", description: "honour X-Forwarded-* headers" },
   { name: "ALLOWED_HOSTS", accepts: "comma-separated host names", default: "", description: "hosts honoured from X-Forwarded-Host when TRUST_PROXY is on" },
   { name: "LOG_LEVEL", accepts: "one of debug, info, warn, error", default: "info", description: "JSON log lines on stdout at or above this level" },
+  { name: "WORKERS", accepts: "an integer from 1 to 256", default: String(availableParallelism()), description: "HTTP worker processes sharing the port (default: the number of cores; 1 = one process)" },
+  { name: "WORKER_HEADER", accepts: "true or false", default: "false", description: "answer X-Mapstead-Worker naming the worker that served the request (debugging)" },
 ];
 
 export const kebab = (name: string) => name.toLowerCase().replaceAll("_", "-");
@@ -98,6 +128,23 @@ function bool(name: string, raw: string): boolean {
   if (["1", "true", "yes", "on"].includes(v)) return true;
   if (["0", "false", "no", "off", ""].includes(v)) return false;
   throw new ConfigError(name, `${name}=${JSON.stringify(raw)} is invalid: expected true or false`);
+}
+
+function routingEngine(raw: string): RoutingEngine {
+  const v = raw.trim().toLowerCase();
+  if (v !== "osrm" && v !== "valhalla") throw new ConfigError("ROUTING_ENGINE", `ROUTING_ENGINE=${JSON.stringify(raw)} is invalid: expected osrm or valhalla`);
+  return v;
+}
+
+function routingProfiles(raw: string, engine: RoutingEngine, accepts: string): Record<RoutingProfile, string> {
+  const profiles = { ...DEFAULT_ROUTING_PROFILES[engine] };
+  for (const pair of raw.split(",").map((p) => p.trim()).filter(Boolean)) {
+    const m = /^([a-z]+)\s*=\s*([A-Za-z0-9_.-]{1,64})$/.exec(pair);
+    if (!m || !(ROUTING_PROFILES as readonly string[]).includes(m[1]!))
+      throw new ConfigError("ROUTING_PROFILES", `ROUTING_PROFILES entry ${JSON.stringify(pair)} is invalid: expected ${accepts}`);
+    profiles[m[1] as RoutingProfile] = m[2]!;
+  }
+  return profiles;
 }
 
 /**
@@ -145,6 +192,7 @@ export function loadConfig(env: Record<string, string | undefined>, overrides: R
   if (elevation === "embedded" && !tilesetRaw) throw new ConfigError("ELEVATION", "ELEVATION=embedded needs ELEVATION_TILESET (owner/slug of a raster-DEM tileset)");
 
   const ms = (name: string) => integer(name, value(name), 100, 120000, spec(name).accepts);
+  const engine = routingEngine(value("ROUTING_ENGINE"));
   return Object.freeze({
     publicUrl,
     publicUrlDefaulted: !publicRaw,
@@ -157,11 +205,17 @@ export function loadConfig(env: Record<string, string | undefined>, overrides: R
     elevationTimeoutMs: ms("ELEVATION_TIMEOUT_MS"),
     elevation,
     elevationTileset: tilesetRaw ? { owner: owner!, slug: slug! } : null,
+    routingUrl: optionalUrl("ROUTING_INTERNAL_URL"),
+    routingEngine: engine,
+    routingTimeoutMs: ms("ROUTING_TIMEOUT_MS"),
+    routingProfiles: Object.freeze(routingProfiles(value("ROUTING_PROFILES"), engine, spec("ROUTING_PROFILES").accepts)),
     maxUploadMb: integer("MAX_UPLOAD_MB", value("MAX_UPLOAD_MB"), 1, 1048576, spec("MAX_UPLOAD_MB").accepts),
     rateLimitPerMinute: integer("RATE_LIMIT_PER_MINUTE", value("RATE_LIMIT_PER_MINUTE"), 1, 10_000_000, spec("RATE_LIMIT_PER_MINUTE").accepts),
     trustProxy: bool("TRUST_PROXY", value("TRUST_PROXY")),
     allowedHosts,
     logLevel: logLevel as LogLevel,
+    workers: integer("WORKERS", value("WORKERS"), 1, 256, spec("WORKERS").accepts),
+    workerHeader: bool("WORKER_HEADER", value("WORKER_HEADER")),
   });
 }
 

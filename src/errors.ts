@@ -57,7 +57,7 @@ export class UnsupportedMediaType extends AppError {
 }
 
 export class Unprocessable extends AppError {
-  constructor(code: "INVALID_STYLE" | "INVALID_SOURCE_DATA", message: string, details?: unknown) {
+  constructor(code: "INVALID_STYLE" | "INVALID_SOURCE_DATA" | "INVALID_WAYPOINT", message: string, details?: unknown) {
     super(422, code, message, details);
   }
 }

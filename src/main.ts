@@ -3,6 +3,8 @@
 import { COMMANDS } from "./cli/index";
 import { UsageError, settingsHelp, splitSettingFlags } from "./cli/args";
 import { printErr } from "./cli/output";
+import { WORKER_ARG } from "./cluster/protocol";
+import { runWorker } from "./cluster/worker";
 
 function mainHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length)) + 2;
@@ -21,6 +23,8 @@ function mainHelp(): string {
 }
 
 async function main(argv: string[]): Promise<number> {
+  // The supervisor of `mapstead serve` starts its HTTP workers as this executable with WORKER_ARG.
+  if (argv[0] === WORKER_ARG) return runWorker();
   if (argv[0] === "--help" || argv[0] === "-h" || argv[0] === "help") {
     process.stdout.write(mainHelp());
     return 0;

@@ -1,4 +1,4 @@
-// One GET against an optional backend (geocoder, elevation) with the contract's error mapping:
+// One call to an optional backend (geocoder, elevation, router) with the contract's error mapping:
 // no answer (refused, DNS, timeout) or a 502/503/504 -> 503 *_UNAVAILABLE; any other bad answer
 // (other status, not JSON) -> 502 UPSTREAM_ERROR. Messages blame the backend, never the caller's key,
 // and never show the internal URL (it is logged instead).
@@ -6,9 +6,9 @@ import { ServiceUnavailable, UpstreamError } from "../errors";
 import type { Logger } from "../log";
 
 export interface UpstreamTarget {
-  /** "geocoding backend", "elevation backend": how messages name it */
+  /** "geocoding backend", "elevation backend", "routing backend": how messages name it */
   label: string;
-  unavailableCode: "GEOCODER_UNAVAILABLE" | "ELEVATION_UNAVAILABLE";
+  unavailableCode: "GEOCODER_UNAVAILABLE" | "ELEVATION_UNAVAILABLE" | "ROUTER_UNAVAILABLE";
   timeoutMs: number;
   log: Logger;
 }
@@ -35,13 +35,19 @@ function describeFailure(err: unknown, timeoutMs: number): string {
   return "connection failed";
 }
 
-/** GETs `url` and returns the parsed JSON body of a 2xx answer, or throws the mapped AppError. */
-export async function getUpstreamJson(url: string, target: UpstreamTarget): Promise<unknown> {
+/**
+ * Calls `url` (GET, or POST of a JSON body) and returns the status with the parsed JSON body of a 2xx or 4xx
+ * answer: routers explain a refused query (no route, a point off the network) in a 4xx JSON body. Anything
+ * else throws the mapped AppError.
+ */
+export async function requestUpstreamJson(url: string, target: UpstreamTarget, jsonBody?: string): Promise<{ status: number; json: unknown }> {
   let res: Response;
   let text: string;
   const signal = AbortSignal.timeout(target.timeoutMs);
+  const init: RequestInit =
+    jsonBody === undefined ? { signal, headers: { accept: "application/json" } } : { signal, method: "POST", body: jsonBody, headers: { accept: "application/json", "content-type": "application/json" } };
   try {
-    res = await fetch(url, { signal, headers: { accept: "application/json" } });
+    res = await fetch(url, init);
   } catch (err) {
     throw unavailable(target, describeFailure(err, target.timeoutMs), url);
   }
@@ -51,12 +57,20 @@ export async function getUpstreamJson(url: string, target: UpstreamTarget): Prom
     throw unavailable(target, describeFailure(err, target.timeoutMs), url);
   }
   if (res.status === 502 || res.status === 503 || res.status === 504) throw unavailable(target, `it answered HTTP ${res.status}`, url);
-  if (res.status < 200 || res.status > 299) throw badAnswer(target, `answered HTTP ${res.status}`, url);
+  const ok = res.status >= 200 && res.status <= 299;
+  if (!ok && (res.status < 400 || res.status > 499)) throw badAnswer(target, `answered HTTP ${res.status}`, url);
   try {
-    return JSON.parse(text);
+    return { status: res.status, json: JSON.parse(text) };
   } catch {
-    throw badAnswer(target, "answered something that is not JSON", url);
+    throw badAnswer(target, ok ? "answered something that is not JSON" : `answered HTTP ${res.status}`, url);
   }
+}
+
+/** GETs `url` and returns the parsed JSON body of a 2xx answer, or throws the mapped AppError. */
+export async function getUpstreamJson(url: string, target: UpstreamTarget): Promise<unknown> {
+  const { status, json } = await requestUpstreamJson(url, target);
+  if (status < 200 || status > 299) throw badAnswer(target, `answered HTTP ${status}`, url);
+  return json;
 }
 
 export { badAnswer as upstreamBadAnswer };

@@ -3,18 +3,22 @@
 import { eq } from "drizzle-orm";
 import type { CliCommand } from "./command";
 import { UsageError, settingsHelp } from "./args";
-import { bold, print } from "./output";
+import { bold, print, printErr } from "./output";
 import { parse, readPassword, withContext } from "./users";
 import { users } from "../db/schema";
-import { checkPassword, createUser, hashPassword, normalizeEmail, userByEmail } from "../modules/auth/users";
-import { clearSetupToken } from "../modules/auth/setup-token";
+import { checkPassword, createUser, hashPassword, normalizeEmail, userByEmail } from "../domain/accounts/users";
+import { clearSetupToken } from "../domain/accounts/setup-token";
+import { removeSetupTokenFile } from "../domain/accounts/setup-token-file";
 
-const HELP = `Usage: mapstead admin create --email EMAIL [--password-stdin] [settings]
+const HELP = `Usage: mapstead admin create --email EMAIL [--password-stdin] [--reset-password] [settings]
 
-Creates an instance admin account (or, when the email already has an account, makes it an admin and
-sets its password). The password is asked twice without echo, or read from the first line of stdin with
---password-stdin. Afterwards the first-run web setup (/setup) is disabled. A running server picks the
-account up at once.
+Creates an instance admin account. The password is asked twice without echo, or read from the first line
+of stdin with --password-stdin. Afterwards the first-run web setup (/setup) is disabled. A running server
+picks the account up at once.
+
+When the email already has an account, nothing is changed unless --reset-password is given: then the
+account becomes an instance admin with the new password and its sessions end (recovery of a lost admin
+password).
 
 Settings:
 ${settingsHelp()}`;
@@ -24,15 +28,22 @@ export const adminCommand: CliCommand = {
   summary: "Create the first admin account (create), without a browser",
   help: HELP,
   async run(args, overrides) {
-    const { values, positionals } = parse(args, { email: { type: "string" }, "password-stdin": { type: "boolean" } });
+    const { values, positionals } = parse(args, { email: { type: "string" }, "password-stdin": { type: "boolean" }, "reset-password": { type: "boolean" } });
     if (positionals[0] !== "create" || positionals.length > 1) throw new UsageError("expected `admin create --email EMAIL` (see --help)");
     if (!values.email) throw new UsageError("--email is required");
     const rawEmail = values.email;
+    const reset = values["reset-password"] === true;
     const password = await readPassword(values["password-stdin"] === true);
     return withContext(overrides, "admin", async (ctx) => {
       const email = normalizeEmail(rawEmail);
       checkPassword(password);
       const existing = userByEmail(ctx.db, email);
+      if (existing && !reset) {
+        printErr(
+          `mapstead admin: ${email} already has an account; nothing was changed. To make it an admin with a new password (ending its sessions), run again with --reset-password`,
+        );
+        return 1;
+      }
       if (existing) {
         const passwordHash = await hashPassword(password);
         ctx.db.update(users).set({ isAdmin: true, passwordHash }).where(eq(users.id, existing.id)).run();
@@ -43,6 +54,7 @@ export const adminCommand: CliCommand = {
         print(`Created instance admin ${bold(user.email)} (id ${user.id}). Log in at ${ctx.config.publicUrl}/`);
       }
       clearSetupToken(ctx.sqlite);
+      removeSetupTokenFile(ctx.config.dataDir);
       return 0;
     });
   },

@@ -1,5 +1,6 @@
 // `mapstead fonts add FILE [--name NAME]` and `mapstead fonts list`: the same font catalog and checks
 // as POST/GET /api/v1/fonts, for the operator on the machine (no session needed).
+import { createServices } from "../services";
 import { readFileSync, statSync } from "node:fs";
 import { parseArgs } from "node:util";
 import type { CliCommand } from "./command";
@@ -7,7 +8,7 @@ import { UsageError, settingsHelp } from "./args";
 import { configOrExit, openContext } from "./runtime";
 import { bold, dim, green, print, printErr, red } from "./output";
 import { AppError } from "../errors";
-import { installFont, listFonts, MAX_FONT_BYTES } from "../modules/fonts/service";
+import { installFont, listFonts, MAX_FONT_BYTES } from "../domain/fonts/service";
 
 const HELP = `Usage:
   mapstead fonts list [--json] [settings]
@@ -40,9 +41,10 @@ export const fontsCommand: CliCommand = {
 
     const config = configOrExit(overrides);
     const ctx = openContext(config, { quiet: true });
+    const { fonts: catalog, changes } = createServices(ctx);
     try {
       if (sub === "list") {
-        const fonts = listFonts(ctx);
+        const fonts = listFonts(catalog);
         if (json) print(JSON.stringify(fonts, null, 2));
         else for (const f of fonts) print(`${bold(f.name)}${f.builtin ? dim("  (built in)") : dim(`  added ${f.created_at}`)}`);
         return 0;
@@ -59,7 +61,7 @@ export const fontsCommand: CliCommand = {
         return 1;
       }
       try {
-        const font = installFont(ctx, new Uint8Array(readFileSync(file!)), { name: parsed.values.name });
+        const font = installFont(ctx, catalog, changes, new Uint8Array(readFileSync(file!)), { name: parsed.values.name });
         if (json) print(JSON.stringify(font, null, 2));
         else print(`${green("Installed")} ${bold(font.name)} (${font.codepoints} characters). Use it in a style as "text-font": ["${font.name}"].`);
         return 0;

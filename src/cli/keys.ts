@@ -3,10 +3,11 @@ import type { CliCommand } from "./command";
 import { UsageError, settingsHelp } from "./args";
 import { bold, dim, print, printErr, red, yellow } from "./output";
 import { parse, withContext } from "./users";
-import { orgBySlug } from "../modules/orgs/service";
-import { createKey, getKey, keyStatus, keyView, listKeys, parseExpiry, revokeKey } from "../modules/keys/service";
-import { SCOPES } from "../modules/keys/scopes";
+import { orgBySlug } from "../domain/orgs/service";
+import { createKey, getKey, keyStatus, keyView, listKeys, parseExpiry, revokeKey } from "../domain/keys/service";
+import { SCOPES } from "../domain/keys/scopes";
 import type { AppContext } from "../context";
+import { createChangeBus } from "../domain/changes/bus";
 
 const HELP = `Usage:
   mapstead keys create --org SLUG --name NAME --scopes SCOPE[,SCOPE...] [--origins ORIGIN[,ORIGIN...]]
@@ -100,7 +101,7 @@ export const keysCommand: CliCommand = {
         const org = requireOrg(ctx, orgSlug);
         if (!org) return 1;
         const key = getKey(ctx.db, org.id, id);
-        print(revokeKey(ctx.db, org.id, id) ? `Revoked key ${id} (${key.prefix}…, ${key.name}); servers refuse it within 5 seconds` : `Key ${id} was already revoked`);
+        print(revokeKey(ctx.db, createChangeBus(ctx.sqlite, ctx.log), org.id, id) ? `Revoked key ${id} (${key.prefix}…, ${key.name}); servers refuse it within 5 seconds` : `Key ${id} was already revoked`);
         return 0;
       });
     }

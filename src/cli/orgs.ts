@@ -3,8 +3,8 @@ import type { CliCommand } from "./command";
 import { UsageError, settingsHelp } from "./args";
 import { bold, dim, print, printErr, red } from "./output";
 import { parse, withContext } from "./users";
-import { createOrg, listMembers, listOrgs } from "../modules/orgs/service";
-import { userByEmail } from "../modules/auth/users";
+import { createOrg, listMembers, listOrgs } from "../domain/orgs/service";
+import { userByEmail } from "../domain/accounts/users";
 
 const HELP = `Usage:
   mapstead orgs create --slug SLUG [--name NAME] [--owner EMAIL] [settings]

@@ -1,7 +1,7 @@
 import type { CliCommand } from "./command";
 import { configOrExit } from "./runtime";
 import { closeDatabase, openDatabase, type DbHandle } from "../db/client";
-import { runPreflight } from "../modules/preflight/checks";
+import { runPreflight } from "../domain/preflight/checks";
 import { bold, dim, green, print, red, yellow } from "./output";
 import { rejectUnknownArgs, settingsHelp } from "./args";
 

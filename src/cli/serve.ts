@@ -1,5 +1,7 @@
 // `mapstead serve`: migrate, listen, print where to go, and shut down cleanly on SIGTERM/SIGINT
 // (stop accepting, let in-flight requests finish for up to 10 s, flush, close the database).
+// WORKERS=1 serves from this process; above 1 this process supervises that many HTTP workers sharing
+// the port and keeps the single-instance duties (src/cluster/supervisor.ts).
 import type { CliCommand } from "./command";
 import { configOrExit } from "./runtime";
 import { openDatabase } from "../db/client";
@@ -7,12 +9,14 @@ import { migrate } from "../db/migrate";
 import { createContext } from "../context";
 import { createLogger } from "../log";
 import { createApp } from "../app";
-import { issueSetupToken } from "../modules/auth/setup-token";
+import { createServices } from "../services";
+import { issueSetupToken } from "../domain/accounts/setup-token";
 import { rejectUnknownArgs, settingsHelp } from "./args";
-import { bold, print, printErr } from "./output";
+import { bold, printErr } from "./output";
+import { removeSetupTokenFile, writeSetupTokenFile } from "../domain/accounts/setup-token-file";
 import type { Config } from "../config";
-
-const DRAIN_MS = 10_000;
+import { drain } from "../cluster/drain";
+import { startCluster, type Cluster } from "../cluster/supervisor";
 
 /** PORT=0 means "any free port"; resolve it first so PUBLIC_URL's default names the real port. */
 function withConcretePort(config: Readonly<Config>): Readonly<Config> {
@@ -35,7 +39,9 @@ export const serveCommand: CliCommand = {
     const applied = migrate(handle.sqlite);
     if (applied.length) log.info("migrations applied", { migrations: applied });
     const ctx = createContext(config, handle, log);
-    const app = createApp(ctx);
+    const services = createServices(ctx);
+    const app = config.workers === 1 ? createApp(services) : null;
+    let cluster: Cluster | null = null;
 
     // Handlers go in before listening, so a signal that arrives right after start is not fatal.
     let stopping = false;
@@ -43,17 +49,8 @@ export const serveCommand: CliCommand = {
       if (stopping) return;
       stopping = true;
       log.info("shutting down", { signal });
-      const server = app.server;
-      if (server) {
-        const drained = server.stop(false);
-        const timedOut = await Promise.race([drained.then(() => false), Bun.sleep(DRAIN_MS).then(() => true)]);
-        if (timedOut) {
-          log.warn("in-flight requests did not finish within 10 s; closing them");
-          await server.stop(true);
-        }
-      }
-      // After-response hooks (the access-log lines of the drained requests) run on a later tick.
-      await Bun.sleep(20);
+      if (app) await drain(app.server, log);
+      else await cluster?.stop();
       await ctx.shutdown();
       log.info("stopped");
       process.exit(0);
@@ -62,21 +59,35 @@ export const serveCommand: CliCommand = {
     process.on("SIGINT", () => void stop("SIGINT"));
 
     try {
-      // reusePort off (Elysia turns it on): a second instance on the same port must fail, not share
-      // the traffic of the first behind the operator's back.
-      app.listen({ hostname: config.host, port: config.port, reusePort: false, development: false, maxRequestBodySize: config.maxUploadMb * 1024 * 1024 + 1024 * 1024 });
+      if (app)
+        // reusePort off (Elysia turns it on): a second instance on the same port must fail, not share
+        // the traffic of the first behind the operator's back.
+        app.listen({ hostname: config.host, port: config.port, reusePort: false, development: false, maxRequestBodySize: config.maxUploadMb * 1024 * 1024 + 1024 * 1024 });
+      else {
+        services.startJobs();
+        void services.idempotency;
+        cluster = startCluster(ctx, services);
+        await cluster.ready;
+      }
     } catch (err) {
+      stopping = true;
+      await cluster?.stop();
       await ctx.shutdown();
       printErr(`mapstead: cannot listen on ${config.host}:${config.port} (${err instanceof Error ? err.message : String(err)}); choose another PORT or HOST`);
       return 1;
     }
     const token = issueSetupToken(handle.sqlite);
-    log.info("listening", { url: config.publicUrl, host: config.host, port: app.server!.port, data_dir: config.dataDir, version: ctx.version });
-    print(`Mapstead ${ctx.version} is running at ${bold(config.publicUrl)}  (API docs: ${config.publicUrl}/docs, setup check: ${config.publicUrl}/setup/preflight)`);
-    if (token) {
-      print(`No admin account yet. Open ${config.publicUrl}/setup and enter this one-time setup token:`);
-      print(`  ${bold(token)}`);
-      print(`or run: mapstead admin create --email you@example.com`);
+    log.info("listening", { url: config.publicUrl, host: config.host, port: config.port, workers: config.workers, data_dir: config.dataDir, version: ctx.version });
+    const tokenFile = token ? writeSetupTokenFile(config.dataDir, token) : (removeSetupTokenFile(config.dataDir), null);
+    if (tokenFile) log.info("no admin account yet", { setup_url: `${config.publicUrl}/setup`, setup_token_file: tokenFile, alternative: "mapstead admin create --email you@example.com" });
+    // stdout carries JSON log lines only; the human banner goes to a terminal when there is one.
+    if (process.stderr.isTTY) {
+      printErr(`Mapstead ${ctx.version} is running at ${bold(config.publicUrl)}  (console: ${config.publicUrl}/console, API docs: ${config.publicUrl}/docs, setup check: ${config.publicUrl}/setup/preflight)`);
+      if (token && tokenFile) {
+        printErr(`No admin account yet. Open ${config.publicUrl}/setup and enter this one-time setup token (also in ${tokenFile}, readable only by this user):`);
+        printErr(`  ${bold(token)}`);
+        printErr(`or run: mapstead admin create --email you@example.com`);
+      }
     }
     return await new Promise<number>(() => {});
   },

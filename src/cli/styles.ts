@@ -6,7 +6,7 @@ import { UsageError, settingsHelp } from "./args";
 import { bold, dim, green, print, printErr, red } from "./output";
 import { parse, withContext } from "./users";
 import { AppError } from "../errors";
-import { createStylesService, type OrgRef } from "../modules/styles/service";
+import type { OrgRef } from "../domain/styles/service";
 import { buildSprite, iconName, SpriteInputError, type SpriteSet } from "../sprites/build";
 import { svgIconsFromZip } from "../sprites/unzip";
 
@@ -93,8 +93,7 @@ export const stylesCommand: CliCommand = {
       }
     }
 
-    return withContext(overrides, "styles", async (ctx) => {
-      const styles = createStylesService(ctx);
+    return withContext(overrides, "styles", async (ctx, { styles }) => {
       const org: OrgRef | null = styles.orgBySlug(values.org!);
       if (!org) {
         printErr(red(`mapstead styles: organization '${values.org}' does not exist (mapstead orgs create --slug ${values.org})`));

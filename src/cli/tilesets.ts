@@ -9,14 +9,14 @@ import { bold, dim, green, print, printErr, red, yellow } from "./output";
 import { parse, withContext } from "./users";
 import type { AppContext } from "../context";
 import { NotFound } from "../errors";
-import { orgBySlug } from "../modules/orgs/service";
-import { tilesetService, type VersionRecord } from "../modules/tilesets/service";
+import { orgBySlug } from "../domain/orgs/service";
+import type { VersionRecord } from "../domain/tilesets/service";
 import type { Recipe } from "../tiles/recipe";
 
 const HELP = `Usage:
   mapstead tilesets create --org ORG --slug SLUG [--name NAME] [--description TEXT] [--attribution TEXT] [--private] [settings]
   mapstead tilesets list --org ORG [--json] [settings]
-  mapstead tilesets import --org ORG --slug SLUG FILE [--create] [--publish] [recipe options] [settings]
+  mapstead tilesets import --org ORG --slug SLUG FILE [--create [--name NAME] [--attribution TEXT] [--private]] [--publish] [recipe options] [settings]
   mapstead tilesets publish --org ORG --slug SLUG --version N [settings]
   mapstead tilesets delete --org ORG --slug SLUG [--version N] [settings]
 
@@ -26,8 +26,9 @@ import   Loads FILE into a new version and processes it here, showing progress, 
          FILE may be GeoJSON, newline-delimited GeoJSON, CSV with lon/lat columns, a zipped Shapefile,
          FlatGeobuf, MBTiles or PMTiles (detected from the content), or elevation: GeoTIFF (lon/lat)
          or SRTM .hgt (named like N46E007.hgt, or zipped), built into a raster-DEM tileset.
-         --create makes the tileset first when it does not exist; --publish publishes the version
-         once it is ready.
+         --create makes the tileset first when it does not exist (with --name, --description,
+         --attribution and --private as for create: --attribution is the data credit maps show,
+         e.g. "© OpenStreetMap contributors"); --publish publishes the version once it is ready.
          Recipe options: --layer NAME, --minzoom N, --maxzoom N, --simplification X,
          --include a,b,c | --exclude a,b,c, --encoding terrarium|mapbox (raster DEM: the RGB
          encoding of an imported MBTiles/PMTiles of elevation tiles, or the one to build)
@@ -160,8 +161,7 @@ export const tilesetsCommand: CliCommand = {
     if (list(values.exclude)?.length) recipe.exclude = list(values.exclude);
     if (values.encoding !== undefined) recipe.encoding = values.encoding as Recipe["encoding"];
 
-    return withContext(overrides, "tilesets", async (ctx) => {
-      const service = tilesetService(ctx);
+    return withContext(overrides, "tilesets", async (ctx, { tilesets: service }) => {
       const org = orgOf(ctx, values.org!);
       const slug = values.slug!;
       switch (sub) {

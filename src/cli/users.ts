@@ -1,14 +1,15 @@
 // `mapstead users create|list`: console accounts from the machine itself (air-gapped setup, recovery).
 // Passwords come from a no-echo prompt, or from stdin with --password-stdin; never from argv, where
 // they would land in shell history and the process list.
+import { createServices, type Services } from "../services";
 import { parseArgs } from "node:util";
 import type { CliCommand } from "./command";
 import { UsageError, settingsHelp } from "./args";
 import { configOrExit, openContext } from "./runtime";
 import { bold, dim, print, printErr, red } from "./output";
 import { AppError } from "../errors";
-import { createUser, listUsers } from "../modules/auth/users";
-import { addMember, orgBySlug } from "../modules/orgs/service";
+import { createUser, listUsers } from "../domain/accounts/users";
+import { addMember, orgBySlug } from "../domain/orgs/service";
 import type { AppContext } from "../context";
 
 /** Reads a password: all of stdin (first line) with --password-stdin, else a no-echo prompt asked twice. */
@@ -51,10 +52,10 @@ function prompt(question: string): Promise<string> {
   });
 }
 
-export async function withContext(overrides: Record<string, string>, name: string, fn: (ctx: AppContext) => Promise<number> | number): Promise<number> {
+export async function withContext(overrides: Record<string, string>, name: string, fn: (ctx: AppContext, services: Services) => Promise<number> | number): Promise<number> {
   const ctx = openContext(configOrExit(overrides), { quiet: true });
   try {
-    return await fn(ctx);
+    return await fn(ctx, createServices(ctx));
   } catch (err) {
     if (err instanceof AppError) {
       printErr(red(`mapstead ${name}: ${err.message}`));

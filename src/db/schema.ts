@@ -208,3 +208,21 @@ export const idempotencyRecords = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.caller, t.key] }), index("idempotency_expires_idx").on(t.expiresAt)],
 );
+
+/**
+ * Append-only log of changes to published things (tilesets, styles, fonts, keys), written in the same
+ * transaction as the change, so other processes' caches learn of it through the data_version watcher
+ * (src/domain/changes/). Rows older than an hour are pruned.
+ */
+export const changeLog = sqliteTable(
+  "change_log",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    /** the writing process's bus token: a process skips its own rows (it already told its listeners) */
+    origin: text("origin").notNull(),
+    /** the change as JSON (src/domain/changes/types.ts) */
+    change: text("change").notNull(),
+    createdAt: integer("created_at").notNull().$defaultFn(now),
+  },
+  (t) => [index("change_log_created_idx").on(t.createdAt)],
+);

@@ -7,7 +7,7 @@
 // transform on that fine grid, seeded where the outline runs (partly covered cells, with their sub-cell
 // edge offset), gives every cell its distance to the outline, and coverage gives the sign. Every output
 // pixel reads the fine cell at its own centre (SUPERSAMPLE is odd, so there is one). Compared with an
-// exact point-to-outline distance the bytes are off by under 0.1 px on average (test/fonts).
+// exact point-to-outline distance the bytes are off by under 0.1 px on average (test/glyphs).
 import { CoverageRaster } from "./rasterize";
 import { DistanceTransform, FAR } from "./edt";
 import type { Polylines } from "./outline";

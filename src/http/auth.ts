@@ -21,15 +21,14 @@
 //
 // Management routes of one organization: take `{ session: true }` (or `{ scope: "tilesets:write" }` where
 // a key may write too) and then `requireOrgAccess(ctx.db, params.org, caller, { minRole, keyScope })`
-// from src/modules/orgs/service.ts: 404 for an unknown org, 403 FORBIDDEN for non-members or keys of
+// from src/domain/orgs/service.ts: 404 for an unknown org, 403 FORBIDDEN for non-members or keys of
 // another org.
 import { Elysia } from "elysia";
-import type { AppContext } from "../context";
-import { createAuthService, type Caller, type KeyCaller, type ServiceAuthorization, type SessionCaller, type Viewer } from "../modules/auth/service";
-import type { Scope } from "../modules/keys/scopes";
+import type { AuthService, Caller, KeyCaller, ServiceAuthorization, SessionCaller, Viewer } from "../domain/accounts/auth";
+import type { Scope } from "../domain/keys/scopes";
 
 export type { Caller, Viewer, KeyCaller, SessionCaller };
-export { requireOrgAccess } from "../modules/orgs/service";
+export { requireOrgAccess } from "../domain/orgs/service";
 
 const notBillable = new WeakSet<Request>();
 
@@ -38,17 +37,13 @@ export function skipBilling(request: Request): void {
   notBillable.add(request);
 }
 
-const instanceIds = new WeakMap<AppContext, number>();
-let nextInstanceId = 0;
-/** A JSON-serializable plugin seed per context (Elysia dedupes plugins by name + seed). */
-function seedOf(ctx: AppContext): number {
-  let id = instanceIds.get(ctx);
-  if (id === undefined) instanceIds.set(ctx, (id = ++nextInstanceId));
-  return id;
-}
+let plugins = 0;
 
-export function authPlugin(ctx: AppContext) {
-  const auth = createAuthService(ctx);
+/**
+ * Built once per app by createApp and given to every route module that needs callers. Elysia dedupes
+ * plugins by name + seed, so each app's plugin gets its own seed: two apps in one process stay apart.
+ */
+export function authPlugin(auth: AuthService) {
   const services = new WeakMap<Request, ServiceAuthorization>();
   const callers = new WeakMap<Request, Caller | null>();
   const viewers = new WeakMap<Request, Viewer>();
@@ -65,7 +60,7 @@ export function authPlugin(ctx: AppContext) {
       headers["x-quota-remaining"] = String(Number(headers["x-quota-remaining"]) + 1);
     }
   };
-  return new Elysia({ name: "auth", seed: seedOf(ctx) })
+  return new Elysia({ name: "auth", seed: ++plugins })
     .decorate("auth", auth)
     .macro({
       scope: (scope: Scope) => ({
@@ -94,3 +89,4 @@ export function authPlugin(ctx: AppContext) {
       }),
     });
 }
+export type AuthPlugin = ReturnType<typeof authPlugin>;

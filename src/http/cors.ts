@@ -1,9 +1,9 @@
 // CORS per CONTRACT.md: public map assets (styles, tiles, fonts) allow any origin; service APIs
-// (geocoding, elevation) echo the caller's origin, whose key policy is checked by the auth guard;
+// (geocoding, elevation, routing) echo the caller's origin, whose key policy is checked by the auth guard;
 // the management API and console are same-origin only.
 
 const PUBLIC_ASSET_PREFIXES = ["/styles/v1/", "/tiles/v1/", "/fonts/v1"];
-const SERVICE_API_PREFIXES = ["/geocoding/v1/", "/elevation/v1/"];
+const SERVICE_API_PREFIXES = ["/geocoding/v1/", "/elevation/v1/", "/routing/v1/"];
 const EXPOSED =
   "X-Request-Id, ETag, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-Quota-Limit, X-Quota-Used, X-Quota-Remaining, X-Quota-Reset, Idempotent-Replayed";
 const ALLOWED_HEADERS = "X-API-Key, Content-Type, Idempotency-Key, X-Request-Id, If-None-Match";

@@ -2,6 +2,7 @@
 // prepared statement), the validation that imported archives go through, and the writer the tiler uses.
 import { Database } from "bun:sqlite";
 import { rmSync } from "node:fs";
+import { tileProblem } from "./tile-check";
 import { cleanBounds, isGzip, type TileFacts, type TileFormat, type TileSource, type VectorLayer } from "./source";
 import { InvalidSource } from "./errors";
 import { isDemEncoding, type DemEncoding } from "./dem/encoding";
@@ -41,6 +42,37 @@ function sniffFormat(data: Uint8Array): TileFormat | null {
   // An uncompressed MVT starts with a layers field (field 3, wire type 2).
   if (data.length > 0 && data[0] === 0x1a) return "pbf";
   return null;
+}
+
+/** Where in each zoom level's tiles to look: both ends, and spread between them. */
+const SAMPLE_POINTS = [0, 0.25, 0.5, 0.75, 1];
+
+/**
+ * Reads a handful of tiles from every zoom level and refuses the archive when any does not hold data of its
+ * declared format, naming the tile and what is wrong. Offsets walk the (zoom, column, row) index, so this
+ * stays a fraction of a second even for archives with millions of tiles.
+ */
+function checkSampledTiles(db: Database, format: TileFormat, label: string): void {
+  const counts = db.query<{ z: number; n: number }, []>("SELECT zoom_level AS z, COUNT(*) AS n FROM tiles GROUP BY zoom_level").all();
+  const at = db.query<{ z: number; x: number; y: number; tile_data: Uint8Array | null }, [number, number]>(
+    "SELECT zoom_level AS z, tile_column AS x, tile_row AS y, tile_data FROM tiles WHERE zoom_level = ? LIMIT 1 OFFSET ?",
+  );
+  let checked = 0;
+  const bad: string[] = [];
+  for (const { z, n } of counts) {
+    for (const offset of new Set(SAMPLE_POINTS.map((p) => Math.round(p * (n - 1))))) {
+      const t = at.get(z, offset);
+      if (!t?.tile_data?.length) continue;
+      checked++;
+      const problem = tileProblem(t.tile_data, format);
+      // MBTiles rows are TMS; name the tile as map clients do (XYZ).
+      if (problem) bad.push(`${t.z}/${t.x}/${2 ** t.z - 1 - t.y}: ${problem}`);
+    }
+  }
+  if (bad.length)
+    throw new InvalidSource(
+      `${label}: ${bad.length} of ${checked} sampled tiles do not hold ${format === "pbf" ? "vector tile (MVT)" : format.toUpperCase()} data as the archive declares (${bad.slice(0, 3).join("; ")}); fix the archive's tiles or its metadata 'format'`,
+    );
 }
 
 const number = (v: string | undefined) => (v !== undefined && v.trim() !== "" && Number.isFinite(Number(v)) ? Number(v) : undefined);
@@ -109,6 +141,7 @@ export function inspectMbtiles(path: string, label: string): { facts: TileFacts;
       }
       if (!vectorLayers.length) warnings.push(`${label}: metadata lists no vector_layers; styles must know the layer names themselves`);
     }
+    checkSampledTiles(db, format, label);
     const facts: TileFacts = {
       format,
       minzoom,

@@ -1,5 +1,6 @@
 // Settings parsing: every CONTRACT.md setting, its default, its flag form, and what a bad value says.
 import { describe, expect, test } from "bun:test";
+import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import { ConfigError, SETTINGS, kebab, loadConfig } from "../../src/config";
 import { splitSettingFlags, UsageError } from "../../src/cli/args";
@@ -29,11 +30,17 @@ describe("defaults", () => {
       elevationTimeoutMs: 5000,
       elevation: "auto",
       elevationTileset: null,
+      routingUrl: null,
+      routingEngine: "osrm",
+      routingTimeoutMs: 5000,
+      routingProfiles: { driving: "car", walking: "foot", cycling: "bike" },
       maxUploadMb: 2048,
       rateLimitPerMinute: 600,
       trustProxy: false,
       allowedHosts: [],
       logLevel: "info",
+      workers: availableParallelism(),
+      workerHeader: false,
     });
     expect(Object.isFrozen(c)).toBe(true);
   });
@@ -60,6 +67,8 @@ describe("every setting accepts its documented form", () => {
       TRUST_PROXY: "on",
       ALLOWED_HOSTS: " Maps.Example.com , tiles.example.com:8443,",
       LOG_LEVEL: "DEBUG",
+      WORKERS: "256",
+      WORKER_HEADER: "yes",
     });
     expect(c.publicUrl).toBe("https://maps.example.com");
     expect(c.publicUrlDefaulted).toBe(false);
@@ -75,6 +84,17 @@ describe("every setting accepts its documented form", () => {
     expect(c.trustProxy).toBe(true);
     expect(c.allowedHosts).toEqual(["maps.example.com", "tiles.example.com:8443"]);
     expect(c.logLevel).toBe("debug");
+    expect(c.workers).toBe(256);
+    expect(c.workerHeader).toBe(true);
+  });
+
+  test("routing: engine, timeout, and profile names over the engine's defaults", () => {
+    const c = loadConfig({ ROUTING_INTERNAL_URL: "http://valhalla:8002/", ROUTING_ENGINE: " Valhalla ", ROUTING_TIMEOUT_MS: "2500", ROUTING_PROFILES: "walking = hiking, cycling=mtb" });
+    expect(c.routingUrl).toBe("http://valhalla:8002");
+    expect(c.routingEngine).toBe("valhalla");
+    expect(c.routingTimeoutMs).toBe(2500);
+    expect(c.routingProfiles).toEqual({ driving: "auto", walking: "hiking", cycling: "mtb" });
+    expect(loadConfig({ ROUTING_PROFILES: "driving=driving" }).routingProfiles).toEqual({ driving: "driving", walking: "foot", cycling: "bike" });
   });
 
   test("booleans", () => {
@@ -109,6 +129,14 @@ describe("bad values name the setting and what it accepts", () => {
     [{ ALLOWED_HOSTS: "https://x.example.com" }, "ALLOWED_HOSTS", "comma-separated host names"],
     [{ LOG_LEVEL: "verbose" }, "LOG_LEVEL", "one of debug, info, warn, error"],
     [{ DATA_DIR: "   " }, "DATA_DIR", "a directory path"],
+    [{ ROUTING_INTERNAL_URL: "osrm:5000" }, "ROUTING_INTERNAL_URL", "http(s)"],
+    [{ ROUTING_ENGINE: "graphhopper" }, "ROUTING_ENGINE", "osrm or valhalla"],
+    [{ ROUTING_TIMEOUT_MS: "0" }, "ROUTING_TIMEOUT_MS", "an integer from 100 to 120000"],
+    [{ ROUTING_PROFILES: "flying=plane" }, "ROUTING_PROFILES", "driving, walking, cycling"],
+    [{ ROUTING_PROFILES: "driving=car/fast" }, "ROUTING_PROFILES", "profile=name pairs"],
+    [{ WORKERS: "0" }, "WORKERS", "an integer from 1 to 256"],
+    [{ WORKERS: "all" }, "WORKERS", "an integer from 1 to 256"],
+    [{ WORKER_HEADER: "sometimes" }, "WORKER_HEADER", "true or false"],
   ];
   for (const [env, setting, says] of cases) {
     test(`${JSON.stringify(env)}`, () => {
@@ -122,7 +150,7 @@ describe("bad values name the setting and what it accepts", () => {
 
   test("every setting in SETTINGS says what it accepts", () => {
     expect(SETTINGS.map((s) => s.name).sort()).toEqual(
-      ["ALLOWED_HOSTS", "DATA_DIR", "ELEVATION", "ELEVATION_INTERNAL_URL", "ELEVATION_TILESET", "ELEVATION_TIMEOUT_MS", "GEOCODER_INTERNAL_URL", "GEOCODER_TIMEOUT_MS", "HOST", "LOG_LEVEL", "MAX_UPLOAD_MB", "PORT", "PUBLIC_URL", "RATE_LIMIT_PER_MINUTE", "TRUST_PROXY"].sort(),
+      ["ALLOWED_HOSTS", "DATA_DIR", "ELEVATION", "ELEVATION_INTERNAL_URL", "ELEVATION_TILESET", "ELEVATION_TIMEOUT_MS", "GEOCODER_INTERNAL_URL", "GEOCODER_TIMEOUT_MS", "HOST", "LOG_LEVEL", "MAX_UPLOAD_MB", "PORT", "PUBLIC_URL", "RATE_LIMIT_PER_MINUTE", "ROUTING_ENGINE", "ROUTING_INTERNAL_URL", "ROUTING_PROFILES", "ROUTING_TIMEOUT_MS", "TRUST_PROXY", "WORKERS", "WORKER_HEADER"].sort(),
     );
     for (const s of SETTINGS) expect(s.accepts.length).toBeGreaterThan(5);
   });

@@ -3,13 +3,34 @@
 // upload and publish, style from the template, publish, live MapLibre preview).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { connect } from "node:net";
+import { dirname, join, relative } from "node:path";
 import { makeTestApp, serveTestApp, tempDir, type TestApp } from "../support/app";
 import { ARTIFACTS_DIR, canvasPixels, countColor, launchBrowser } from "../support/browser";
 import { startBinary } from "../support/binary";
 import { seedSession } from "../support/seed";
 import { CONSOLE_CSP } from "../../src/modules/console";
+import { CONSOLE_FILE_ASSETS, CONSOLE_TEXT_ASSETS } from "../../src/web/console/assets";
+
+const CONSOLE_DIR = join(import.meta.dir, "..", "..", "src", "web", "console");
+
+/** Every browser file of the console on disk (modules and styles), as paths relative to its folder. */
+function consoleFilesOnDisk(): string[] {
+  return (readdirSync(CONSOLE_DIR, { recursive: true }) as string[]).filter((f) => /\.(js|css)$/.test(f)).sort();
+}
+
+/** A GET sent byte for byte (fetch and Request normalize "../" away before it could reach the server). */
+function rawGet(baseUrl: string, path: string): Promise<{ status: number; body: string }> {
+  const { hostname, port } = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    let data = "";
+    const socket = connect(Number(port), hostname, () => socket.write(`GET ${path} HTTP/1.1\r\nHost: ${hostname}\r\nConnection: close\r\n\r\n`));
+    socket.on("data", (chunk) => (data += chunk));
+    socket.on("error", reject);
+    socket.on("end", () => resolve({ status: Number(data.split(" ")[1]), body: data.slice(data.indexOf("\r\n\r\n") + 4) }));
+  });
+}
 
 describe("GET /console", () => {
   let t: TestApp;
@@ -38,24 +59,71 @@ describe("GET /console", () => {
     for (const ref of refs.filter((r) => r.startsWith("/console/"))) expect((await t.fetch(ref)).status).toBe(200);
   });
 
-  test("assets: console script and styles, MapLibre GL JS and its worker, with revalidation", async () => {
-    const js = await t.fetch("/console/assets/console.js");
-    expect(js.headers.get("content-type")).toContain("text/javascript");
-    const source = await js.text();
-    expect(source).not.toMatch(/(import\s*\(?|fetch\()\s*["'`]https?:/);
-    expect(source).not.toMatch(/localStorage|sessionStorage/);
-    const etag = js.headers.get("etag")!;
-    expect((await t.fetch("/console/assets/console.js", { headers: { "if-none-match": etag } })).status).toBe(304);
+  test("the page asks for the session only when the request carries a session cookie", async () => {
+    const plain = await (await t.fetch("/console")).text();
+    expect(plain).toContain("<body>");
+    expect(plain).not.toContain("data-session");
+    const withCookie = await (await t.fetch("/console", { headers: { cookie: "other=1; mapstead_session=stale" } })).text();
+    expect(withCookie).toContain('<body data-session="cookie">');
+  });
+
+  test("assets: every console module, nested ones included, with revalidation", async () => {
+    // Every module and stylesheet on disk is listed (else the browser gets a 404 for it), and nothing else.
+    expect(Object.keys(CONSOLE_TEXT_ASSETS).sort()).toEqual(consoleFilesOnDisk());
+    for (const [path, text] of Object.entries(CONSOLE_TEXT_ASSETS)) {
+      const res = await t.fetch(`/console/assets/${path}`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-type")).toContain(path.endsWith(".css") ? "text/css" : "text/javascript");
+      expect(res.headers.get("content-security-policy")).toBe(CONSOLE_CSP);
+      const source = await res.text();
+      expect(source).toBe(text);
+      expect(source).not.toMatch(/(import\s*\(?|fetch\()\s*["'`]https?:/);
+      expect(source).not.toMatch(/localStorage|sessionStorage/);
+      // Each relative import names a listed module, as the browser resolves it.
+      for (const [, spec] of source.matchAll(/^import [^;]*? from "(\.{1,2}\/[^"]+)";$/gm)) {
+        const target = relative(CONSOLE_DIR, join(CONSOLE_DIR, dirname(path), spec!));
+        expect(CONSOLE_TEXT_ASSETS[target]).toBeDefined();
+      }
+    }
+    expect(Object.keys(CONSOLE_TEXT_ASSETS)).toEqual(expect.arrayContaining(["console.js", "lib/api.js", "lib/dom.js", "lib/router.js", "lib/map.js", "views/login.js"]));
+    const nested = await t.fetch("/console/assets/lib/api.js");
+    const etag = nested.headers.get("etag")!;
+    expect(etag).toBeTruthy();
+    expect((await t.fetch("/console/assets/lib/api.js", { headers: { "if-none-match": etag } })).status).toBe(304);
+    expect((await t.fetch("/console/assets/console.js", { headers: { "if-none-match": etag } })).status).toBe(200);
     const css = await (await t.fetch("/console/assets/console.css")).text();
     expect(css).not.toMatch(/url\(|@import/);
-    for (const f of ["maplibre-gl.mjs", "maplibre-gl-worker.mjs", "maplibre-gl.css"]) {
+    for (const [f, file] of Object.entries(CONSOLE_FILE_ASSETS)) {
       const r = await t.fetch(`/console/assets/${f}`);
       expect(r.status).toBe(200);
-      expect((await r.arrayBuffer()).byteLength).toBeGreaterThan(10_000);
+      expect(r.headers.get("content-type")).toContain(f.endsWith(".css") ? "text/css" : "text/javascript");
+      const bytes = Buffer.from(await r.arrayBuffer());
+      expect(bytes.equals(Buffer.from(await Bun.file(file).arrayBuffer()))).toBe(true);
+      // maplibre-gl-shared.mjs is empty in MapLibre's own dist; the others are the library.
+      if (f !== "maplibre-gl-shared.mjs") expect(bytes.byteLength).toBeGreaterThan(10_000);
     }
-    const missing = await t.fetch("/console/assets/..%2Fsecret");
-    expect(missing.status).toBe(404);
-    expect((await missing.json()).error.code).toBe("NOT_FOUND");
+    for (const path of ["..%2Fsecret", "lib%2Fapi.js", "lib/", "lib/nope.js", "views", "index.html", "assets.ts"]) {
+      const missing = await t.fetch(`/console/assets/${path}`);
+      expect(missing.status).toBe(404);
+      expect((await missing.json()).error.code).toBe("NOT_FOUND");
+    }
+  });
+
+  test("assets: ../ out of the asset folder is refused over real HTTP", async () => {
+    const served = await serveTestApp();
+    try {
+      for (const path of ["/console/assets/../../package.json", "/console/assets/lib/../../../../etc/passwd", "/console/assets/..%2F..%2Fpackage.json", "/console/assets/lib/..%2F..%2F..%2Fpackage.json"]) {
+        const res = await rawGet(served.baseUrl, path);
+        expect(res.status).toBe(404);
+        expect(JSON.parse(res.body).error.code).toBe("NOT_FOUND");
+      }
+      // A ../ that stays inside the folder is just another name of a listed module.
+      const inside = await rawGet(served.baseUrl, "/console/assets/lib/../lib/dom.js");
+      expect(inside.status).toBe(200);
+      expect(inside.body).toContain("export function h(");
+    } finally {
+      await served.close();
+    }
   });
 
   test("the exported CSP is the one served", async () => {
@@ -97,6 +165,39 @@ describe("console in Chromium", () => {
     await browser?.close();
     await t?.close();
   });
+
+  test("the sign-in page loads without an error or a failed request in the browser console", async () => {
+    const context = await browser.newContext();
+    const fresh = await context.newPage();
+    const logged: string[] = [];
+    fresh.on("console", (m) => {
+      if (m.type() === "error" || m.type() === "warning") logged.push(`${m.type()}: ${m.text()}`);
+    });
+    fresh.on("pageerror", (e) => logged.push(`page error: ${e.message}`));
+    fresh.on("response", (r) => {
+      if (r.status() >= 400) logged.push(`${r.status()} ${r.url()}`);
+    });
+    const visit = async () => {
+      await fresh.goto(`${t.baseUrl}/console`, { waitUntil: "networkidle" });
+      await fresh.waitForSelector("#login-view:not([hidden])");
+    };
+    await visit();
+    expect(await fresh.isVisible("#login-form")).toBe(true);
+    expect(await fresh.isHidden("#login-error")).toBe(true);
+    expect(logged).toEqual([]);
+
+    // A cookie whose session is gone costs one 401 (the page cannot know before asking), then the
+    // cookie is cleared and the next visit is quiet again.
+    await context.addCookies([{ name: "mapstead_session", value: "ended-session", url: t.baseUrl, httpOnly: true }]);
+    await visit();
+    expect(logged.filter((l) => l.startsWith("401 "))).toEqual([`401 ${t.baseUrl}/api/v1/session`]);
+    expect(await fresh.isHidden("#login-error")).toBe(true);
+    expect((await context.cookies()).map((c) => c.name)).not.toContain("mapstead_session");
+    logged.length = 0;
+    await visit();
+    expect(logged).toEqual([]);
+    await context.close();
+  }, 30_000);
 
   test("log in, create an org, a key, publish a tileset and a style, and see the map", async () => {
     const admin = await seedSession(t.ctx, { isAdmin: true, email: "admin@example.com" });
@@ -165,6 +266,7 @@ describe("console in Chromium", () => {
     await page.fill("#tileset-name", "Parks");
     await page.click("#new-tileset-form button[type=submit]");
     await page.waitForSelector("#upload-form");
+    expect(await page.textContent("#tileset-preview")).toContain("A preview appears once a version is ready");
     const dir = tempDir("mapstead-console-");
     const file = join(dir, "parks.geojson");
     writeFileSync(file, sampleGeojson());
@@ -172,6 +274,10 @@ describe("console in Chromium", () => {
     await page.click("#upload-button");
     await page.waitForSelector('tr[data-version="1"][data-state="ready"]', { timeout: 20_000 });
     expect(await page.evaluate(() => (document.querySelector("#upload-progress") as HTMLProgressElement).value)).toBe(100);
+    // The preview card turns into a map of the version as soon as it is ready, before any click.
+    await page.waitForSelector('#tileset-preview #map-preview[data-idle="true"]', { timeout: 20_000 });
+    expect(await page.textContent("#tileset-preview h2")).toBe("Preview of v1");
+    expect(await page.textContent("#tileset-preview")).not.toContain("A preview appears");
     await page.click('button[data-publish="1"]');
     await page.waitForSelector('#tileset-urls code[data-url="Stable"]');
     expect(await page.textContent('#tileset-urls code[data-url="Stable"]')).toBe(`${t.baseUrl}/tiles/v1/acme/parks.json`);
@@ -277,7 +383,7 @@ describe("console in Chromium", () => {
   }, 30_000);
 });
 
-test("the compiled binary embeds the console page, its script and styles, and MapLibre", async () => {
+test("the compiled binary embeds the console page, every module and stylesheet, and MapLibre", async () => {
   const app = await startBinary();
   try {
     const page = await app.fetch("/console");
@@ -285,16 +391,17 @@ test("the compiled binary embeds the console page, its script and styles, and Ma
     expect(page.headers.get("content-security-policy")).toBe(CONSOLE_CSP);
     const root = join(import.meta.dir, "..", "..");
     const sources: Record<string, string> = {
-      "console.js": "src/web/console/console.js",
-      "console.css": "src/web/console/console.css",
-      "maplibre-gl.mjs": "node_modules/maplibre-gl/dist/maplibre-gl.mjs",
-      "maplibre-gl-worker.mjs": "node_modules/maplibre-gl/dist/maplibre-gl-worker.mjs",
-      "maplibre-gl.css": "node_modules/maplibre-gl/dist/maplibre-gl.css",
+      ...Object.fromEntries(consoleFilesOnDisk().map((f) => [f, join(CONSOLE_DIR, f)])),
+      "maplibre-gl.mjs": join(root, "node_modules/maplibre-gl/dist/maplibre-gl.mjs"),
+      "maplibre-gl-worker.mjs": join(root, "node_modules/maplibre-gl/dist/maplibre-gl-worker.mjs"),
+      "maplibre-gl-shared.mjs": join(root, "node_modules/maplibre-gl/dist/maplibre-gl-shared.mjs"),
+      "maplibre-gl.css": join(root, "node_modules/maplibre-gl/dist/maplibre-gl.css"),
     };
+    expect(Object.keys(sources)).toContain("lib/api.js");
     for (const [name, source] of Object.entries(sources)) {
       const res = await app.fetch(`/console/assets/${name}`);
       expect(res.status).toBe(200);
-      expect(Buffer.from(await res.arrayBuffer()).equals(Buffer.from(await Bun.file(join(root, source)).arrayBuffer()))).toBe(true);
+      expect(Buffer.from(await res.arrayBuffer()).equals(Buffer.from(await Bun.file(source).arrayBuffer()))).toBe(true);
     }
   } finally {
     await app.stop();

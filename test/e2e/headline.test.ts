@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser } from "playwright-core";
 import { serveTestApp, type TestApp } from "../support/app";
 import { countColor, launchBrowser, openMap, type MapPage } from "../support/browser";
-import { createUser } from "../../src/modules/auth/users";
-import { countries, cities, upload, waitForVersion } from "../tilesets/fixtures";
+import { createUser } from "../../src/domain/accounts/users";
+import { countries, cities, upload, waitForVersion } from "../routes/management/tilesets/fixtures";
 import { pinSvg, zipOf, squareSvg } from "../sprites/fixtures";
 
 const LAND: [number, number, number] = [242, 230, 201];

@@ -8,11 +8,13 @@ import { openDatabase } from "../../src/db/client";
 import { migrate } from "../../src/db/migrate";
 import { createContext, type AppContext } from "../../src/context";
 import { createApp, type App } from "../../src/app";
+import { createServices, type Services } from "../../src/services";
 import { silentLogger, type Logger } from "../../src/log";
 
 export interface TestApp {
   app: App;
   ctx: AppContext;
+  services: Services;
   dataDir: string;
   baseUrl: string;
   fetch(path: string, init?: RequestInit): Promise<Response>;
@@ -29,10 +31,12 @@ export async function makeTestApp(env: Record<string, string> = {}, opts: { data
   const handle = openDatabase(config.dataDir);
   migrate(handle.sqlite);
   const ctx = createContext(config, handle, opts.log ?? silentLogger);
-  const app = createApp(ctx);
+  const services = createServices(ctx);
+  const app = createApp(services);
   return {
     app,
     ctx,
+    services,
     dataDir,
     baseUrl: config.publicUrl,
     fetch: (path, init) => app.handle(new Request(config.publicUrl + path, init)),

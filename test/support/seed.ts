@@ -1,11 +1,11 @@
 // Seeds real rows through the real services, for tests that need an org, a key or a session.
 import type { AppContext } from "../../src/context";
-import { createOrg } from "../../src/modules/orgs/service";
-import { createKey, type CreateKeyInput } from "../../src/modules/keys/service";
-import { createSession, createUser } from "../../src/modules/auth/users";
-import { addMember } from "../../src/modules/orgs/service";
-import { SESSION_COOKIE } from "../../src/modules/auth/service";
-import type { Role } from "../../src/modules/auth/service";
+import { createOrg } from "../../src/domain/orgs/service";
+import { createKey, type CreateKeyInput } from "../../src/domain/keys/service";
+import { createSession, createUser } from "../../src/domain/accounts/users";
+import { addMember } from "../../src/domain/orgs/service";
+import { SESSION_COOKIE } from "../../src/domain/accounts/auth";
+import type { Role } from "../../src/domain/accounts/auth";
 
 export function seedOrg(ctx: AppContext, slug = "acme") {
   return createOrg(ctx.db, { slug, name: slug.toUpperCase() });

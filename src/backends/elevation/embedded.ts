@@ -4,7 +4,7 @@
 // tileset takes effect at once; decoded tiles are kept in a byte-bounded LRU (64 MiB, ~250 tiles of 256 px).
 import type { AppContext } from "../../context";
 import { ServiceUnavailable } from "../../errors";
-import { createTileCatalog, type Served, type TileCatalog } from "../../modules/tiles/service";
+import type { Served, TileCatalog } from "../../read/tiles";
 import { decodeDemTile, type DemEncoding, type DemTile } from "../../tiles/dem/encoding";
 import { sampleDem } from "../../tiles/dem/sample";
 import { TtlCache } from "../ttl-cache";
@@ -22,15 +22,10 @@ export function demTilesetProblem(name: string, state: "missing" | "unpublished"
   return `ELEVATION_TILESET ${name} is not a raster DEM (its tiles are ${format ?? "unknown"}, with no Terrarium or Terrain-RGB encoding)`;
 }
 
-/**
- * @param catalog the tile catalog the tile routes use, so both share one archive cache and one change
- *   watcher; without it the backend opens its own (closed on shutdown)
- */
-export function createEmbeddedElevation(ctx: AppContext, tileset: { owner: string; slug: string }, shared?: TileCatalog): ElevationBackend {
+/** @param catalog the tile catalog the tile routes use, so both share one archive cache and one change watcher */
+export function createEmbeddedElevation(ctx: AppContext, tileset: { owner: string; slug: string }, catalog: TileCatalog): ElevationBackend {
   const { owner, slug } = tileset;
   const name = `${owner}/${slug}`;
-  const catalog = shared ?? createTileCatalog(ctx);
-  if (!shared) ctx.onShutdown(() => catalog.close());
   const tiles = new TtlCache<DemTile | null>({ ttlMs: DAY_MS, maxEntries: 4096, maxBytes: 64 * 1024 * 1024, sizeOf: (t) => (t?.heights.byteLength ?? 0) + 120 });
   const attributions = new WeakMap<Served, string>();
 

@@ -26,8 +26,10 @@ export async function probeElevation(config: Config): Promise<ProbeResult> {
     };
   const timeoutMs = Math.min(config.elevationTimeoutMs, 3000);
   const url = openTopoDataUrl(base, [SAMPLE]);
-  const path = new URL(base).pathname;
-  const what = `sample point ${SAMPLE.lat},${SAMPLE.lon} (GET ${path}?locations=…)`;
+  const parsed = new URL(base);
+  const path = parsed.pathname;
+  // The dataset endpoint as configured (without credentials), so the operator sees which URL was asked.
+  const what = `sample point ${SAMPLE.lat},${SAMPLE.lon} (GET ${parsed.origin}${path === "/" ? "" : path}?locations=…)`;
   const r = await probeGet(url, timeoutMs);
   if (!r.ok) return { status: "down", latency_ms: r.ms, detail: `${what}: ${r.reason} after ${r.ms} ms`, fix: unreachableFix("ELEVATION_INTERNAL_URL", base, r.kind, timeoutMs, "ELEVATION_TIMEOUT_MS") };
   const seen = { latency_ms: r.ms };

@@ -1,10 +1,19 @@
-// The console's page files, imported as text (`{ type: "text" }`), and MapLibre GL JS's dist files,
-// imported as embedded file paths (`{ type: "file" }`), so the binary carries them.
-declare module "*/web/console/console.js" {
+// Typings of the imports in assets.ts: the console's own files as text (`{ type: "text" }`), and
+// MapLibre GL JS's dist files as embedded file paths (`{ type: "file" }`), so the binary carries them.
+// The patterns match the specifiers as assets.ts writes them.
+declare module "./lib/*.js" {
   const text: string;
   export default text;
 }
-declare module "*/web/console/console.css" {
+declare module "./views/*.js" {
+  const text: string;
+  export default text;
+}
+declare module "*/console.js" {
+  const text: string;
+  export default text;
+}
+declare module "*/console.css" {
   const text: string;
   export default text;
 }

@@ -1,0 +1,100 @@
+// What the routing service asks of a backend, and the one answer shape both adapters produce
+// (close to OSRM's and Mapbox Directions' JSON, which MapLibre directions plugins already read).
+import type { RoutingProfile } from "../../config";
+
+export type { RoutingProfile };
+
+/** [lon, lat] in decimal degrees */
+export type Position = [number, number];
+
+export const EXCLUSIONS = ["tolls", "motorways", "ferries"] as const;
+export type Exclusion = (typeof EXCLUSIONS)[number];
+
+export interface RouteQuery {
+  profile: RoutingProfile;
+  waypoints: Position[];
+  /** alternative routes wanted besides the best one, 0 to 3 */
+  alternatives: number;
+  steps: boolean;
+  geometries: "geojson" | "polyline6";
+  overview: "full" | "simplified" | "false";
+  /** a language tag; engines fall back to English for languages they lack */
+  language: string;
+  exclude: Exclusion[];
+}
+
+export interface MatrixQuery {
+  profile: RoutingProfile;
+  points: Position[];
+  /** indices into points */
+  sources: number[];
+  destinations: number[];
+}
+
+export interface Maneuver {
+  /** OSRM's vocabulary: depart, arrive, turn, new name, continue, on ramp, off ramp, fork, merge, roundabout, exit roundabout, end of road, notification */
+  type: string;
+  /** uturn, sharp right, right, slight right, straight, slight left, left, sharp left */
+  modifier?: string;
+  location: Position;
+  bearing_before: number;
+  bearing_after: number;
+  instruction: string;
+  /** roundabout exit number */
+  exit?: number;
+}
+
+export interface Step {
+  /** metres */
+  distance: number;
+  /** seconds */
+  duration: number;
+  name: string;
+  mode: string;
+  maneuver: Maneuver;
+  geometry: Position[];
+}
+
+export interface Leg {
+  distance: number;
+  duration: number;
+  summary: string;
+  steps: Step[];
+}
+
+export interface Route {
+  distance: number;
+  duration: number;
+  /** the line as `overview` asked (full or simplified); null for overview=false */
+  geometry: Position[] | null;
+  legs: Leg[];
+}
+
+export interface Waypoint {
+  /** where the engine snapped the input to its network */
+  location: Position;
+  /** name of the road snapped to, "" when unnamed; absent when the engine does not say */
+  name?: string;
+  /** metres from the input to `location`; absent when the engine does not say */
+  distance?: number;
+}
+
+export interface RouteAnswer {
+  routes: Route[];
+  waypoints: Waypoint[];
+}
+
+export interface MatrixAnswer {
+  /** seconds, [source][destination], null where no route exists */
+  durations: (number | null)[][];
+  /** metres, like durations */
+  distances: (number | null)[][];
+  sources: Waypoint[];
+  destinations: Waypoint[];
+}
+
+export interface Router {
+  engine: "osrm" | "valhalla";
+  route(q: RouteQuery): Promise<RouteAnswer>;
+  matrix(q: MatrixQuery): Promise<MatrixAnswer>;
+}

@@ -1,0 +1,36 @@
+// The supervisor's side of the shared rate limits, quotas and usage counts: it applies every worker's
+// report to one set of token buckets and to the usage service (which batches the database writes, as
+// one process does), and answers with the levels that changed, for every worker.
+import type { RateLimiter } from "../domain/accounts/rate-limit";
+import { calendarOf, type UsageService } from "../domain/usage/service";
+import type { BucketLevel, MonthUsed, ToSupervisor } from "./protocol";
+
+export function createCounterHub(limiter: RateLimiter, usage: UsageService) {
+  /** worker number -> its last applied report */
+  const applied = new Map<number, number>();
+
+  /** Applies one report; returns the changed levels (to send to every worker with its own ack). */
+  function apply(worker: number, report: Extract<ToSupervisor, { t: "report" }>): { buckets: BucketLevel[]; used: MonthUsed[] } {
+    applied.set(worker, report.seq);
+    const buckets: BucketLevel[] = report.takes.map(([id, group, limit, n]) => {
+      const level = limiter.spend(id, group, limit, n);
+      return [id, group, limit, level.tokens, level.updatedAt];
+    });
+    const month = calendarOf(Date.now()).month;
+    const keys = new Set<number>();
+    for (const [keyId, day, service, n] of report.usage) {
+      usage.record(keyId, day, service, n);
+      keys.add(keyId);
+    }
+    for (const [keyId, at] of report.touched) usage.touch(keyId, at);
+    const used: MonthUsed[] = [...keys].map((keyId) => [keyId, month, usage.usedThisMonth(keyId)]);
+    return { buckets, used };
+  }
+
+  return {
+    apply,
+    /** The last report of `worker` applied (0 before its first). */
+    ackOf: (worker: number) => applied.get(worker) ?? 0,
+    forget: (worker: number) => void applied.delete(worker),
+  };
+}

@@ -1,0 +1,96 @@
+// A worker's side of the shared rate limits, quotas and usage counts. Requests only touch memory, as in
+// one process: the worker's own token buckets and monthly totals. Every SYNC_INTERVAL_MS it reports
+// what it admitted since the last report to the supervisor, which applies it to the shared counters
+// and answers with the shared levels; the worker adopts them, less nothing it counted itself and the
+// supervisor has not applied yet (tracked by report number). So each worker sees every other worker's
+// calls at most one sync interval late: that is the bound on over-admission (README, "Workers").
+import type { AppContext } from "../context";
+import { createRateLimiter } from "../domain/accounts/rate-limit";
+import { createUsageService } from "../domain/usage/service";
+import { SYNC_INTERVAL_MS, type BucketTake, type ToSupervisor, type ToWorker, type UsageCount } from "./protocol";
+
+interface Unacked {
+  seq: number;
+  /** bucket key -> tokens taken */
+  takes: Map<string, number>;
+  /** key id -> calls counted */
+  calls: Map<number, number>;
+}
+
+const bucketKey = (id: string, group: string) => `${id}\n${group}`;
+
+export function createSharedCounters(ctx: AppContext, send: (message: ToSupervisor) => void) {
+  let seq = 0;
+  const unacked: Unacked[] = [];
+  /** bucket key -> tokens taken since the last report */
+  const unsent = new Map<string, BucketTake>();
+  let usageOut: UsageCount[] = [];
+  let touchedOut: [number, number][] = [];
+
+  const local = createRateLimiter();
+  const limiter = {
+    ...local,
+    take(id: string, group: string, limit: number) {
+      const result = local.take(id, group, limit);
+      if (result.allowed) {
+        const key = bucketKey(id, group);
+        const entry = unsent.get(key);
+        if (entry && entry[2] === limit) entry[3] += 1;
+        else unsent.set(key, [id, group, limit, 1]);
+      }
+      return result;
+    },
+  };
+  const usage = createUsageService(ctx.sqlite, ctx.log, {
+    sink(counts, times) {
+      usageOut.push(...counts);
+      touchedOut.push(...times);
+    },
+  });
+
+  /** Sends what was counted since the last report (nothing when idle). */
+  function report(): void {
+    usage.flush();
+    if (!unsent.size && !usageOut.length && !touchedOut.length) return;
+    const entry: Unacked = { seq: ++seq, takes: new Map(), calls: new Map() };
+    for (const [key, take] of unsent) entry.takes.set(key, take[3]);
+    for (const [keyId, , , n] of usageOut) entry.calls.set(keyId, (entry.calls.get(keyId) ?? 0) + n);
+    unacked.push(entry);
+    send({ t: "report", seq, takes: [...unsent.values()], usage: usageOut, touched: touchedOut });
+    unsent.clear();
+    usageOut = [];
+    touchedOut = [];
+  }
+
+  function ownTakes(key: string): number {
+    let n = unsent.get(key)?.[3] ?? 0;
+    for (const u of unacked) n += u.takes.get(key) ?? 0;
+    return n;
+  }
+
+  function ownCalls(keyId: number): number {
+    let n = 0;
+    for (const u of unacked) n += u.calls.get(keyId) ?? 0;
+    return n;
+  }
+
+  /** The supervisor's levels after it applied our reports up to `ack`. */
+  function adopt(message: Extract<ToWorker, { t: "state" }>): void {
+    while (unacked.length && unacked[0]!.seq <= message.ack) unacked.shift();
+    for (const [id, group, limit, tokens, updatedAt] of message.buckets) local.adopt(id, group, limit, tokens, updatedAt, ownTakes(bucketKey(id, group)));
+    for (const [keyId, month, used] of message.used) usage.adoptMonth(keyId, month, used, ownCalls(keyId));
+  }
+
+  const timer = setInterval(report, SYNC_INTERVAL_MS);
+  timer.unref?.();
+
+  return {
+    limiter,
+    usage,
+    report,
+    adopt,
+    stop: () => clearInterval(timer),
+  };
+}
+
+export type SharedCounters = ReturnType<typeof createSharedCounters>;

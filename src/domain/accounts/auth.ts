@@ -1,0 +1,408 @@
+// Resolving callers from X-API-Key headers and session cookies. Plain TypeScript, no Elysia.
+// One instance per AppContext (createAuthService memoizes), so every module shares the same key and
+// session caches, rate-limit buckets and usage counters.
+//
+// Hot path: a verified key is cached for KEY_CACHE_TTL_MS, so a key check costs a Map lookup, not a
+// query; revocation through this process drops the entry at once, revocation from elsewhere (the CLI)
+// is seen within the TTL. Sessions are cached the same way.
+import { timingSafeEqual } from "node:crypto";
+import type { AppContext } from "../../context";
+import { AppError, Forbidden, TooManyRequests, Unauthorized } from "../../errors";
+import { createRateLimiter, type BucketResult, type RateLimiter } from "./rate-limit";
+import { hashSecret, isWellFormedSecret } from "../keys/secret";
+import { isScope, type Scope } from "../keys/scopes";
+import { describeOrigin, originMatches, parseOriginPattern, requestOriginOf, type OriginPattern } from "../keys/origins";
+import { calendarOf, createUsageService, FLUSH_INTERVAL_MS, type Reservation, type UsageService } from "../usage/service";
+import { SESSION_IDLE_MS } from "./users";
+import { hashToken } from "./tokens";
+import type { ChangeBus } from "../changes/bus";
+
+export { hashToken };
+
+export { originAllowed } from "../keys/origins";
+
+export const SESSION_COOKIE = "mapstead_session";
+/** Verified keys and sessions are trusted this long before the database is asked again (<= 5 s). */
+export const KEY_CACHE_TTL_MS = 4_000;
+/** last_seen_at of a session is written at most this often. */
+const SESSION_TOUCH_MS = 60_000;
+const MAX_CACHED = 20_000;
+
+/** Service groups whose calls are billable: counted per key and day, and checked against quotas. */
+export const BILLABLE_SCOPES: readonly Scope[] = ["geocoding", "routing", "elevation", "static_maps"];
+
+export type Role = "owner" | "admin" | "member";
+export const ROLE_RANK: Record<Role, number> = { member: 1, admin: 2, owner: 3 };
+
+export type Caller =
+  | {
+      kind: "key";
+      /** stable identity for scoping idempotency keys, rate limits, usage */
+      id: string;
+      keyId: number;
+      orgId: number;
+      scopes: Scope[];
+      rateLimitPerMinute: number | null;
+      monthlyQuota: number | null;
+    }
+  | {
+      kind: "session";
+      id: string;
+      sessionId: number;
+      userId: number;
+      email: string;
+      isAdmin: boolean;
+      csrfToken: string;
+      /** orgId -> role */
+      memberships: Map<number, Role>;
+    };
+
+export type SessionCaller = Extract<Caller, { kind: "session" }>;
+export type KeyCaller = Extract<Caller, { kind: "key" }>;
+
+/** Who may see private assets: the orgs whose private styles/tilesets/sprites this request may read. */
+export interface Viewer {
+  privateOrgIds: Set<number>;
+  authenticated: boolean;
+}
+
+interface KeyRow {
+  id: number;
+  org_id: number;
+  scopes: string;
+  allowed_origins: string;
+  expires_at: number | null;
+  revoked_at: number | null;
+  rate_limit_per_minute: number | null;
+  monthly_quota: number | null;
+}
+
+interface CachedKey {
+  fetchedAt: number;
+  /** null when no key has this secret */
+  caller: KeyCaller | null;
+  expiresAt: number | null;
+  revoked: boolean;
+  origins: OriginPattern[];
+}
+
+interface CachedSession {
+  fetchedAt: number;
+  caller: SessionCaller;
+  expiresAt: number;
+  lastSeenAt: number;
+  /** for admins: every org, so private assets of any org are readable */
+  allOrgIds: number[] | null;
+}
+
+/** Parses one cookie out of a Cookie header without allocating a map. */
+export function readCookie(request: Request, name: string): string | null {
+  const header = request.headers.get("cookie");
+  if (!header) return null;
+  for (const part of header.split(";")) {
+    const eq = part.indexOf("=");
+    if (eq > 0 && part.slice(0, eq).trim() === name) {
+      try {
+        return decodeURIComponent(part.slice(eq + 1).trim());
+      } catch {
+        return null;
+      }
+    }
+  }
+  return null;
+}
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+function sameSecret(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+function evict<V>(map: Map<string, V>) {
+  if (map.size < MAX_CACHED) return;
+  let n = Math.ceil(MAX_CACHED / 10);
+  for (const k of map.keys()) {
+    map.delete(k);
+    if (--n <= 0) break;
+  }
+}
+
+/** Result of the service-route checks: the caller plus what the scope macro must settle afterwards. */
+export interface ServiceAuthorization {
+  caller: Caller;
+  reservation: Reservation | null;
+}
+
+/** Rate-limit buckets and usage counters: this process's own, or a cluster worker's shared ones. */
+export interface CallCounters {
+  limiter: RateLimiter;
+  usage: UsageService;
+}
+
+/** Built once by createServices: its key and session caches, rate limiter and usage counters are shared. */
+export function createAuthService(ctx: AppContext, changes: ChangeBus, counters?: CallCounters) {
+  const publicOrigin = new URL(ctx.config.publicUrl).origin;
+  const keyByHash = ctx.sqlite.query<KeyRow, [string]>(
+    "SELECT id, org_id, scopes, allowed_origins, expires_at, revoked_at, rate_limit_per_minute, monthly_quota FROM api_keys WHERE secret_hash = ?",
+  );
+  const sessionByHash = ctx.sqlite.query<
+    { id: number; user_id: number; csrf_token: string; expires_at: number; last_seen_at: number; email: string; is_admin: number },
+    [string]
+  >("SELECT s.id, s.user_id, s.csrf_token, s.expires_at, s.last_seen_at, u.email, u.is_admin FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.token_hash = ?");
+  const membershipsOf = ctx.sqlite.query<{ org_id: number; role: Role }, [number]>("SELECT org_id, role FROM memberships WHERE user_id = ?");
+  const allOrgIds = ctx.sqlite.query<{ id: number }, []>("SELECT id FROM orgs");
+  const touchSession = ctx.sqlite.query("UPDATE sessions SET last_seen_at = ? WHERE id = ?");
+  const deleteSession = ctx.sqlite.query("DELETE FROM sessions WHERE id = ?");
+
+  const keyCache = new Map<string, CachedKey>();
+  const sessionCache = new Map<string, CachedSession>();
+  const { limiter, usage } = counters ?? { limiter: createRateLimiter(), usage: createUsageService(ctx.sqlite, ctx.log) };
+  const timer = setInterval(() => usage.flush(), FLUSH_INTERVAL_MS);
+  (timer as { unref?: () => void }).unref?.();
+  ctx.onShutdown(() => {
+    clearInterval(timer);
+    usage.flush(true);
+  });
+  // A key revoked or edited here or by another process (the CLI) is forgotten at once; the cache's TTL
+  // stays as the backstop for expiry.
+  changes.on((change) => {
+    if (change.kind === "key") invalidateKey(change.keyId);
+  });
+
+  function loadKey(secret: string, now: number): CachedKey {
+    const row = keyByHash.get(hashSecret(secret));
+    let entry: CachedKey;
+    if (!row) entry = { fetchedAt: now, caller: null, expiresAt: null, revoked: true, origins: [] };
+    else {
+      const origins: OriginPattern[] = [];
+      for (const o of JSON.parse(row.allowed_origins) as string[]) {
+        try {
+          origins.push(parseOriginPattern(o));
+        } catch {
+          // validated at creation; a pattern that no longer parses matches nothing
+        }
+      }
+      entry = {
+        fetchedAt: now,
+        caller: {
+          kind: "key",
+          id: `key:${row.id}`,
+          keyId: row.id,
+          orgId: row.org_id,
+          scopes: (JSON.parse(row.scopes) as string[]).filter(isScope),
+          rateLimitPerMinute: row.rate_limit_per_minute,
+          monthlyQuota: row.monthly_quota,
+        },
+        expiresAt: row.expires_at,
+        revoked: row.revoked_at !== null,
+        origins,
+      };
+    }
+    evict(keyCache);
+    keyCache.set(secret, entry);
+    return entry;
+  }
+
+  /** The key of this request, verified; null when there is no X-API-Key header. */
+  function keyFromRequest(request: Request): KeyCaller | null {
+    const raw = request.headers.get("x-api-key");
+    if (raw === null) return null;
+    const now = Date.now();
+    let entry = keyCache.get(raw);
+    if (!entry || now - entry.fetchedAt >= KEY_CACHE_TTL_MS) {
+      const secret = raw.trim();
+      if (!isWellFormedSecret(secret)) throw new Unauthorized("The X-API-Key header does not hold a well-formed Mapstead API key (msk_...)");
+      entry = loadKey(secret, now);
+      if (secret !== raw) keyCache.set(raw, entry);
+    }
+    if (!entry.caller || entry.revoked) throw new Unauthorized("The API key is invalid or has been deleted");
+    if (entry.expiresAt !== null && now >= entry.expiresAt)
+      throw new Unauthorized(`The API key expired at ${new Date(entry.expiresAt).toISOString()}; create a replacement key`, "KEY_EXPIRED");
+    if (entry.origins.length) {
+      const origin = requestOriginOf(request);
+      if (!origin) throw new Forbidden("This key is restricted to browser origins and the request carried no usable Origin or Referer", "DOMAIN_NOT_ALLOWED");
+      if (!originMatches(origin, entry.origins)) throw new Forbidden(`Origin ${describeOrigin(origin)} is not in this key's allowed origins`, "DOMAIN_NOT_ALLOWED");
+    }
+    usage.touch(entry.caller.keyId, now);
+    return entry.caller;
+  }
+
+  function loadSession(token: string, now: number): CachedSession | null {
+    const row = sessionByHash.get(hashToken(token));
+    if (!row) return null;
+    const isAdmin = row.is_admin === 1;
+    const entry: CachedSession = {
+      fetchedAt: now,
+      expiresAt: row.expires_at,
+      lastSeenAt: row.last_seen_at,
+      allOrgIds: isAdmin ? allOrgIds.all().map((o) => o.id) : null,
+      caller: {
+        kind: "session",
+        id: `user:${row.user_id}`,
+        sessionId: row.id,
+        userId: row.user_id,
+        email: row.email,
+        isAdmin,
+        csrfToken: row.csrf_token,
+        memberships: new Map(membershipsOf.all(row.user_id).map((m) => [m.org_id, m.role])),
+      },
+    };
+    evict(sessionCache);
+    sessionCache.set(token, entry);
+    return entry;
+  }
+
+  function liveSession(request: Request): CachedSession | null {
+    const token = readCookie(request, SESSION_COOKIE);
+    if (!token || token.length > 256) return null;
+    const now = Date.now();
+    let entry = sessionCache.get(token);
+    if (!entry || now - entry.fetchedAt >= KEY_CACHE_TTL_MS) entry = loadSession(token, now) ?? undefined;
+    if (!entry) {
+      sessionCache.delete(token);
+      return null;
+    }
+    if (now >= entry.expiresAt || now - entry.lastSeenAt >= SESSION_IDLE_MS) {
+      deleteSession.run(entry.caller.sessionId);
+      sessionCache.delete(token);
+      return null;
+    }
+    if (now - entry.lastSeenAt >= SESSION_TOUCH_MS) {
+      touchSession.run(now, entry.caller.sessionId);
+      entry.lastSeenAt = now;
+    }
+    return entry;
+  }
+
+  /**
+   * Unsafe methods authenticated by the session cookie must prove they come from the console: an Origin
+   * equal to PUBLIC_URL's origin, or the session's CSRF token in X-CSRF-Token. Keys need neither: a
+   * browser never attaches them on its own.
+   */
+  function checkCsrf(request: Request, session: SessionCaller): void {
+    if (SAFE_METHODS.has(request.method)) return;
+    const origin = request.headers.get("origin");
+    if (origin !== null && origin === publicOrigin) return;
+    const token = request.headers.get("x-csrf-token");
+    if (token !== null && sameSecret(token, session.csrfToken)) return;
+    throw new Forbidden(
+      origin !== null
+        ? `Cross-site request refused: Origin ${origin.slice(0, 200)} is not ${publicOrigin} and no valid X-CSRF-Token header was sent`
+        : "Cross-site request refused: send the X-CSRF-Token header from GET /api/v1/session with session-authenticated changes",
+    );
+  }
+
+  /** The console session of this request (CSRF-checked for unsafe methods), or null. */
+  function sessionFromRequest(request: Request): SessionCaller | null {
+    const entry = liveSession(request);
+    if (!entry) return null;
+    checkCsrf(request, entry.caller);
+    return entry.caller;
+  }
+
+  function requireSession(request: Request): SessionCaller {
+    const s = sessionFromRequest(request);
+    if (!s) throw new Unauthorized("Log in to the console first (POST /api/v1/session)");
+    return s;
+  }
+
+  /** Key or session with `scope`; no rate limit (see authorizeService for service routes). */
+  function requireScope(request: Request, scope: Scope, _headers?: Record<string, string>): Caller {
+    const key = keyFromRequest(request);
+    if (key) {
+      if (!key.scopes.includes(scope)) throw new AppError(403, "INSUFFICIENT_SCOPE", `This API key lacks the '${scope}' scope`);
+      return key;
+    }
+    const session = sessionFromRequest(request);
+    if (session) return session;
+    throw new Unauthorized(`This route needs an API key with the '${scope}' scope in the X-API-Key header, or a console session`);
+  }
+
+  function rateHeaders(r: BucketResult, headers: Record<string, string | number>) {
+    headers["x-ratelimit-limit"] = String(r.limit);
+    headers["x-ratelimit-remaining"] = String(r.remaining);
+    headers["x-ratelimit-reset"] = String(r.resetAt);
+  }
+
+  /**
+   * Everything a service route needs before its handler runs: the caller, the per-caller token bucket
+   * of this service group, and for keys the monthly quota (the call is counted now and refunded by
+   * `settle` if it does not succeed). Rate-limit and quota headers are written into `headers`.
+   */
+  function authorizeService(request: Request, scope: Scope, headers: Record<string, string | number>): ServiceAuthorization {
+    const caller = requireScope(request, scope);
+    const limit = caller.kind === "key" ? (caller.rateLimitPerMinute ?? ctx.config.rateLimitPerMinute) : ctx.config.rateLimitPerMinute;
+    const bucket = limiter.take(caller.id, scope, limit);
+    rateHeaders(bucket, headers);
+    if (!bucket.allowed)
+      throw new TooManyRequests("RATE_LIMITED", `Rate limit of ${limit} requests per minute for '${scope}' exceeded; retry after ${bucket.retryAfterS} s`, bucket.retryAfterS, {
+        "x-ratelimit-limit": String(bucket.limit),
+        "x-ratelimit-remaining": "0",
+        "x-ratelimit-reset": String(bucket.resetAt),
+      });
+    if (caller.kind !== "key" || !BILLABLE_SCOPES.includes(scope)) return { caller, reservation: null };
+    const now = Date.now();
+    const { state, reservation } = usage.reserve(caller.keyId, scope, caller.monthlyQuota, now);
+    if (state.limit !== null) {
+      const resetS = calendarOf(now).nextMonthS;
+      const quotaHeaders = {
+        "x-quota-limit": String(state.limit),
+        "x-quota-used": String(Math.min(state.used, state.limit)),
+        "x-quota-remaining": String(Math.max(0, state.limit - state.used)),
+        "x-quota-reset": String(resetS),
+      };
+      Object.assign(headers, quotaHeaders);
+      if (!state.allowed)
+        throw new TooManyRequests("QUOTA_EXCEEDED", `Monthly quota of ${state.limit} calls for this key is used up; it resets ${new Date(resetS * 1000).toISOString()}`, resetS - now / 1000, quotaHeaders);
+    }
+    return { caller, reservation };
+  }
+
+  /** After the response: a call that failed, or was marked not billable, is not counted. */
+  function settle(reservation: Reservation | null, status: number, billable: boolean): void {
+    if (reservation && (status >= 400 || !billable)) usage.refund(reservation);
+  }
+
+  function viewerFromRequest(request: Request): Viewer {
+    let key: KeyCaller | null = null;
+    try {
+      key = keyFromRequest(request);
+    } catch {
+      // An invalid, expired or origin-refused key reads like no key: public assets still load and
+      // private ones answer the same 404 as missing ones.
+      return { privateOrgIds: new Set(), authenticated: false };
+    }
+    if (key) return { privateOrgIds: key.scopes.includes("maps:read") ? new Set([key.orgId]) : new Set(), authenticated: true };
+    const entry = liveSession(request);
+    if (entry) return { privateOrgIds: new Set(entry.allOrgIds ?? entry.caller.memberships.keys()), authenticated: true };
+    return { privateOrgIds: new Set(), authenticated: false };
+  }
+
+  /** Drop cached state of a changed or revoked key (told by the change bus). */
+  function invalidateKey(keyId: number): void {
+    for (const [secret, entry] of keyCache) if (entry.caller?.keyId === keyId) keyCache.delete(secret);
+    usage.forget(keyId);
+  }
+
+  /** Drop cached sessions of a user whose memberships, admin flag or sessions changed. */
+  function invalidateUser(userId?: number): void {
+    for (const [token, entry] of sessionCache) if (userId === undefined || entry.caller.userId === userId) sessionCache.delete(token);
+  }
+
+  return {
+    keyFromRequest,
+    sessionFromRequest,
+    requireSession,
+    requireScope,
+    authorizeService,
+    settle,
+    viewerFromRequest,
+    invalidateUser,
+    usage,
+    publicOrigin,
+  };
+}
+
+export type AuthService = ReturnType<typeof createAuthService>;

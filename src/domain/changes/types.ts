@@ -1,0 +1,19 @@
+// Every change to something published that a cache may hold. Plain data: it is stored as JSON in
+// change_log and read back by other processes' watchers.
+
+export type Change =
+  /** published, unpublished, version ready or deleted, visibility/attribution/settings edited, deleted */
+  | { kind: "tileset"; owner: string; slug: string }
+  /** draft saved, sprite changed, published, unpublished, settings edited, deleted */
+  | { kind: "style"; owner: string; slug: string }
+  /** a font was installed or removed */
+  | { kind: "fonts" }
+  /** an API key was revoked, edited or deleted */
+  | { kind: "key"; keyId: number };
+
+export type ChangeListener = (change: Change) => void;
+
+/** What a write needs of the bus: record the change with the write and tell the listeners. */
+export interface ChangePublisher {
+  publish(change: Change): void;
+}

@@ -1,0 +1,77 @@
+// Component health for /health/detailed. The core (database, storage) decides up or down; optional
+// backends only make the whole "degraded", because the API and console keep working without them.
+import type { AppContext } from "../../context";
+import { cachedProbe, type ComponentStatus, type ProbeResult } from "../../backends/probe";
+import { probeGeocoder } from "../../backends/geocoder/probe";
+import { probeElevationBackend } from "../../backends/elevation/embedded-probe";
+import { probeElevation } from "../../backends/elevation/probe";
+import { probeRouter } from "../../backends/routing/probe";
+import { LOW_DISK_BYTES, gib, storageFacts } from "./storage";
+
+export interface DetailedHealth {
+  status: "ok" | "degraded" | "down";
+  version: string;
+  uptime_s: number;
+  components: Record<string, { status: ComponentStatus; latency_ms?: number; backend?: string; detail: string }>;
+}
+
+export function createHealthService(ctx: AppContext) {
+  const geocoder = cachedProbe(() => probeGeocoder(ctx.config));
+  const openTopoData = cachedProbe(() => probeElevation(ctx.config));
+  const elevation = () => probeElevationBackend(ctx.config, ctx.sqlite, openTopoData);
+  const router = cachedProbe(() => probeRouter(ctx.config));
+  const jobCounts = ctx.sqlite.query<{ state: string; n: number; oldest: number | null }, []>(
+    "SELECT state, COUNT(*) AS n, MIN(created_at) AS oldest FROM jobs WHERE state IN ('queued','running') GROUP BY state",
+  );
+
+  function database(): ProbeResult {
+    const started = performance.now();
+    try {
+      ctx.sqlite.query("SELECT 1").get();
+      const ms = Math.round((performance.now() - started) * 100) / 100;
+      return { status: "ok", latency_ms: ms, detail: "SQLite answers" };
+    } catch (err) {
+      return { status: "down", detail: `SQLite query failed: ${(err as Error).message}` };
+    }
+  }
+
+  function storage(): ProbeResult {
+    const f = storageFacts(ctx.config.dataDir);
+    if (!f.writable) return { status: "down", detail: `DATA_DIR is not writable (${f.error})` };
+    if (f.freeBytes === null) return { status: "ok", detail: "free space unknown" };
+    if (f.freeBytes < LOW_DISK_BYTES) return { status: "degraded", detail: `only ${gib(f.freeBytes)} free in DATA_DIR (under 1 GiB)` };
+    return { status: "ok", detail: `${gib(f.freeBytes)} free in DATA_DIR` };
+  }
+
+  function jobs(): ProbeResult {
+    try {
+      const rows = jobCounts.all();
+      const queued = rows.find((r) => r.state === "queued");
+      const running = rows.find((r) => r.state === "running")?.n ?? 0;
+      const waitingS = queued?.oldest ? Math.round((Date.now() - queued.oldest) / 1000) : 0;
+      const detail = `${running} running, ${queued?.n ?? 0} queued`;
+      if (waitingS > 600) return { status: "degraded", detail: `${detail}; the oldest has waited ${waitingS} s` };
+      return { status: "ok", detail };
+    } catch (err) {
+      return { status: "down", detail: `job queue unreadable: ${(err as Error).message}` };
+    }
+  }
+
+  async function detailed(): Promise<DetailedHealth> {
+    const [geo, elev, route] = await Promise.all([geocoder(), elevation(), router()]);
+    const strip = ({ fix: _fix, ...rest }: ProbeResult) => rest;
+    const components = { database: strip(database()), storage: strip(storage()), jobs: strip(jobs()), geocoder: strip(geo), elevation: strip(elev), router: strip(route) };
+    const coreDown = components.database.status === "down" || components.storage.status === "down";
+    const anyBad = Object.values(components).some((c) => c.status === "degraded" || c.status === "down");
+    return {
+      status: coreDown ? "down" : anyBad ? "degraded" : "ok",
+      version: ctx.version,
+      uptime_s: Math.round((Date.now() - ctx.startedAt) / 1000),
+      components,
+    };
+  }
+
+  return { detailed, geocoder, elevation, router, database, storage };
+}
+
+export type HealthService = ReturnType<typeof createHealthService>;

@@ -1,0 +1,128 @@
+// The one set of setup checks behind GET /setup/preflight and `mapstead preflight`. Each check says
+// pass, warn or fail, what it saw, and a fix a person can act on. No secret is ever included.
+import type { Database } from "bun:sqlite";
+import type { Config } from "../../config";
+import { migrationStatus } from "../../db/migrate";
+import { probeGeocoder } from "../../backends/geocoder/probe";
+import { probeElevationBackend } from "../../backends/elevation/embedded-probe";
+import { probeRouter } from "../../backends/routing/probe";
+import type { ProbeResult } from "../../backends/probe";
+import { LOW_DISK_BYTES, gib, storageFacts } from "../health/storage";
+
+export type CheckStatus = "pass" | "warn" | "fail";
+
+export interface Check {
+  id: string;
+  status: CheckStatus;
+  message: string;
+  fix: string;
+}
+
+export interface PreflightReport {
+  ok: boolean;
+  checks: Check[];
+}
+
+export interface PreflightDeps {
+  config: Config;
+  /** null when the database could not be opened; `databaseError` says why */
+  sqlite: Database | null;
+  databaseError?: string;
+  /** true inside the running server; the CLI checks a configuration nothing listens with yet */
+  listening?: boolean;
+  probeGeocoder?: () => Promise<ProbeResult>;
+  probeElevation?: () => Promise<ProbeResult>;
+  probeRouter?: () => Promise<ProbeResult>;
+}
+
+const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "::1", "[::1]"]);
+const isLoopbackHost = (h: string) => LOOPBACK_HOSTS.has(h.toLowerCase()) || h.startsWith("127.");
+
+function publicUrlCheck(config: Config): Check {
+  const url = new URL(config.publicUrl);
+  const listensPublicly = !isLoopbackHost(config.host);
+  if (listensPublicly && isLoopbackHost(url.hostname))
+    return {
+      id: "public_url",
+      status: "warn",
+      message: `PUBLIC_URL is ${config.publicUrl}${config.publicUrlDefaulted ? " (the default)" : ""} while HOST=${config.host} accepts connections from other machines; map clients elsewhere will be sent to localhost URLs`,
+      fix: "Set PUBLIC_URL to the address clients use, e.g. PUBLIC_URL=https://maps.example.com",
+    };
+  return { id: "public_url", status: "pass", message: `Absolute URLs start with ${config.publicUrl}`, fix: "" };
+}
+
+function dataDirChecks(config: Config): Check[] {
+  const f = storageFacts(config.dataDir);
+  const dir: Check = f.writable
+    ? { id: "data_dir", status: "pass", message: `DATA_DIR ${config.dataDir} is writable`, fix: "" }
+    : { id: "data_dir", status: "fail", message: `DATA_DIR ${config.dataDir} is not writable (${f.error})`, fix: `Create it and give the service user write access: sudo install -d -o mapstead ${config.dataDir}` };
+  let disk: Check;
+  if (f.freeBytes === null) disk = { id: "disk_space", status: "warn", message: "Free space in DATA_DIR could not be read", fix: "Check the file system holding DATA_DIR" };
+  else if (f.freeBytes < 100 * 1024 ** 2) disk = { id: "disk_space", status: "fail", message: `Only ${gib(f.freeBytes)} free in DATA_DIR`, fix: "Free disk space or move DATA_DIR to a larger volume; uploads and tile builds need room" };
+  else if (f.freeBytes < LOW_DISK_BYTES) disk = { id: "disk_space", status: "warn", message: `Only ${gib(f.freeBytes)} free in DATA_DIR (under 1 GiB)`, fix: "Free disk space or move DATA_DIR to a larger volume before importing large data" };
+  else disk = { id: "disk_space", status: "pass", message: `${gib(f.freeBytes)} free in DATA_DIR`, fix: "" };
+  return [dir, disk];
+}
+
+function sqliteCheck(sqlite: Database): Check {
+  const version = (sqlite.query("SELECT sqlite_version() AS v").get() as { v: string }).v;
+  const mode = (sqlite.query("PRAGMA journal_mode").get() as { journal_mode: string }).journal_mode;
+  const [major = 0, minor = 0] = version.split(".").map(Number);
+  const tooOld = major < 3 || (major === 3 && minor < 35);
+  if (tooOld) return { id: "sqlite", status: "fail", message: `SQLite ${version} is older than 3.35`, fix: "Use the official mapstead binary, which embeds a current SQLite" };
+  if (mode.toLowerCase() !== "wal") return { id: "sqlite", status: "warn", message: `SQLite ${version} in ${mode} mode, not WAL`, fix: "Put DATA_DIR on a local file system (WAL needs shared memory; network file systems refuse it)" };
+  return { id: "sqlite", status: "pass", message: `SQLite ${version}, WAL journal`, fix: "" };
+}
+
+function migrationsCheck(sqlite: Database): Check {
+  const s = migrationStatus(sqlite);
+  if (s.pending.length) return { id: "migrations", status: "fail", message: `${s.pending.length} database migration(s) pending: ${s.pending.join(", ")}`, fix: "Run `mapstead migrate` (serve applies them at start-up too)" };
+  return { id: "migrations", status: "pass", message: `Database schema current (${s.applied.length} migration(s))`, fix: "" };
+}
+
+function adminCheck(sqlite: Database): Check {
+  let admins = 0;
+  try {
+    admins = (sqlite.query("SELECT COUNT(*) AS n FROM users WHERE is_admin = 1").get() as { n: number }).n;
+  } catch {
+    return { id: "admin", status: "fail", message: "Users table missing", fix: "Run `mapstead migrate`" };
+  }
+  if (!admins)
+    return { id: "admin", status: "warn", message: "No admin account exists yet", fix: "Run `mapstead admin create --email you@example.com`, or open /setup in a browser with the setup token printed at first start" };
+  return { id: "admin", status: "pass", message: `${admins} admin account(s)`, fix: "" };
+}
+
+function backendCheck(id: string, r: ProbeResult): Check {
+  const status: CheckStatus = r.status === "ok" ? "pass" : r.status === "down" ? "fail" : "warn";
+  const latency = r.latency_ms !== undefined && r.status !== "not_configured" ? ` (${r.latency_ms} ms)` : "";
+  return { id, status, message: `${r.detail}${r.status === "ok" ? "" : latency}`, fix: r.fix ?? "" };
+}
+
+export async function runPreflight(deps: PreflightDeps): Promise<PreflightReport> {
+  const { config, sqlite } = deps;
+  const [geo, elev, route] = await Promise.all([
+    (deps.probeGeocoder ?? (() => probeGeocoder(config)))(),
+    (deps.probeElevation ?? (() => probeElevationBackend(config, sqlite ?? null)))(),
+    (deps.probeRouter ?? (() => probeRouter(config)))(),
+  ]);
+  const databaseChecks: Check[] = sqlite
+    ? [sqliteCheck(sqlite), migrationsCheck(sqlite), adminCheck(sqlite)]
+    : [
+        {
+          id: "sqlite",
+          status: "fail",
+          message: `The database in DATA_DIR could not be opened: ${deps.databaseError ?? "unknown error"}`,
+          fix: "Make DATA_DIR a writable directory on a local file system for the service user",
+        },
+      ];
+  const checks: Check[] = [
+    { id: "config", status: "pass", message: `Settings valid; ${deps.listening ? "listening" : "will listen"} on ${config.host}:${config.port}`, fix: "" },
+    publicUrlCheck(config),
+    ...dataDirChecks(config),
+    ...databaseChecks,
+    backendCheck("geocoder", geo),
+    backendCheck("elevation", elev),
+    backendCheck("router", route),
+  ];
+  return { ok: checks.every((c) => c.status !== "fail"), checks };
+}

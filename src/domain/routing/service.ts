@@ -1,0 +1,105 @@
+// Routing over the configured OSRM or Valhalla server: normalized queries, a bounded LRU cache of
+// finished answers (a hit never calls the backend; concurrent identical misses share one call), and
+// the one answer shape serialized once per miss. Plain TypeScript; the HTTP layer is src/routes/services/routing.ts.
+import type { AppContext } from "../../context";
+import { ServiceUnavailable } from "../../errors";
+import { formatCoordinate } from "../../backends/coordinates";
+import { TtlCache } from "../../backends/ttl-cache";
+import { createOsrmRouter } from "../../backends/routing/osrm";
+import { createValhallaRouter } from "../../backends/routing/valhalla";
+import { encodePolyline6 } from "../../backends/routing/polyline";
+import type { MatrixAnswer, MatrixQuery, Position, RouteAnswer, RouteQuery, Router } from "../../backends/routing/types";
+
+export const CACHE_TTL_MS = 3_600_000;
+
+function routerFromConfig(ctx: AppContext): Router | null {
+  const c = ctx.config;
+  if (!c.routingUrl) return null;
+  const opts = { baseUrl: c.routingUrl, timeoutMs: c.routingTimeoutMs, profiles: c.routingProfiles, log: ctx.log };
+  return c.routingEngine === "valhalla" ? createValhallaRouter(opts) : createOsrmRouter(opts);
+}
+
+const coordinatesKey = (points: Position[]) => points.map(([lon, lat]) => `${formatCoordinate(lon)},${formatCoordinate(lat)}`).join(";");
+
+function echoRoute(q: RouteQuery) {
+  return { profile: q.profile, coordinates: q.waypoints, alternatives: q.alternatives, steps: q.steps, geometries: q.geometries, overview: q.overview, language: q.language, exclude: q.exclude };
+}
+
+/** The documented answer: geometries in the requested format, steps only when asked for. */
+export function routeBody(q: RouteQuery, answer: RouteAnswer, engine: string): string {
+  const line = (positions: Position[]) => (q.geometries === "polyline6" ? encodePolyline6(positions) : { type: "LineString", coordinates: positions });
+  return JSON.stringify({
+    code: "Ok",
+    routes: answer.routes.map((r) => ({
+      distance: r.distance,
+      duration: r.duration,
+      ...(r.geometry ? { geometry: line(r.geometry) } : {}),
+      legs: r.legs.map((l) => ({
+        distance: l.distance,
+        duration: l.duration,
+        summary: l.summary,
+        steps: l.steps.map((s) => ({ distance: s.distance, duration: s.duration, name: s.name, mode: s.mode, maneuver: s.maneuver, geometry: line(s.geometry) })),
+      })),
+    })),
+    waypoints: answer.waypoints,
+    routing: { engine, query: echoRoute(q) },
+  });
+}
+
+export function matrixBody(q: MatrixQuery, answer: MatrixAnswer, engine: string): string {
+  return JSON.stringify({
+    code: "Ok",
+    durations: answer.durations,
+    distances: answer.distances,
+    sources: answer.sources,
+    destinations: answer.destinations,
+    routing: { engine, query: { profile: q.profile, coordinates: q.points, sources: q.sources, destinations: q.destinations } },
+  });
+}
+
+export function createRoutingService(ctx: AppContext, backend?: Router | null) {
+  const router = backend !== undefined ? backend : routerFromConfig(ctx);
+  const cache = new TtlCache<string>({ ttlMs: CACHE_TTL_MS, maxEntries: 20_000, maxBytes: 128 * 1024 * 1024, sizeOf: (body, key) => 2 * (body.length + key.length) + 96 });
+  const inflight = new Map<string, Promise<string>>();
+
+  function requireRouter(): Router {
+    if (!router)
+      throw new ServiceUnavailable("ROUTER_NOT_CONFIGURED", "Routing is not set up on this server (its operator has not configured a routing backend); your API key is fine");
+    return router;
+  }
+
+  /** The cached answer under `key`, or the backend's (one call for concurrent identical misses). */
+  function cached(key: string, run: (r: Router) => Promise<string>): Promise<string> | string {
+    const hit = cache.get(key);
+    if (hit !== undefined) return hit;
+    const r = requireRouter();
+    let p = inflight.get(key);
+    if (!p) {
+      p = run(r).then(
+        (body) => {
+          cache.set(key, body);
+          inflight.delete(key);
+          return body;
+        },
+        (err) => {
+          inflight.delete(key);
+          throw err;
+        },
+      );
+      inflight.set(key, p);
+    }
+    return p;
+  }
+
+  // Keys are plain joins of the normalized query, cheaper than serializing it on every hit.
+  const route = (q: RouteQuery) =>
+    cached(`route|${q.profile}|${coordinatesKey(q.waypoints)}|${q.alternatives}|${q.steps}|${q.geometries}|${q.overview}|${q.language}|${q.exclude.join(",")}`, async (r) =>
+      routeBody(q, await r.route(q), r.engine),
+    );
+  const matrix = (q: MatrixQuery) =>
+    cached(`matrix|${q.profile}|${coordinatesKey(q.points)}|${q.sources.join(",")}|${q.destinations.join(",")}`, async (r) => matrixBody(q, await r.matrix(q), r.engine));
+
+  return { route, matrix };
+}
+
+export type RoutingService = ReturnType<typeof createRoutingService>;

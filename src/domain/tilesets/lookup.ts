@@ -1,0 +1,67 @@
+// Small read-only questions other modules ask about tilesets (the styles module validates
+// `mapstead://tilesets/...` references and pins versions with these). Plain TypeScript, no Elysia.
+import type { Database } from "bun:sqlite";
+
+interface VersionRow {
+  published_version: number | null;
+  state: string | null;
+}
+
+export function createTilesetLookup(sqlite: Database) {
+  const published = sqlite.query<{ published_version: number | null }, [string, string]>(
+    "SELECT t.published_version FROM tilesets t JOIN orgs o ON o.id = t.org_id WHERE o.slug = ? AND t.slug = ?",
+  );
+  const version = sqlite.query<VersionRow, [string, string, number]>(
+    `SELECT t.published_version, v.state FROM tilesets t JOIN orgs o ON o.id = t.org_id
+     LEFT JOIN tileset_versions v ON v.tileset_id = t.id AND v.version = ?3
+     WHERE o.slug = ?1 AND t.slug = ?2`,
+  );
+  const demFacts = sqlite.query<{ encoding: string | null; format: string | null }, [string, string, number]>(
+    `SELECT json_extract(v.metadata, '$.encoding') AS encoding, json_extract(v.metadata, '$.format') AS format
+     FROM tilesets t JOIN orgs o ON o.id = t.org_id JOIN tileset_versions v ON v.tileset_id = t.id AND v.version = ?3
+     WHERE o.slug = ?1 AND t.slug = ?2 AND v.state = 'ready'`,
+  );
+  const using = sqlite.query<{ owner: string; style: string; version: number; pinned: number }, [string]>(
+    `SELECT o.slug AS owner, s.slug AS style, sv.version AS version, json_extract(sv.tileset_pins, ?1) AS pinned
+     FROM styles s JOIN orgs o ON o.id = s.org_id
+     JOIN style_versions sv ON sv.style_id = s.id AND sv.version = s.published_version
+     WHERE json_extract(sv.tileset_pins, ?1) IS NOT NULL`,
+  );
+
+  return {
+    /** The published version of owner/tileset, or null when the tileset is missing or unpublished. */
+    publishedVersionOf(ownerSlug: string, tilesetSlug: string): number | null {
+      return published.get(ownerSlug, tilesetSlug)?.published_version ?? null;
+    },
+
+    /** True when owner/tileset has that version and it finished processing (so its tiles can be served). */
+    versionIsReady(ownerSlug: string, tilesetSlug: string, n: number): boolean {
+      if (!Number.isSafeInteger(n) || n < 1) return false;
+      return version.get(ownerSlug, tilesetSlug, n)?.state === "ready";
+    },
+
+    /**
+     * Whether a ready version is a raster DEM: true, false (with its tile format), or null when unknown
+     * (no such version, or no metadata recorded).
+     */
+    tilesetVersionIsDem(ownerSlug: string, tilesetSlug: string, n: number): { dem: boolean; format: string } | null {
+      const row = demFacts.get(ownerSlug, tilesetSlug, n);
+      if (!row?.format) return null;
+      return { dem: row.encoding === "terrarium" || row.encoding === "mapbox", format: row.format };
+    },
+
+    /**
+     * Published styles whose current version uses owner/tileset (pinned to `pinned`, when given), as
+     * "owner/style@n". Deleting what they use would break maps that clients load right now.
+     */
+    stylesUsingTileset(ownerSlug: string, tilesetSlug: string, pinned?: number): string[] {
+      // Pins are keyed "owner/tileset"; both are slugs, so the JSON path needs only the quotes.
+      return using
+        .all(`$."${ownerSlug}/${tilesetSlug}"`)
+        .filter((r) => pinned === undefined || r.pinned === pinned)
+        .map((r) => `${r.owner}/${r.style}@${r.version}`);
+    },
+  };
+}
+
+export type TilesetLookup = ReturnType<typeof createTilesetLookup>;

@@ -1,0 +1,404 @@
+// Tileset management: records, versions, uploads into versions, publishing, deletion, and the job
+// handler that processes a version in a Worker thread. Plain TypeScript, no Elysia.
+import { and, desc, eq, sql } from "drizzle-orm";
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
+import type { AppContext } from "../../context";
+import { tilesets, tilesetVersions } from "../../db/schema";
+import { BadRequest, Conflict, NotFound, Unprocessable, UnsupportedMediaType } from "../../errors";
+import { createJobQueue, type JobRow } from "../../jobs/queue";
+import { createJobRunner, JobAborted, type JobRunner } from "../../jobs/runner";
+import { detectFormat, type SourceFormat } from "../../tiles/detect";
+import type { ProcessInput } from "../../tiles/process";
+import { recipeProblem, type Recipe } from "../../tiles/recipe";
+import type { TileFacts } from "../../tiles/source";
+import { isSlug } from "../orgs/slug";
+import type { ChangePublisher } from "../changes/types";
+import { headOf, type ReceivedUpload } from "./upload";
+import type { TilesetLookup } from "./lookup";
+import { processInWorker } from "../../jobs/worker-host";
+import { refuseBadDem } from "./dem-upload";
+
+export const PROCESS_JOB = "tileset.process";
+/** A job interrupted this many times (crashes, restarts) is given up. */
+const MAX_ATTEMPTS = 3;
+
+type TilesetRow = typeof tilesets.$inferSelect;
+type VersionRow = typeof tilesetVersions.$inferSelect;
+interface Org {
+  id: number;
+  slug: string;
+}
+
+export interface TilesetInput {
+  slug: string;
+  name?: string;
+  description?: string;
+  attribution?: string;
+  visibility?: "public" | "private";
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export function tilesetRecord(ctx: AppContext, org: Org, t: TilesetRow) {
+  return {
+    owner: org.slug,
+    slug: t.slug,
+    name: t.name,
+    description: t.description,
+    attribution: t.attribution,
+    visibility: t.visibility,
+    published_version: t.publishedVersion,
+    tilejson_url: t.publishedVersion !== null ? `${ctx.config.publicUrl}/tiles/v1/${org.slug}/${t.slug}.json` : null,
+    created_at: iso(t.createdAt),
+    updated_at: iso(t.updatedAt),
+  };
+}
+
+export function versionRecord(ctx: AppContext, org: Org, t: TilesetRow, v: VersionRow) {
+  const facts = (v.metadata ?? null) as TileFacts | null;
+  const stats = v.stats as Record<string, unknown>;
+  return {
+    version: v.version,
+    state: v.state,
+    progress: Math.round(v.progress * 1000) / 10,
+    error: v.error,
+    warnings: v.warnings,
+    published: t.publishedVersion === v.version,
+    source_format: v.sourceFormat,
+    archive_format: v.archiveFormat,
+    recipe: v.recipe as Record<string, unknown>,
+    format: facts?.format ?? null,
+    layers: facts?.vector_layers ?? [],
+    bounds: facts?.bounds ?? null,
+    center: facts?.center ?? null,
+    minzoom: facts?.minzoom ?? null,
+    maxzoom: facts?.maxzoom ?? null,
+    encoding: facts?.encoding ?? null,
+    stats: {
+      features: typeof stats.features === "number" ? stats.features : 0,
+      features_skipped: typeof stats.features_skipped === "number" ? stats.features_skipped : 0,
+      tiles: typeof stats.tiles === "number" ? stats.tiles : 0,
+      bytes: typeof stats.bytes === "number" ? stats.bytes : 0,
+      seconds: typeof stats.seconds === "number" ? stats.seconds : null,
+      phase: typeof stats.phase === "string" ? stats.phase : null,
+    },
+    tilejson_url: v.state === "ready" ? `${ctx.config.publicUrl}/tiles/v1/${org.slug}/${t.slug}@${v.version}.json` : null,
+    created_at: iso(v.createdAt),
+    updated_at: iso(v.updatedAt),
+  };
+}
+
+export type TilesetRecord = ReturnType<typeof tilesetRecord>;
+export type VersionRecord = ReturnType<typeof versionRecord>;
+
+/** Where a version's archive lives, relative to DATA_DIR. */
+const archiveRelPath = (tilesetId: number, version: number, format: "mbtiles" | "pmtiles") => join("tilesets", String(tilesetId), `v${version}.${format}`);
+
+function removeRel(ctx: AppContext, rel: string | null | undefined) {
+  if (rel) rmSync(join(ctx.config.dataDir, rel), { force: true });
+}
+
+export type TilesetService = ReturnType<typeof createTilesetService>;
+
+/** Built once by createServices and shared by the HTTP routes and the CLI. */
+export function createTilesetService(ctx: AppContext, deps: { changes: ChangePublisher; lookup: TilesetLookup }) {
+  const db = ctx.db;
+  const queue = createJobQueue(ctx.sqlite);
+  let runner: JobRunner | null = null;
+
+  function find(org: Org, slug: string): TilesetRow {
+    const t = isSlug(slug) ? db.select().from(tilesets).where(and(eq(tilesets.orgId, org.id), eq(tilesets.slug, slug))).get() : undefined;
+    if (!t) throw new NotFound(`Tileset '${org.slug}/${String(slug).slice(0, 100)}' not found`, "TILESET_NOT_FOUND");
+    return t;
+  }
+
+  function findVersion(org: Org, t: TilesetRow, version: number): VersionRow {
+    const v = db.select().from(tilesetVersions).where(and(eq(tilesetVersions.tilesetId, t.id), eq(tilesetVersions.version, version))).get();
+    if (!v) throw new NotFound(`Version ${version} of tileset '${org.slug}/${t.slug}' not found`);
+    return v;
+  }
+
+  const changed = (org: Org, t: TilesetRow) => deps.changes.publish({ kind: "tileset", owner: org.slug, slug: t.slug });
+
+  function abortJobsOf(versionIds: Set<number>) {
+    runner?.abortIf((job) => versionIds.has(Number(job.payload.versionId)));
+  }
+
+  /** 409 while a published style version uses the tileset (or that version of it). */
+  function refuseWhileUsed(org: Org, t: TilesetRow, version?: number) {
+    const users = deps.lookup.stylesUsingTileset(org.slug, t.slug, version);
+    if (users.length)
+      throw new Conflict(
+        `${version === undefined ? `Tileset '${org.slug}/${t.slug}'` : `Version ${version} of '${org.slug}/${t.slug}'`} is used by published style(s) ${users.slice(0, 10).join(", ")}; publish those styles without it first`,
+      );
+  }
+
+  function deleteVersionFiles(v: VersionRow) {
+    removeRel(ctx, v.sourcePath);
+    removeRel(ctx, v.archivePath);
+  }
+
+  /**
+   * Files a crash can leave behind: uploads no version points at (the process died mid-upload) and
+   * half-written archives. Only ones older than an hour, so a CLI import running right now is safe.
+   */
+  function removeLeftovers() {
+    const cutoff = Date.now() - 3_600_000;
+    const old = (path: string) => (statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? Infinity) < cutoff;
+    const referenced = new Set(ctx.sqlite.query<{ p: string }, []>("SELECT source_path AS p FROM tileset_versions WHERE source_path IS NOT NULL").all().map((r) => r.p));
+    const uploads = join(ctx.config.dataDir, "uploads");
+    for (const f of existsSync(uploads) ? readdirSync(uploads) : []) {
+      if (!referenced.has(join("uploads", f)) && old(join(uploads, f))) rmSync(join(uploads, f), { force: true });
+    }
+    const archives = join(ctx.config.dataDir, "tilesets");
+    for (const d of existsSync(archives) ? readdirSync(archives) : [])
+      for (const f of readdirSync(join(archives, d), { withFileTypes: true }).filter((e) => e.isFile() && e.name.includes(".tmp-")))
+        if (old(join(archives, d, f.name))) rmSync(join(archives, d, f.name), { force: true });
+  }
+
+  // ---- the job: one version from its upload to a servable archive -------------------------------
+
+  async function processJob(job: JobRow, signal: AbortSignal): Promise<void> {
+    const versionId = Number(job.payload.versionId);
+    const v = db.select().from(tilesetVersions).where(eq(tilesetVersions.id, versionId)).get();
+    if (!v || v.state === "ready" || v.state === "failed") return; // deleted, or finished before a crash
+    const t = db.select().from(tilesets).where(eq(tilesets.id, v.tilesetId)).get();
+    if (!t) return;
+    const update = (set: Partial<VersionRow>) => db.update(tilesetVersions).set({ ...set, updatedAt: Date.now() }).where(eq(tilesetVersions.id, versionId)).run();
+    const stillThere = () => db.select({ id: tilesetVersions.id }).from(tilesetVersions).where(eq(tilesetVersions.id, versionId)).get() !== undefined;
+    if (job.attempts > MAX_ATTEMPTS) {
+      update({ state: "failed", error: `Processing was interrupted ${MAX_ATTEMPTS} times (server stopped or crashed); upload the data again` });
+      removeRel(ctx, v.sourcePath);
+      return;
+    }
+    if (!v.sourcePath || !existsSync(join(ctx.config.dataDir, v.sourcePath))) {
+      update({ state: "failed", error: "The uploaded file is gone from the data directory; upload it again" });
+      return;
+    }
+    update({ state: "processing", progress: 0, error: null });
+    const format = v.sourceFormat as SourceFormat;
+    const finalRel = archiveRelPath(t.id, v.version, format === "pmtiles" ? "pmtiles" : "mbtiles");
+    const finalAbs = join(ctx.config.dataDir, finalRel);
+    mkdirSync(dirname(finalAbs), { recursive: true });
+    const tmpAbs = `${finalAbs}.tmp-${job.id}`;
+    rmSync(tmpAbs, { force: true });
+    const recipe = v.recipe as Recipe & { filename?: string };
+    const input: ProcessInput = {
+      sourcePath: join(ctx.config.dataDir, v.sourcePath),
+      format,
+      label: recipe.filename ?? "upload",
+      recipe,
+      defaultLayer: t.slug,
+      outPath: tmpAbs,
+      attribution: t.attribution,
+      name: t.name,
+      description: t.description,
+    };
+    const outcome = await processInWorker(input, signal, (p) => {
+      queue.progress(job.id, p.progress);
+      update({ progress: p.progress, stats: { phase: p.phase, features: p.features, tiles: p.tiles } });
+    });
+    if (outcome.type === "aborted" || signal.aborted) {
+      rmSync(tmpAbs, { force: true });
+      if (!stillThere()) return;
+      update({ state: "queued", progress: 0, stats: {} });
+      throw new JobAborted();
+    }
+    if (outcome.type === "failed") {
+      rmSync(tmpAbs, { force: true });
+      removeRel(ctx, v.sourcePath);
+      if (!outcome.invalid) ctx.log.error("tileset processing failed", { job_id: job.id, version_id: versionId, error: outcome.message });
+      const error = outcome.invalid ? outcome.message : `Processing failed because of an internal error (job ${job.id}); the server log has the details`;
+      update({ state: "failed", error, sourcePath: null, progress: 0 });
+      return;
+    }
+    const r = outcome.result;
+    if (!stillThere()) {
+      rmSync(r.archivePath, { force: true });
+      return;
+    }
+    renameSync(r.archivePath, finalAbs);
+    if (r.archivePath !== input.sourcePath) removeRel(ctx, v.sourcePath);
+    update({
+      state: "ready",
+      progress: 1,
+      archiveFormat: r.archiveFormat,
+      archivePath: finalRel,
+      sourcePath: null,
+      metadata: r.facts as unknown as Record<string, unknown>,
+      stats: r.stats as unknown as Record<string, unknown>,
+      warnings: r.warnings,
+    });
+    const org = ctx.sqlite.query<{ slug: string }, [number]>("SELECT slug FROM orgs WHERE id = ?").get(t.orgId);
+    if (org) changed({ id: t.orgId, slug: org.slug }, t);
+  }
+
+  return {
+    queue,
+
+    /** Starts processing queued versions in this process (the server); stopped on shutdown. */
+    startWorker(): JobRunner {
+      if (!runner) {
+        removeLeftovers();
+        runner = createJobRunner(queue, PROCESS_JOB, processJob, ctx.log);
+        runner.start();
+        ctx.onShutdown(() => runner?.stop());
+      }
+      return runner;
+    },
+
+    /** Runs one version's job in this process now (the CLI's import); `running` jobs are claimed already. */
+    async processNow(jobId: number) {
+      const row = ctx.sqlite.query<{ id: number; kind: string; payload: string; state: JobRow["state"]; attempts: number }, [number]>("SELECT id, kind, payload, state, attempts FROM jobs WHERE id = ?").get(jobId);
+      if (!row) return;
+      const own = createJobRunner(queue, PROCESS_JOB, processJob, ctx.log);
+      await own.runClaimed({ ...row, payload: JSON.parse(row.payload) });
+    },
+
+    list(org: Org): TilesetRecord[] {
+      return db.select().from(tilesets).where(eq(tilesets.orgId, org.id)).orderBy(tilesets.slug).all().map((t) => tilesetRecord(ctx, org, t));
+    },
+
+    get(org: Org, slug: string) {
+      return tilesetRecord(ctx, org, find(org, slug));
+    },
+
+    create(org: Org, input: TilesetInput): TilesetRecord {
+      if (!isSlug(input.slug)) throw new BadRequest(`Invalid slug '${String(input.slug).slice(0, 100)}': use 1-63 lowercase letters, digits and inner hyphens`);
+      const t = db.transaction((tx) => {
+        if (tx.select({ id: tilesets.id }).from(tilesets).where(and(eq(tilesets.orgId, org.id), eq(tilesets.slug, input.slug))).get())
+          throw new Conflict(`Tileset '${org.slug}/${input.slug}' already exists`);
+        return tx
+          .insert(tilesets)
+          .values({
+            orgId: org.id,
+            slug: input.slug,
+            name: input.name?.trim() || input.slug,
+            description: input.description ?? "",
+            attribution: input.attribution ?? "",
+            visibility: input.visibility ?? "public",
+          })
+          .returning()
+          .get();
+      });
+      return tilesetRecord(ctx, org, t);
+    },
+
+    update(org: Org, slug: string, patch: Partial<Omit<TilesetInput, "slug">>): TilesetRecord {
+      const t = find(org, slug);
+      const set: Partial<TilesetRow> = { updatedAt: Date.now() };
+      if (patch.name !== undefined) set.name = patch.name.trim() || t.slug;
+      if (patch.description !== undefined) set.description = patch.description;
+      if (patch.attribution !== undefined) set.attribution = patch.attribution;
+      if (patch.visibility !== undefined) set.visibility = patch.visibility;
+      const updated = db.update(tilesets).set(set).where(eq(tilesets.id, t.id)).returning().get();
+      changed(org, t);
+      return tilesetRecord(ctx, org, updated);
+    },
+
+    remove(org: Org, slug: string): void {
+      const t = find(org, slug);
+      refuseWhileUsed(org, t);
+      const versions = db.select().from(tilesetVersions).where(eq(tilesetVersions.tilesetId, t.id)).all();
+      db.delete(tilesets).where(eq(tilesets.id, t.id)).run();
+      abortJobsOf(new Set(versions.map((v) => v.id)));
+      changed(org, t);
+      for (const v of versions) deleteVersionFiles(v);
+      rmSync(join(ctx.config.dataDir, "tilesets", String(t.id)), { recursive: true, force: true });
+    },
+
+    /**
+     * Turns a received upload into a queued version: detects the format (415 when unknown, 422 when
+     * detectably invalid), stores the recipe, and queues the processing job in the same transaction.
+     */
+    async createVersion(org: Org, slug: string, upload: ReceivedUpload, recipe: Recipe, opts: { claim?: boolean } = {}): Promise<{ record: VersionRecord; jobId: number }> {
+      let t: TilesetRow;
+      try {
+        t = find(org, slug);
+        const problem = recipeProblem(recipe);
+        if (problem) throw new BadRequest(`Invalid recipe: ${problem}`);
+        const detected = detectFormat(await headOf(upload.path), { contentType: upload.contentType, filename: upload.filename });
+        if (detected.format === null) {
+          if (detected.invalid) throw new Unprocessable("INVALID_SOURCE_DATA", `${upload.filename ?? "upload"}: ${detected.reason}`);
+          throw new UnsupportedMediaType(
+            `Unsupported upload: ${detected.reason}. Send GeoJSON, newline-delimited GeoJSON, CSV with lon/lat columns, a zipped Shapefile, FlatGeobuf, MBTiles or PMTiles, or elevation as GeoTIFF or SRTM .hgt (zipped or not)`,
+          );
+        }
+        await refuseBadDem(detected.format, upload, recipe);
+        const stored: Recipe & { filename?: string } = { ...recipe };
+        if (upload.filename) stored.filename = upload.filename.replace(/^.*[\\/]/, "").slice(0, 200);
+        const result = ctx.sqlite.transaction(() => {
+          const next = db
+            .update(tilesets)
+            .set({ lastVersion: sql`${tilesets.lastVersion} + 1`, updatedAt: Date.now() })
+            .where(eq(tilesets.id, t.id))
+            .returning({ n: tilesets.lastVersion })
+            .get();
+          if (!next) throw new NotFound(`Tileset '${org.slug}/${slug}' not found`, "TILESET_NOT_FOUND");
+          const v = db
+            .insert(tilesetVersions)
+            .values({ tilesetId: t.id, version: next.n, state: "queued", sourceFormat: detected.format, sourcePath: upload.relativePath, recipe: stored as Record<string, unknown>, stats: { bytes: upload.bytes } })
+            .returning()
+            .get();
+          const jobId = queue.enqueue(PROCESS_JOB, { versionId: v.id }, { running: opts.claim });
+          return { v, jobId };
+        })();
+        runner?.wake();
+        return { record: versionRecord(ctx, org, t, result.v), jobId: result.jobId };
+      } catch (err) {
+        rmSync(upload.path, { force: true });
+        throw err;
+      }
+    },
+
+    listVersions(org: Org, slug: string): VersionRecord[] {
+      const t = find(org, slug);
+      return db
+        .select()
+        .from(tilesetVersions)
+        .where(eq(tilesetVersions.tilesetId, t.id))
+        .orderBy(desc(tilesetVersions.version))
+        .all()
+        .map((v) => versionRecord(ctx, org, t, v));
+    },
+
+    getVersion(org: Org, slug: string, version: number): VersionRecord {
+      const t = find(org, slug);
+      return versionRecord(ctx, org, t, findVersion(org, t, version));
+    },
+
+    deleteVersion(org: Org, slug: string, version: number): void {
+      const t = find(org, slug);
+      const v = findVersion(org, t, version);
+      if (t.publishedVersion === version)
+        throw new Conflict(`Version ${version} is the published version of '${org.slug}/${t.slug}'; publish another version or unpublish first`);
+      refuseWhileUsed(org, t, version);
+      db.delete(tilesetVersions).where(eq(tilesetVersions.id, v.id)).run();
+      abortJobsOf(new Set([v.id]));
+      changed(org, t);
+      deleteVersionFiles(v);
+    },
+
+    publish(org: Org, slug: string, version: number): TilesetRecord {
+      const t = find(org, slug);
+      const v = findVersion(org, t, version);
+      if (v.state !== "ready")
+        throw new Conflict(
+          v.state === "failed"
+            ? `Version ${version} failed processing and cannot be published: ${v.error ?? ""}`.trim()
+            : `Version ${version} is ${v.state}; wait until its state is ready, then publish`,
+        );
+      const updated = db.update(tilesets).set({ publishedVersion: version, updatedAt: Date.now() }).where(eq(tilesets.id, t.id)).returning().get();
+      changed(org, t);
+      return tilesetRecord(ctx, org, updated);
+    },
+
+    unpublish(org: Org, slug: string): TilesetRecord {
+      const t = find(org, slug);
+      const updated = db.update(tilesets).set({ publishedVersion: null, updatedAt: Date.now() }).where(eq(tilesets.id, t.id)).returning().get();
+      changed(org, t);
+      return tilesetRecord(ctx, org, updated);
+    },
+  };
+}

@@ -1,0 +1,69 @@
+// Request counters and latency histograms in Prometheus text format. Paths are folded into route
+// groups (tiles, styles, fonts, geocoding ...) so label cardinality stays small whatever clients send.
+
+const BUCKETS_MS = [1, 2.5, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000];
+
+const GROUPS: [string, RegExp][] = [
+  ["tiles", /^\/tiles\/v1\//],
+  ["styles", /^\/styles\/v1\//],
+  ["fonts", /^\/fonts\/v1/],
+  ["geocoding", /^\/geocoding\/v1\//],
+  ["elevation", /^\/elevation\/v1\//],
+  ["routing", /^\/routing\/v1\//],
+  ["management", /^\/api\/v1\//],
+  ["health", /^\/(health|setup)/],
+  ["docs", /^\/(docs|openapi\.json)/],
+];
+
+export function routeGroup(pathname: string): string {
+  for (const [name, re] of GROUPS) if (re.test(pathname)) return name;
+  return "other";
+}
+
+interface Series {
+  count: number;
+  sumMs: number;
+  buckets: number[];
+}
+
+export function createMetrics() {
+  const requests = new Map<string, number>(); // `${group}|${method}|${statusClass}` -> count
+  const latency = new Map<string, Series>(); // group -> histogram
+
+  function observe(pathname: string, method: string, status: number, ms: number) {
+    const group = routeGroup(pathname);
+    const key = `${group}|${method}|${Math.floor(status / 100)}xx`;
+    requests.set(key, (requests.get(key) ?? 0) + 1);
+    let s = latency.get(group);
+    if (!s) latency.set(group, (s = { count: 0, sumMs: 0, buckets: BUCKETS_MS.map(() => 0) }));
+    s.count++;
+    s.sumMs += ms;
+    for (let i = 0; i < BUCKETS_MS.length; i++) if (ms <= BUCKETS_MS[i]!) s.buckets[i]!++;
+  }
+
+  function render(extra: { name: string; help: string; type: "gauge" | "counter"; value: number }[] = []): string {
+    const out: string[] = [];
+    out.push("# HELP mapstead_http_requests_total HTTP requests by route group, method and status class.");
+    out.push("# TYPE mapstead_http_requests_total counter");
+    for (const [key, n] of [...requests].sort()) {
+      const [group, method, status] = key.split("|");
+      out.push(`mapstead_http_requests_total{group="${group}",method="${method}",status="${status}"} ${n}`);
+    }
+    out.push("# HELP mapstead_http_request_duration_seconds Time to produce a response, by route group.");
+    out.push("# TYPE mapstead_http_request_duration_seconds histogram");
+    for (const [group, s] of [...latency].sort()) {
+      BUCKETS_MS.forEach((b, i) => out.push(`mapstead_http_request_duration_seconds_bucket{group="${group}",le="${b / 1000}"} ${s.buckets[i]}`));
+      out.push(`mapstead_http_request_duration_seconds_bucket{group="${group}",le="+Inf"} ${s.count}`);
+      out.push(`mapstead_http_request_duration_seconds_sum{group="${group}"} ${(s.sumMs / 1000).toFixed(6)}`);
+      out.push(`mapstead_http_request_duration_seconds_count{group="${group}"} ${s.count}`);
+    }
+    for (const e of extra) {
+      out.push(`# HELP ${e.name} ${e.help}`, `# TYPE ${e.name} ${e.type}`, `${e.name} ${e.value}`);
+    }
+    return out.join("\n") + "\n";
+  }
+
+  return { observe, render };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;

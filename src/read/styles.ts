@@ -1,0 +1,62 @@
+// Published style JSON and its sprite as (parsed request, viewer) -> ReadAnswer: the resolved document
+// comes from the styles service's cache (by owner, style and version, forgotten on style changes);
+// private styles answer `private` and, to viewers who may not read them, the same 404 as missing ones.
+import type { AuthService, Viewer } from "../domain/accounts/auth";
+import { isSpriteFile } from "../domain/sprites/store";
+import { styleNotFound, type ResolvedStyle } from "../domain/styles/service";
+import { NotFound } from "../errors";
+import { IMMUTABLE, STABLE, type ReadAnswer } from "./answer";
+import { ifNoneMatchHits } from "./etag";
+import type { SpriteFiles } from "./sprite-files";
+
+/** GET /styles/v1/{owner}/{style}[@{version}] */
+export interface StyleRequest {
+  owner: string;
+  /** "slug" or "slug@version" */
+  style: string;
+}
+
+/** GET /styles/v1/{owner}/{style}[@{version}]/{file} */
+export interface SpriteRequest extends StyleRequest {
+  /** sprite.json, sprite.png, sprite@2x.json or sprite@2x.png */
+  file: string;
+}
+
+interface StyleSource {
+  resolvePublic(owner: string, param: string): ResolvedStyle | null;
+}
+
+/**
+ * Anonymous requests (no key, no cookie) never touch the auth service, which keeps the hot path of
+ * public styles short; an invalid key sees no private style (the same 404 as a missing one).
+ */
+export function styleViewer(auth: AuthService, request: Request): Viewer | null {
+  return request.headers.has("x-api-key") || request.headers.has("cookie") ? auth.viewerFromRequest(request) : null;
+}
+
+const mayRead = (resolved: ResolvedStyle | null, viewer: Viewer | null): resolved is ResolvedStyle =>
+  !!resolved && (resolved.visibility === "public" || !!viewer?.privateOrgIds.has(resolved.orgId));
+
+const cacheControlOf = (resolved: ResolvedStyle) => (resolved.visibility === "private" ? "private" : resolved.stable ? STABLE : IMMUTABLE);
+
+export function createStyleReads(styles: StyleSource, spriteFiles: SpriteFiles) {
+  return {
+    style(params: StyleRequest, request: Request, viewer: Viewer | null): ReadAnswer {
+      const resolved = styles.resolvePublic(params.owner, params.style);
+      if (!mayRead(resolved, viewer)) throw styleNotFound();
+      const headers = { "content-type": "application/json; charset=utf-8", "cache-control": cacheControlOf(resolved), etag: resolved.etag };
+      if (ifNoneMatchHits(request, resolved.etag)) return { status: 304, headers, body: null };
+      return { status: 200, headers, body: resolved.body };
+    },
+
+    sprite(params: SpriteRequest, request: Request, viewer: Viewer | null): ReadAnswer {
+      if (!isSpriteFile(params.file)) throw styleNotFound();
+      const resolved = styles.resolvePublic(params.owner, params.style);
+      if (!mayRead(resolved, viewer)) throw styleNotFound();
+      if (!resolved.spritePath) throw new NotFound("This style version has no sprite", "STYLE_NOT_FOUND");
+      return spriteFiles.answer(request, resolved.spritePath, params.file, cacheControlOf(resolved));
+    },
+  };
+}
+
+export type StyleReads = ReturnType<typeof createStyleReads>;

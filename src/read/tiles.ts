@@ -1,0 +1,178 @@
+// The tile serving side: an in-memory catalog from owner/tileset@version to an open TileSource and its
+// TileJSON, filled on first use and dropped when the change bus says the tileset changed (publish,
+// delete, edit; here or in another process such as the CLI). A tile request costs the tile read and
+// nothing else.
+import { join } from "node:path";
+import type { AppContext } from "../context";
+import { openMbtiles } from "../tiles/mbtiles";
+import { openPmtiles } from "../tiles/pmtiles";
+import type { TileFacts, TileSource } from "../tiles/source";
+import type { ChangeBus } from "../domain/changes/bus";
+
+export interface Served {
+  tilesetId: number;
+  orgId: number;
+  owner: string;
+  slug: string;
+  version: number;
+  private: boolean;
+  source: TileSource;
+  facts: TileFacts;
+  /** URL extension of this archive's tiles */
+  ext: string;
+  tilejson: string;
+  tilejsonEtag: string;
+}
+
+interface StableRow {
+  org_id: number;
+  visibility: string;
+  published_version: number | null;
+}
+
+interface VersionRow {
+  id: number;
+  org_id: number;
+  name: string;
+  description: string;
+  attribution: string;
+  visibility: string;
+  state: string;
+  archive_format: string | null;
+  archive_path: string | null;
+  metadata: string | null;
+}
+
+const EXT = { pbf: "mvt", png: "png", jpg: "jpg", webp: "webp" } as const;
+const MAX_NEGATIVE = 10_000;
+
+export const strongEtag = (s: string) => `"${Bun.hash(s).toString(36)}"`;
+
+export function createTileCatalog(ctx: AppContext, changes: ChangeBus) {
+  const versionRow = ctx.sqlite.query<VersionRow, [string, string, number]>(
+    `SELECT t.id, t.org_id, t.name, t.description, t.attribution, t.visibility, v.state, v.archive_format, v.archive_path, v.metadata
+     FROM tilesets t JOIN orgs o ON o.id = t.org_id JOIN tileset_versions v ON v.tileset_id = t.id AND v.version = ?3
+     WHERE o.slug = ?1 AND t.slug = ?2`,
+  );
+  const stableRow = ctx.sqlite.query<StableRow, [string, string]>(
+    "SELECT t.org_id, t.visibility, t.published_version FROM tilesets t JOIN orgs o ON o.id = t.org_id WHERE o.slug = ?1 AND t.slug = ?2",
+  );
+
+  /** "owner/slug@version" -> the served archive, null (nothing servable) or the pending open */
+  const versions = new Map<string, Served | null | Promise<Served | null>>();
+  /** "owner/slug" -> the published version, or null */
+  const stable = new Map<string, StableRow | null>();
+  let negatives = 0;
+
+  /** Closes a dropped archive a little later, so requests already reading from it finish. */
+  function retire(source: TileSource, now = false) {
+    if (now) return source.close();
+    setTimeout(() => source.close(), 5000).unref?.();
+  }
+
+  function drop(prefix: string | null, now = false) {
+    for (const [key, value] of versions) {
+      if (prefix !== null && !key.startsWith(prefix)) continue;
+      versions.delete(key);
+      if (value && !(value instanceof Promise)) retire(value.source, now);
+      else if (value instanceof Promise) void value.then((v) => v && retire(v.source, now), () => {});
+    }
+    if (prefix === null) {
+      stable.clear();
+      negatives = 0;
+    } else stable.delete(prefix.slice(0, -1));
+  }
+
+  // Every tileset change, from this process or (through the bus's watcher) another one.
+  const unsubscribe = changes.on((change) => {
+    if (change.kind === "tileset") drop(`${change.owner}/${change.slug}@`);
+  });
+
+  async function open(owner: string, slug: string, version: number): Promise<Served | null> {
+    const row = versionRow.get(owner, slug, version);
+    if (!row || row.state !== "ready" || !row.archive_path || !row.metadata) return null;
+    const facts = JSON.parse(row.metadata) as TileFacts;
+    const path = join(ctx.config.dataDir, row.archive_path);
+    const source = row.archive_format === "pmtiles" ? await openPmtiles(path, facts) : openMbtiles(path, facts);
+    const ext = EXT[facts.format];
+    const base = `${ctx.config.publicUrl}/tiles/v1/${owner}/${slug}@${version}`;
+    const tilejson: Record<string, unknown> = {
+      tilejson: "3.0.0",
+      name: row.name,
+      version: `${version}.0.0`,
+      scheme: "xyz",
+      tiles: [`${base}/{z}/{x}/{y}.${ext}`],
+      minzoom: facts.minzoom,
+      maxzoom: facts.maxzoom,
+      bounds: facts.bounds,
+      center: facts.center,
+      format: facts.format,
+    };
+    if (row.description || facts.description) tilejson.description = row.description || facts.description;
+    if (row.attribution || facts.attribution) tilejson.attribution = row.attribution || facts.attribution;
+    if (facts.format === "pbf") tilejson.vector_layers = facts.vector_layers;
+    // Raster-DEM tilesets: what a style's `raster-dem` source needs to decode the heights (MapLibre takes
+    // `encoding` and `tileSize` from the TileJSON when the style does not set them).
+    if (facts.encoding) tilejson.encoding = facts.encoding;
+    if (facts.tile_size) tilejson.tileSize = facts.tile_size;
+    const body = JSON.stringify(tilejson);
+    return {
+      tilesetId: row.id,
+      orgId: row.org_id,
+      owner,
+      slug,
+      version,
+      private: row.visibility === "private",
+      source,
+      facts,
+      ext,
+      tilejson: body,
+      tilejsonEtag: strongEtag(body),
+    };
+  }
+
+  return {
+    /** The servable archive of one version (ready), or null. Sync when cached. */
+    version(owner: string, slug: string, version: number): Served | null | Promise<Served | null> {
+      const key = `${owner}/${slug}@${version}`;
+      const hit = versions.get(key);
+      if (hit !== undefined) return hit;
+      if (negatives > MAX_NEGATIVE) drop(null);
+      const pending = open(owner, slug, version).then(
+        (served) => {
+          if (versions.get(key) === pending) {
+            versions.set(key, served);
+            if (!served) negatives++;
+          } else if (served) retire(served.source); // invalidated while opening; this request may still read it
+          return served;
+        },
+        (err) => {
+          if (versions.get(key) === pending) versions.delete(key);
+          throw err;
+        },
+      );
+      versions.set(key, pending);
+      return pending;
+    },
+
+    /** The published version of owner/slug (with visibility and org), or null. */
+    stable(owner: string, slug: string): StableRow | null {
+      const key = `${owner}/${slug}`;
+      let hit = stable.get(key);
+      if (hit === undefined) {
+        if (negatives > MAX_NEGATIVE) drop(null);
+        hit = stableRow.get(owner, slug) ?? null;
+        if (!hit || hit.published_version === null) negatives++;
+        stable.set(key, hit);
+      }
+      return hit;
+    },
+
+    close() {
+      unsubscribe();
+      drop(null, true);
+    },
+  };
+}
+
+export type TileCatalog = ReturnType<typeof createTileCatalog>;

@@ -1,0 +1,194 @@
+// Console sessions, first-run setup and user accounts:
+//   POST/GET/DELETE /api/v1/session, POST /api/v1/setup, GET /setup, GET/POST /api/v1/users (admins).
+import { Elysia, t } from "elysia";
+import type { Services } from "../../services";
+import { Forbidden, TooManyRequests, Unauthorized } from "../../errors";
+import type { AuthPlugin } from "../../http/auth";
+import { clientIp } from "../../http/client-ip";
+import { requestFacts } from "../../http/request-context";
+import { setupPage } from "../../web/setup-page";
+import { createLoginBackoff } from "../../domain/accounts/throttle";
+import { readCookie, SESSION_COOKIE, type Caller, type SessionCaller } from "../../domain/accounts/auth";
+import { completeSetup, hasAdmin } from "../../domain/accounts/setup-token";
+import { removeSetupTokenFile } from "../../domain/accounts/setup-token-file";
+import { createSession, createUser, endSession, listUsers, SESSION_IDLE_MS, verifyLogin } from "../../domain/accounts/users";
+import { rejectUnknownFields } from "../../http/strict-body";
+import { CreateUserBody, LoginBody, SessionInfo, SetupBody, UserListItem, UserOut } from "./auth.model";
+import { listOrgs } from "../../domain/orgs/service";
+import { ErrorEnvelope } from "./orgs.model";
+
+export function authModule(services: Services, authPlugin: AuthPlugin) {
+  const { ctx, auth } = services;
+  const backoff = createLoginBackoff();
+  const secure = ctx.config.publicUrl.startsWith("https:");
+  const orgRows = ctx.sqlite.query<{ id: number; slug: string; name: string; role: "owner" | "admin" | "member" }, [number]>(
+    "SELECT o.id, o.slug, o.name, m.role FROM memberships m JOIN orgs o ON o.id = m.org_id WHERE m.user_id = ? ORDER BY o.slug",
+  );
+  const sessionRow = ctx.sqlite.query<{ expires_at: number }, [number]>("SELECT expires_at FROM sessions WHERE id = ?");
+
+  const cookie = (token: string, maxAgeS: number) =>
+    `${SESSION_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAgeS}${secure ? "; Secure" : ""}`;
+
+  function info(user: { id: number; email: string; isAdmin: boolean }, csrfToken: string, expiresAt: number) {
+    const orgs = user.isAdmin
+      ? (() => {
+          const mine = new Map(orgRows.all(user.id).map((o) => [o.id, o.role]));
+          return listOrgs(ctx.db).map((o) => ({ slug: o.slug, name: o.name, role: mine.get(o.id) ?? ("owner" as const) }));
+        })()
+      : orgRows.all(user.id).map((o) => ({ slug: o.slug, name: o.name, role: o.role }));
+    return {
+      user: { id: user.id, email: user.email, is_admin: user.isAdmin },
+      csrf_token: csrfToken,
+      expires_at: new Date(expiresAt).toISOString(),
+      idle_timeout_s: SESSION_IDLE_MS / 1000,
+      orgs,
+    };
+  }
+
+  /** Refuses a cross-site login form post (login CSRF): a browser's Origin must be ours. */
+  function sameOriginOrNone(request: Request) {
+    const origin = request.headers.get("origin");
+    if (origin !== null && origin !== auth.publicOrigin) throw new Forbidden(`Cross-site request refused: Origin ${origin.slice(0, 200)} is not ${auth.publicOrigin}`);
+  }
+
+  const admin = (caller: Caller): SessionCaller => {
+    if (caller.kind !== "session" || !caller.isAdmin) throw new Forbidden("Only instance admins can manage user accounts");
+    return caller;
+  };
+
+  return new Elysia({ name: "auth-routes" })
+    .use(authPlugin)
+    .post(
+      "/api/v1/session",
+      async ({ body, request, server, set }) => {
+        sameOriginOrNone(request);
+        const ip = clientIp(request, server, ctx.config);
+        const account = body.email.trim().toLowerCase();
+        const requestId = requestFacts(request)?.id;
+        const wait = backoff.retryAfterS(ip, account);
+        if (wait > 0) {
+          ctx.log.warn("login throttled", { email: account.slice(0, 320), ip, retry_after_s: wait, request_id: requestId });
+          throw new TooManyRequests("TOO_MANY_ATTEMPTS", `Too many failed logins from this client; try again in ${wait} s`, wait);
+        }
+        const attempt = backoff.attempt(ip, account);
+        const user = await verifyLogin(ctx.db, account, body.password);
+        if (!user) {
+          ctx.log.warn("login failed", { email: account.slice(0, 320), ip, request_id: requestId });
+          throw new Unauthorized("Wrong email or password");
+        }
+        attempt.succeeded();
+        const session = createSession(ctx.db, user.id);
+        ctx.log.info("login", { user_id: user.id, ip, request_id: requestId });
+        set.headers["set-cookie"] = cookie(session.token, Math.floor((session.expiresAt - Date.now()) / 1000));
+        set.headers["cache-control"] = "no-store";
+        return info(user, session.csrfToken, session.expiresAt);
+      },
+      {
+        body: LoginBody,
+        transform: rejectUnknownFields(LoginBody),
+        response: { 200: SessionInfo, 401: ErrorEnvelope, 403: ErrorEnvelope, 429: ErrorEnvelope },
+        detail: {
+          tags: ["Accounts"],
+          summary: "Log in to the console",
+          description:
+            "Sets an HttpOnly, SameSite=Lax session cookie (Secure when PUBLIC_URL is https) and returns the CSRF token for later unsafe requests. Repeated failures slow down the client making them (429 TOO_MANY_ATTEMPTS with Retry-After, doubling per further failure); a client with no failures of its own is never refused, so an attacked account stays open to its owner.",
+        },
+      },
+    )
+    .get(
+      "/api/v1/session",
+      ({ caller, set }) => {
+        const s = caller as SessionCaller;
+        set.headers["cache-control"] = "no-store";
+        return info({ id: s.userId, email: s.email, isAdmin: s.isAdmin }, s.csrfToken, sessionRow.get(s.sessionId)?.expires_at ?? Date.now());
+      },
+      { session: true, response: { 200: SessionInfo, 401: ErrorEnvelope }, detail: { tags: ["Accounts"], summary: "Who am I: the session's user, organizations and CSRF token" } },
+    )
+    .delete(
+      "/api/v1/session",
+      ({ request, set }) => {
+        const caller = auth.sessionFromRequest(request);
+        if (caller) {
+          endSession(ctx.db, (caller as SessionCaller).sessionId);
+          auth.invalidateUser((caller as SessionCaller).userId);
+          ctx.log.info("logout", { user_id: (caller as SessionCaller).userId, request_id: requestFacts(request)?.id });
+        }
+        if (caller || readCookie(request, SESSION_COOKIE)) set.headers["set-cookie"] = cookie("", 0);
+        set.status = 204;
+      },
+      {
+        response: { 204: t.Void(), 403: ErrorEnvelope },
+        detail: { tags: ["Accounts"], summary: "Log out (ends the session and clears the cookie; 204 even without a session)" },
+      },
+    )
+    .post(
+      "/api/v1/setup",
+      async ({ body, request, server, set }) => {
+        sameOriginOrNone(request);
+        const ip = clientIp(request, server, ctx.config);
+        const wait = backoff.retryAfterS(ip, null);
+        if (wait > 0) throw new TooManyRequests("TOO_MANY_ATTEMPTS", `Too many wrong setup tokens; try again in ${wait} s`, wait);
+        const user = await completeSetup(ctx.db, ctx.sqlite, body);
+        if (!user) {
+          backoff.attempt(ip, null);
+          ctx.log.warn("setup token refused", { ip, request_id: requestFacts(request)?.id });
+          throw new Unauthorized(
+            "The setup token is wrong: use the one in DATA_DIR/setup-token (each start writes a new one), or run `mapstead admin create`",
+          );
+        }
+        removeSetupTokenFile(ctx.config.dataDir);
+        auth.invalidateUser();
+        ctx.log.info("first admin created", { user_id: user.id, via: "web setup" });
+        const session = createSession(ctx.db, user.id);
+        set.headers["set-cookie"] = cookie(session.token, Math.floor((session.expiresAt - Date.now()) / 1000));
+        set.headers["cache-control"] = "no-store";
+        set.status = 201;
+        return info(user, session.csrfToken, session.expiresAt);
+      },
+      {
+        body: SetupBody,
+        transform: rejectUnknownFields(SetupBody),
+        response: { 201: SessionInfo, 400: ErrorEnvelope, 401: ErrorEnvelope, 409: ErrorEnvelope, 429: ErrorEnvelope },
+        detail: {
+          tags: ["Accounts"],
+          summary: "First-run setup: create the first admin with the one-time setup token",
+          description: "Works once: afterwards 409 CONFLICT. Logs the new admin in (same answer as POST /api/v1/session).",
+        },
+      },
+    )
+    .get(
+      "/setup",
+      ({ set }) => {
+        set.headers["content-type"] = "text/html; charset=utf-8";
+        set.headers["cache-control"] = "no-store";
+        set.headers["content-security-policy"] = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'";
+        return setupPage({ version: ctx.version, complete: hasAdmin(ctx.sqlite) });
+      },
+      { detail: { tags: ["Accounts"], summary: "First-run setup page (self-contained HTML)" } },
+    )
+    .get(
+      "/api/v1/users",
+      ({ caller }) => {
+        admin(caller);
+        return { users: listUsers(ctx.db).map((u) => ({ id: u.id, email: u.email, is_admin: u.isAdmin, created_at: new Date(u.createdAt).toISOString() })) };
+      },
+      { session: true, response: { 200: t.Object({ users: t.Array(UserListItem) }), 401: ErrorEnvelope, 403: ErrorEnvelope }, detail: { tags: ["Accounts"], summary: "List user accounts (instance admins)" } },
+    )
+    .post(
+      "/api/v1/users",
+      async ({ caller, body, set }) => {
+        const by = admin(caller);
+        const user = await createUser(ctx.db, { email: body.email, password: body.password, isAdmin: body.is_admin ?? false });
+        ctx.log.info("user created", { user_id: user.id, by_user_id: by.userId, admin: user.isAdmin });
+        set.status = 201;
+        return { id: user.id, email: user.email, is_admin: user.isAdmin };
+      },
+      {
+        session: true,
+        body: CreateUserBody,
+        transform: rejectUnknownFields(CreateUserBody),
+        response: { 201: UserOut, 400: ErrorEnvelope, 401: ErrorEnvelope, 403: ErrorEnvelope, 409: ErrorEnvelope },
+        detail: { tags: ["Accounts"], summary: "Create a user account (instance admins); add it to organizations with POST /api/v1/orgs/{org}/members" },
+      },
+    );
+}

@@ -1,0 +1,24 @@
+import { t } from "elysia";
+
+export const ErrorEnvelope = t.Object({
+  error: t.Object({ code: t.String(), message: t.String(), details: t.Optional(t.Unknown()) }),
+});
+
+export const FontInfo = t.Object({
+  name: t.String(),
+  builtin: t.Boolean({ description: "embedded in the binary" }),
+  created_at: t.String({ format: "date-time" }),
+});
+
+export const FontList = t.Object({ fonts: t.Array(FontInfo) });
+
+export const InstalledFont = t.Object({
+  name: t.String(),
+  builtin: t.Boolean(),
+  created_at: t.String({ format: "date-time" }),
+  codepoints: t.Integer({ description: "Unicode codepoints the font has glyphs for" }),
+});
+
+export const UploadQuery = t.Object({
+  name: t.Optional(t.String({ maxLength: 512, description: 'Font name; defaults to the font\'s "Family Subfamily"' })),
+});

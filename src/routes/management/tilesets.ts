@@ -1,0 +1,218 @@
+// Tileset management API (CONTRACT.md "Management API"): a member session of the organization, or an
+// API key of that organization with the tilesets:write scope. Unknown org 404; a session user who is
+// not a member, or a key of another org, 403 FORBIDDEN. Uploads stream to disk (see upload.ts).
+import { Elysia, t } from "elysia";
+import type { Services } from "../../services";
+import { BadRequest } from "../../errors";
+import type { AuthPlugin } from "../../http/auth";
+import { requireOrgAccess, type Caller } from "../../http/auth";
+import type { Recipe } from "../../tiles/recipe";
+import { rejectUnknownFields } from "../../http/strict-body";
+import { CreateTilesetBody, ErrorEnvelope, OrgParams, PublishBody, RecipeQuery, Tileset, TilesetParams, UpdateTilesetBody, Version, VersionParams } from "./tilesets.model";
+import { receiveUpload } from "../../domain/tilesets/upload";
+
+const TAGS = ["Tilesets"];
+
+const list = (s: string | undefined) =>
+  s
+    ?.split(",")
+    .map((x) => x.trim())
+    .filter(Boolean);
+
+/** Recipe from query parameters, overridden by multipart fields (either named fields or one JSON `recipe`). */
+export function recipeFrom(query: Record<string, unknown>, fields: Record<string, string>): Recipe {
+  const r: Recipe = {};
+  const q = { ...query } as Record<string, unknown>;
+  if (fields.recipe !== undefined) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(fields.recipe);
+    } catch {
+      throw new BadRequest("Multipart field 'recipe' is not valid JSON");
+    }
+    if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new BadRequest("Multipart field 'recipe' must be a JSON object");
+    Object.assign(q, parsed);
+  }
+  for (const k of ["layer", "minzoom", "maxzoom", "simplification", "include", "exclude", "encoding"]) if (fields[k] !== undefined) q[k] = fields[k];
+  const num = (k: string) => {
+    const v = q[k];
+    if (v === undefined || v === "") return undefined;
+    const n = typeof v === "number" ? v : Number(v);
+    if (!Number.isFinite(n)) throw new BadRequest(`Recipe '${k}' must be a number`);
+    return n;
+  };
+  if (q.layer !== undefined) r.layer = String(q.layer);
+  const minzoom = num("minzoom");
+  const maxzoom = num("maxzoom");
+  const simplification = num("simplification");
+  if (minzoom !== undefined) r.minzoom = minzoom;
+  if (maxzoom !== undefined) r.maxzoom = maxzoom;
+  if (simplification !== undefined) r.simplification = simplification;
+  const inc = Array.isArray(q.include) ? q.include.map(String) : list(q.include as string | undefined);
+  const exc = Array.isArray(q.exclude) ? q.exclude.map(String) : list(q.exclude as string | undefined);
+  if (inc?.length) r.include = inc;
+  if (exc?.length) r.exclude = exc;
+  if (q.encoding !== undefined && q.encoding !== "") r.encoding = String(q.encoding) as Recipe["encoding"];
+  return r;
+}
+
+export function tilesetsModule(services: Services, authPlugin: AuthPlugin) {
+  const { ctx, tilesets: service } = services;
+  services.startJobs();
+  const errors = { 400: ErrorEnvelope, 401: ErrorEnvelope, 403: ErrorEnvelope, 404: ErrorEnvelope };
+  const access = (caller: Caller, org: string) => requireOrgAccess(ctx.db, org, caller, { keyScope: "tilesets:write" });
+  const auth = { scope: "tilesets:write" as const };
+
+  return new Elysia({ name: "tilesets", prefix: "/api/v1/orgs" })
+    .use(authPlugin)
+    .get("/:org/tilesets", ({ caller, params }) => ({ tilesets: service.list(access(caller, params.org)) }), {
+      ...auth,
+      params: OrgParams,
+      response: { 200: t.Object({ tilesets: t.Array(Tileset) }), ...errors },
+      detail: { tags: TAGS, summary: "Tilesets of an organization" },
+    })
+    .post(
+      "/:org/tilesets",
+      ({ caller, params, body, set }) => {
+        const record = service.create(access(caller, params.org), body);
+        set.status = 201;
+        return record;
+      },
+      {
+        ...auth,
+        params: OrgParams,
+        body: CreateTilesetBody,
+        transform: rejectUnknownFields(CreateTilesetBody),
+        response: { 201: Tileset, 409: ErrorEnvelope, ...errors },
+        detail: { tags: TAGS, summary: "Create a tileset (409 CONFLICT when the slug is taken)" },
+      },
+    )
+    .get("/:org/tilesets/:ts", ({ caller, params }) => service.get(access(caller, params.org), params.ts), {
+      ...auth,
+      params: TilesetParams,
+      response: { 200: Tileset, ...errors },
+      detail: { tags: TAGS, summary: "One tileset" },
+    })
+    .patch("/:org/tilesets/:ts", ({ caller, params, body }) => service.update(access(caller, params.org), params.ts, body), {
+      ...auth,
+      params: TilesetParams,
+      body: UpdateTilesetBody,
+      transform: rejectUnknownFields(UpdateTilesetBody),
+      response: { 200: Tileset, ...errors },
+      detail: { tags: TAGS, summary: "Edit name, description, attribution or visibility" },
+    })
+    .delete(
+      "/:org/tilesets/:ts",
+      ({ caller, params, set }) => {
+        service.remove(access(caller, params.org), params.ts);
+        set.status = 204;
+      },
+      {
+        ...auth,
+        params: TilesetParams,
+        response: { 204: t.Void(), 409: ErrorEnvelope, ...errors },
+        detail: { tags: TAGS, summary: "Delete a tileset with every version and file; its tile URLs answer 404 at once (409 while a published style uses it)" },
+      },
+    )
+    .post(
+      "/:org/tilesets/:ts/versions",
+      async ({ caller, params, query, request, set }) => {
+        const org = access(caller, params.org);
+        service.get(org, params.ts); // 404 before reading a large body
+        const upload = await receiveUpload(request, ctx.config.dataDir, ctx.config.maxUploadMb);
+        if (!upload.filename && query.filename) upload.filename = query.filename;
+        let recipe: Recipe;
+        try {
+          recipe = recipeFrom(query, upload.fields);
+        } catch (err) {
+          await Bun.file(upload.path).delete().catch(() => {});
+          throw err;
+        }
+        const { record } = await service.createVersion(org, params.ts, upload, recipe);
+        set.status = 202;
+        return record;
+      },
+      {
+        ...auth,
+        parse: "none",
+        params: TilesetParams,
+        query: RecipeQuery,
+        response: { 202: Version, 409: ErrorEnvelope, 413: ErrorEnvelope, 415: ErrorEnvelope, 422: ErrorEnvelope, ...errors },
+        detail: {
+          tags: TAGS,
+          summary: "Upload data into a new version (202; poll the version until ready or failed)",
+          requestBody: {
+            required: true,
+            content: {
+              "application/octet-stream": { schema: { type: "string", format: "binary", description: "the file itself, any Content-Type" } },
+              "multipart/form-data": {
+                schema: {
+                  type: "object",
+                  required: ["file"],
+                  properties: {
+                    file: { type: "string", format: "binary" },
+                    recipe: { type: "string", description: 'JSON object, e.g. {"layer":"roads","maxzoom":12}' },
+                    layer: { type: "string" },
+                    minzoom: { type: "integer" },
+                    maxzoom: { type: "integer" },
+                    simplification: { type: "number" },
+                    include: { type: "string" },
+                    exclude: { type: "string" },
+                    encoding: { type: "string", enum: ["terrarium", "mapbox"], description: "raster DEM: RGB encoding of imported elevation tiles, or the one to build" },
+                  },
+                },
+              },
+            },
+          },
+          description:
+            "Body: the file itself (curl --data-binary @file) or multipart/form-data with one file part plus optional recipe fields " +
+            "(layer, minzoom, maxzoom, simplification, include, exclude, encoding, or a JSON `recipe` field). The format is detected from the content: " +
+            "GeoJSON, newline-delimited GeoJSON, CSV with lon/lat columns, zipped Shapefile (WGS84 or Web Mercator), FlatGeobuf, MBTiles, PMTiles. " +
+            "Raster DEM (elevation): a GeoTIFF in lon/lat or SRTM .hgt files (one named like N46E007.hgt via ?filename=, or a zip of them) are built into a " +
+            "Terrarium (default) or Terrain-RGB (`encoding=mapbox`) MBTiles from zoom 0 (or minzoom) to maxzoom (default: the data's resolution); " +
+            "an MBTiles/PMTiles of PNG elevation tiles becomes a DEM with `encoding=terrarium|mapbox` or when its metadata declares `encoding`. " +
+            "413 over MAX_UPLOAD_MB, 415 for other types, 422 INVALID_SOURCE_DATA when the data is invalid at a glance (e.g. `encoding` on vector data, WebP DEM tiles, " +
+            "an .hgt without its corner in the name); later problems end the version `failed` with a message.",
+        },
+      },
+    )
+    .get("/:org/tilesets/:ts/versions", ({ caller, params }) => ({ versions: service.listVersions(access(caller, params.org), params.ts) }), {
+      ...auth,
+      params: TilesetParams,
+      response: { 200: t.Object({ versions: t.Array(Version) }), ...errors },
+      detail: { tags: TAGS, summary: "Versions, newest first" },
+    })
+    .get("/:org/tilesets/:ts/versions/:n", ({ caller, params }) => service.getVersion(access(caller, params.org), params.ts, params.n), {
+      ...auth,
+      params: VersionParams,
+      response: { 200: Version, ...errors },
+      detail: { tags: TAGS, summary: "One version: state, progress, error, warnings, layers, bounds, zooms, stats" },
+    })
+    .delete(
+      "/:org/tilesets/:ts/versions/:n",
+      ({ caller, params, set }) => {
+        service.deleteVersion(access(caller, params.org), params.ts, params.n);
+        set.status = 204;
+      },
+      {
+        ...auth,
+        params: VersionParams,
+        response: { 204: t.Void(), 409: ErrorEnvelope, ...errors },
+        detail: { tags: TAGS, summary: "Delete a version and its files (409 for the published one, or one the current version of a published style pins); processing stops" },
+      },
+    )
+    .post("/:org/tilesets/:ts/publish", ({ caller, params, body }) => service.publish(access(caller, params.org), params.ts, body.version), {
+      ...auth,
+      params: TilesetParams,
+      body: PublishBody,
+      transform: rejectUnknownFields(PublishBody),
+      response: { 200: Tileset, 409: ErrorEnvelope, ...errors },
+      detail: { tags: TAGS, summary: "Point the stable TileJSON at a ready version (409 CONFLICT when it is not ready)" },
+    })
+    .post("/:org/tilesets/:ts/unpublish", ({ caller, params }) => service.unpublish(access(caller, params.org), params.ts), {
+      ...auth,
+      params: TilesetParams,
+      response: { 200: Tileset, ...errors },
+      detail: { tags: TAGS, summary: "Remove the stable TileJSON URL (404 afterwards); versioned URLs keep working" },
+    });
+}

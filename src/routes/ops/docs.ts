@@ -1,0 +1,66 @@
+// GET /openapi.json and GET /docs. The reference UI's script is embedded in the binary and served from
+// here, so the docs work on an air-gapped machine (a CDN link would leave a blank page there).
+import { Elysia } from "elysia";
+import { swagger } from "@elysiajs/swagger";
+// The package does not export its browser bundle, so it is imported by path to embed it.
+import scalarScript from "../../../node_modules/@scalar/api-reference/dist/browser/standalone.js" with { type: "file" };
+import type { Services } from "../../services";
+
+const ASSET_PATH = "/docs/assets/api-reference.js";
+
+export function docsModule({ ctx }: Services) {
+  const script = Bun.file(scalarScript);
+  return new Elysia({ name: "docs" })
+    .get(ASSET_PATH, () => new Response(script, { headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=86400" } }), {
+      detail: { hide: true },
+    })
+    .use(
+      swagger({
+        path: "/docs",
+        specPath: "/openapi.json",
+        provider: "scalar",
+        scalarCDN: ASSET_PATH,
+        // Nothing that phones home: no telemetry, no hosted AI agent or MCP generator, no cloud toolbar.
+        scalarConfig: {
+          withDefaultFonts: false,
+          hideClientButton: true,
+          telemetry: false,
+          showToolbar: "never",
+          showDeveloperTools: "never",
+          agent: { disabled: true },
+          mcp: { disabled: true },
+        } as Record<string, unknown>,
+        exclude: [ASSET_PATH],
+        documentation: {
+          info: {
+            title: "Mapstead API",
+            version: ctx.version,
+            description:
+              "Self-hosted map publishing: styles, TileJSON, tiles, glyphs and sprites for MapLibre/Mapbox GL clients, key-protected geocoding, elevation and routing, and the management API. Errors use one JSON envelope (error.code, error.message, optional error.details); every response carries X-Request-Id.",
+          },
+          servers: [{ url: ctx.config.publicUrl }],
+          tags: [
+            { name: "Health", description: "Reachability, component health and setup checks" },
+            { name: "Styles", description: "Published style JSON and sprites" },
+            { name: "Tiles", description: "TileJSON and vector or raster tiles" },
+            { name: "Fonts", description: "Glyph ranges for map labels" },
+            { name: "Geocoding", description: "Forward, reverse, autocomplete and batch geocoding (API key with the geocoding scope)" },
+            { name: "Elevation", description: "Point and along-route elevation (API key with the elevation scope)" },
+            { name: "Routing", description: "Routes and travel-time matrices over OSRM or Valhalla (API key with the routing scope)" },
+            { name: "Session", description: "Console login and logout" },
+            { name: "Organizations", description: "Organizations and their members" },
+            { name: "Keys", description: "API keys of an organization" },
+            { name: "Tilesets", description: "Tileset management: uploads, versions, publishing" },
+            { name: "Styles management", description: "Style drafts, sprites and publishing" },
+            { name: "Fonts management", description: "Installed fonts" },
+          ],
+          components: {
+            securitySchemes: {
+              apiKey: { type: "apiKey", in: "header", name: "X-API-Key" },
+              session: { type: "apiKey", in: "cookie", name: "mapstead_session" },
+            },
+          },
+        },
+      }),
+    );
+}

@@ -1,0 +1,48 @@
+// GET /setup/preflight: the shared setup checks as JSON, or as a page for browsers. Before the first
+// admin exists anyone may look; afterwards only an admin session or a loopback caller.
+import { Elysia, t } from "elysia";
+import type { Services } from "../../services";
+import { NotFound } from "../../errors";
+import { clientIp, isLoopbackIp } from "../../http/client-ip";
+import { runPreflight } from "../../domain/preflight/checks";
+import { cachedProbe } from "../../backends/probe";
+import { probeGeocoder } from "../../backends/geocoder/probe";
+import { probeElevationBackend } from "../../backends/elevation/embedded-probe";
+import { probeElevation } from "../../backends/elevation/probe";
+import { probeRouter } from "../../backends/routing/probe";
+import { preflightPage } from "../../web/preflight-page";
+import { PreflightReport } from "./preflight.model";
+import { ErrorEnvelope } from "../../http/error-response";
+
+export function preflightModule(services: Services) {
+  const { ctx, auth } = services;
+  // Cached like /health/detailed's, so the page cannot be used to hammer the backends.
+  const geocoder = cachedProbe(() => probeGeocoder(ctx.config));
+  const openTopoData = cachedProbe(() => probeElevation(ctx.config));
+  const elevation = () => probeElevationBackend(ctx.config, ctx.sqlite, openTopoData);
+  const router = cachedProbe(() => probeRouter(ctx.config));
+  const adminCount = ctx.sqlite.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM users WHERE is_admin = 1");
+  return new Elysia({ name: "preflight" }).get(
+    "/setup/preflight",
+    async ({ request, server, set }) => {
+      const hasAdmin = adminCount.get()!.n > 0;
+      if (hasAdmin && !isLoopbackIp(clientIp(request, server, ctx.config)) && !auth.sessionFromRequest(request)?.isAdmin)
+        throw new NotFound("Preflight is visible to admins and loopback callers once an admin exists");
+      const report = await runPreflight({ config: ctx.config, sqlite: ctx.sqlite, listening: true, probeGeocoder: geocoder, probeElevation: elevation, probeRouter: router });
+      set.headers["cache-control"] = "no-store";
+      if ((request.headers.get("accept") ?? "").includes("text/html")) {
+        set.headers["content-type"] = "text/html; charset=utf-8";
+        return preflightPage(report, ctx.version);
+      }
+      return report;
+    },
+    {
+      response: { 200: t.Union([PreflightReport, t.String({ description: "the same checks as an HTML page, for Accept: text/html" })]), 404: ErrorEnvelope },
+      detail: {
+        tags: ["Health"],
+        summary: "Setup checks (JSON, or a wizard page with Accept: text/html)",
+        description: "Anyone may run it until the first admin exists; afterwards an admin session or a loopback caller. Never shows a secret.",
+      },
+    },
+  );
+}

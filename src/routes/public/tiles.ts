@@ -1,0 +1,44 @@
+// Public tile routes (CONTRACT.md): TileJSON (stable and versioned) and tiles at versioned URLs. The
+// tile rules live in src/read/tile-answers.ts; these handlers only hand it the parsed request and viewer.
+import { Elysia } from "elysia";
+import type { Services } from "../../services";
+import type { AuthPlugin } from "../../http/auth";
+import { sendAnswer } from "./answer";
+import { ErrorEnvelope, TileJsonParams, TileParams } from "./tiles.model";
+
+export function tilesModule(services: Services, authPlugin: AuthPlugin) {
+  const { tiles } = services;
+  return new Elysia({ name: "tiles", prefix: "/tiles/v1" })
+    .use(authPlugin)
+    .get(
+      "/:owner/:name",
+      async ({ params, request, set, viewer }) => sendAnswer(set, await tiles.tileJson(params.owner, params.name, request, viewer)),
+      {
+        viewer: true,
+        params: TileJsonParams,
+        response: { 404: ErrorEnvelope },
+        detail: {
+          tags: ["Tiles"],
+          summary: "TileJSON 3.0.0: {tileset}.json for the published version (max-age=60, ETag), {tileset}@{version}.json for one version (immutable)",
+          description: "The `tiles` array always holds versioned URLs. Private tilesets need a member session or a key of the org with maps:read; otherwise 404.",
+        },
+      },
+    )
+    .get(
+      "/:owner/:name/:z/:x/:y",
+      async ({ params, request, set, viewer }) => sendAnswer(set, await tiles.tile(params, request, viewer)),
+      {
+        viewer: true,
+        params: TileParams,
+        response: { 400: ErrorEnvelope, 404: ErrorEnvelope },
+        detail: {
+          tags: ["Tiles"],
+          summary: "One tile of one version: .mvt (alias .pbf), .png, .jpg or .webp matching the archive",
+          description:
+            "Vector tiles stored gzip are sent as is with Content-Encoding: gzip when Accept-Encoding allows, else decoded. Strong ETag, 304 on If-None-Match. " +
+            "204 for an empty tile inside the zoom range and bounds; 404 TILE_NOT_FOUND outside them. Cache-Control: public, max-age=31536000, immutable (private tilesets: private).",
+        },
+      },
+    );
+}
+

@@ -1,0 +1,141 @@
+// HTTP layer of the routing API: auth, rate-limit and quota headers come from the `scope` macro; the
+// path and query are validated by src/domain/routing/params.ts (400s name the parameter); answers are
+// served pre-serialized with CONTRACT.md's Cache-Control. The TypeBox schemas below document
+// /openapi.json; cached bodies are not re-validated on every hit.
+import { Elysia, t } from "elysia";
+import type { Services } from "../../services";
+import type { AuthPlugin } from "../../http/auth";
+import { documentedQuery, documentedResponses, ErrorEnvelope } from "./geocoding.model";
+import { MAX_ALTERNATIVES, MAX_MATRIX_POINTS, MAX_WAYPOINTS, parseMatrixQuery, parseRouteQuery } from "../../domain/routing/params";
+
+const CACHE_HOUR = "private, max-age=3600";
+
+function answer(set: { headers: unknown }, body: string): string {
+  const h = set.headers as Record<string, string>;
+  h["content-type"] = "application/json; charset=utf-8";
+  h["cache-control"] = CACHE_HOUR;
+  return body;
+}
+
+/** The raw query string's values (the last of repeated keys), parsed by the domain's validators. */
+function queryOf(request: Request): Record<string, string> {
+  const url = request.url;
+  const q = url.indexOf("?");
+  return q < 0 ? {} : Object.fromEntries(new URLSearchParams(url.slice(q + 1)));
+}
+
+const Profile = t.String({ description: "driving, walking or cycling (mapped to the backend's profile names by ROUTING_PROFILES)", examples: ["driving"] });
+
+const RouteParams = t.Object({
+  profile: Profile,
+  coordinates: t.String({ description: `2 to ${MAX_WAYPOINTS} waypoints lon,lat;lon,lat;... (longitude first; \`;\` may be sent as %3B)`, examples: ["13.38886,52.517037;13.397634,52.529407"] }),
+});
+
+const MatrixParams = t.Object({
+  profile: Profile,
+  coordinates: t.String({ description: `2 to ${MAX_MATRIX_POINTS} points lon,lat;lon,lat;...`, examples: ["13.38886,52.517037;13.397634,52.529407;13.428555,52.523219"] }),
+});
+
+const RouteOptions = t.Object({
+  alternatives: t.Optional(t.String({ description: `Alternative routes besides the best one, 0 to ${MAX_ALTERNATIVES} (true = 1, false = 0). Default 0.`, examples: ["0"] })),
+  steps: t.Optional(t.String({ description: "true for turn-by-turn steps in every leg. Default false.", examples: ["true"] })),
+  geometries: t.Optional(t.String({ description: "geojson (LineString) or polyline6 (encoded, 1e-6 precision). Default geojson.", examples: ["geojson"] })),
+  overview: t.Optional(t.String({ description: "Route geometry: full, simplified, or false (none). Default simplified.", examples: ["simplified"] })),
+  language: t.Optional(t.String({ description: "Language of instruction texts, a tag such as en or de; English where the engine lacks it. Default en.", examples: ["en"] })),
+  exclude: t.Optional(t.String({ description: "Comma-separated tolls, motorways, ferries: OSRM excludes them where its profile allows, Valhalla avoids them as far as possible", examples: ["tolls,ferries"] })),
+});
+
+const MatrixOptions = t.Object({
+  sources: t.Optional(t.String({ description: "all, or coordinate indices separated by ; (rows). Default all.", examples: ["0;1"] })),
+  destinations: t.Optional(t.String({ description: "all, or coordinate indices separated by ; (columns). Default all.", examples: ["2"] })),
+});
+
+const Position = t.Tuple([t.Number(), t.Number()], { description: "[lon, lat]" });
+const Line = t.Union([t.Object({ type: t.Literal("LineString"), coordinates: t.Array(Position) }), t.String({ description: "polyline6" })]);
+
+const Waypoint = t.Object({
+  location: t.Tuple([t.Number(), t.Number()], { description: "[lon, lat] snapped to the road network (Valhalla's matrix: the input point)" }),
+  name: t.Optional(t.String({ description: "name of the road there, empty when unnamed; absent when the engine does not say" })),
+  distance: t.Optional(t.Number({ description: "metres from the input point; absent when the engine does not say" })),
+});
+
+const Step = t.Object({
+  distance: t.Number({ description: "metres" }),
+  duration: t.Number({ description: "seconds" }),
+  name: t.String(),
+  mode: t.String({ examples: ["driving", "walking", "cycling"] }),
+  geometry: Line,
+  maneuver: t.Object({
+    type: t.String({ examples: ["depart", "turn", "new name", "continue", "on ramp", "off ramp", "fork", "merge", "roundabout", "exit roundabout", "arrive", "notification"] }),
+    modifier: t.Optional(t.String({ examples: ["uturn", "sharp right", "right", "slight right", "straight", "slight left", "left", "sharp left"] })),
+    location: Position,
+    bearing_before: t.Number(),
+    bearing_after: t.Number(),
+    instruction: t.String({ description: "text in the requested language, e.g. Turn left onto Main Street" }),
+    exit: t.Optional(t.Integer({ description: "roundabout exit number" })),
+  }),
+});
+
+const RouteAnswerSchema = t.Object({
+  code: t.Literal("Ok"),
+  routes: t.Array(
+    t.Object({
+      distance: t.Number({ description: "metres" }),
+      duration: t.Number({ description: "seconds" }),
+      geometry: t.Optional(t.Union([Line], { description: "absent for overview=false" })),
+      legs: t.Array(t.Object({ distance: t.Number(), duration: t.Number(), summary: t.String(), steps: t.Array(Step, { description: "empty unless steps=true" }) })),
+    }),
+    { description: "the best route first, then alternatives" },
+  ),
+  waypoints: t.Array(Waypoint),
+  routing: t.Object({ engine: t.String({ examples: ["osrm", "valhalla"] }), query: t.Record(t.String(), t.Unknown(), { description: "the normalized inputs (defaults filled in)" }) }),
+});
+
+const MatrixAnswerSchema = t.Object({
+  code: t.Literal("Ok"),
+  durations: t.Array(t.Array(t.Union([t.Number(), t.Null()])), { description: "seconds, [source][destination]; null where no route exists" }),
+  distances: t.Array(t.Array(t.Union([t.Number(), t.Null()])), { description: "metres, like durations" }),
+  sources: t.Array(Waypoint),
+  destinations: t.Array(Waypoint),
+  routing: t.Object({ engine: t.String(), query: t.Record(t.String(), t.Unknown()) }),
+});
+
+const errors = { 400: ErrorEnvelope, 401: ErrorEnvelope, 403: ErrorEnvelope, 404: ErrorEnvelope, 422: ErrorEnvelope, 429: ErrorEnvelope, 502: ErrorEnvelope, 503: ErrorEnvelope };
+const descriptions = {
+  400: "BAD_REQUEST naming the parameter (also when the backend's own limits are lower)",
+  404: "NO_ROUTE: no route connects the waypoints (details.waypoints)",
+  422: "INVALID_WAYPOINT: a point is not near any road of the profile (details.index)",
+  502: "UPSTREAM_ERROR: the routing backend answered wrongly",
+  503: "ROUTER_NOT_CONFIGURED or ROUTER_UNAVAILABLE",
+};
+const tags = ["Routing"];
+
+export function routingRoutes(services: Services, authPlugin: AuthPlugin) {
+  const routing = services.routing;
+  const respond = (set: { headers: unknown }, body: string | Promise<string>) => (typeof body === "string" ? answer(set, body) : body.then((b) => answer(set, b)));
+  return new Elysia({ name: "routing", prefix: "/routing/v1" })
+    .use(authPlugin)
+    .get("/matrix/:profile/:coordinates", ({ params, request, set }) => respond(set, routing.matrix(parseMatrixQuery(params.profile, params.coordinates, queryOf(request)))), {
+      scope: "routing",
+      params: MatrixParams,
+      detail: {
+        tags,
+        summary: `Travel time and distance matrix between up to ${MAX_MATRIX_POINTS} points (cached one hour)`,
+        parameters: documentedQuery(MatrixOptions),
+        responses: documentedResponses({ 200: MatrixAnswerSchema, ...errors }, descriptions),
+      },
+    })
+    .get("/:profile/:coordinates", ({ params, request, set }) => respond(set, routing.route(parseRouteQuery(params.profile, params.coordinates, queryOf(request)))), {
+      scope: "routing",
+      params: RouteParams,
+      detail: {
+        tags,
+        summary: `Route through 2 to ${MAX_WAYPOINTS} waypoints (cached one hour)`,
+        description:
+          "One answer shape for OSRM and Valhalla, close to OSRM's and Mapbox Directions': routes[] with distance (m), duration (s), geometry, legs[] with steps[] " +
+          "(maneuver type/modifier/location/bearings, instruction text, name, distance, duration, geometry), and waypoints[] (snapped location, road name, metres from the input).",
+        parameters: documentedQuery(RouteOptions),
+        responses: documentedResponses({ 200: RouteAnswerSchema, ...errors }, descriptions),
+      },
+    });
+}

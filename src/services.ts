@@ -1,0 +1,108 @@
+// The one composition root: every domain service, read path and shared cache is built here, once per
+// context, and handed to whoever needs it (createApp's routes, the CLI commands). Nothing looks its
+// collaborators up by context. Each service is built on first use, so a CLI command starts only what it
+// touches (no tile cache watcher or usage flusher for `mapstead keys list`), and a service built for
+// one caller is the same object every other caller gets.
+import type { AppContext } from "./context";
+import { createChangeBus } from "./domain/changes/bus";
+import { createAuthService, type CallCounters } from "./domain/accounts/auth";
+import { configuredElevationBackend } from "./backends/elevation/select";
+import { createElevationService } from "./domain/elevation/service";
+import { FontCatalog } from "./domain/fonts/catalog";
+import { createGeocodingService } from "./domain/geocoding/service";
+import { createRoutingService } from "./domain/routing/service";
+import { createHealthService } from "./domain/health/service";
+import { createIdempotencyStore } from "./domain/idempotency/service";
+import { createSpriteStore } from "./domain/sprites/store";
+import { createStylesService } from "./domain/styles/service";
+import { createTilesetLookup } from "./domain/tilesets/lookup";
+import { createTilesetService } from "./domain/tilesets/service";
+import { createMetrics } from "./http/metrics-registry";
+import { GlyphStore } from "./read/glyphs";
+import { createSpriteFiles } from "./read/sprite-files";
+import { createStyleReads } from "./read/styles";
+import { createTileReads } from "./read/tile-answers";
+import { createTileCatalog } from "./read/tiles";
+
+/** A value made on first call and the same one after. */
+function once<T>(make: () => T): () => T {
+  let made: { value: T } | null = null;
+  return () => (made ??= { value: make() }).value;
+}
+
+export interface ServiceOptions {
+  /**
+   * Set in an HTTP worker of a cluster (src/cluster/): rate limits and usage counts are shared through
+   * the supervisor, which also runs the single-instance duties (processing jobs, idempotency clean-up).
+   */
+  worker?: { counters: CallCounters };
+}
+
+export function createServices(ctx: AppContext, opts: ServiceOptions = {}) {
+  // One bus per process: its watcher (started by the first listener) brings other processes' changes.
+  const changes = createChangeBus(ctx.sqlite, ctx.log);
+  ctx.onShutdown(() => changes.close());
+  const tilesetLookup = once(() => createTilesetLookup(ctx.sqlite));
+  const sprites = once(() => createSpriteStore(ctx.config.dataDir));
+  const fonts = once(() => new FontCatalog(ctx, changes));
+  const auth = once(() => createAuthService(ctx, changes, opts.worker?.counters));
+  const tilesets = once(() => createTilesetService(ctx, { changes, lookup: tilesetLookup() }));
+  const styles = once(() => createStylesService(ctx, { tilesets: tilesetLookup(), fonts: fonts(), sprites: sprites(), changes }));
+  const glyphs = once(() => new GlyphStore(ctx, fonts()));
+  const spriteFiles = once(() => createSpriteFiles(sprites()));
+  const styleReads = once(() => createStyleReads(styles(), spriteFiles()));
+  // Shared by the tile reads and the embedded elevation backend: one archive cache, one change listener.
+  const tileCatalog = once(() => {
+    const catalog = createTileCatalog(ctx, changes);
+    ctx.onShutdown(() => catalog.close());
+    return catalog;
+  });
+  const tiles = once(() => {
+    const reads = createTileReads(tileCatalog());
+    ctx.onShutdown(() => reads.close());
+    return reads;
+  });
+  const geocoding = once(() => createGeocodingService(ctx));
+  const elevation = once(() => createElevationService(ctx, configuredElevationBackend(ctx, tileCatalog)));
+  const routing = once(() => createRoutingService(ctx));
+  const idempotency = once(() => {
+    const store = createIdempotencyStore(ctx.sqlite, ctx.log, { housekeeping: !opts.worker });
+    ctx.onShutdown(() => store.stop());
+    return store;
+  });
+  const health = once(() => createHealthService(ctx));
+  const metrics = once(() => createMetrics());
+
+  return {
+    ctx,
+    /** every change to published things, from this process and (through its watcher) others */
+    changes,
+    get tilesetLookup() { return tilesetLookup(); },
+    /** callers (keys, sessions), rate limits and usage counting */
+    get auth() { return auth(); },
+    /** tileset records, uploads and the processing jobs (the worker host starts with startWorker()) */
+    get tilesets() { return tilesets(); },
+    /** Processes queued tileset versions in this process, unless it is a worker (the supervisor does). */
+    startJobs() { if (!opts.worker) tilesets().startWorker(); },
+    get styles() { return styles(); },
+    get sprites() { return sprites(); },
+    /** sprite files as HTTP answers with their ETags */
+    get spriteFiles() { return spriteFiles(); },
+    /** published style JSON and sprites as read answers (src/read/styles.ts) */
+    get styleReads() { return styleReads(); },
+    /** the font catalog: built-in and uploaded fonts */
+    get fonts() { return fonts(); },
+    /** glyph PBF ranges, built from the catalog's fonts and cached */
+    get glyphs() { return glyphs(); },
+    /** TileJSON and tiles of published archives (kept open, dropped when a tileset changes) */
+    get tiles() { return tiles(); },
+    get geocoding() { return geocoding(); },
+    get elevation() { return elevation(); },
+    get routing() { return routing(); },
+    get idempotency() { return idempotency(); },
+    get health() { return health(); },
+    get metrics() { return metrics(); },
+  };
+}
+
+export type Services = ReturnType<typeof createServices>;

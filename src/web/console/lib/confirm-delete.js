@@ -1,0 +1,19 @@
+// The one way the console deletes or revokes anything: ask in the dialog, send DELETE, say what
+// happened. A refusal from the API is shown as a toast with its message; nothing changes on screen.
+import { api } from "./api.js";
+import { confirmDialog, toast } from "./widgets.js";
+
+/**
+ * `question`: [title, text, button label] of the dialog; `path`: what to DELETE; `done`: the toast on
+ * success; `after`: runs once the deletion succeeded (refresh a list, navigate away).
+ */
+export async function confirmAndDelete({ question: [title, text, okLabel], path, done, after }) {
+  if (!(await confirmDialog(title, text, okLabel))) return;
+  try {
+    await api("DELETE", path);
+    toast(done);
+    await after?.();
+  } catch (ex) {
+    toast(ex.message, "error");
+  }
+}

@@ -1,0 +1,71 @@
+// Small pieces every page uses: badges, toasts, the confirmation dialog, copy buttons, URL rows, error
+// boxes and page headings.
+import { $, fill, h } from "./dom.js";
+
+export const badge = (text, kind = text) => h("span", { class: `badge badge-${kind}` }, text);
+
+export function toast(message, kind = "") {
+  const t = h("div", { class: `toast ${kind}`, role: kind === "error" ? "alert" : "status" }, message);
+  $("#toasts").append(t);
+  setTimeout(() => t.remove(), kind === "error" ? 7000 : 3500);
+}
+
+/** Opens the page's one <dialog>; resolves true when the user confirms. */
+export function confirmDialog(title, text, okLabel = "Confirm") {
+  const dlg = $("#confirm-dialog");
+  $("#confirm-title").textContent = title;
+  $("#confirm-text").textContent = text;
+  $("#confirm-ok").textContent = okLabel;
+  dlg.returnValue = "";
+  dlg.showModal();
+  return new Promise((resolve) => dlg.addEventListener("close", () => resolve(dlg.returnValue === "ok"), { once: true }));
+}
+
+async function copy(text, what = "Copied") {
+  try {
+    await navigator.clipboard.writeText(text);
+  } catch {
+    // Clipboard API needs a secure context; fall back to a selection copy on plain http.
+    const ta = h("textarea", { readonly: true });
+    ta.value = text;
+    document.body.append(ta);
+    ta.select();
+    document.execCommand("copy");
+    ta.remove();
+  }
+  toast(`${what} to the clipboard`);
+}
+export const copyButton = (text, what) => h("button.btn.btn-small", { type: "button", onclick: () => copy(text, what) }, "Copy");
+
+export function urlRow(label, url, note) {
+  return h(
+    "div.url-row",
+    h("span.lbl", label),
+    url ? h("code", { "data-url": label }, url) : h("span.muted", note || "—"),
+    url ? h("div.actions", copyButton(url, `${label} copied`), h("a.btn.btn-small", { href: url, target: "_blank", rel: "noopener" }, "Open")) : h("span"),
+  );
+}
+
+/** An alert listing an API error: message, then each {path, message} of 422 details. */
+export function errorBox(err) {
+  const box = h("div.alert.alert-error", { role: "alert" }, h("strong", err.message || String(err)));
+  const details = Array.isArray(err.details) ? err.details : [];
+  if (details.length) {
+    box.append(
+      h(
+        "ul",
+        details.slice(0, 100).map((d) => h("li", d && typeof d === "object" ? [d.path ? h("code", d.path) : null, d.path ? " " : "", d.message ?? JSON.stringify(d)] : String(d))),
+      ),
+    );
+  }
+  return box;
+}
+
+export function showError(slot, err) {
+  fill(slot, errorBox(err));
+  slot.hidden = false;
+}
+
+export function pageHead(title, subtitle, ...actions) {
+  return h("div.page-head", h("div", h("h1", title), subtitle ? h("p.muted", subtitle) : null), actions.length ? h("div.actions", actions) : null);
+}

@@ -1,0 +1,139 @@
+// API keys of an organization: create one (its secret shown once, kept only in the page), list, revoke,
+// and the rotation procedure.
+import { api } from "../lib/api.js";
+import { confirmAndDelete } from "../lib/confirm-delete.js";
+import { fill, h } from "../lib/dom.js";
+import { fmtDate } from "../lib/format.js";
+import { canAdmin, current, orgPath } from "../lib/state.js";
+import { badge, copyButton, pageHead, showError } from "../lib/widgets.js";
+
+const SCOPES = [
+  ["maps:read", "Read private styles, tilesets and sprites"],
+  ["geocoding", "Forward, reverse, autocomplete and batch geocoding"],
+  ["routing", "Directions and routing"],
+  ["elevation", "Point and along-route elevation"],
+  ["static_maps", "Static map images"],
+  ["tilesets:write", "Upload and publish tilesets (automation)"],
+  ["styles:write", "Edit and publish styles (automation)"],
+];
+
+export async function renderKeys(main, _item, view) {
+  const { keys } = await api("GET", orgPath("/keys") + "?include_revoked=true");
+  if (!current(view)) return;
+  const admin = canAdmin();
+  const err = h("div", { hidden: true });
+  const secretSlot = h("div", { id: "new-key-secret" });
+  const name = h("input", { type: "text", id: "key-name", required: true, placeholder: "web-app-production" });
+  const boxes = SCOPES.map(([scope, text]) => h("label.inline", { title: text }, h("input", { type: "checkbox", name: "scope", value: scope, checked: scope === "maps:read" }), h("code", scope), h("span.hint", text)));
+  const origins = h("textarea", { id: "key-origins", rows: 2, placeholder: "https://app.example.com\nhttps://*.example.com" });
+  const expires = h("input", { type: "date", id: "key-expires" });
+  const form = h(
+    "form.card",
+    {
+      id: "new-key-form",
+      hidden: !admin,
+      onsubmit: async (e) => {
+        e.preventDefault();
+        err.hidden = true;
+        const scopes = [...form.querySelectorAll("input[name=scope]:checked")].map((i) => i.value);
+        const body = { name: name.value.trim(), scopes, allowed_origins: origins.value.split(/[\s,]+/).map((s) => s.trim()).filter(Boolean) };
+        if (expires.value) body.expires_at = expires.value;
+        try {
+          const created = await api("POST", orgPath("/keys"), body);
+          form.reset();
+          showSecret(created);
+          await refreshList();
+        } catch (ex) {
+          showError(err, ex);
+        }
+      },
+    },
+    h("h2", "Create an API key"),
+    err,
+    h("div.form-row", h("label", "Name", name, h("span.hint", "The app or environment that uses it")), h("label", "Expires", expires, h("span.hint", "Optional; for temporary or automation keys"))),
+    h("fieldset", h("legend", "Scopes: only what the integration needs"), h("div.checks", boxes)),
+    h("label", "Allowed browser origins", origins, h("span.hint", "One per line; empty allows any. Best-effort friction for browser keys, not an authorization boundary: Origin can be forged outside browsers.")),
+    h("div.actions", h("button.btn.btn-primary", { type: "submit", id: "create-key" }, "Create key")),
+  );
+  function showSecret(created) {
+    // The secret exists only in this element: never stored, never put in a URL.
+    fill(secretSlot,
+      h(
+        "div.alert.alert-warn",
+        { role: "alert" },
+        h("strong", `Key “${created.key.name}” created. Copy its secret now: it is shown only once.`),
+        h("div.secret-box", h("code", { id: "key-secret" }, created.secret), copyButton(created.secret, "Secret copied")),
+        h("div.small", "Send it in the X-API-Key header. Store it in your deployment's secret store; Mapstead keeps only a hash and cannot show it again. "),
+        h("div.actions", h("button.btn.btn-small", { type: "button", onclick: () => fill(secretSlot, ) }, "I have stored it")),
+      ),
+    );
+  }
+  const tbody = h("tbody");
+  const renderRows = (list) =>
+    fill(tbody,
+      ...(list.length
+        ? list.map((k) =>
+            h(
+              "tr",
+              { "data-key": k.id },
+              h("td", h("strong", k.name), h("div", h("code.small", `${k.prefix}…`))),
+              h("td", k.scopes.map((s) => badge(s, "scope"))),
+              h("td.small", k.allowed_origins.length ? k.allowed_origins.join(", ") : h("span.muted", "any")),
+              h("td.small", k.expires_at ? fmtDate(k.expires_at) : h("span.muted", "never")),
+              h("td.small.muted", fmtDate(k.created_at)),
+              h("td.small", k.last_used_at ? fmtDate(k.last_used_at) : h("span.muted", "never")),
+              h("td", badge(k.status)),
+              h(
+                "td.right",
+                admin && k.status !== "revoked"
+                  ? h(
+                      "button.btn.btn-small.btn-danger",
+                      {
+                        type: "button",
+                        onclick: () =>
+                          confirmAndDelete({
+                            question: [`Revoke key “${k.name}”?`, `Requests with ${k.prefix}… answer 401 from now on. Deploy a replacement first if clients still use it.`, "Revoke key"],
+                            path: orgPath(`/keys/${k.id}`),
+                            done: `Key ${k.name} revoked`,
+                            after: refreshList,
+                          }),
+                      },
+                      "Revoke",
+                    )
+                  : null,
+              ),
+            ),
+          )
+        : [h("tr", h("td.empty", { colSpan: 8 }, "No API keys yet."))]),
+    );
+  const refreshList = async () => {
+    const fresh = await api("GET", orgPath("/keys") + "?include_revoked=true");
+    if (current(view)) renderRows(fresh.keys);
+  };
+  renderRows(keys);
+  fill(main,
+    pageHead("API keys", "Keys authenticate service APIs (X-API-Key header) and private map reads for this organization."),
+    admin ? null : h("div.alert.alert-info", "Only owners and admins of the organization create and revoke keys."),
+    secretSlot,
+    form,
+    h(
+      "div.card",
+      h(
+        "table",
+        h("thead", h("tr", h("th", "Name / prefix"), h("th", "Scopes"), h("th", "Origins"), h("th", "Expires"), h("th", "Created"), h("th", "Last used"), h("th", "Status"), h("th"))),
+        tbody,
+      ),
+    ),
+    h(
+      "div.card",
+      h("h2", "Rotating a key"),
+      h(
+        "ol.steps",
+        h("li", "Create a replacement key with the same scopes and origins."),
+        h("li", "Deploy the new value to every client and server that uses the old one."),
+        h("li", "Watch “Last used” of the new key advance and the old one stop (it is updated about once a minute)."),
+        h("li", "Revoke the old key once no client uses it any more."),
+      ),
+    ),
+  );
+}

@@ -1,0 +1,283 @@
+// One tileset: upload data (with progress), watch versions process, publish one, its TileJSON URLs,
+// a live preview and the settings.
+import { api, errorFrom, upload } from "../lib/api.js";
+import { confirmAndDelete } from "../lib/confirm-delete.js";
+import { fill, h } from "../lib/dom.js";
+import { fmtBytes, fmtDate, fmtNum } from "../lib/format.js";
+import { showMap } from "../lib/map.js";
+import { tilesetPreviewStyle } from "../lib/preview-style.js";
+import { go } from "../lib/router.js";
+import { settingsCard } from "../lib/settings-card.js";
+import { current, enc, orgPath, state } from "../lib/state.js";
+import { TERMINAL, versionStateCell } from "../lib/version-state.js";
+import { badge, errorBox, pageHead, showError, toast, urlRow } from "../lib/widgets.js";
+
+const UPLOAD_ACCEPT = ".geojson,.json,.ndjson,.geojsonl,.csv,.zip,.fgb,.mbtiles,.pmtiles";
+
+export async function renderTileset(main, slug, view) {
+  const base = orgPath(`/tilesets/${enc(slug)}`);
+  let [tileset, { versions }] = await Promise.all([api("GET", base), api("GET", `${base}/versions`)]);
+  if (!current(view)) return;
+
+  const urlsCard = h("div.card", { id: "tileset-urls" });
+  const versionsBody = h("tbody");
+  const previewSlot = h("div");
+  const previewCard = h("div.card", { id: "tileset-preview" }, h("h2", "Preview"), previewSlot);
+  /** The version the preview card shows, or null while it waits for a ready one. */
+  let previewed = null;
+
+  const renderUrls = () => {
+    const pub = versions.find((v) => v.version === tileset.published_version);
+    const verify = h("div", { id: "tilejson-check" });
+    fill(urlsCard,
+      h("h2", "TileJSON URLs"),
+      urlRow("Stable", tileset.tilejson_url, "Publish a ready version to get the stable URL"),
+      urlRow("Versioned", pub ? pub.tilejson_url : null, "—"),
+      tileset.tilejson_url
+        ? h(
+            "div.actions",
+            h(
+              "button.btn.btn-small",
+              {
+                type: "button",
+                id: "verify-tilejson",
+                onclick: async () => {
+                  try {
+                    // Fetched as a map client would (the public URL, not the management API).
+                    const res = await fetch(tileset.tilejson_url, { credentials: "same-origin", cache: "no-store" });
+                    if (!res.ok) throw errorFrom(res.status, await res.text());
+                    const tj = await res.json();
+                    fill(verify,
+                      h(
+                        "div.alert.alert-ok",
+                        `TileJSON ${tj.tilejson} answers: zoom ${tj.minzoom}–${tj.maxzoom}, ${(tj.vector_layers || []).length} vector layer(s), tiles at `,
+                        h("code", (tj.tiles || [])[0] || "—"),
+                      ),
+                    );
+                  } catch (ex) {
+                    fill(verify, errorBox(ex));
+                  }
+                },
+              },
+              "Verify TileJSON",
+            ),
+            h("span.muted.small", "Tile URLs in every TileJSON are versioned, so they never change meaning."),
+          )
+        : null,
+      verify,
+    );
+  };
+
+  const renderVersions = () => {
+    fill(versionsBody,
+      ...(versions.length
+        ? versions.map((v) => {
+            const actions = h("div.actions");
+            if (v.state === "ready" && !v.published)
+              actions.append(h("button.btn.btn-small.btn-primary", { type: "button", "data-publish": v.version, onclick: () => publish(v.version) }, "Publish"));
+            if (v.state === "ready") actions.append(h("button.btn.btn-small", { type: "button", onclick: () => preview(v) }, "Preview"));
+            if (!v.published) actions.append(h("button.btn.btn-small.btn-danger", { type: "button", onclick: () => removeVersion(v.version) }, "Delete"));
+            const stats = v.stats || {};
+            return h(
+              "tr",
+              { "data-version": v.version, "data-state": v.state },
+              h("td", h("strong", `v${v.version}`), v.published ? [" ", badge("published")] : null),
+              h("td", versionStateCell(v), v.stats?.phase && !TERMINAL.has(v.state) ? h("div.muted.small", v.stats.phase) : null),
+              h(
+                "td.small",
+                v.state === "failed"
+                  ? h("div.alert.alert-error.version-error", v.error || "Processing failed")
+                  : [
+                      h("div", `${fmtNum(stats.features)} features · ${fmtNum(stats.tiles)} tiles · ${stats.bytes ? fmtBytes(stats.bytes) : "—"}`),
+                      h("div.muted", [v.source_format, v.minzoom !== null ? `z${v.minzoom}–${v.maxzoom}` : null, (v.layers || []).map((l) => l.id).join(", ")].filter(Boolean).join(" · ")),
+                      v.warnings && v.warnings.length ? h("div.muted", `${v.warnings.length} warning(s): ${v.warnings[0]}`) : null,
+                    ],
+              ),
+              h("td.muted.small", fmtDate(v.created_at)),
+              h("td.right", actions),
+            );
+          })
+        : [h("tr", h("td.empty", { colSpan: 5 }, "No versions yet: upload a file above."))]),
+    );
+  };
+
+  const removeVersion = (n) =>
+    confirmAndDelete({
+      question: [`Delete version ${n}?`, "Its files and versioned TileJSON URL go away; processing stops if it is still running. Version numbers are never reused.", "Delete version"],
+      path: `${base}/versions/${n}`,
+      done: `Version ${n} deleted`,
+      after: () => {
+        versions = versions.filter((x) => x.version !== n);
+        renderVersions();
+      },
+    });
+
+  const preview = (v) => {
+    previewed = v.version;
+    previewCard.querySelector("h2").textContent = `Preview of v${v.version}`;
+    showMap(previewSlot, tilesetPreviewStyle(v), { bounds: v.bounds, maxzoom: v.maxzoom });
+  };
+
+  const publish = async (n) => {
+    try {
+      tileset = await api("POST", `${base}/publish`, { version: n });
+      versions = (await api("GET", `${base}/versions`)).versions;
+      if (!current(view)) return;
+      toast(`Version ${n} published`);
+      renderHead();
+      renderVersions();
+      renderUrls();
+      const v = versions.find((x) => x.version === n);
+      if (v) preview(v);
+    } catch (ex) {
+      toast(ex.message, "error");
+    }
+  };
+
+  /** Polls unfinished versions every second until they are ready or failed. */
+  let polling = false;
+  const poll = async () => {
+    if (polling) return;
+    polling = true;
+    try {
+      while (current(view) && versions.some((v) => !TERMINAL.has(v.state))) {
+        await new Promise((r) => setTimeout(r, 1000));
+        if (!current(view)) return;
+        for (const v of versions.filter((x) => !TERMINAL.has(x.state))) {
+          const fresh = await api("GET", `${base}/versions/${v.version}`);
+          if (!current(view)) return;
+          versions = versions.map((x) => (x.version === fresh.version ? fresh : x));
+          if (fresh.state === "ready") {
+            toast(`Version ${fresh.version} is ready to publish`);
+            // The card said "a preview appears once a version is ready": keep that promise.
+            if (previewed === null) preview(fresh);
+          }
+          if (fresh.state === "failed") toast(`Version ${fresh.version} failed: ${fresh.error}`, "error");
+        }
+        renderVersions();
+      }
+    } catch (ex) {
+      if (current(view)) toast(`Could not refresh the version: ${ex.message}`, "error");
+    } finally {
+      polling = false;
+    }
+  };
+
+  // Upload form
+  const uploadErr = h("div", { hidden: true });
+  const file = h("input", { type: "file", id: "tileset-file", name: "file", accept: UPLOAD_ACCEPT, required: true });
+  const layer = h("input", { type: "text", id: "tileset-layer", placeholder: slug });
+  const minzoom = h("input", { type: "number", id: "tileset-minzoom", min: 0, max: 22, placeholder: "0" });
+  const maxzoom = h("input", { type: "number", id: "tileset-maxzoom", min: 0, max: 22, placeholder: "auto" });
+  const bar = h("progress", { max: 100, id: "upload-progress" });
+  bar.value = 0;
+  const pct = h("span.pct", "");
+  const progressLine = h("div.progress-line", { hidden: true }, bar, pct);
+  const submit = h("button.btn.btn-primary", { type: "submit", id: "upload-button" }, "Upload");
+  const control = {};
+  const cancel = h("button.btn", { type: "button", hidden: true, onclick: () => control.abort?.() }, "Cancel upload");
+  const uploadForm = h(
+    "form.card",
+    {
+      id: "upload-form",
+      onsubmit: async (e) => {
+        e.preventDefault();
+        uploadErr.hidden = true;
+        const f = file.files[0];
+        if (!f) return;
+        const form = new FormData();
+        if (layer.value.trim()) form.append("layer", layer.value.trim());
+        if (minzoom.value !== "") form.append("minzoom", minzoom.value);
+        if (maxzoom.value !== "") form.append("maxzoom", maxzoom.value);
+        form.append("file", f, f.name);
+        submit.disabled = true;
+        cancel.hidden = false;
+        progressLine.hidden = false;
+        bar.value = 0;
+        pct.textContent = `0 of ${fmtBytes(f.size)}`;
+        try {
+          const v = await upload("POST", `${base}/versions?filename=${enc(f.name)}`, form, (loaded, total) => {
+            const t = total || f.size;
+            bar.value = t ? (100 * loaded) / t : 0;
+            pct.textContent = `${fmtBytes(loaded)} of ${fmtBytes(t)} uploaded`;
+          }, undefined, control);
+          if (!current(view)) return;
+          bar.value = 100;
+          pct.textContent = `Uploaded ${fmtBytes(f.size)}; processing as v${v.version}`;
+          file.value = "";
+          versions = [v, ...versions.filter((x) => x.version !== v.version)];
+          renderVersions();
+          poll();
+        } catch (ex) {
+          progressLine.hidden = true;
+          showError(uploadErr, ex);
+        } finally {
+          submit.disabled = false;
+          cancel.hidden = true;
+        }
+      },
+    },
+    h("h2", "Upload data"),
+    h("p.muted.small", "GeoJSON, newline-delimited GeoJSON, CSV with lon/lat columns, zipped Shapefile, FlatGeobuf, MBTiles or PMTiles. Each upload becomes a new immutable version."),
+    uploadErr,
+    h("div.form-row", h("label", "File", file), h("label", "Layer name", layer, h("span.hint", "Vector layer id (default: the slug)")), h("label", "Min zoom", minzoom), h("label", "Max zoom", maxzoom)),
+    h("div.actions", submit, cancel),
+    progressLine,
+  );
+
+  const head = h("div");
+  const renderHead = () =>
+    fill(head,
+      h("div.crumbs", h("a", { href: `#/${enc(state.org)}/tilesets` }, "Tilesets"), " / ", slug),
+      pageHead(
+        tileset.name || tileset.slug,
+        [tileset.description, tileset.attribution ? `Attribution: ${tileset.attribution.replace(/<[^>]*>/g, "")}` : null].filter(Boolean).join(" · ") || `${state.org}/${tileset.slug}`,
+        tileset.visibility === "private" ? badge("private") : badge("public", "neutral"),
+        tileset.published_version !== null ? badge(`v${tileset.published_version} published`, "published") : badge("unpublished", "draft"),
+        h(
+          "button.btn.btn-danger.btn-small",
+          {
+            type: "button",
+            onclick: () =>
+              confirmAndDelete({
+                question: [`Delete tileset ${slug}?`, "Every version, file and tile URL of this tileset goes away at once. Styles using it stop rendering it.", "Delete tileset"],
+                path: base,
+                done: `Tileset ${slug} deleted`,
+                after: () => go("tilesets"),
+              }),
+          },
+          "Delete",
+        ),
+      ),
+    );
+
+  renderHead();
+  renderVersions();
+  renderUrls();
+  fill(main,
+    head,
+    uploadForm,
+    h("div.card", h("h2", "Versions"), h("table", h("thead", h("tr", h("th", "Version"), h("th", "State"), h("th", "Details"), h("th", "Created"), h("th"))), versionsBody)),
+    urlsCard,
+    previewCard,
+    settingsCard(
+      "tileset-settings",
+      base,
+      tileset,
+      [
+        ["name", "Name"],
+        ["visibility", "Visibility"],
+        ["attribution", "Attribution", "Shown by map clients; HTML links allowed"],
+        ["description", "Description"],
+      ],
+      (fresh) => {
+        tileset = fresh;
+        renderHead();
+      },
+    ),
+  );
+  const shown = versions.find((v) => v.published) || versions.find((v) => v.state === "ready");
+  if (shown) preview(shown);
+  else fill(previewSlot, h("p.muted", "A preview appears once a version is ready."));
+  poll();
+}

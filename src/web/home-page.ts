@@ -1,0 +1,31 @@
+// The page at / : what this appliance is, whether it is healthy, and where to go next. Self-contained
+// (no external assets) so it works on an air-gapped machine.
+import type { DetailedHealth } from "../domain/health/service";
+
+const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const COLOR: Record<string, string> = { ok: "#1a7f37", degraded: "#9a6700", down: "#cf222e", not_configured: "#57606a" };
+
+export function homePage(health: DetailedHealth, publicUrl: string, needsSetup: boolean): string {
+  const rows = Object.entries(health.components)
+    .map(([name, c]) => `<tr><td>${escape(name)}</td><td style="color:${COLOR[c.status]};font-weight:600">${escape(c.status.replace("_", " "))}</td><td>${escape(c.detail)}</td></tr>`)
+    .join("");
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Mapstead</title>
+<style>
+body{font-family:system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem;color:#1d2733}
+table{border-collapse:collapse;width:100%}td{padding:.4rem .6rem;border-bottom:1px solid #d8dee4;vertical-align:top}
+a{color:#0969da}.cta{padding:.8rem;border-radius:.5rem;background:#fff8c5}code{background:#f4f6f8;padding:.1rem .3rem;border-radius:.3rem}
+</style></head><body>
+<h1>Mapstead ${escape(health.version)}</h1>
+<p>Self-hosted map publishing at <code>${escape(publicUrl)}</code>. Overall status: <strong style="color:${COLOR[health.status]}">${health.status}</strong>.</p>
+${needsSetup ? `<p class="cta">No admin account exists yet. <a href="/setup">Create it</a> with the one-time setup token printed at start-up, or run <code>mapstead admin create --email you@example.com</code>.</p>` : ""}
+<table>${rows}</table>
+<ul>
+<li><a href="/docs">API reference</a> (<a href="/openapi.json">OpenAPI document</a>)</li>
+<li><a href="/setup/preflight">Setup checks</a> with fixes</li>
+<li><a href="/health/detailed">Component health (JSON)</a></li>
+<li><a href="/fonts/v1">Installed fonts</a></li>
+</ul>
+</body></html>`;
+}

@@ -1,0 +1,81 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { tempDir } from "../../../support/app";
+import { pinSvg, squareSvg } from "../../../sprites/fixtures";
+
+let dir: string;
+const MAIN = join(import.meta.dir, "../../../../src/main.ts");
+
+function cli(...args: string[]) {
+  const r = Bun.spawnSync(["bun", MAIN, ...args, "--data-dir", join(dir, "data"), "--public-url", "https://maps.example.com"], {
+    env: { ...process.env, NO_COLOR: "1", LOG_LEVEL: "error" },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  return { code: r.exitCode, out: r.stdout.toString(), err: r.stderr.toString() };
+}
+
+beforeAll(() => {
+  dir = tempDir("mapstead-styles-cli-");
+  mkdirSync(join(dir, "icons"));
+  writeFileSync(join(dir, "icons", "pin.svg"), pinSvg);
+  writeFileSync(join(dir, "icons", "dot.svg"), squareSvg("#333", 6));
+  const style = {
+    version: 8,
+    glyphs: "mapstead://fonts/{fontstack}/{range}.pbf",
+    sprite: "mapstead://sprites/acme/city",
+    sources: { pts: { type: "geojson", data: { type: "FeatureCollection", features: [] } } },
+    layers: [
+      { id: "bg", type: "background", paint: { "background-color": "#eee" } },
+      { id: "p", type: "symbol", source: "pts", layout: { "icon-image": "pin", "text-field": "x", "text-font": ["Noto Sans Bold"] } },
+    ],
+  };
+  writeFileSync(join(dir, "style.json"), JSON.stringify(style));
+  writeFileSync(join(dir, "bad.json"), JSON.stringify({ ...style, layers: [{ id: "bg", type: "background", paint: { "background-color": 5 } }] }));
+  expect(cli("orgs", "create", "--slug", "acme").code).toBe(0);
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("mapstead styles", () => {
+  test("create with a sprite folder, list, publish, export the resolved style", () => {
+    const created = cli("styles", "create", "--org", "acme", "--slug", "city", "--name", "City", "--sprite", join(dir, "icons"), join(dir, "style.json"));
+    expect(created.err).toBe("");
+    expect(created.code).toBe(0);
+    expect(created.out).toContain("with 2 sprite icons");
+
+    const list = cli("styles", "list", "--org", "acme", "--json");
+    expect(JSON.parse(list.out)).toEqual([
+      { slug: "city", name: "City", visibility: "public", published_version: null, has_sprite: true, urls: { stable: null, published: null } },
+    ]);
+    // Not published yet: export says so and fails.
+    const early = cli("styles", "export", "--org", "acme", "--slug", "city");
+    expect(early.code).toBe(1);
+    expect(early.err).toContain("not published");
+
+    const pub = cli("styles", "publish", "--org", "acme", "--slug", "city");
+    expect(pub.code).toBe(0);
+    expect(pub.out).toContain("version 1");
+    expect(pub.out).toContain("https://maps.example.com/styles/v1/acme/city@1");
+
+    const exported = JSON.parse(cli("styles", "export", "--org", "acme", "--slug", "city").out);
+    expect(exported.sprite).toBe("https://maps.example.com/styles/v1/acme/city/sprite");
+    expect(exported.glyphs).toBe("https://maps.example.com/fonts/v1/{fontstack}/{range}.pbf");
+    const v1 = JSON.parse(cli("styles", "export", "--org", "acme", "--slug", "city", "--version", "1").out);
+    expect(v1.sprite).toBe("https://maps.example.com/styles/v1/acme/city@1/sprite");
+  });
+
+  test("invalid styles and bad arguments fail with the reason, creating nothing", () => {
+    const bad = cli("styles", "create", "--org", "acme", "--slug", "broken", join(dir, "bad.json"));
+    expect(bad.code).toBe(1);
+    expect(bad.err).toContain("layers[0].paint.background-color");
+    const noSprite = cli("styles", "create", "--org", "acme", "--slug", "nosprite", join(dir, "style.json"));
+    expect(noSprite.code).toBe(1);
+    expect(noSprite.err).toContain("only use its own sprite");
+    expect(JSON.parse(cli("styles", "list", "--org", "acme", "--json").out).map((s: { slug: string }) => s.slug)).toEqual(["city"]);
+    expect(cli("styles", "list", "--org", "nobody").code).toBe(1);
+    expect(cli("styles", "publish", "--org", "acme").code).toBe(2);
+    expect(cli("styles", "publish", "--org", "acme", "--slug", "city", "--version", "x").code).toBe(2);
+    expect(cli("styles", "frobnicate", "--org", "acme").code).toBe(2);
+  });
+});

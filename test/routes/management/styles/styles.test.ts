@@ -1,0 +1,301 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { makeTestApp, type TestApp } from "../../../support/app";
+import { seedKey, seedOrg, seedSession } from "../../../support/seed";
+import { createChangeBus } from "../../../../src/domain/changes/bus";
+import { json, mapStyle, publishTilesetVersion, seedTileset } from "./helpers";
+
+let t: TestApp;
+let owner: Awaited<ReturnType<typeof seedSession>>;
+let outsider: Awaited<ReturnType<typeof seedSession>>;
+let orgId: number;
+let countriesId: number;
+const BASE = "http://localhost:8080";
+
+beforeAll(async () => {
+  t = await makeTestApp();
+  orgId = seedOrg(t.ctx, "acme").id;
+  const other = seedOrg(t.ctx, "other");
+  owner = await seedSession(t.ctx, { orgId });
+  outsider = await seedSession(t.ctx, { orgId: other.id });
+  countriesId = seedTileset(t.ctx, orgId, "countries", { versions: 2, published: 1 }).id;
+  seedTileset(t.ctx, orgId, "draft-only", { published: null });
+  seedTileset(t.ctx, other.id, "secret", { visibility: "private" });
+});
+afterAll(() => t.close());
+
+const create = (body: unknown, headers = owner.headers) => t.fetch("/api/v1/orgs/acme/styles", json(headers, body));
+
+describe("style management", () => {
+  test("create, read the draft, list; the draft is not public", async () => {
+    const res = await create({ slug: "streets", name: "Streets", style: mapStyle("acme") });
+    expect(res.status).toBe(201);
+    const body = await res.json();
+    expect(body).toMatchObject({ slug: "streets", name: "Streets", visibility: "public", published_version: null, urls: { stable: null } });
+    expect(body.draft.sources.countries.url).toBe("mapstead://tilesets/acme/countries");
+    // The preview has absolute URLs.
+    expect(body.draft_preview.sources.countries.url).toBe(`${BASE}/tiles/v1/acme/countries.json`);
+    expect(body.draft_preview.glyphs).toBe(`${BASE}/fonts/v1/{fontstack}/{range}.pbf`);
+
+    const list = await (await t.fetch("/api/v1/orgs/acme/styles", { headers: owner.headers })).json();
+    expect(list.styles.map((s: { slug: string }) => s.slug)).toContain("streets");
+
+    const pub = await t.fetch("/styles/v1/acme/streets");
+    expect(pub.status).toBe(404);
+    expect((await pub.json()).error.code).toBe("STYLE_NOT_FOUND");
+  });
+
+  test("a duplicate slug is 409, a bad slug 400, a non-object style 422", async () => {
+    expect((await create({ slug: "streets" })).status).toBe(409);
+    const bad = await create({ slug: "Bad_Slug" });
+    expect(bad.status).toBe(400);
+    expect((await bad.json()).error.message).toContain("slug");
+    // A typo must not silently publish a style meant to be private.
+    const typo = await create({ slug: "x1", visiblity: "private" });
+    expect(typo.status).toBe(400);
+    expect((await typo.json()).error.message).toContain("'visiblity'");
+    const arr = await create({ slug: "x1", style: [1, 2] });
+    expect(arr.status).toBe(422);
+    expect((await arr.json()).error.code).toBe("INVALID_STYLE");
+  });
+
+  test("invalid styles are 422 INVALID_STYLE with every validator message and its path", async () => {
+    const style = {
+      version: 8,
+      sources: { s: { type: "vector", url: "mapstead://tilesets/acme/countries" } },
+      layers: [
+        { id: "a", type: "fill", source: "s", "source-layer": "x", paint: { "fill-color": 42 } },
+        { id: "a", type: "nope", source: "s" },
+      ],
+    };
+    const res = await create({ slug: "broken", style });
+    expect(res.status).toBe(422);
+    const { error } = await res.json();
+    expect(error.code).toBe("INVALID_STYLE");
+    const paths = error.details.map((d: { path: string }) => d.path);
+    expect(paths).toContain("layers[0].paint.fill-color");
+    expect(paths).toContain("layers[1].type");
+    expect(error.details.find((d: { path: string }) => d.path === "layers[1]").message).toContain("duplicate layer id");
+    expect(error.message).toContain("layers[0].paint.fill-color");
+  });
+
+  test("mapstead:// references must resolve: tileset published, pinned version ready, fonts installed, own sprite present", async () => {
+    const cases: [unknown, string, RegExp][] = [
+      [mapStyle("acme", { tileset: "missing" }), "sources.countries.url", /does not exist or is not published/],
+      [mapStyle("acme", { tileset: "draft-only" }), "sources.countries.url", /not published/],
+      [mapStyle("acme", { tileset: "countries@9" }), "sources.countries.url", /countries@9' does not exist/],
+      [mapStyle("other", { tileset: "secret" }), "sources.countries.url", /does not exist/],
+      [mapStyle("acme", { font: "Comic Sans Bold" }), "layers[2].layout.text-font", /not installed: 'Comic Sans Bold'/],
+      [mapStyle("acme", { sprite: "streets2" }), "sprite", /only use its own sprite/],
+      [{ ...mapStyle("acme"), sprite: [{ id: "default", url: "mapstead://sprites/acme/refs" }] }, "sprite[0].url", /no sprite yet/],
+      [{ ...mapStyle("acme"), sprite: "mapstead://sprites/acme" }, "sprite", /must look like/],
+      [mapStyle("acme", { tileset: "countries@x" }), "sources.countries.url", /must be a positive integer/],
+      [{ ...mapStyle("acme"), glyphs: "mapstead://fonts/{fontstack}.pbf" }, "glyphs", /must be exactly/],
+      [{ ...mapStyle("acme"), sources: { c: { type: "vector", tiles: ["mapstead://tilesets/acme/countries"] } }, layers: [] }, "sources.c.tiles[0]", /"url"/],
+    ];
+    for (const [style, path, message] of cases) {
+      const res = await create({ slug: "refs", style });
+      expect(res.status).toBe(422);
+      const { error } = await res.json();
+      const hits = error.details.filter((d: { path: string; message: string }) => d.path === path && message.test(d.message));
+      expect(hits.length, `${path} ${message} in ${JSON.stringify(error.details)}`).toBe(1);
+    }
+    // Own sprite, but none uploaded yet.
+    const res = await create({ slug: "refs", style: mapStyle("acme", { sprite: "refs" }) });
+    expect((await res.json()).error.details[0].message).toContain("no sprite yet");
+    // MapLibre's default text-font stack is not installed: a text-field without text-font is refused.
+    const noFont = mapStyle("acme");
+    delete (noFont.layers[2]!.layout as Record<string, unknown>)["text-font"];
+    const res2 = await create({ slug: "refs", style: noFont });
+    expect((await res2.json()).error.details[0].message).toContain("Open Sans Regular");
+    // External URLs are not checked and pass through.
+    const ext = { version: 8, glyphs: "https://fonts.example.com/{fontstack}/{range}.pbf", sources: { x: { type: "vector", url: "https://tiles.example.com/x.json" } }, layers: [] };
+    expect((await create({ slug: "external", style: ext })).status).toBe(201);
+  });
+
+  test("publish creates immutable versions that pin tileset versions; stable follows the tileset", async () => {
+    const pub = await t.fetch("/api/v1/orgs/acme/styles/streets/publish", { method: "POST", headers: owner.headers });
+    expect(pub.status).toBe(200);
+    expect(await pub.json()).toEqual({ version: 1, created: true, url: `${BASE}/styles/v1/acme/streets@1` });
+
+    const stable = await t.fetch("/styles/v1/acme/streets");
+    expect(stable.status).toBe(200);
+    expect(stable.headers.get("cache-control")).toBe("public, max-age=60");
+    expect(stable.headers.get("content-type")).toBe("application/json; charset=utf-8");
+    expect(stable.headers.get("access-control-allow-origin")).toBe("*");
+    const s = await stable.json();
+    expect(s.sources.countries.url).toBe(`${BASE}/tiles/v1/acme/countries.json`);
+    expect(s.glyphs).toBe(`${BASE}/fonts/v1/{fontstack}/{range}.pbf`);
+
+    const v1 = await t.fetch("/styles/v1/acme/streets@1");
+    expect(v1.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+    expect((await v1.json()).sources.countries.url).toBe(`${BASE}/tiles/v1/acme/countries@1.json`);
+
+    // The tileset moves on: version 1 of the style keeps version 1 of the tileset.
+    publishTilesetVersion(t.ctx, countriesId, 2);
+    const v1again = await (await t.fetch("/styles/v1/acme/streets@1")).json();
+    expect(v1again.sources.countries.url).toBe(`${BASE}/tiles/v1/acme/countries@1.json`);
+
+    // A draft change is invisible until published; then version 2 pins tileset version 2.
+    const draft = mapStyle("acme");
+    draft.layers[0]!.paint = { "background-color": "#123456" };
+    expect((await t.fetch("/api/v1/orgs/acme/styles/streets/draft", json(owner.headers, draft, "PUT"))).status).toBe(200);
+    expect((await (await t.fetch("/styles/v1/acme/streets")).json()).layers[0].paint["background-color"]).toBe("#def");
+    const pub2 = await (await t.fetch("/api/v1/orgs/acme/styles/streets/publish", { method: "POST", headers: owner.headers })).json();
+    expect(pub2.version).toBe(2);
+    expect((await (await t.fetch("/styles/v1/acme/streets")).json()).layers[0].paint["background-color"]).toBe("#123456");
+    expect((await (await t.fetch("/styles/v1/acme/streets@2")).json()).sources.countries.url).toBe(`${BASE}/tiles/v1/acme/countries@2.json`);
+    expect((await (await t.fetch("/styles/v1/acme/streets@1")).json()).layers[0].paint["background-color"]).toBe("#def");
+
+    const versions = await (await t.fetch("/api/v1/orgs/acme/styles/streets/versions", { headers: owner.headers })).json();
+    expect(versions.versions.map((v: { version: number; published: boolean; tileset_pins: object }) => [v.version, v.published, v.tileset_pins])).toEqual([
+      [2, true, { "acme/countries": 2 }],
+      [1, false, { "acme/countries": 1 }],
+    ]);
+  });
+
+  test("a reference pinned to a tileset version stays pinned in the stable style too", async () => {
+    await create({ slug: "pinned", style: mapStyle("acme", { tileset: "countries@1" }) });
+    await t.fetch("/api/v1/orgs/acme/styles/pinned/publish", { method: "POST", headers: owner.headers });
+    expect((await (await t.fetch("/styles/v1/acme/pinned")).json()).sources.countries.url).toBe(`${BASE}/tiles/v1/acme/countries@1.json`);
+    const versions = await (await t.fetch("/api/v1/orgs/acme/styles/pinned/versions", { headers: owner.headers })).json();
+    expect(versions.versions[0].tileset_pins).toEqual({});
+  });
+
+  test("ETag and 304 on the stable URL; the ETag changes when a new version is published", async () => {
+    const first = await t.fetch("/styles/v1/acme/streets");
+    const etag = first.headers.get("etag")!;
+    expect(etag).toMatch(/^"[^"]+"$/);
+    const again = await t.fetch("/styles/v1/acme/streets", { headers: { "if-none-match": etag } });
+    expect(again.status).toBe(304);
+    expect(again.headers.get("etag")).toBe(etag);
+    expect(await again.text()).toBe("");
+    // Roll back to version 1: the stable URL serves it, with another ETag.
+    const rb = await t.fetch("/api/v1/orgs/acme/styles/streets/publish", json(owner.headers, { version: 1 }));
+    expect(await rb.json()).toMatchObject({ version: 1, created: false });
+    const after = await t.fetch("/styles/v1/acme/streets", { headers: { "if-none-match": etag } });
+    expect(after.status).toBe(200);
+    expect(after.headers.get("etag")).not.toBe(etag);
+    expect((await after.json()).layers[0].paint["background-color"]).toBe("#def");
+    await t.fetch("/api/v1/orgs/acme/styles/streets/publish", json(owner.headers, { version: 2 }));
+  });
+
+  test("unknown owner, slug, version, malformed versions and unpublished styles are the same 404", async () => {
+    for (const path of ["/styles/v1/nobody/streets", "/styles/v1/acme/nope", "/styles/v1/acme/streets@9", "/styles/v1/acme/streets@0", "/styles/v1/acme/streets@1.5", "/styles/v1/acme/streets@x", "/styles/v1/acme/streets@", "/styles/v1/acme/external", "/styles/v1/ACME/streets"]) {
+      const res = await t.fetch(path);
+      expect(res.status).toBe(404);
+      expect((await res.json()).error.code).toBe("STYLE_NOT_FOUND");
+    }
+  });
+
+  test("unpublish removes the stable URL, versioned URLs keep working", async () => {
+    await create({ slug: "temp", style: mapStyle("acme") });
+    await t.fetch("/api/v1/orgs/acme/styles/temp/publish", { method: "POST", headers: owner.headers });
+    expect((await t.fetch("/styles/v1/acme/temp")).status).toBe(200);
+    expect((await t.fetch("/api/v1/orgs/acme/styles/temp/unpublish", { method: "POST", headers: owner.headers })).status).toBe(204);
+    expect((await t.fetch("/styles/v1/acme/temp")).status).toBe(404);
+    expect((await t.fetch("/styles/v1/acme/temp@1")).status).toBe(200);
+    expect((await t.fetch("/api/v1/orgs/acme/styles/temp", { method: "DELETE", headers: owner.headers })).status).toBe(204);
+    expect((await t.fetch("/styles/v1/acme/temp@1")).status).toBe(404);
+    expect((await t.fetch("/api/v1/orgs/acme/styles/temp", { headers: owner.headers })).status).toBe(404);
+  });
+
+  test("private styles: same 404 for strangers, readable by members and maps:read keys, Cache-Control private", async () => {
+    await create({ slug: "hidden", visibility: "private", style: mapStyle("acme") });
+    await t.fetch("/api/v1/orgs/acme/styles/hidden/publish", { method: "POST", headers: owner.headers });
+    const anon = await t.fetch("/styles/v1/acme/hidden");
+    expect(anon.status).toBe(404);
+    expect(await anon.json()).toEqual(await (await t.fetch("/styles/v1/acme/does-not-exist")).json());
+    expect((await t.fetch("/styles/v1/acme/hidden", { headers: { cookie: outsider.cookie } })).status).toBe(404);
+    const member = await t.fetch("/styles/v1/acme/hidden@1", { headers: { cookie: owner.cookie } });
+    expect(member.status).toBe(200);
+    expect(member.headers.get("cache-control")).toBe("private");
+    const key = seedKey(t.ctx, orgId, ["maps:read"]);
+    expect((await t.fetch("/styles/v1/acme/hidden", { headers: { "x-api-key": key.secret } })).status).toBe(200);
+    const noScope = seedKey(t.ctx, orgId, ["geocoding"]);
+    expect((await t.fetch("/styles/v1/acme/hidden", { headers: { "x-api-key": noScope.secret } })).status).toBe(404);
+    // A bad key reads like no key: the same 404 whether or not a private style exists at the URL.
+    const bad = { "x-api-key": "msk_notavalidkeyatall" };
+    const a = await t.fetch("/styles/v1/acme/hidden", { headers: bad });
+    const b = await t.fetch("/styles/v1/acme/does-not-exist", { headers: bad });
+    expect(a.status).toBe(404);
+    expect(await a.json()).toEqual(await b.json());
+    // Made public: everyone sees it.
+    await t.fetch("/api/v1/orgs/acme/styles/hidden", json(owner.headers, { visibility: "public" }, "PATCH"));
+    expect((await t.fetch("/styles/v1/acme/hidden")).status).toBe(200);
+  });
+
+  test("management auth: 401 without credentials, 403 for outsiders and other orgs' keys, styles:write keys of the org work", async () => {
+    expect((await t.fetch("/api/v1/orgs/acme/styles")).status).toBe(401);
+    const res = await t.fetch("/api/v1/orgs/acme/styles", { headers: outsider.headers });
+    expect(res.status).toBe(403);
+    expect((await res.json()).error.code).toBe("FORBIDDEN");
+    expect((await t.fetch("/api/v1/orgs/nobody/styles", { headers: owner.headers })).status).toBe(404);
+
+    const key = seedKey(t.ctx, orgId, ["styles:write"]);
+    const created = await t.fetch("/api/v1/orgs/acme/styles", json({ "x-api-key": key.secret }, { slug: "by-key", style: mapStyle("acme") }));
+    expect(created.status).toBe(201);
+    expect((await t.fetch("/api/v1/orgs/acme/styles/by-key/publish", { method: "POST", headers: { "x-api-key": key.secret } })).status).toBe(200);
+
+    const readOnly = seedKey(t.ctx, orgId, ["maps:read"]);
+    const r = await t.fetch("/api/v1/orgs/acme/styles", { headers: { "x-api-key": readOnly.secret } });
+    expect(r.status).toBe(403);
+    expect((await r.json()).error.code).toBe("INSUFFICIENT_SCOPE");
+    const otherKey = seedKey(t.ctx, seedOrg(t.ctx, "third").id, ["styles:write"]);
+    expect((await t.fetch("/api/v1/orgs/acme/styles", { headers: { "x-api-key": otherKey.secret } })).status).toBe(403);
+  });
+
+  test("tilesets and tileset versions a published style uses cannot be deleted from under it", async () => {
+    const roadsId = seedTileset(t.ctx, orgId, "roads", { versions: 2, published: 1 }).id;
+    await create({ slug: "uses-roads", style: mapStyle("acme", { tileset: "roads" }) });
+    expect((await t.fetch("/api/v1/orgs/acme/styles/uses-roads/publish", { method: "POST", headers: owner.headers })).status).toBe(200);
+
+    const whole = await t.fetch("/api/v1/orgs/acme/tilesets/roads", { method: "DELETE", headers: owner.headers });
+    expect(whole.status).toBe(409);
+    expect((await whole.json()).error.message).toContain("acme/uses-roads@1");
+
+    // The tileset moves on to version 2, but style version 1 (current) still pins roads@1.
+    publishTilesetVersion(t.ctx, roadsId, 2);
+    const pinned = await t.fetch("/api/v1/orgs/acme/tilesets/roads/versions/1", { method: "DELETE", headers: owner.headers });
+    expect(pinned.status).toBe(409);
+    expect((await pinned.json()).error.code).toBe("CONFLICT");
+    expect((await t.fetch("/tiles/v1/acme/roads@1.json")).status).not.toBe(409);
+
+    // Once the style is published again (pinning roads@2), version 1 may go; unpublished, the tileset may go.
+    expect((await t.fetch("/api/v1/orgs/acme/styles/uses-roads/publish", { method: "POST", headers: owner.headers })).status).toBe(200);
+    expect((await t.fetch("/api/v1/orgs/acme/tilesets/roads/versions/1", { method: "DELETE", headers: owner.headers })).status).toBe(204);
+    expect((await t.fetch("/api/v1/orgs/acme/styles/uses-roads/unpublish", { method: "POST", headers: owner.headers })).status).toBe(204);
+    expect((await t.fetch("/api/v1/orgs/acme/tilesets/roads", { method: "DELETE", headers: owner.headers })).status).toBe(204);
+  });
+
+  test("a publish that fails validation changes nothing", async () => {
+    // The tileset the draft uses loses its published version: publishing must refuse.
+    const ts = seedTileset(t.ctx, orgId, "fleeting");
+    await create({ slug: "fragile", style: mapStyle("acme", { tileset: "fleeting" }) });
+    t.ctx.sqlite.run("UPDATE tilesets SET published_version = NULL WHERE id = ?", [ts.id]);
+    const res = await t.fetch("/api/v1/orgs/acme/styles/fragile/publish", { method: "POST", headers: owner.headers });
+    expect(res.status).toBe(422);
+    const detail = await (await t.fetch("/api/v1/orgs/acme/styles/fragile", { headers: owner.headers })).json();
+    expect(detail.published_version).toBeNull();
+    expect((await (await t.fetch("/api/v1/orgs/acme/styles/fragile/versions", { headers: owner.headers })).json()).versions).toEqual([]);
+  });
+
+  test("writes from another process (the CLI) are seen within a second or two, without a restart", async () => {
+    const before = await (await t.fetch("/styles/v1/acme/streets")).json();
+    expect(before.layers[0].paint["background-color"]).toBe("#123456");
+    // A second connection to the same database file, as `mapstead styles publish` would use.
+    const { Database } = await import("bun:sqlite");
+    const other = new Database(t.ctx.sqlite.filename);
+    const otherBus = createChangeBus(other, t.ctx.log);
+    other.transaction(() => {
+      other.run("UPDATE styles SET published_version = 1 WHERE slug = 'streets'");
+      otherBus.publish({ kind: "style", owner: "acme", slug: "streets" });
+    })();
+    other.close();
+    let color = before.layers[0].paint["background-color"];
+    for (let i = 0; i < 40 && color === "#123456"; i++) {
+      await Bun.sleep(50);
+      color = (await (await t.fetch("/styles/v1/acme/streets")).json()).layers[0].paint["background-color"];
+    }
+    expect(color).toBe("#def");
+  });
+});

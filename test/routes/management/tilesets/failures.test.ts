@@ -1,0 +1,295 @@
+// Bad inputs: refused at once (400, 413, 415, 422) or ending the version `failed` with a message that
+// names the file, the line or feature, and what is wrong; nothing crashes, nothing half-written stays.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readdirSync, existsSync } from "node:fs";
+import { join } from "node:path";
+import { zipSync } from "fflate";
+import { makeTestApp, type TestApp } from "../../../support/app";
+import { seedOrg, seedSession } from "../../../support/seed";
+import { PNG_1x1, UTM_PRJ, cities, countries, createTileset, flatgeobuf, pmtiles, shapefileZip, toNdjson, upload, vectorTiles, waitForVersion, writeMbtiles } from "./fixtures";
+
+let t: TestApp;
+let headers: Record<string, string>;
+let counter = 0;
+
+beforeAll(async () => {
+  t = await makeTestApp();
+  const org = seedOrg(t.ctx, "acme");
+  headers = (await seedSession(t.ctx, { orgId: org.id })).headers;
+});
+afterAll(() => t.close());
+
+async function fresh() {
+  const slug = `bad-${++counter}`;
+  await createTileset(t, "acme", headers, { slug });
+  return slug;
+}
+
+/** Uploads and waits: the version must end failed; returns its record. */
+async function failing(body: BodyInit, query = "") {
+  const slug = await fresh();
+  const res = await upload(t, "acme", slug, headers, body, query);
+  expect(res.status).toBe(202);
+  const v = (await waitForVersion(t, "acme", slug, 1, headers)) as any;
+  expect(v.state).toBe("failed");
+  expect(v.tilejson_url).toBeNull();
+  // nothing left behind but the row: no upload, no archive, no temp file
+  expect(readdirSync(join(t.dataDir, "uploads")).filter((f) => !f.startsWith("keep"))).toEqual([]);
+  // and it cannot be published
+  const pub = await t.fetch(`/api/v1/orgs/acme/tilesets/${slug}/publish`, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify({ version: 1 }) });
+  expect(pub.status).toBe(409);
+  return { slug, v };
+}
+
+async function errorOf(res: Response) {
+  return ((await res.json()) as { error: { code: string; message: string } }).error;
+}
+
+describe("refused at once", () => {
+  test("unsupported content is 415 whatever its Content-Type says", async () => {
+    const slug = await fresh();
+    const png = await upload(t, "acme", slug, { ...headers, "content-type": "application/geo+json" }, PNG_1x1);
+    expect(png.status).toBe(415);
+    const e = await errorOf(png);
+    expect(e.code).toBe("UNSUPPORTED_MEDIA_TYPE");
+    expect(e.message).toContain("GeoJSON");
+    const gz = await upload(t, "acme", slug, headers, Bun.gzipSync(new TextEncoder().encode(JSON.stringify(countries()))));
+    expect(gz.status).toBe(415);
+    expect((await errorOf(gz)).message).toContain("gzip");
+    const text = await upload(t, "acme", slug, headers, "hello world, this is not data");
+    expect(text.status).toBe(415);
+    const versions = (await (await t.fetch(`/api/v1/orgs/acme/tilesets/${slug}/versions`, { headers })).json()) as any;
+    expect(versions.versions).toEqual([]);
+    expect(readdirSync(join(t.dataDir, "uploads"))).toEqual([]);
+  });
+
+  test("CSV without longitude/latitude columns is 422 INVALID_SOURCE_DATA naming the columns", async () => {
+    const slug = await fresh();
+    const res = await upload(t, "acme", slug, headers, "name,east,north\nOslo,10.7,59.9\n", "?filename=towns.csv");
+    expect(res.status).toBe(422);
+    const e = await errorOf(res);
+    expect(e.code).toBe("INVALID_SOURCE_DATA");
+    expect(e.message).toContain("towns.csv");
+    expect(e.message).toContain("east");
+    expect(e.message).toContain("lon");
+  });
+
+  test("JSON that is not GeoJSON is 422 INVALID_SOURCE_DATA saying what to send", async () => {
+    const slug = await fresh();
+    const array = await upload(t, "acme", slug, headers, JSON.stringify([{ type: "Feature", geometry: null, properties: {} }]));
+    expect(array.status).toBe(422);
+    expect((await errorOf(array)).message).toContain("FeatureCollection");
+    const untyped = await upload(t, "acme", slug, headers, JSON.stringify({ features: [] }, null, 2));
+    expect(untyped.status).toBe(422);
+    expect((await errorOf(untyped)).message).toContain('"type"');
+  });
+
+  test("empty body is 400; bad recipe is 400 naming the option", async () => {
+    const slug = await fresh();
+    const empty = await upload(t, "acme", slug, headers, "");
+    expect(empty.status).toBe(400);
+    const badZoom = await upload(t, "acme", slug, headers, JSON.stringify(countries()), "?minzoom=8&maxzoom=3");
+    expect(badZoom.status).toBe(400);
+    expect((await errorOf(badZoom)).message).toContain("minzoom");
+    const outOfRange = await upload(t, "acme", slug, headers, JSON.stringify(countries()), "?maxzoom=40");
+    expect(outOfRange.status).toBe(400);
+    expect((await errorOf(outOfRange)).message).toContain("maxzoom");
+    const form = new FormData();
+    form.append("file", new Blob([JSON.stringify(countries())]), "c.geojson");
+    form.append("recipe", "{not json");
+    const badRecipe = await upload(t, "acme", slug, headers, form);
+    expect(badRecipe.status).toBe(400);
+    expect((await errorOf(badRecipe)).message).toContain("recipe");
+    expect(readdirSync(join(t.dataDir, "uploads"))).toEqual([]);
+  });
+
+  test("unknown tileset is 404 before the body is read", async () => {
+    const res = await upload(t, "acme", "nope", headers, JSON.stringify(countries()));
+    expect(res.status).toBe(404);
+    expect((await errorOf(res)).code).toBe("TILESET_NOT_FOUND");
+  });
+});
+
+test("over MAX_UPLOAD_MB: 413 by declared length and while streaming, temp file removed", async () => {
+  const small = await makeTestApp({ MAX_UPLOAD_MB: "1" });
+  try {
+    const org = seedOrg(small.ctx, "acme");
+    const h = (await seedSession(small.ctx, { orgId: org.id })).headers;
+    await createTileset(small, "acme", h, { slug: "big" });
+    const big = new Uint8Array(1024 * 1024 + 10).fill(0x20);
+    const declared = await upload(small, "acme", "big", h, big);
+    expect(declared.status).toBe(413);
+    // Chunked (no Content-Length): the stream is counted and cut off.
+    let sent = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(c) {
+        if (sent > 3 * 1024 * 1024) return c.close();
+        sent += 64 * 1024;
+        c.enqueue(new Uint8Array(64 * 1024).fill(0x20));
+      },
+    });
+    const streamed = await small.fetch(`/api/v1/orgs/acme/tilesets/big/versions`, { method: "POST", headers: h, body: stream, duplex: "half" } as RequestInit);
+    expect(streamed.status).toBe(413);
+    expect((await errorOf(streamed)).code).toBe("PAYLOAD_TOO_LARGE");
+    expect(readdirSync(join(small.dataDir, "uploads"))).toEqual([]);
+  } finally {
+    await small.close();
+  }
+});
+
+describe("processing failures and repairs", () => {
+  test("truncated GeoJSON: failed, says truncated", async () => {
+    const text = JSON.stringify(countries());
+    const { v } = await failing(text.slice(0, Math.floor(text.length / 2)), "?filename=world.geojson");
+    expect(v.error).toContain("world.geojson");
+    expect(v.error).toContain("truncated");
+  });
+
+  test("NDJSON with a broken line: failed, names the line", async () => {
+    const lines = toNdjson(await cities(5)).split("\n");
+    lines[2] = lines[2]!.slice(0, 20);
+    const { v } = await failing(lines.join("\n"));
+    expect(v.error).toContain("line 3");
+  });
+
+  test("a FeatureCollection whose features are not Features names the feature", async () => {
+    const { v } = await failing(JSON.stringify({ type: "FeatureCollection", features: [{ type: "Feature", geometry: { type: "Point", coordinates: [1, 2] }, properties: {} }, { geometry: null }] }));
+    expect(v.error).toContain("feature 2");
+  });
+
+  test("invalid geometries are skipped or repaired with warnings, never a crash", async () => {
+    const features = [
+      { type: "Feature", geometry: { type: "Point", coordinates: [10, 20] }, properties: { ok: 1 } },
+      { type: "Feature", geometry: null, properties: {} },
+      { type: "Feature", geometry: { type: "Point", coordinates: [500000, 6000000] }, properties: {} },
+      { type: "Feature", geometry: { type: "LineString", coordinates: [[1, 1]] }, properties: {} },
+      { type: "Feature", geometry: { type: "Polygon", coordinates: [[[0, 0], [5, 0], [5, 5], [0, 5]]] }, properties: { unclosed: true } },
+      { type: "Feature", geometry: { type: "Point", coordinates: ["a", "b"] }, properties: {} },
+      { type: "Feature", geometry: { type: "Hexagon", coordinates: [] }, properties: {} },
+    ];
+    const slug = await fresh();
+    expect((await upload(t, "acme", slug, headers, JSON.stringify({ type: "FeatureCollection", features }))).status).toBe(202);
+    const v = (await waitForVersion(t, "acme", slug, 1, headers)) as any;
+    expect(v.state).toBe("ready");
+    expect(v.stats.features).toBe(2);
+    expect(v.stats.features_skipped).toBe(5);
+    const w = v.warnings.join("\n");
+    expect(w).toContain("feature 2 skipped: has no geometry");
+    expect(w).toContain("feature 3 skipped: position [500000, 6000000] is outside");
+    expect(w).toContain("feature 4 skipped");
+    expect(w).toContain("feature 5 repaired: unclosed ring closed");
+    expect(w).toContain("feature 6 skipped");
+    expect(w).toContain("feature 7 skipped");
+    expect(w).toContain("5 of 7 features were skipped");
+  });
+
+  test("a file where no feature is usable fails with the first problem", async () => {
+    const { v } = await failing(JSON.stringify({ type: "FeatureCollection", features: [{ type: "Feature", geometry: { type: "Point", coordinates: [999, 999] }, properties: {} }] }));
+    expect(v.error).toContain("none of the 1 features is usable");
+    expect(v.error).toContain("feature 1");
+  });
+
+  test("CSV rows with bad coordinates are skipped with their line numbers", async () => {
+    const slug = await fresh();
+    await upload(t, "acme", slug, headers, "lon,lat,name\n10,20,a\nabc,20,b\n11,21,c\n,,d\n");
+    const v = (await waitForVersion(t, "acme", slug, 1, headers)) as any;
+    expect(v.state).toBe("ready");
+    expect(v.stats.features).toBe(2);
+    expect(v.warnings.join("\n")).toContain("line 3 skipped");
+    expect(v.warnings.join("\n")).toContain("line 5 skipped");
+  });
+
+  test("Shapefile in another projection: failed, names it and what to do", async () => {
+    const pts = [{ type: "Feature" as const, geometry: { type: "Point" as const, coordinates: [500000, 6600000] }, properties: { n: 1 } }];
+    const { v } = await failing(shapefileZip(pts, { prj: UTM_PRJ }));
+    expect(v.error).toContain("WGS_1984_UTM_Zone_33N");
+    expect(v.error).toContain("EPSG:4326");
+  });
+
+  test("zip with path traversal is refused", async () => {
+    const pts = [{ type: "Feature" as const, geometry: { type: "Point" as const, coordinates: [1, 1] }, properties: { n: 1 } }];
+    const { v } = await failing(shapefileZip(pts, { extra: { "../../evil.shp": new Uint8Array(10) } }));
+    expect(v.error).toContain("outside the archive");
+  });
+
+  test("zip bomb is refused before inflating", async () => {
+    const bomb = zipSync({ "layer.shp": new Uint8Array(20 * 1024 * 1024), "layer.dbf": new Uint8Array(10) }, { level: 9 });
+    expect(bomb.length).toBeLessThan(200_000);
+    const { v } = await failing(bomb);
+    expect(v.error).toContain("zip bomb");
+  });
+
+  test("zip without a .shp, and a truncated zip", async () => {
+    const { v } = await failing(zipSync({ "readme.txt": new TextEncoder().encode("hi") }));
+    expect(v.error).toContain("no .shp");
+    const pts = (await cities(50)).features;
+    const zip = shapefileZip(pts);
+    const { v: v2 } = await failing(zip.slice(0, Math.floor(zip.length * 0.6)));
+    expect(v2.error).toMatch(/damaged|truncated/);
+  });
+
+  test("truncated FlatGeobuf", async () => {
+    const fgb = flatgeobuf(await cities(300));
+    const { v } = await failing(fgb.slice(0, Math.floor(fgb.length / 2)));
+    expect(v.error).toMatch(/FlatGeobuf .*(damaged|truncated)/);
+  });
+
+  test("truncated and damaged MBTiles", async () => {
+    const path = join(t.dataDir, "keep-in.mbtiles");
+    writeMbtiles(path, vectorTiles(countries(), "c", 3), { format: "pbf" });
+    const bytes = await Bun.file(path).bytes();
+    const { v } = await failing(bytes.slice(0, Math.floor(bytes.length / 2)));
+    expect(v.error).toMatch(/damaged|truncated|malformed/);
+    const empty = join(t.dataDir, "keep-empty.mbtiles");
+    writeMbtiles(empty, [], { format: "pbf" });
+    const { v: v2 } = await failing(Bun.file(empty));
+    expect(v2.error).toContain("no tiles");
+    const wrong = join(t.dataDir, "keep-wrong.mbtiles");
+    writeMbtiles(wrong, [[0, 0, 0, PNG_1x1]], { format: "pbf" });
+    const { v: v3 } = await failing(Bun.file(wrong));
+    expect(v3.error).toContain("png");
+  });
+
+  test("MBTiles whose tiles are not what the archive declares: garbage, gzip of garbage, a gzip bomb, images", async () => {
+    const good = vectorTiles(countries(), "c", 2);
+    const garbage = new TextEncoder().encode("\x1a this is not a vector tile at all, just bytes");
+    const gzGarbage = Bun.gzipSync(crypto.getRandomValues(new Uint8Array(300)));
+    const bomb = Bun.gzipSync(new Uint8Array(40 * 1024 * 1024));
+    for (const [name, bad, expected] of [
+      ["garbage", garbage, /2\/\d\/\d: not a Mapbox Vector Tile/],
+      ["gz-garbage", gzGarbage, /not a Mapbox Vector Tile/],
+      ["bomb", bomb, /more than 32 MiB/],
+    ] as const) {
+      const path = join(t.dataDir, `keep-${name}.mbtiles`);
+      // zooms 0-1 fine and the first tile of zoom 2 too: the check must look past the first tile it meets
+      const firstAtZ2 = good.findIndex(([z]) => z === 2);
+      const tiles = good.map(([z, x, y, data], i) => [z, x, y, z === 2 && i !== firstAtZ2 ? bad : data] as [number, number, number, Uint8Array]);
+      writeMbtiles(path, tiles, { format: "pbf", minzoom: "0", maxzoom: "2" });
+      const { v } = await failing(Bun.file(path));
+      expect(v.error).toContain("sampled tiles do not hold vector tile (MVT) data");
+      expect(v.error).toMatch(expected);
+    }
+    const jpeg = join(t.dataDir, "keep-jpeg.mbtiles");
+    writeMbtiles(jpeg, [[0, 0, 0, new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 1, 2])], [1, 0, 0, PNG_1x1]], { format: "jpg", minzoom: "0", maxzoom: "1" });
+    const { v } = await failing(Bun.file(jpeg));
+    expect(v.error).toContain("1/0/0: not a JPEG image");
+  }, 60_000);
+
+  test("truncated PMTiles", async () => {
+    const archive = pmtiles(vectorTiles(countries(), "c", 2), { tileType: 1, tileCompression: 2, metadata: {}, bounds: [-180, -85, 180, 85], minzoom: 0, maxzoom: 2 });
+    const { v } = await failing(archive.slice(0, archive.length - 1000));
+    expect(v.error).toContain("truncated");
+  });
+});
+
+test("failed versions keep the data dir clean and the next upload works", async () => {
+  const slug = await fresh();
+  await upload(t, "acme", slug, headers, '{"type":"FeatureCollection","features":[');
+  expect(((await waitForVersion(t, "acme", slug, 1, headers)) as any).state).toBe("failed");
+  await upload(t, "acme", slug, headers, JSON.stringify(countries()));
+  const v2 = (await waitForVersion(t, "acme", slug, 2, headers)) as any;
+  expect(v2.state).toBe("ready");
+  const tilesetDir = readdirSync(join(t.dataDir, "tilesets")).map((d) => readdirSync(join(t.dataDir, "tilesets", d))).flat();
+  expect(tilesetDir.some((f) => f.includes(".tmp"))).toBe(false);
+  expect(existsSync(join(t.dataDir, "uploads"))).toBe(true);
+});

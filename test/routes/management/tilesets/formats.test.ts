@@ -1,0 +1,236 @@
+// Every input format, uploaded over HTTP the way a user would (raw body or multipart), processed into
+// a ready version whose tiles decode to the uploaded features.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { VectorTile } from "@mapbox/vector-tile";
+import { PbfReader } from "pbf";
+import { join } from "node:path";
+import { makeTestApp, type TestApp } from "../../../support/app";
+import { seedOrg, seedSession } from "../../../support/seed";
+import {
+  PNG_1x1,
+  cities,
+  countries,
+  createTileset,
+  flatgeobuf,
+  pmtiles,
+  shapefileZip,
+  toCsv,
+  toNdjson,
+  upload,
+  vectorTiles,
+  waitForVersion,
+  writeMbtiles,
+} from "./fixtures";
+
+let t: TestApp;
+let headers: Record<string, string>;
+let counter = 0;
+
+beforeAll(async () => {
+  t = await makeTestApp();
+  const org = seedOrg(t.ctx, "acme");
+  headers = (await seedSession(t.ctx, { orgId: org.id })).headers;
+});
+afterAll(() => t.close());
+
+/** Creates a tileset, uploads `body`, waits, publishes; returns the ready version. */
+async function importInto(body: BodyInit, query = "", extraHeaders: Record<string, string> = {}) {
+  const slug = `ts-${++counter}`;
+  await createTileset(t, "acme", headers, { slug });
+  const res = await upload(t, "acme", slug, { ...headers, ...extraHeaders }, body, query);
+  const accepted = (await res.json()) as { version: number; state: string };
+  expect(res.status).toBe(202);
+  expect(accepted.state).toBe("queued");
+  const v = (await waitForVersion(t, "acme", slug, accepted.version, headers)) as any;
+  expect(v.error).toBeNull();
+  expect(v.state).toBe("ready");
+  return { slug, v };
+}
+
+async function decodedTile(slug: string, z: number, x: number, y: number) {
+  const res = await t.fetch(`/tiles/v1/acme/${slug}@1/${z}/${x}/${y}.mvt`);
+  expect(res.status).toBe(200);
+  expect(res.headers.get("content-encoding")).toBeNull();
+  return new VectorTile(new PbfReader(new Uint8Array(await res.arrayBuffer())));
+}
+
+describe("source data becomes vector tiles", () => {
+  test("GeoJSON FeatureCollection (raw body): polygons, field types, zooms from the extent", async () => {
+    const { slug, v } = await importInto(JSON.stringify(countries()));
+    expect(v.source_format).toBe("geojson");
+    expect(v.archive_format).toBe("mbtiles");
+    expect(v.format).toBe("pbf");
+    expect(v.layers).toEqual([{ id: slug, fields: { name: "String" }, minzoom: 0, maxzoom: 6 }]);
+    expect(v.minzoom).toBe(0);
+    expect(v.maxzoom).toBe(6);
+    expect(v.stats.features).toBe(177);
+    expect(v.stats.tiles).toBeGreaterThan(100);
+    expect(v.bounds[0]).toBe(-180);
+    expect(v.bounds[2]).toBe(180);
+    const tile = await decodedTile(slug, 0, 0, 0);
+    const layer = tile.layers[slug]!;
+    expect(layer.length).toBeGreaterThan(150);
+    const names = Array.from({ length: layer.length }, (_, i) => layer.feature(i).properties.name);
+    expect(names).toContain("Brazil");
+    expect(layer.feature(0).type).toBe(3);
+  });
+
+  test("a single GeoJSON Feature, and the recipe from query parameters", async () => {
+    const brazil = countries().features.find((f) => f.properties?.name === "Brazil")!;
+    const { slug, v } = await importInto(JSON.stringify({ ...brazil, properties: { name: "Brazil", keep: 1, drop: "x" } }), "?layer=land&minzoom=2&maxzoom=5&exclude=drop");
+    expect(v.layers).toEqual([{ id: "land", fields: { name: "String", keep: "Number" }, minzoom: 2, maxzoom: 5 }]);
+    expect(v.recipe).toMatchObject({ layer: "land", minzoom: 2, maxzoom: 5, exclude: ["drop"] });
+    // Brazil at z2: tile 1/2 holds it; z0 and z1 are outside the zoom range.
+    const tile = await decodedTile(slug, 2, 1, 2);
+    expect(tile.layers.land!.feature(0).properties).toEqual({ name: "Brazil", keep: 1 });
+    expect((await t.fetch(`/tiles/v1/acme/${slug}@1/1/0/1.mvt`)).status).toBe(404);
+  });
+
+  test("newline-delimited GeoJSON", async () => {
+    const fc = await cities(300);
+    const { slug, v } = await importInto(toNdjson(fc));
+    expect(v.source_format).toBe("ndjson");
+    expect(v.stats.features).toBe(300);
+    expect(v.layers[0].fields).toEqual({ name: "String", country: "String", population: "Number" });
+    const layer = (await decodedTile(slug, 0, 0, 0)).layers[slug]!;
+    expect(layer.length).toBe(300);
+  });
+
+  test("CSV with longitude/latitude columns, quoted fields and CRLF line ends", async () => {
+    const fc = await cities(200);
+    fc.features[0]!.properties!.name = 'Quoted, "name"';
+    const { slug, v } = await importInto(toCsv(fc));
+    expect(v.source_format).toBe("csv");
+    expect(v.stats.features).toBe(200);
+    expect(v.layers[0].fields).toEqual({ name: "String", population: "Number" });
+    const layer = (await decodedTile(slug, 0, 0, 0)).layers[slug]!;
+    const names = Array.from({ length: layer.length }, (_, i) => layer.feature(i).properties.name);
+    expect(names).toContain('Quoted, "name"');
+  });
+
+  test("CSV spellings lat/lng with semicolons, multipart upload with recipe fields", async () => {
+    const csv = "name;lat;lng\nOslo;59.91;10.75\nBergen;60.39;5.32\n";
+    const form = new FormData();
+    form.append("file", new Blob([csv], { type: "text/csv" }), "norway.csv");
+    form.append("layer", "towns");
+    form.append("maxzoom", "8");
+    const { slug, v } = await importInto(form);
+    expect(v.source_format).toBe("csv");
+    expect(v.recipe).toMatchObject({ layer: "towns", maxzoom: 8, filename: "norway.csv" });
+    expect(v.layers[0].id).toBe("towns");
+    expect(v.stats.features).toBe(2);
+    const layer = (await decodedTile(slug, 0, 0, 0)).layers.towns!;
+    expect(layer.length).toBe(2);
+  });
+
+  test("zipped Shapefile (polygons with holes, WGS84 .prj)", async () => {
+    const some = countries().features.filter((f) => ["Brazil", "Italy", "South Africa", "Indonesia"].includes(String(f.properties?.name)));
+    const { slug, v } = await importInto(shapefileZip(some));
+    expect(v.source_format).toBe("shapefile");
+    expect(v.stats.features).toBe(4);
+    expect(v.layers[0].fields).toEqual({ name: "String" });
+    const layer = (await decodedTile(slug, 0, 0, 0)).layers[slug]!;
+    const names = Array.from({ length: layer.length }, (_, i) => layer.feature(i).properties.name).sort();
+    expect(names).toEqual(["Brazil", "Indonesia", "Italy", "South Africa"]);
+    // South Africa has Lesotho as a hole: one outer ring and one inner ring survive.
+    const za = Array.from({ length: layer.length }, (_, i) => layer.feature(i)).find((f) => f.properties.name === "South Africa")!;
+    expect(za.loadGeometry().length).toBe(2);
+  });
+
+  test("zipped Shapefile of points in Web Mercator is unprojected", async () => {
+    const R = 6378137;
+    const merc = (lon: number, lat: number) => [(lon * Math.PI * R) / 180, R * Math.log(Math.tan(Math.PI / 4 + (lat * Math.PI) / 360))];
+    const pts = [
+      { type: "Feature" as const, geometry: { type: "Point" as const, coordinates: merc(10.75, 59.91) }, properties: { name: "Oslo", pop: 700000 } },
+      { type: "Feature" as const, geometry: { type: "Point" as const, coordinates: merc(-74, 40.7) }, properties: { name: "New York", pop: 8000000 } },
+    ];
+    const prj = 'PROJCS["WGS_1984_Web_Mercator_Auxiliary_Sphere",GEOGCS["GCS_WGS_1984",DATUM["D_WGS_1984",SPHEROID["WGS_1984",6378137.0,298.257223563]]],PROJECTION["Mercator_Auxiliary_Sphere"]]';
+    const { v } = await importInto(shapefileZip(pts, { prj }));
+    expect(v.stats.features).toBe(2);
+    expect(v.bounds[0]).toBeCloseTo(-74, 5);
+    expect(v.bounds[3]).toBeCloseTo(59.91, 5);
+    expect(v.layers[0].fields).toEqual({ name: "String", pop: "Number" });
+  });
+
+  test("FlatGeobuf", async () => {
+    const fc = await cities(250);
+    const { slug, v } = await importInto(flatgeobuf(fc));
+    expect(v.source_format).toBe("flatgeobuf");
+    expect(v.stats.features).toBe(250);
+    expect((await decodedTile(slug, 0, 0, 0)).layers[slug]!.length).toBe(250);
+  });
+});
+
+describe("archives are validated and served as they are", () => {
+  test("vector MBTiles: stored gzip tiles pass through byte for byte", async () => {
+    const path = join(t.dataDir, "in.mbtiles");
+    const tiles = vectorTiles(countries(), "countries", 2);
+    writeMbtiles(path, tiles, {
+      name: "World",
+      format: "pbf",
+      minzoom: "0",
+      maxzoom: "2",
+      bounds: "-180,-85,180,85",
+      center: "0,0,1",
+      json: JSON.stringify({ vector_layers: [{ id: "countries", fields: { name: "String" } }] }),
+    });
+    const { slug, v } = await importInto(Bun.file(path));
+    expect(v.source_format).toBe("mbtiles");
+    expect(v.archive_format).toBe("mbtiles");
+    expect(v.layers).toEqual([{ id: "countries", fields: { name: "String" } }]);
+    expect(v.stats.tiles).toBe(tiles.length);
+    const [z, x, y, data] = tiles.find(([z]) => z === 2)!;
+    const res = await t.fetch(`/tiles/v1/acme/${slug}@1/${z}/${x}/${y}.pbf`, { headers: { "accept-encoding": "gzip, br" } });
+    expect(res.headers.get("content-encoding")).toBe("gzip");
+    expect(new Uint8Array(await res.arrayBuffer())).toEqual(data);
+  });
+
+  test("raster MBTiles (png)", async () => {
+    const path = join(t.dataDir, "raster.mbtiles");
+    writeMbtiles(path, [[0, 0, 0, PNG_1x1], [1, 0, 0, PNG_1x1]], { name: "Raster", format: "png", minzoom: "0", maxzoom: "1" });
+    const { slug, v } = await importInto(Bun.file(path));
+    expect(v.format).toBe("png");
+    expect(v.layers).toEqual([]);
+    const res = await t.fetch(`/tiles/v1/acme/${slug}@1/1/0/0.png`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("image/png");
+    expect(new Uint8Array(await res.arrayBuffer())).toEqual(PNG_1x1);
+    expect((await t.fetch(`/tiles/v1/acme/${slug}@1/1/0/0.mvt`)).status).toBe(404);
+    const tj = (await (await t.fetch(`/tiles/v1/acme/${slug}@1.json`)).json()) as any;
+    expect(tj.tiles[0]).toEndWith(`/tiles/v1/acme/${slug}@1/{z}/{x}/{y}.png`);
+    expect(tj.vector_layers).toBeUndefined();
+  });
+
+  test("vector PMTiles (gzip tiles), served straight from the file", async () => {
+    const tiles = vectorTiles(countries(), "countries", 2);
+    const archive = pmtiles(tiles, {
+      tileType: 1,
+      tileCompression: 2,
+      metadata: { name: "World", attribution: "Natural Earth", vector_layers: [{ id: "countries", fields: { name: "String" } }] },
+      bounds: [-180, -85, 180, 85],
+      minzoom: 0,
+      maxzoom: 2,
+    });
+    const { slug, v } = await importInto(archive);
+    expect(v.source_format).toBe("pmtiles");
+    expect(v.archive_format).toBe("pmtiles");
+    expect(v.layers).toEqual([{ id: "countries", fields: { name: "String" } }]);
+    for (const [z, x, y, data] of tiles.filter((_, i) => i % 3 === 0)) {
+      const res = await t.fetch(`/tiles/v1/acme/${slug}@1/${z}/${x}/${y}.mvt`, { headers: { "accept-encoding": "gzip" } });
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-encoding")).toBe("gzip");
+      expect(new Uint8Array(await res.arrayBuffer())).toEqual(data);
+    }
+    const plain = await t.fetch(`/tiles/v1/acme/${slug}@1/0/0/0.mvt`);
+    expect(new Uint8Array(await plain.arrayBuffer())).toEqual(Bun.gunzipSync(tiles[0]![3] as Uint8Array<ArrayBuffer>));
+  });
+
+  test("raster PMTiles (png, uncompressed)", async () => {
+    const archive = pmtiles([[0, 0, 0, PNG_1x1]], { tileType: 2, tileCompression: 1, metadata: {}, bounds: [-180, -85, 180, 85], minzoom: 0, maxzoom: 0 });
+    const { slug, v } = await importInto(archive);
+    expect(v.format).toBe("png");
+    const res = await t.fetch(`/tiles/v1/acme/${slug}@1/0/0/0.png`);
+    expect(res.headers.get("content-type")).toBe("image/png");
+    expect(new Uint8Array(await res.arrayBuffer())).toEqual(PNG_1x1);
+  });
+});

@@ -1,0 +1,49 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { makeTestApp, type TestApp } from "../../../support/app";
+import { seedSession } from "../../../support/seed";
+
+let t: TestApp;
+let remote: TestApp;
+beforeAll(async () => {
+  t = await makeTestApp();
+  remote = await makeTestApp({ TRUST_PROXY: "true" });
+});
+afterAll(async () => {
+  await t.close();
+  await remote.close();
+});
+
+test("/metrics counts requests by route group for a loopback caller", async () => {
+  await t.fetch("/health");
+  await t.fetch("/tiles/v1/nobody/none.json");
+  await t.fetch("/routing/v1/driving/13.38,52.51;13.39,52.52");
+  await Bun.sleep(10); // after-response hooks run once the response is handed back
+  const res = await t.fetch("/metrics");
+  expect(res.status).toBe(200);
+  expect(res.headers.get("content-type")).toContain("text/plain");
+  const body = await res.text();
+  expect(body).toMatch(/mapstead_http_requests_total\{group="health",method="GET",status="2xx"\} [1-9]/);
+  expect(body).toMatch(/mapstead_http_requests_total\{group="tiles",method="GET",status="4xx"\} [1-9]/);
+  expect(body).toMatch(/mapstead_http_requests_total\{group="routing",method="GET",status="4xx"\} [1-9]/);
+  expect(body).toContain("mapstead_http_request_duration_seconds_bucket");
+  expect(body).toContain("mapstead_jobs_queued 0");
+});
+
+test("/metrics is hidden from remote callers unless they are admins", async () => {
+  const anon = await remote.fetch("/metrics", { headers: { "x-forwarded-for": "203.0.113.9" } });
+  expect(anon.status).toBe(404);
+  const member = await seedSession(remote.ctx, { isAdmin: false });
+  expect((await remote.fetch("/metrics", { headers: { "x-forwarded-for": "203.0.113.9", cookie: member.cookie } })).status).toBe(404);
+  const admin = await seedSession(remote.ctx, { isAdmin: true });
+  expect((await remote.fetch("/metrics", { headers: { "x-forwarded-for": "203.0.113.9", cookie: admin.cookie } })).status).toBe(200);
+});
+
+test("the landing page shows health and points to setup while no admin exists", async () => {
+  const res = await t.fetch("/");
+  expect(res.status).toBe(200);
+  const html = await res.text();
+  expect(html).toContain("Mapstead");
+  expect(html).toContain('href="/setup"');
+  expect(html).toContain("not configured");
+  expect(html).not.toMatch(/https?:\/\/(?!localhost)[^"]*\.(js|css)/);
+});

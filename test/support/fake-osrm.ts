@@ -1,0 +1,205 @@
+// A small osrm-routed stand-in on a real ephemeral port, speaking OSRM's HTTP API v1 wire format:
+// GET /route/v1/{profile}/{coordinates}, /table/v1/..., /nearest/v1/... answering {"code":"Ok",...}
+// with polyline6 geometry, or HTTP 400 {"code":"NoRoute"|"NoSegment"|"InvalidQuery"|...,"message"}
+// as osrm-routed does. It records every call and can be told to misbehave.
+import { encodePolyline6 } from "../../src/backends/routing/polyline";
+import { bearingDegrees, haversineMetres } from "../../src/backends/routing/geometry";
+import type { Position } from "../../src/backends/routing/types";
+import { connected, covered, road, roadMetres, snap, speedOf, streetName } from "./fake-road-network";
+
+export type FakeMode = "ok" | "malformed-json" | "html" | "corrupt-geometry";
+
+export interface FakeCall {
+  method: string;
+  path: string;
+  search: string;
+  params: URLSearchParams;
+  body: string;
+  /** the caller's TCP port: the same port on consecutive calls means the connection was kept alive */
+  clientPort: number;
+}
+
+export interface FakeRouter {
+  url: string;
+  calls: FakeCall[];
+  status: number | null;
+  mode: FakeMode;
+  delayMs: number;
+  maxInFlight: number;
+  /** profiles served; others answer like a proxy that has no such dataset (404). null = any, as osrm-routed */
+  profiles: string[] | null;
+  /** profiles whose dataset has no roads at all: every point is off the network */
+  emptyProfiles: string[];
+  /** osrm-routed --max-table-size (Valhalla: the pedestrian max_distance in km) */
+  limit: number;
+  reset(): void;
+  stop(): Promise<void>;
+}
+
+const error = (code: string, message: string) => Response.json({ code, message }, { status: 400 });
+
+function parseCoordinates(raw: string): Position[] | null {
+  const points = raw.split(";").map((p) => p.split(",").map(Number));
+  return points.every((p) => p.length === 2 && p.every(Number.isFinite)) ? (points as Position[]) : null;
+}
+
+/** An OSRM route through the points: one leg per pair, optional steps, geometry per `overview`. */
+function osrmRoute(points: Position[], profile: string, params: URLSearchParams, offset: number) {
+  const snapped = points.map(snap);
+  const steps = params.get("steps") === "true";
+  const overview = params.get("overview") ?? "simplified";
+  const speed = speedOf(profile);
+  const mode = speed > 10 ? "driving" : speed < 2 ? "walking" : "cycling";
+  const line: Position[] = [];
+  const legs = snapped.slice(1).map((to, i) => {
+    const from = snapped[i]!;
+    const shape = road(from, to, 4, offset);
+    line.push(...(i === 0 ? shape : shape.slice(1)));
+    const distance = roadMetres(from, to, offset);
+    const duration = Math.round((distance / speed) * 10) / 10;
+    const half = shape.slice(0, 3);
+    const rest = shape.slice(2);
+    const legSteps = steps
+      ? [
+          {
+            geometry: encodePolyline6(half),
+            maneuver: { bearing_after: bearingDegrees(half[0]!, half[1]!), bearing_before: 0, location: half[0], type: "depart" },
+            mode,
+            driving_side: "right",
+            name: streetName(from),
+            intersections: [{ out: 0, entry: [true], bearings: [bearingDegrees(half[0]!, half[1]!)], location: half[0] }],
+            weight: duration / 2,
+            duration: Math.round((duration / 2) * 10) / 10,
+            distance: Math.round((distance / 2) * 10) / 10,
+          },
+          {
+            geometry: encodePolyline6(rest),
+            maneuver: { bearing_after: bearingDegrees(rest[0]!, rest[1]!), bearing_before: bearingDegrees(half[1]!, half[2]!), location: rest[0], modifier: "left", type: "turn" },
+            mode,
+            driving_side: "right",
+            name: streetName(to),
+            intersections: [{ out: 1, in: 0, entry: [true, true], bearings: [0, 90], location: rest[0] }],
+            weight: duration / 2,
+            duration: Math.round((duration / 2) * 10) / 10,
+            distance: Math.round((distance / 2) * 10) / 10,
+          },
+          {
+            geometry: encodePolyline6([to, to]),
+            maneuver: { bearing_after: 0, bearing_before: bearingDegrees(rest.at(-2)!, rest.at(-1)!), location: to, modifier: "right", type: "arrive" },
+            mode,
+            driving_side: "right",
+            name: streetName(to),
+            intersections: [{ in: 0, entry: [true], bearings: [180], location: to }],
+            weight: 0,
+            duration: 0,
+            distance: 0,
+          },
+        ]
+      : [];
+    return { steps: legSteps, summary: steps ? `${streetName(from)}, ${streetName(to)}` : "", weight: duration, duration, distance };
+  });
+  const route: Record<string, unknown> = {
+    legs,
+    weight_name: "routability",
+    weight: legs.reduce((s, l) => s + l.weight, 0),
+    duration: Math.round(legs.reduce((s, l) => s + l.duration, 0) * 10) / 10,
+    distance: Math.round(legs.reduce((s, l) => s + l.distance, 0) * 10) / 10,
+  };
+  if (overview === "full") route.geometry = encodePolyline6(line);
+  else if (overview === "simplified") route.geometry = encodePolyline6([line[0]!, line.at(-1)!]);
+  return route;
+}
+
+const waypoint = (p: Position) => {
+  const s = snap(p);
+  return { hint: "KSoKgP___38AAAAA", distance: Math.round(haversineMetres(p, s) * 10) / 10, name: streetName(s), location: s };
+};
+
+export function startFakeOsrm(): FakeRouter {
+  let inFlight = 0;
+  const fake: FakeRouter = {
+    url: "",
+    calls: [],
+    status: null,
+    mode: "ok",
+    delayMs: 0,
+    maxInFlight: 0,
+    profiles: null,
+    emptyProfiles: [],
+    limit: 100,
+    reset() {
+      fake.calls.length = 0;
+      fake.status = null;
+      fake.mode = "ok";
+      fake.delayMs = 0;
+      fake.maxInFlight = 0;
+      fake.profiles = null;
+      fake.emptyProfiles = [];
+      fake.limit = 100;
+    },
+    stop: async () => {
+      await server.stop(true);
+    },
+  };
+
+  async function handle(req: Request, clientPort: number): Promise<Response> {
+    const url = new URL(req.url);
+    const q = req.url.indexOf("?");
+    fake.calls.push({ method: req.method, path: url.pathname, search: q < 0 ? "" : req.url.slice(q + 1), params: url.searchParams, body: await req.text(), clientPort });
+    if (fake.delayMs) await Bun.sleep(fake.delayMs);
+    if (fake.status !== null) return Response.json({ code: "InternalError", message: `fake told to answer ${fake.status}` }, { status: fake.status });
+    if (fake.mode === "malformed-json") return new Response('{"code":"Ok","routes":[', { headers: { "content-type": "application/json" } });
+    if (fake.mode === "html") return new Response("<html><body>It works!</body></html>", { headers: { "content-type": "text/html" } });
+    const m = /^\/(route|table|nearest)\/v1\/([^/]+)\/([^/]+)$/.exec(decodeURIComponent(url.pathname));
+    if (!m) return error("InvalidUrl", `URL string malformed close to position 1: "${url.pathname.slice(0, 20)}"`);
+    const [, service, profile, coords] = m as unknown as [string, string, string, string];
+    if (fake.profiles && !fake.profiles.includes(profile)) return new Response("<html><head><title>404 Not Found</title></head><body><center><h1>404 Not Found</h1></center><hr><center>nginx</center></body></html>", { status: 404, headers: { "content-type": "text/html" } });
+    const points = parseCoordinates(coords);
+    if (!points) return error("InvalidQuery", "Query string malformed close to position 0");
+    const exclude = url.searchParams.get("exclude");
+    if (exclude && !["car", "driving"].includes(profile)) return error("InvalidValue", "Exclude flag combination is not supported.");
+    if (fake.emptyProfiles.includes(profile)) return error("NoSegment", "Could not find a matching segment for coordinate 0");
+    if (service === "nearest") {
+      // nearest has no search radius: it finds the closest road however far away it is
+      return Response.json({ code: "Ok", waypoints: [{ ...waypoint(points[0]!), nodes: [0, 1] }] });
+    }
+    const outside = points.findIndex((p) => !covered(p));
+    if (outside >= 0) return error("NoSegment", `Could not find a matching segment for coordinate ${outside}`);
+    if (service === "table") {
+      if (points.length > fake.limit) return error("TooBig", "Too many table coordinates");
+      const indices = (name: string) => (url.searchParams.get(name) ?? "").split(";").filter(Boolean).map(Number);
+      const sources = indices("sources").length ? indices("sources") : points.map((_, i) => i);
+      const destinations = indices("destinations").length ? indices("destinations") : points.map((_, i) => i);
+      const cell = (a: number, b: number, f: (m: number) => number) => (connected(points[a]!, points[b]!) ? f(roadMetres(snap(points[a]!), snap(points[b]!))) : null);
+      return Response.json({
+        code: "Ok",
+        durations: sources.map((s) => destinations.map((d) => cell(s, d, (metres) => Math.round((metres / speedOf(profile)) * 10) / 10))),
+        distances: sources.map((s) => destinations.map((d) => cell(s, d, (metres) => metres))),
+        sources: sources.map((i) => waypoint(points[i]!)),
+        destinations: destinations.map((i) => waypoint(points[i]!)),
+      });
+    }
+    for (let i = 1; i < points.length; i++) if (!connected(points[i - 1]!, points[i]!)) return error("NoRoute", "Impossible route between points");
+    const alternatives = url.searchParams.get("alternatives");
+    const wanted = points.length === 2 ? (alternatives === "true" ? 1 : Number(alternatives) || 0) : 0;
+    const routes = Array.from({ length: 1 + wanted }, (_, i) => osrmRoute(points, profile, url.searchParams, i * 0.003));
+    if (fake.mode === "corrupt-geometry") for (const r of routes) r.geometry = "_ibE_seK_seK_seK~";
+    return Response.json({ code: "Ok", routes, waypoints: points.map(waypoint) });
+  }
+
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    async fetch(req, srv): Promise<Response> {
+      inFlight++;
+      fake.maxInFlight = Math.max(fake.maxInFlight, inFlight);
+      try {
+        return await handle(req, srv.requestIP(req)?.port ?? 0);
+      } finally {
+        inFlight--;
+      }
+    },
+  });
+  fake.url = `http://127.0.0.1:${server.port}`;
+  return fake;
+}
