@@ -142,6 +142,8 @@ DATA_DIR=$STATE_DIR
 #PORT=8080
 
 # Pelias-compatible geocoder, including its version prefix.
+# Geocoding backend: auto (Pelias when its URL is set, else the embedded gazetteer), pelias, embedded, off.
+#GEOCODER=auto
 #GEOCODER_INTERNAL_URL=http://pelias-api:4000/v1
 #GEOCODER_TIMEOUT_MS=5000
 
@@ -160,6 +162,9 @@ DATA_DIR=$STATE_DIR
 
 # Largest accepted upload in MiB; larger ones get 413.
 #MAX_UPLOAD_MB=2048
+
+# Memory the tiler aims to stay within per import, in MiB (bigger cuts large inputs faster).
+#TILING_MEMORY_MB=256
 
 # Default requests per minute per API key and service group.
 #RATE_LIMIT_PER_MINUTE=600

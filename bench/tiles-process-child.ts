@@ -43,15 +43,14 @@ for (const input of inputs) {
   } else {
     const r = await processSource(
       {
-        sourcePath: input,
-        format: "geojson",
-        label: basename(input),
+        sources: [{ path: input, format: "geojson", label: basename(input), fileName: basename(input) }],
         recipe: { maxzoom: MAXZOOM },
         defaultLayer: "layer",
         outPath: join(outDir!, `${basename(input)}.mbtiles`),
         attribution: "",
         name: basename(input),
         description: "",
+        memoryMb: 256,
       },
       () => {},
     );

@@ -3,7 +3,8 @@
 // can build as many apps as they like.
 import { Elysia } from "elysia";
 import { authPlugin } from "./http/auth";
-import { conventions, routeTableFrom } from "./http/conventions";
+import { conventions } from "./http/conventions";
+import { routeTableFrom } from "./http/route-facts";
 import type { Services } from "./services";
 import { docsModule } from "./routes/ops/docs";
 import { healthModule } from "./routes/ops/health";
@@ -24,6 +25,7 @@ import { elevationModule } from "./routes/services/elevation";
 import { homeModule } from "./routes/web/home";
 import { consoleModule } from "./modules/console";
 import { routingRoutes } from "./routes/services/routing";
+import { gazetteerModule } from "./routes/management/gazetteer";
 
 export function createApp(services: Services) {
   const { ctx } = services;
@@ -43,6 +45,7 @@ export function createApp(services: Services) {
     .use(publicSpritesModule(services))
     .use(stylesModule(services, callers))
     .use(geocodingModule(services, callers))
+    .use(gazetteerModule(services, callers))
     .use(elevationModule(services, callers))
     .use(routingRoutes(services, callers))
     .use(publicFontsModule(services))

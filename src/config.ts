@@ -5,6 +5,7 @@ import { resolve } from "node:path";
 import { isSlug } from "./domain/orgs/slug";
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
+export type GeocoderBackend = "pelias" | "embedded" | "off";
 export type ElevationMode = "auto" | "opentopodata" | "embedded" | "off";
 const ELEVATION_MODES: ElevationMode[] = ["auto", "opentopodata", "embedded", "off"];
 
@@ -26,6 +27,8 @@ export interface Config {
   port: number;
   dataDir: string;
   geocoderUrl: string | null;
+  /** which backend answers geocoding: GEOCODER resolved (`auto` becomes pelias or embedded) */
+  geocoder: GeocoderBackend;
   elevationUrl: string | null;
   geocoderTimeoutMs: number;
   elevationTimeoutMs: number;
@@ -39,6 +42,8 @@ export interface Config {
   /** our profile name -> the backend's profile (OSRM) or costing (Valhalla) */
   routingProfiles: Readonly<Record<RoutingProfile, string>>;
   maxUploadMb: number;
+  /** memory the tiler aims to stay within while cutting tiles, in MiB */
+  tilingMemoryMb: number;
   rateLimitPerMinute: number;
   trustProxy: boolean;
   allowedHosts: string[];
@@ -80,6 +85,7 @@ export const SETTINGS: SettingSpec[] = [
     description: "elevation backend: auto = OpenTopoData when ELEVATION_INTERNAL_URL is set, else the embedded DEM when ELEVATION_TILESET is set",
   },
   { name: "ELEVATION_TILESET", accepts: "owner/slug of a raster-DEM tileset, e.g. acme/srtm", description: "DEM tileset (its published version) that embedded elevation samples" },
+  { name: "GEOCODER", accepts: "one of auto, pelias, embedded, off", default: "auto", description: "geocoding backend: auto uses Pelias when GEOCODER_INTERNAL_URL is set, else the embedded gazetteer" },
   { name: "GEOCODER_TIMEOUT_MS", accepts: "an integer from 100 to 120000", default: "5000", description: "timeout per geocoder call" },
   { name: "ELEVATION_TIMEOUT_MS", accepts: "an integer from 100 to 120000", default: "5000", description: "timeout per elevation call" },
   { name: "ROUTING_INTERNAL_URL", accepts: "an absolute http(s) URL, e.g. http://osrm:5000 or http://valhalla:8002", description: "OSRM or Valhalla server base URL" },
@@ -92,6 +98,7 @@ export const SETTINGS: SettingSpec[] = [
     description: "the backend's profile (OSRM) or costing (Valhalla) per profile; unnamed ones keep the engine's default (OSRM car, foot, bike; Valhalla auto, pedestrian, bicycle)",
   },
   { name: "MAX_UPLOAD_MB", accepts: "an integer from 1 to 1048576", default: "2048", description: "largest accepted upload in MiB" },
+  { name: "TILING_MEMORY_MB", accepts: "an integer from 32 to 65536", default: "256", description: "memory the tiler aims to stay within per import, in MiB (bigger cuts large inputs faster)" },
   { name: "RATE_LIMIT_PER_MINUTE", accepts: "an integer from 1 to 10000000", default: "600", description: "default requests per minute per key and service group" },
   { name: "TRUST_PROXY", accepts: "true or false", default: "false", description: "honour X-Forwarded-* headers" },
   { name: "ALLOWED_HOSTS", accepts: "comma-separated host names", default: "", description: "hosts honoured from X-Forwarded-Host when TRUST_PROXY is on" },
@@ -128,6 +135,14 @@ function bool(name: string, raw: string): boolean {
   if (["1", "true", "yes", "on"].includes(v)) return true;
   if (["0", "false", "no", "off", ""].includes(v)) return false;
   throw new ConfigError(name, `${name}=${JSON.stringify(raw)} is invalid: expected true or false`);
+}
+
+function geocoderBackend(raw: string, url: string | null, accepts: string): GeocoderBackend {
+  const v = raw.trim().toLowerCase();
+  if (v === "auto") return url ? "pelias" : "embedded";
+  if (v === "pelias" && !url) throw new ConfigError("GEOCODER", "GEOCODER=pelias needs GEOCODER_INTERNAL_URL (the Pelias API base URL, e.g. http://pelias-api:4000/v1); set it, or use GEOCODER=auto or embedded");
+  if (v === "pelias" || v === "embedded" || v === "off") return v;
+  throw new ConfigError("GEOCODER", `GEOCODER=${JSON.stringify(raw)} is invalid: expected ${accepts}`);
 }
 
 function routingEngine(raw: string): RoutingEngine {
@@ -190,6 +205,8 @@ export function loadConfig(env: Record<string, string | undefined>, overrides: R
   const elevationUrl = optionalUrl("ELEVATION_INTERNAL_URL");
   if (elevation === "opentopodata" && !elevationUrl) throw new ConfigError("ELEVATION", "ELEVATION=opentopodata needs ELEVATION_INTERNAL_URL (the OpenTopoData dataset URL)");
   if (elevation === "embedded" && !tilesetRaw) throw new ConfigError("ELEVATION", "ELEVATION=embedded needs ELEVATION_TILESET (owner/slug of a raster-DEM tileset)");
+  const geocoderUrl = optionalUrl("GEOCODER_INTERNAL_URL");
+  const geocoder = geocoderBackend(value("GEOCODER"), geocoderUrl, spec("GEOCODER").accepts);
 
   const ms = (name: string) => integer(name, value(name), 100, 120000, spec(name).accepts);
   const engine = routingEngine(value("ROUTING_ENGINE"));
@@ -199,7 +216,8 @@ export function loadConfig(env: Record<string, string | undefined>, overrides: R
     host,
     port,
     dataDir: resolve(dataDir),
-    geocoderUrl: optionalUrl("GEOCODER_INTERNAL_URL"),
+    geocoderUrl,
+    geocoder,
     elevationUrl,
     geocoderTimeoutMs: ms("GEOCODER_TIMEOUT_MS"),
     elevationTimeoutMs: ms("ELEVATION_TIMEOUT_MS"),
@@ -210,6 +228,7 @@ export function loadConfig(env: Record<string, string | undefined>, overrides: R
     routingTimeoutMs: ms("ROUTING_TIMEOUT_MS"),
     routingProfiles: Object.freeze(routingProfiles(value("ROUTING_PROFILES"), engine, spec("ROUTING_PROFILES").accepts)),
     maxUploadMb: integer("MAX_UPLOAD_MB", value("MAX_UPLOAD_MB"), 1, 1048576, spec("MAX_UPLOAD_MB").accepts),
+    tilingMemoryMb: integer("TILING_MEMORY_MB", value("TILING_MEMORY_MB"), 32, 65536, spec("TILING_MEMORY_MB").accepts),
     rateLimitPerMinute: integer("RATE_LIMIT_PER_MINUTE", value("RATE_LIMIT_PER_MINUTE"), 1, 10_000_000, spec("RATE_LIMIT_PER_MINUTE").accepts),
     trustProxy: bool("TRUST_PROXY", value("TRUST_PROXY")),
     allowedHosts,

@@ -1,5 +1,6 @@
 // Every error a caller can cause is an AppError: it carries the HTTP status and the contract code, and
-// the one global error handler (http/errors-plugin.ts) writes it as {"error":{"code","message","details"}}.
+// the one global error handler (http/conventions.ts) writes it as {"error":{"code","message","details"}}.
+import { t } from "elysia";
 
 export class AppError extends Error {
   constructor(
@@ -87,3 +88,9 @@ export interface ErrorBody {
 export function errorBody(code: string, message: string, details?: unknown): ErrorBody {
   return { error: details === undefined ? { code, message } : { code, message, details } };
 }
+
+/** The error envelope as a schema: the one every route lists for its error statuses in OpenAPI. */
+export const ErrorEnvelope = t.Object(
+  { error: t.Object({ code: t.String(), message: t.String(), details: t.Optional(t.Unknown()) }) },
+  { description: "Error envelope; the X-Request-Id response header identifies the request" },
+);

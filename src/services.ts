@@ -18,6 +18,8 @@ import { createStylesService } from "./domain/styles/service";
 import { createTilesetLookup } from "./domain/tilesets/lookup";
 import { createTilesetService } from "./domain/tilesets/service";
 import { createMetrics } from "./http/metrics-registry";
+import { createGazetteer } from "./backends/geocoder/embedded/gazetteer";
+import { configuredGeocoder } from "./backends/geocoder/select";
 import { GlyphStore } from "./read/glyphs";
 import { createSpriteFiles } from "./read/sprite-files";
 import { createStyleReads } from "./read/styles";
@@ -62,7 +64,13 @@ export function createServices(ctx: AppContext, opts: ServiceOptions = {}) {
     ctx.onShutdown(() => reads.close());
     return reads;
   });
-  const geocoding = once(() => createGeocodingService(ctx));
+  const gazetteer = once(() => {
+    const g = createGazetteer({ dataDir: ctx.config.dataDir, log: ctx.log, changes });
+    ctx.onShutdown(() => g.close());
+    return g;
+  });
+  const embeddedGazetteer = () => (ctx.config.geocoder === "embedded" ? gazetteer() : undefined);
+  const geocoding = once(() => createGeocodingService(ctx, configuredGeocoder(ctx, gazetteer)));
   const elevation = once(() => createElevationService(ctx, configuredElevationBackend(ctx, tileCatalog)));
   const routing = once(() => createRoutingService(ctx));
   const idempotency = once(() => {
@@ -70,7 +78,7 @@ export function createServices(ctx: AppContext, opts: ServiceOptions = {}) {
     ctx.onShutdown(() => store.stop());
     return store;
   });
-  const health = once(() => createHealthService(ctx));
+  const health = once(() => createHealthService(ctx, embeddedGazetteer));
   const metrics = once(() => createMetrics());
 
   return {
@@ -97,6 +105,10 @@ export function createServices(ctx: AppContext, opts: ServiceOptions = {}) {
     /** TileJSON and tiles of published archives (kept open, dropped when a tileset changes) */
     get tiles() { return tiles(); },
     get geocoding() { return geocoding(); },
+    /** the embedded gazetteer of DATA_DIR (opened or built on first use; imports go through it) */
+    get gazetteer() { return gazetteer(); },
+    /** the gazetteer when it is what answers geocoding (GEOCODER=embedded), else undefined */
+    embeddedGazetteer,
     get elevation() { return elevation(); },
     get routing() { return routing(); },
     get idempotency() { return idempotency(); },

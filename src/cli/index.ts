@@ -10,6 +10,7 @@ import { keysCommand } from "./keys";
 import { fontsCommand } from "./fonts";
 import { stylesCommand } from "./styles";
 import { tilesetsCommand } from "./tilesets";
+import { gazetteerCommand } from "./gazetteer";
 import pkg from "../../package.json";
 
 export const versionCommand: CliCommand = {
@@ -22,4 +23,4 @@ export const versionCommand: CliCommand = {
   },
 };
 
-export const COMMANDS: CliCommand[] = [serveCommand, migrateCommand, preflightCommand, adminCommand, usersCommand, orgsCommand, keysCommand, fontsCommand, tilesetsCommand, stylesCommand, versionCommand];
+export const COMMANDS: CliCommand[] = [serveCommand, migrateCommand, preflightCommand, adminCommand, usersCommand, orgsCommand, keysCommand, fontsCommand, tilesetsCommand, stylesCommand, gazetteerCommand, versionCommand];

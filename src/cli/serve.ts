@@ -42,6 +42,9 @@ export const serveCommand: CliCommand = {
     const services = createServices(ctx);
     const app = config.workers === 1 ? createApp(services) : null;
     let cluster: Cluster | null = null;
+    // Built (first start) or opened in the background, so geocoding is ready soon without delaying start-up;
+    // with several workers the supervisor builds it and the workers open the finished file.
+    void services.embeddedGazetteer()?.start();
 
     // Handlers go in before listening, so a signal that arrives right after start is not fatal.
     let stopping = false;

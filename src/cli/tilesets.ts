@@ -1,7 +1,7 @@
-// `mapstead tilesets create|list|import|publish|delete`: tilesets from the machine itself, for
+// `mapstead tilesets create|list|import|export|publish|delete`: tilesets from the machine itself, for
 // air-gapped bulk loads. `import` copies the file into DATA_DIR, processes it in this process (a running
 // server sees the result within seconds) and draws a progress bar with rate and ETA.
-import { statSync } from "node:fs";
+import { existsSync, mkdirSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { CliCommand } from "./command";
 import { UsageError, settingsHelp } from "./args";
@@ -11,27 +11,36 @@ import type { AppContext } from "../context";
 import { NotFound } from "../errors";
 import { orgBySlug } from "../domain/orgs/service";
 import type { VersionRecord } from "../domain/tilesets/service";
-import type { Recipe } from "../tiles/recipe";
+import { exportArchive, type ArchiveFormat } from "../tiles/export";
+import { recipeProblem, type Recipe } from "../tiles/recipe";
+import { MAX_FILES, storedName, type ReceivedUpload } from "../domain/tilesets/upload";
 
 const HELP = `Usage:
   mapstead tilesets create --org ORG --slug SLUG [--name NAME] [--description TEXT] [--attribution TEXT] [--private] [settings]
   mapstead tilesets list --org ORG [--json] [settings]
-  mapstead tilesets import --org ORG --slug SLUG FILE [--create [--name NAME] [--attribution TEXT] [--private]] [--publish] [recipe options] [settings]
+  mapstead tilesets import --org ORG --slug SLUG FILE... [--create [--name NAME] [--attribution TEXT] [--private]] [--publish] [recipe options] [settings]
+  mapstead tilesets export --org ORG --slug SLUG [--version N] [--format mbtiles|pmtiles] OUT [settings]
   mapstead tilesets publish --org ORG --slug SLUG --version N [settings]
   mapstead tilesets delete --org ORG --slug SLUG [--version N] [settings]
 
 create   Creates an empty tileset (public unless --private).
 list     Lists the organization's tilesets with their published and latest versions.
-import   Loads FILE into a new version and processes it here, showing progress, rate and ETA.
-         FILE may be GeoJSON, newline-delimited GeoJSON, CSV with lon/lat columns, a zipped Shapefile,
-         FlatGeobuf, MBTiles or PMTiles (detected from the content), or elevation: GeoTIFF (lon/lat)
-         or SRTM .hgt (named like N46E007.hgt, or zipped), built into a raster-DEM tileset.
+import   Loads FILE (or several, one layer each, named after the file) into a new version and
+         processes it here, showing progress per phase, rate and ETA.
+         FILE may be GeoJSON, newline-delimited GeoJSON, CSV with lon/lat columns, a zipped Shapefile
+         (or a zip of several layers), FlatGeobuf, MBTiles or PMTiles (detected from the content), or elevation: GeoTIFF
+         (lon/lat) or SRTM .hgt (named like N46E007.hgt, or zipped), built into a raster-DEM tileset.
          --create makes the tileset first when it does not exist (with --name, --description,
          --attribution and --private as for create: --attribution is the data credit maps show,
          e.g. "© OpenStreetMap contributors"); --publish publishes the version once it is ready.
          Recipe options: --layer NAME, --minzoom N, --maxzoom N, --simplification X,
-         --include a,b,c | --exclude a,b,c, --encoding terrarium|mapbox (raster DEM: the RGB
-         encoding of an imported MBTiles/PMTiles of elevation tiles, or the one to build)
+         --include a,b,c | --exclude a,b,c, --rank ATTR, --point-spacing PX, --tiny drop|keep,
+         --buffer PX, --encoding terrarium|mapbox (raster DEM: the RGB
+         encoding of an imported MBTiles/PMTiles of elevation tiles, or the one to build), --tile-bytes N, --output mbtiles|pmtiles, --recipe FILE.json (the whole
+         recipe, see the README; options given beside it win)
+export   Writes a ready version (default: the published one, else the newest ready one) to the file
+         OUT as MBTiles or PMTiles (default: from OUT's extension, else the archive's own format),
+         e.g. for a CDN. OUT must not exist yet.
 publish  Points the stable TileJSON at a ready version.
 delete   Deletes one version (not the published one) with --version, or the whole tileset.
 
@@ -131,35 +140,58 @@ export const tilesetsCommand: CliCommand = {
       include: { type: "string" },
       exclude: { type: "string" },
       encoding: { type: "string" },
+      rank: { type: "string" },
+      "point-spacing": { type: "string" },
+      tiny: { type: "string" },
+      buffer: { type: "string" },
+      "tile-bytes": { type: "string" },
+      output: { type: "string" },
+      recipe: { type: "string" },
+      format: { type: "string" },
     });
     const [sub, ...rest] = positionals;
-    if (!sub || !["create", "list", "import", "publish", "delete"].includes(sub)) throw new UsageError("expected `tilesets create|list|import|publish|delete` (see --help)");
+    if (!sub || !["create", "list", "import", "export", "publish", "delete"].includes(sub)) throw new UsageError("expected `tilesets create|list|import|export|publish|delete` (see --help)");
     if (!values.org) throw new UsageError("--org is required");
     if (sub !== "list" && !values.slug) throw new UsageError("--slug is required");
-    if (rest.length > (sub === "import" ? 1 : 0)) throw new UsageError(`unexpected argument '${rest[rest.length - 1]}'`);
+    if (sub === "export" && rest.length !== 1) throw new UsageError("export needs exactly one OUT file");
+    if (sub !== "import" && sub !== "export" && rest.length) throw new UsageError(`unexpected argument '${rest[rest.length - 1]}'`);
+    if (values.format !== undefined && values.format !== "mbtiles" && values.format !== "pmtiles") throw new UsageError("--format must be mbtiles or pmtiles");
+    if (sub === "export" && existsSync(rest[0]!)) throw new UsageError(`${rest[0]} exists already; export writes a new file`);
+    if (rest.length > MAX_FILES) throw new UsageError(`import takes at most ${MAX_FILES} files`);
     let version: number | undefined;
     if (values.version !== undefined) {
       if (!/^[1-9][0-9]{0,8}$/.test(values.version)) throw new UsageError("--version must be a positive integer");
       version = Number(values.version);
     }
     if (sub === "publish" && version === undefined) throw new UsageError("--version is required");
-    const file = rest[0];
+    const files = rest;
     if (sub === "import") {
-      if (!file) throw new UsageError("import needs the FILE to load");
-      const st = statSync(file, { throwIfNoEntry: false });
-      if (!st?.isFile()) throw new UsageError(`${file} is not a readable file`);
+      if (!files.length) throw new UsageError("import needs the FILE to load");
+      for (const file of files) {
+        const st = statSync(file, { throwIfNoEntry: false });
+        if (!st?.isFile()) throw new UsageError(`${file} is not a readable file`);
+      }
     }
-    const recipe: Recipe = {};
-    if (values.layer !== undefined) recipe.layer = values.layer;
-    const minzoom = numberOption("minzoom", values.minzoom);
-    const maxzoom = numberOption("maxzoom", values.maxzoom);
-    const simplification = numberOption("simplification", values.simplification);
-    if (minzoom !== undefined) recipe.minzoom = minzoom;
-    if (maxzoom !== undefined) recipe.maxzoom = maxzoom;
-    if (simplification !== undefined) recipe.simplification = simplification;
+    let recipe: Recipe = {};
+    if (values.recipe !== undefined) {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(await Bun.file(values.recipe).text());
+      } catch (err) {
+        throw new UsageError(`--recipe ${values.recipe}: not a readable JSON file (${(err as Error).message})`);
+      }
+      if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new UsageError(`--recipe ${values.recipe}: the recipe must be a JSON object`);
+      recipe = parsed as Recipe;
+    }
+    for (const k of ["layer", "rank", "tiny", "output", "encoding"] as const) if (values[k] !== undefined) (recipe as Record<string, unknown>)[k] = values[k];
+    for (const [flag, key] of [["minzoom", "minzoom"], ["maxzoom", "maxzoom"], ["simplification", "simplification"], ["point-spacing", "point_spacing"], ["buffer", "buffer"], ["tile-bytes", "tile_bytes"]] as const) {
+      const n = numberOption(flag, values[flag]);
+      if (n !== undefined) (recipe as Record<string, unknown>)[key] = n;
+    }
     if (list(values.include)?.length) recipe.include = list(values.include);
     if (list(values.exclude)?.length) recipe.exclude = list(values.exclude);
-    if (values.encoding !== undefined) recipe.encoding = values.encoding as Recipe["encoding"];
+    const problem = recipeProblem(recipe);
+    if (problem) throw new UsageError(`invalid recipe: ${problem}`);
 
     return withContext(overrides, "tilesets", async (ctx, { tilesets: service }) => {
       const org = orgOf(ctx, values.org!);
@@ -181,6 +213,15 @@ export const tilesetsCommand: CliCommand = {
             print(
               `${bold(t.slug.padEnd(24))} ${t.visibility.padEnd(8)} published ${t.published_version === null ? "-" : `v${t.published_version}`}  latest ${t.latest ? `v${t.latest.version} ${t.latest.state}` : "-"}  ${dim(t.name)}`,
             );
+          return 0;
+        }
+        case "export": {
+          const out = rest[0]!;
+          const archive = service.archiveOf(org, slug, version);
+          const byName = /\.(mbtiles|pmtiles)$/i.exec(out)?.[1]?.toLowerCase() as ArchiveFormat | undefined;
+          const format = (values.format as ArchiveFormat | undefined) ?? byName ?? archive.format;
+          const tiles = await exportArchive(archive, out, format);
+          print(`${green("Exported")} ${org.slug}/${slug} v${archive.version} to ${out} (${format}${tiles >= 0 ? `, ${fmt(tiles)} tiles` : ""}, ${fmt(statSync(out).size)} bytes)`);
           return 0;
         }
         case "publish": {
@@ -208,11 +249,24 @@ export const tilesetsCommand: CliCommand = {
         print(`${green("Created")} tileset ${org.slug}/${slug}`);
       }
       const name = `${crypto.randomUUID()}.upload`;
-      const relativePath = join("uploads", name);
-      const path = join(ctx.config.dataDir, relativePath);
-      const bytes = await Bun.write(path, Bun.file(file!));
-      const { record, jobId } = await service.createVersion(org, slug, { path, relativePath, bytes, filename: basename(file!), contentType: null, fields: {} }, recipe, { claim: true });
-      print(`Importing ${basename(file!)} (${record.source_format}, ${fmt(bytes)} bytes) into ${org.slug}/${slug} v${record.version}`);
+      let upload: ReceivedUpload;
+      if (files.length === 1) {
+        const relativePath = join("uploads", name);
+        const path = join(ctx.config.dataDir, relativePath);
+        const bytes = await Bun.write(path, Bun.file(files[0]!));
+        upload = { path, relativePath, bytes, filename: basename(files[0]!), contentType: null, fields: {} };
+      } else {
+        // Several files: one directory, one layer per file (as a multipart upload of several files).
+        const relativePath = join("uploads", `${name}.d`);
+        const path = join(ctx.config.dataDir, relativePath);
+        mkdirSync(path, { recursive: true });
+        let bytes = 0;
+        const stored = files.map((f, i) => ({ stored: storedName(i, basename(f)), name: basename(f), contentType: null }));
+        for (const [i, f] of files.entries()) bytes += await Bun.write(join(path, stored[i]!.stored), Bun.file(f));
+        upload = { path, relativePath, bytes, filename: null, contentType: null, fields: {}, files: stored };
+      }
+      const { record, jobId } = await service.createVersion(org, slug, upload, recipe, { claim: true });
+      print(`Importing ${files.map((f) => basename(f)).join(", ")} (${record.source_format}, ${fmt(upload.bytes)} bytes) into ${org.slug}/${slug} v${record.version}`);
       const bar = progressBar();
       const run = service.processNow(jobId);
       let finished = false;

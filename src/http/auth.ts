@@ -15,26 +15,43 @@
 //   -Reset on the response, 429 RATE_LIMITED with Retry-After when empty;
 // - for keys on billable groups (geocoding, routing, elevation, static_maps): the monthly quota with
 //   X-Quota-Limit / -Used / -Remaining / -Reset, 429 QUOTA_EXCEEDED when used up, and usage counting.
-//   A call counts when its response status is below 400. A handler that answers without doing billable
-//   work (the geocoding batch replaying a stored Idempotency-Key response) calls `skipBilling(request)`
-//   and the call is not counted.
+//   A call counts when its response status is below 400. The macro resolves `billing` for the handler:
+//   `billing.units(n)` counts a call that does n units of work (a geocoding batch: one per job) as n
+//   calls against both (429 when they do not fit), and `billing.skip()` marks a call that did no
+//   billable work (a batch replaying a stored Idempotency-Key response): it is not counted.
+//
+// Per-request state lives on Elysia's context object (the same object from transform to mapResponse),
+// not in maps keyed by the Request; an anonymous viewer is one shared value.
 //
 // Management routes of one organization: take `{ session: true }` (or `{ scope: "tilesets:write" }` where
 // a key may write too) and then `requireOrgAccess(ctx.db, params.org, caller, { minRole, keyScope })`
 // from src/domain/orgs/service.ts: 404 for an unknown org, 403 FORBIDDEN for non-members or keys of
 // another org.
 import { Elysia } from "elysia";
-import type { AuthService, Caller, KeyCaller, ServiceAuthorization, SessionCaller, Viewer } from "../domain/accounts/auth";
+import { ANONYMOUS_VIEWER, type AuthService, type Caller, type KeyCaller, type ServiceAuthorization, type SessionCaller, type Viewer } from "../domain/accounts/auth";
 import type { Scope } from "../domain/keys/scopes";
 
 export type { Caller, Viewer, KeyCaller, SessionCaller };
 export { requireOrgAccess } from "../domain/orgs/service";
 
-const notBillable = new WeakSet<Request>();
+const SERVICE = Symbol("mapstead.service-authorization");
+const CALLER = Symbol("mapstead.caller");
+const VIEWER = Symbol("mapstead.viewer");
+const NOT_BILLABLE = Symbol("mapstead.not-billable");
 
-/** Marks this request's call as not billable: the scope macro will not count it against usage or quota. */
-export function skipBilling(request: Request): void {
-  notBillable.add(request);
+type RequestSlots = {
+  [SERVICE]?: ServiceAuthorization;
+  [CALLER]?: Caller | null;
+  [VIEWER]?: Viewer;
+  [NOT_BILLABLE]?: boolean;
+};
+
+/** What a service handler may say about how its call is billed. */
+export interface CallBilling {
+  /** this call does `n` units of work (one per batch job): counted as n calls; 429 when they do not fit */
+  units(n: number): void;
+  /** this call did no billable work (a replayed answer): it is not counted */
+  skip(): void;
 }
 
 let plugins = 0;
@@ -44,48 +61,53 @@ let plugins = 0;
  * plugins by name + seed, so each app's plugin gets its own seed: two apps in one process stay apart.
  */
 export function authPlugin(auth: AuthService) {
-  const services = new WeakMap<Request, ServiceAuthorization>();
-  const callers = new WeakMap<Request, Caller | null>();
-  const viewers = new WeakMap<Request, Viewer>();
-  /** Counts or refunds the call's reservation once: failed (>= 400) or skipBilling calls are refunded. */
-  const settle = (request: Request, status: number, headers: Record<string, string | number>) => {
-    const a = services.get(request);
+  /** Counts or refunds the call's reservation once: failed (>= 400) or skipped calls are refunded. */
+  const settle = (slots: RequestSlots, status: number, headers: Record<string, string | number>) => {
+    const a = slots[SERVICE];
     if (!a?.reservation) return;
-    const billable = !notBillable.has(request);
-    auth.settle(a.reservation, status, billable);
+    const billable = !slots[NOT_BILLABLE];
+    auth.settle(a, status, billable);
     a.reservation = null;
     // The quota headers were written when the call was reserved; a refunded call did not use it.
     if ((status >= 400 || !billable) && headers["x-quota-used"] !== undefined) {
-      headers["x-quota-used"] = String(Math.max(0, Number(headers["x-quota-used"]) - 1));
-      headers["x-quota-remaining"] = String(Number(headers["x-quota-remaining"]) + 1);
+      headers["x-quota-used"] = String(Math.max(0, Number(headers["x-quota-used"]) - a.units));
+      headers["x-quota-remaining"] = String(Number(headers["x-quota-remaining"]) + a.units);
     }
   };
   return new Elysia({ name: "auth", seed: ++plugins })
     .decorate("auth", auth)
     .macro({
       scope: (scope: Scope) => ({
-        transform: ({ request, set }) => {
-          services.set(request, auth.authorizeService(request, scope, set.headers as Record<string, string>));
+        transform: (c) => {
+          (c as RequestSlots)[SERVICE] = auth.authorizeService(c.request, scope, c.set.headers as Record<string, string>);
         },
-        resolve: ({ request }) => ({ caller: services.get(request)!.caller }),
+        resolve: (c) => {
+          const slots = c as RequestSlots;
+          const a = slots[SERVICE]!;
+          const billing: CallBilling = {
+            units: (n) => auth.chargeUnits(a, scope, n, c.set.headers as Record<string, string | number>),
+            skip: () => void (slots[NOT_BILLABLE] = true),
+          };
+          return { caller: a.caller, billing };
+        },
         // Settled before the response leaves, so the next request already sees a refunded quota.
         // (mapResponse also runs for error responses, after the global error handler set the status;
         // no afterResponse hook: it would cost every request a deferred task.)
-        mapResponse: ({ request, set }) => {
-          settle(request, typeof set.status === "number" ? set.status : 200, set.headers as Record<string, string | number>);
+        mapResponse: (c) => {
+          settle(c as RequestSlots, typeof c.set.status === "number" ? c.set.status : 200, c.set.headers as Record<string, string | number>);
         },
       }),
       session: (required: boolean) => ({
-        transform: ({ request }) => {
-          callers.set(request, required ? auth.requireSession(request) : auth.sessionFromRequest(request));
+        transform: (c) => {
+          (c as RequestSlots)[CALLER] = required ? auth.requireSession(c.request) : auth.sessionFromRequest(c.request);
         },
-        resolve: ({ request }) => ({ caller: callers.get(request) as Caller }),
+        resolve: (c) => ({ caller: (c as RequestSlots)[CALLER] as Caller }),
       }),
       viewer: (enabled: boolean) => ({
-        transform: ({ request }) => {
-          if (enabled) viewers.set(request, auth.viewerFromRequest(request));
+        transform: (c) => {
+          if (enabled) (c as RequestSlots)[VIEWER] = auth.viewerFromRequest(c.request);
         },
-        resolve: ({ request }) => ({ viewer: viewers.get(request) ?? { privateOrgIds: new Set<number>(), authenticated: false } }),
+        resolve: (c) => ({ viewer: (c as RequestSlots)[VIEWER] ?? ANONYMOUS_VIEWER }),
       }),
     });
 }

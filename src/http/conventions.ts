@@ -1,18 +1,15 @@
 // Cross-cutting HTTP rules for every route, present and future: request ids, CORS, security headers,
-// body limits, the error envelope (including 405), and one JSON access-log line per request.
+// body limits, the error envelope (including 405), and one JSON access-log line per request. What
+// differs between routes (CORS kind, body kind, metric group) comes from the route table.
 import { Elysia } from "elysia";
 import type { Config } from "../config";
 import { isoNow, type Logger } from "../log";
 import { AppError } from "../errors";
-import { beginRequest, requestFacts } from "./request-context";
-import { corsHeaders, corsKind, preflightResponse } from "./cors";
+import { beginRequest, requestState, type RequestHeaders } from "./request-context";
+import { corsHeaders, preflightResponse } from "./cors";
 import { checkDeclaredLength } from "./body-limit";
 import { mapError } from "./error-response";
-
-export interface RouteTable {
-  /** methods registered for a path, used to tell 405 from 404 */
-  allowedMethods(pathname: string): string[];
-}
+import type { RouteTable } from "./route-facts";
 
 const MAX_HEADER_BYTES = 16 * 1024;
 
@@ -23,34 +20,48 @@ function safePathname(request: Request): string {
   return start < 0 ? "/" : raw.slice(start, end < 0 ? undefined : end);
 }
 
-function headerBytes(request: Request): number {
-  let n = 0;
-  request.headers.forEach((v, k) => {
-    n += k.length + v.length + 4;
-  });
-  return n;
-}
-
 /** Called once per finished request (metrics); kept in the access-log hook so there is one such hook. */
-export type RequestObserver = (path: string, method: string, status: number, ms: number) => void;
+export type RequestObserver = (group: string, method: string, status: number, ms: number) => void;
+
+function collect(this: RequestHeaders, value: string, name: string): void {
+  this.bytes += name.length + value.length + 4;
+  switch (name) {
+    case "x-request-id":
+      this.requestId = value;
+      break;
+    case "origin":
+      this.origin = value;
+      break;
+    case "content-length":
+      this.contentLength = value;
+      break;
+    case "transfer-encoding":
+      this.transferEncoding = value;
+      break;
+    case "access-control-request-method":
+      this.preflight = true;
+  }
+}
 
 export function conventions(config: Config, log: Logger, routes: RouteTable, observe?: RequestObserver) {
   return new Elysia({ name: "conventions" })
     .error({ AppError })
-    .onRequest(({ request, set }) => {
+    .onRequest((c) => {
+      const { request, set } = c;
       const pathname = safePathname(request);
-      const facts = beginRequest(request, pathname);
+      // One walk over the headers: the size check and every header the conventions read.
+      const seen: RequestHeaders = { bytes: 0, requestId: null, origin: null, contentLength: null, transferEncoding: null, preflight: false };
+      request.headers.forEach(collect, seen);
+      const facts = request.method === "OPTIONS" ? routes.anyMethod(pathname) : routes.find(request.method, pathname);
+      const state = beginRequest(c, pathname, seen.requestId, facts);
       const headers = set.headers;
-      headers["x-request-id"] = facts.id;
+      headers["x-request-id"] = state.id;
       headers["x-content-type-options"] = "nosniff";
-      const kind = corsKind(pathname);
-      if (kind !== "none") {
-        Object.assign(headers, corsHeaders(kind, request.headers.get("origin")));
-        const preflight = preflightResponse(request, pathname, facts.id);
-        if (preflight) return preflight;
+      if (facts.cors !== "none") {
+        if (request.method === "OPTIONS" && seen.origin && seen.preflight) return preflightResponse(facts.cors, seen.origin, state.id);
+        Object.assign(headers, corsHeaders(facts.cors, seen.origin));
       }
-      if (headerBytes(request) > MAX_HEADER_BYTES)
-        throw new AppError(431, "BAD_REQUEST", `Request headers exceed ${MAX_HEADER_BYTES} bytes`);
+      if (seen.bytes > MAX_HEADER_BYTES) throw new AppError(431, "BAD_REQUEST", `Request headers exceed ${MAX_HEADER_BYTES} bytes`);
       if (pathname.includes("%")) {
         try {
           decodeURIComponent(pathname);
@@ -58,12 +69,13 @@ export function conventions(config: Config, log: Logger, routes: RouteTable, obs
           throw new AppError(400, "BAD_REQUEST", "The request path is not valid percent-encoded UTF-8");
         }
       }
-      if (request.method !== "GET" && request.method !== "HEAD") checkDeclaredLength(request, pathname, config.maxUploadMb);
+      if (facts.body !== "none") checkDeclaredLength(seen, facts.body, config.maxUploadMb);
     })
-    .onError({ as: "global" }, ({ code, error, request, set }) => {
+    .onError({ as: "global" }, (c) => {
+      const { code, error, request, set } = c;
       let mapped = mapError(code as string, error, request.url);
       if (mapped.status === 404 && code === "NOT_FOUND") {
-        const allowed = routes.allowedMethods(safePathname(request));
+        const allowed = routes.allowedMethods(requestState(c)?.path ?? safePathname(request));
         if (allowed.length && !allowed.includes(request.method)) {
           mapped = mapError("", new AppError(405, "METHOD_NOT_ALLOWED", `${request.method} is not allowed here; use ${allowed.join(", ")}`));
           set.headers["allow"] = allowed.join(", ");
@@ -71,7 +83,7 @@ export function conventions(config: Config, log: Logger, routes: RouteTable, obs
       }
       if (mapped.internal) {
         log.error("request failed", {
-          request_id: requestFacts(request)?.id,
+          request_id: set.headers["x-request-id"],
           method: request.method,
           path: safePathname(request),
           error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
@@ -84,45 +96,19 @@ export function conventions(config: Config, log: Logger, routes: RouteTable, obs
       // HEAD answers carry no body.
       return request.method === "HEAD" ? new Response(null, { status: mapped.status, headers: set.headers as Record<string, string> }) : JSON.stringify(mapped.body);
     })
-    .onAfterResponse({ as: "global" }, ({ request, set }) => {
-      const facts = requestFacts(request);
-      const path = facts?.path ?? safePathname(request);
+    .onAfterResponse({ as: "global" }, (c) => {
+      const { request, set } = c;
+      const state = requestState(c);
+      const path = state?.path ?? safePathname(request);
       const status = typeof set.status === "number" ? set.status : 200;
-      const ms = facts ? performance.now() - facts.startedAt : 0;
-      observe?.(path, request.method, status, ms);
+      const ms = state ? performance.now() - state.startedAt : 0;
+      observe?.(state?.facts.group ?? "other", request.method, status, ms);
       // Built by hand: this line is written for every request, and a generic object + stringify
       // was the largest single cost of a small request. Method and id are token characters.
       if (log.enabled("info"))
         log.writeLine(
           "info",
-          `{"time":"${isoNow()}","level":"info","msg":"request","method":"${request.method}","path":${JSON.stringify(path)},"status":${status},"ms":${Math.round(ms * 100) / 100},"request_id":"${facts?.id ?? ""}"}`,
+          `{"time":"${isoNow()}","level":"info","msg":"request","method":"${request.method}","path":${JSON.stringify(path)},"status":${status},"ms":${Math.round(ms * 100) / 100},"request_id":"${state?.id ?? ""}"}`,
         );
     });
-}
-
-/** Builds the 405 lookup from Elysia's registered routes (":param" segments match one segment). */
-export function routeTableFrom(getRoutes: () => { method: string; path: string }[]): RouteTable {
-  let compiled: { method: string; re: RegExp }[] | null = null;
-  const compile = () =>
-    getRoutes()
-      .filter((r) => r.method !== "ALL")
-      .map((r) => ({
-        method: r.method,
-        re: new RegExp(
-          "^" +
-            r.path
-              .split("/")
-              .map((seg) => (seg.startsWith(":") ? "[^/]+" : seg === "*" ? ".*" : seg.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
-              .join("/") +
-            "/?$",
-        ),
-      }));
-  return {
-    allowedMethods(pathname) {
-      compiled ??= compile();
-      const methods = new Set(compiled.filter((r) => r.re.test(pathname)).map((r) => r.method));
-      if (methods.has("GET")) methods.add("HEAD");
-      return [...methods].filter((m) => m !== "OPTIONS").sort();
-    },
-  };
 }

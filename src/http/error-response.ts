@@ -1,8 +1,9 @@
 // Turns anything thrown into the contract envelope: AppErrors keep their status and code, Elysia's
 // own NOT_FOUND / PARSE / VALIDATION become 404 / 400 with a message naming the parameter, and
 // everything else is a 500 INTERNAL without a stack trace or path (logged with the request id).
-import { t } from "elysia";
 import { AppError, errorBody, type ErrorBody } from "../errors";
+
+export { ErrorEnvelope } from "../errors";
 
 export interface MappedError {
   status: number;
@@ -81,9 +82,3 @@ export function mapError(code: string | number, error: unknown, requestUrl?: str
   }
   return { status: 500, body: errorBody("INTERNAL", "Internal error; quote the X-Request-Id header when reporting it"), internal: true };
 }
-
-/** The error envelope as a schema, for routes to list their error responses in OpenAPI. */
-export const ErrorEnvelope = t.Object(
-  { error: t.Object({ code: t.String(), message: t.String(), details: t.Optional(t.Unknown()) }) },
-  { description: "Error envelope; the X-Request-Id response header identifies the request" },
-);

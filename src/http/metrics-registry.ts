@@ -1,24 +1,8 @@
-// Request counters and latency histograms in Prometheus text format. Paths are folded into route
-// groups (tiles, styles, fonts, geocoding ...) so label cardinality stays small whatever clients send.
+// Request counters and latency histograms in Prometheus text format. Requests are counted by the route
+// group their route declares (route-facts.ts: tiles, styles, fonts, geocoding ...), so label cardinality
+// stays small whatever clients send.
 
 const BUCKETS_MS = [1, 2.5, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000];
-
-const GROUPS: [string, RegExp][] = [
-  ["tiles", /^\/tiles\/v1\//],
-  ["styles", /^\/styles\/v1\//],
-  ["fonts", /^\/fonts\/v1/],
-  ["geocoding", /^\/geocoding\/v1\//],
-  ["elevation", /^\/elevation\/v1\//],
-  ["routing", /^\/routing\/v1\//],
-  ["management", /^\/api\/v1\//],
-  ["health", /^\/(health|setup)/],
-  ["docs", /^\/(docs|openapi\.json)/],
-];
-
-export function routeGroup(pathname: string): string {
-  for (const [name, re] of GROUPS) if (re.test(pathname)) return name;
-  return "other";
-}
 
 interface Series {
   count: number;
@@ -30,8 +14,7 @@ export function createMetrics() {
   const requests = new Map<string, number>(); // `${group}|${method}|${statusClass}` -> count
   const latency = new Map<string, Series>(); // group -> histogram
 
-  function observe(pathname: string, method: string, status: number, ms: number) {
-    const group = routeGroup(pathname);
+  function observe(group: string, method: string, status: number, ms: number) {
     const key = `${group}|${method}|${Math.floor(status / 100)}xx`;
     requests.set(key, (requests.get(key) ?? 0) + 1);
     let s = latency.get(group);

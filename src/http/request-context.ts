@@ -1,23 +1,50 @@
-// Per-request facts every plugin may need (id, start time), keyed by the Request object so nothing
-// has to be threaded through Elysia's context types.
-export interface RequestFacts {
+// Per-request facts the conventions need at the end of a request (id, start time, path, route facts).
+// They live on Elysia's context object, which is the same object from onRequest to onAfterResponse:
+// no per-request map keyed by the Request.
+import type { ResolvedFacts } from "./route-facts";
+
+export interface RequestState {
   id: string;
   startedAt: number;
   /** the request path without its query string (never log the query: it may hold secrets) */
   path: string;
+  facts: ResolvedFacts;
 }
 
-const facts = new WeakMap<Request, RequestFacts>();
+/** What the conventions read from the request headers, collected in one walk over them. */
+export interface RequestHeaders {
+  bytes: number;
+  requestId: string | null;
+  origin: string | null;
+  contentLength: string | null;
+  transferEncoding: string | null;
+  preflight: boolean;
+}
+
+const STATE = Symbol("mapstead.request");
 const WELL_FORMED_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
-export function beginRequest(request: Request, path: string): RequestFacts {
-  const incoming = request.headers.get("x-request-id");
-  const id = incoming && WELL_FORMED_ID.test(incoming) ? incoming : crypto.randomUUID();
-  const f = { id, startedAt: performance.now(), path };
-  facts.set(request, f);
-  return f;
+// A request id only has to be unique in this process's log and not guessable across restarts:
+// a random per-process prefix and a counter cost far less than a UUID per request.
+const PROCESS_PREFIX = crypto.randomUUID().slice(0, 8);
+let counter = 0;
+
+export function newRequestId(): string {
+  return `${PROCESS_PREFIX}-${(++counter).toString(36)}`;
 }
 
-export function requestFacts(request: Request): RequestFacts | undefined {
-  return facts.get(request);
+export function beginRequest(context: object, path: string, incomingId: string | null, facts: ResolvedFacts): RequestState {
+  const id = incomingId && WELL_FORMED_ID.test(incomingId) ? incomingId : newRequestId();
+  const state: RequestState = { id, startedAt: performance.now(), path, facts };
+  (context as { [STATE]?: RequestState })[STATE] = state;
+  return state;
+}
+
+export function requestState(context: object): RequestState | undefined {
+  return (context as { [STATE]?: RequestState })[STATE];
+}
+
+/** The request id of the answer being built, for handlers that log. */
+export function requestIdOf(set: { headers: Record<string, unknown> }): string | undefined {
+  return set.headers["x-request-id"] as string | undefined;
 }

@@ -1,44 +1,76 @@
-// Turns one upload into a servable archive. Source data (GeoJSON, NDJSON, CSV, Shapefile, FlatGeobuf)
-// is read, cleaned and cut into gzip MVT tiles with geojson-vt + vt-pbf into a new MBTiles file;
-// MBTiles and PMTiles archives are validated and kept as they are. Runs inside the worker thread.
-import { GeoJSONVT } from "@maplibre/geojson-vt";
-import { fromGeojsonVt } from "@maplibre/vt-pbf";
-import type { Feature } from "geojson";
-import { statSync } from "node:fs";
-import type { SourceFormat } from "./detect";
+// Turns an upload into a servable archive. Source files (GeoJSON, NDJSON, CSV, Shapefile, FlatGeobuf),
+// one layer each, are streamed, cleaned and spilled into a disk-backed FeatureStore, points are thinned,
+// and the pyramid is cut zoom by zoom into gzip MVT tiles (tiler.ts) in a new MBTiles file, so memory
+// stays bounded whatever the input size. MBTiles and PMTiles archives are validated and kept as they are.
+// Runs inside the worker thread.
+import { rmSync, statSync } from "node:fs";
+import { repairAntimeridian } from "./antimeridian";
+import { ARCHIVE_FORMATS, type SourceFormat } from "./detect";
 import { InvalidSource } from "./errors";
+import { FeatureStore, type UnitBox } from "./feature-store";
+import { passes } from "./filter";
 import { cleanGeometry, extendBounds } from "./geometry";
 import { inspectMbtiles, MbtilesWriter } from "./mbtiles";
 import { inspectPmtiles } from "./pmtiles";
-import { defaultMaxzoom, layerNameFrom, type Recipe } from "./recipe";
+import { PmtilesWriter } from "./pmtiles-writer";
+import {
+  DEFAULT_BUFFER,
+  DEFAULT_POINT_SPACING,
+  DEFAULT_TILE_BYTES,
+  defaultMaxzoom,
+  layerNameFrom,
+  layerRecipe,
+  MAX_ZOOM,
+  type AttributeType,
+  type LayerRecipe,
+  type Recipe,
+} from "./recipe";
 import { cleanBounds, type TileFacts } from "./source";
 import { asDemFacts, processElevation } from "./dem/process";
+import { tileAll, type TilerLayer } from "./tiler";
+import { toUnitSquare } from "./readers/mercator";
+import { expandZip } from "./zip-layers";
 import { readCsv } from "./readers/csv";
 import { readFlatgeobuf } from "./readers/flatgeobuf";
 import { readGeojson, readNdjson } from "./readers/geojson";
 import { readShapefile } from "./readers/shapefile";
 import type { FeatureReader, ReadProgress } from "./readers/types";
 
-export interface ProcessInput {
+export interface SourceFile {
   /** absolute path of the uploaded file */
-  sourcePath: string;
+  path: string;
   format: SourceFormat;
   /** how messages name the file (its upload name, or "upload") */
   label: string;
+  /** the file's own name when known: names its layer and picks its `layers` recipe entry */
+  fileName: string | null;
+  /** the .shp to read when the file is a zip of several layers */
+  entry?: string;
+}
+
+export interface ProcessInput {
+  /** one file per layer; an MBTiles or PMTiles archive comes alone */
+  sources: SourceFile[];
   recipe: Recipe;
-  /** default layer name (the tileset slug) */
+  /** layer name of a single file (the tileset slug) */
   defaultLayer: string;
-  /** absolute path for the MBTiles to write (source data only) */
+  /** absolute path for the archive to write (source data only); scratch files go beside it */
   outPath: string;
   attribution: string;
   name: string;
   description: string;
+  /** TILING_MEMORY_MB: bounds the feature text the tiler holds at once */
+  memoryMb: number;
 }
 
 export interface ProcessStats {
   features: number;
   features_skipped: number;
   features_repaired: number;
+  /** features left out by the recipe filter */
+  features_filtered: number;
+  /** features left out of tiles to honour the tile byte limit, by zoom */
+  dropped_by_size: Record<string, number>;
   tiles: number;
   bytes: number;
   seconds: number;
@@ -46,17 +78,19 @@ export interface ProcessStats {
 
 export interface ProcessResult {
   archiveFormat: "mbtiles" | "pmtiles";
-  /** the archive: outPath for processed data, sourcePath for imported archives */
+  /** the archive: outPath for processed data, the source path for imported archives */
   archivePath: string;
   facts: TileFacts;
   warnings: string[];
   stats: ProcessStats;
 }
 
+export type Phase = "reading" | "indexing" | "tiling" | "writing" | "validating";
+
 export interface Progress {
   /** 0..1 */
   progress: number;
-  phase: "reading" | "indexing" | "tiling" | "validating";
+  phase: Phase;
   features: number;
   tiles: number;
 }
@@ -70,150 +104,302 @@ const READERS: Partial<Record<SourceFormat, FeatureReader>> = {
 };
 
 const MAX_WARNINGS = 20;
+const GENERATOR = "mapstead (geojson-vt + vt-pbf)";
+/** Share of the progress bar each phase of source processing takes. */
+const SHARE = { reading: 0.3, indexing: 0.05, tiling: 0.6, writing: 0.05 };
 
 type FieldType = "Number" | "String" | "Boolean";
 
+interface PlannedLayer {
+  id: number;
+  name: string;
+  recipe: LayerRecipe;
+  fields: Map<string, FieldType | "Mixed">;
+  bbox: [number, number, number, number];
+  points: number;
+}
+
+function coerce(v: unknown, type: AttributeType): unknown {
+  if (type === "string") return typeof v === "object" ? JSON.stringify(v) : String(v);
+  if (type === "number") {
+    const n = typeof v === "number" ? v : typeof v === "string" && v.trim() !== "" ? Number(v) : typeof v === "boolean" ? Number(v) : NaN;
+    return Number.isFinite(n) ? n : undefined;
+  }
+  if (typeof v === "boolean") return v;
+  if (v === 1 || v === "1" || (typeof v === "string" && /^(true|yes|y|t)$/i.test(v))) return true;
+  if (v === 0 || v === "0" || (typeof v === "string" && /^(false|no|n|f)$/i.test(v))) return false;
+  return undefined;
+}
+
+/** The zoom from which a shape of this size (in the unit square) spans at least one pixel. */
+function sizeZoom(size: number): number {
+  return size > 0 ? Math.max(0, Math.ceil(Math.log2(1 / (size * 256)))) : MAX_ZOOM;
+}
+
+function unitBox(bbox: [number, number, number, number]): UnitBox {
+  const [x0, y1] = toUnitSquare(bbox[0], bbox[1]);
+  const [x1, y0] = toUnitSquare(bbox[2], bbox[3]);
+  return [x0, y0, x1, y1];
+}
+
+async function processArchive(source: SourceFile, recipe: Recipe, started: number, report: (p: Progress) => void): Promise<ProcessResult> {
+  report({ progress: 0.1, phase: "validating", features: 0, tiles: 0 });
+  const format = source.format as "mbtiles" | "pmtiles";
+  const inspected = format === "mbtiles" ? inspectMbtiles(source.path, source.label) : await inspectPmtiles(source.path, source.label);
+  const demEncoding = recipe.encoding ?? inspected.facts.encoding;
+  return {
+    archiveFormat: format,
+    archivePath: source.path,
+    facts: demEncoding ? await asDemFacts(source.path, format, inspected.facts, demEncoding, source.label) : inspected.facts,
+    warnings: inspected.warnings,
+    stats: {
+      features: 0,
+      features_skipped: 0,
+      features_repaired: 0,
+      features_filtered: 0,
+      dropped_by_size: {},
+      tiles: inspected.tiles,
+      bytes: statSync(source.path).size,
+      seconds: (performance.now() - started) / 1000,
+    },
+  };
+}
+
 export async function processSource(input: ProcessInput, report: (p: Progress) => void): Promise<ProcessResult> {
   const started = performance.now();
-  if (input.format === "mbtiles" || input.format === "pmtiles") {
-    report({ progress: 0.1, phase: "validating", features: 0, tiles: 0 });
-    const inspected = input.format === "mbtiles" ? inspectMbtiles(input.sourcePath, input.label) : await inspectPmtiles(input.sourcePath, input.label);
-    const demEncoding = input.recipe.encoding ?? inspected.facts.encoding;
-    return {
-      archiveFormat: input.format,
-      archivePath: input.sourcePath,
-      facts: demEncoding ? await asDemFacts(input.sourcePath, input.format, inspected.facts, demEncoding, input.label) : inspected.facts,
-      warnings: inspected.warnings,
-      stats: { features: 0, features_skipped: 0, features_repaired: 0, tiles: inspected.tiles, bytes: statSync(input.sourcePath).size, seconds: (performance.now() - started) / 1000 },
-    };
+  const first = input.sources[0];
+  if (!first) throw new InvalidSource("no file to process");
+  if (first.format === "mbtiles" || first.format === "pmtiles") {
+    if (input.sources.length > 1) throw new InvalidSource(`${first.label}: an MBTiles or PMTiles archive must be uploaded alone, not with other files`);
+    return processArchive(first, input.recipe, started, report);
   }
-  if (input.format === "geotiff" || input.format === "hgt") return processElevation(input, report);
-  const reader = READERS[input.format];
-  if (!reader) throw new InvalidSource(`${input.label}: format ${input.format} cannot be processed`);
+  if (first.format === "geotiff" || first.format === "hgt") {
+    const other = input.sources.find((s) => s.format !== "geotiff" && s.format !== "hgt");
+    if (other) throw new InvalidSource(`${other.label}: elevation (GeoTIFF, .hgt) cannot be mixed with other data in one version`);
+    return processElevation(input, report);
+  }
+  const sources: SourceFile[] = [];
+  const scratch: string[] = [];
+  let store: FeatureStore | null = null;
+  try {
+    for (const [i, source] of input.sources.entries()) {
+      if (source.format !== "shapefile") sources.push(source);
+      else {
+        const zip = await expandZip(source, `${input.outPath}.entry-${i}`);
+        sources.push(...zip.sources);
+        scratch.push(...zip.scratch);
+      }
+    }
+    store = new FeatureStore(`${input.outPath}.features`);
+    return await processWithStore(input, sources, store, started, report);
+  } finally {
+    store?.remove();
+    for (const path of scratch) rmSync(path, { force: true });
+  }
+}
 
-  // 1. Read and clean every feature.
+async function processWithStore(input: ProcessInput, sources: SourceFile[], store: FeatureStore, started: number, report: (p: Progress) => void): Promise<ProcessResult> {
   const warnings: string[] = [];
-  let dropped = 0;
-  const warn = (msg: string) => (warnings.length < MAX_WARNINGS ? warnings.push(msg) : dropped++);
-  const progress: ReadProgress = { bytes: 0, total: Math.max(1, statSync(input.sourcePath).size), warnings: [] };
-  const { include, exclude } = input.recipe;
-  const keep = include?.length ? new Set(include) : null;
-  const drop = exclude?.length ? new Set(exclude) : null;
-  const fields = new Map<string, FieldType | "Mixed">();
-  const bbox: [number, number, number, number] = [Infinity, Infinity, -Infinity, -Infinity];
-  let features: Feature[] = [];
+  let unlisted = 0;
+  const warn = (msg: string) => (warnings.length < MAX_WARNINGS ? warnings.push(msg) : unlisted++);
   let read = 0;
   let skipped = 0;
   let repaired = 0;
-  let firstSkip = "";
-  for await (const raw of reader(input.sourcePath, input.label, progress)) {
-    read++;
-    const cleaned = cleanGeometry(raw.geometry);
-    if (!cleaned.geometry) {
-      skipped++;
-      firstSkip ||= `${raw.where} ${cleaned.reason}`;
-      warn(`${input.label}: ${raw.where} skipped: ${cleaned.reason}`);
-      continue;
-    }
-    if (cleaned.repaired) {
-      repaired++;
-      warn(`${input.label}: ${raw.where} repaired: ${cleaned.repaired}`);
-    }
-    const properties: Record<string, unknown> = {};
-    if (raw.properties)
-      for (const key in raw.properties) {
-        if ((keep && !keep.has(key)) || drop?.has(key)) continue;
-        const v = raw.properties[key];
-        if (v === null || v === undefined) continue;
+  let filtered = 0;
+  const totalBytes = Math.max(1, sources.reduce((n, s) => n + statSync(s.path).size, 0));
+  let doneBytes = 0;
+  const layers: PlannedLayer[] = [];
+
+  // 1. Read every file into the store: one layer each.
+  for (const source of sources) {
+    const entry = source.entry;
+    const reader: FeatureReader | undefined = entry ? (path, label, progress) => readShapefile(path, label, progress, entry) : READERS[source.format];
+    if (!reader) throw new InvalidSource(`${source.label}: format ${source.format} cannot be processed${ARCHIVE_FORMATS.includes(source.format) ? " together with other files" : ""}`);
+    const recipe = layerRecipe(input.recipe, source.fileName, sources.length === 1);
+    const name = recipe.layer ?? (sources.length === 1 ? layerNameFrom(input.defaultLayer) : layerNameFrom(source.fileName ?? source.label));
+    const clash = layers.find((l) => l.name === name);
+    if (clash) throw new InvalidSource(`${source.label}: makes layer '${name}' like an earlier file; give one of them another name with the recipe's layers.<file>.layer`);
+    const layer: PlannedLayer = { id: layers.length, name, recipe, fields: new Map(), bbox: [Infinity, Infinity, -Infinity, -Infinity], points: 0 };
+    layers.push(layer);
+    const keep = recipe.include?.length ? new Set(recipe.include) : null;
+    const drop = recipe.exclude?.length ? new Set(recipe.exclude) : null;
+    const types = recipe.types ?? {};
+    const thin = (recipe.point_spacing ?? DEFAULT_POINT_SPACING) > 0;
+    const tinyDrop = (recipe.tiny ?? "drop") === "drop";
+    const progress: ReadProgress = { bytes: 0, total: Math.max(1, statSync(source.path).size), warnings: [] };
+    let layerRead = 0;
+    let layerSkipped = 0;
+    let firstSkip = "";
+    report({ progress: SHARE.reading * (doneBytes / totalBytes), phase: "reading", features: store.count, tiles: 0 });
+    for await (const raw of reader(source.path, source.label, progress)) {
+      read++;
+      layerRead++;
+      const cleaned = cleanGeometry(raw.geometry);
+      if (!cleaned.geometry) {
+        skipped++;
+        layerSkipped++;
+        firstSkip ||= `${raw.where} ${cleaned.reason}`;
+        warn(`${source.label}: ${raw.where} skipped: ${cleaned.reason}`);
+        continue;
+      }
+      const geometry = cleaned.geometry;
+      const notes = cleaned.repaired ? [cleaned.repaired] : [];
+      if (repairAntimeridian(geometry)) notes.push("crossing of the antimeridian unwrapped");
+      if (notes.length) {
+        repaired++;
+        warn(`${source.label}: ${raw.where} repaired: ${notes.join(", ")}`);
+      }
+      // The filter sees the attributes as found in the file, before include/exclude and types.
+      if (recipe.filter && !passes(recipe.filter, raw.properties ?? {})) {
+        filtered++;
+        continue;
+      }
+      const properties: Record<string, unknown> = {};
+      if (raw.properties)
+        for (const key in raw.properties) {
+          if ((keep && !keep.has(key)) || drop?.has(key)) continue;
+          let v = raw.properties[key];
+          if (v === null || v === undefined) continue;
+          if (types[key]) v = coerce(v, types[key]);
+          else if (typeof v === "object") v = JSON.stringify(v);
+          if (v === undefined) continue;
+          properties[key] = v;
+        }
+      for (const key in properties) {
+        const v = properties[key];
         const type: FieldType = typeof v === "number" ? "Number" : typeof v === "boolean" ? "Boolean" : "String";
-        const seen = fields.get(key);
-        if (seen === undefined) fields.set(key, type);
-        else if (seen !== type) fields.set(key, "Mixed");
-        properties[key] = typeof v === "object" ? JSON.stringify(v) : v;
+        const seen = layer.fields.get(key);
+        if (seen === undefined) layer.fields.set(key, type);
+        else if (seen !== type) layer.fields.set(key, "Mixed");
       }
-    extendBounds(bbox, cleaned.geometry);
-    features.push({ type: "Feature", geometry: cleaned.geometry, properties });
-    if ((read & 4095) === 0) report({ progress: 0.3 * Math.min(1, progress.bytes / progress.total), phase: "reading", features: features.length, tiles: 0 });
-  }
-  for (const w of progress.warnings ?? []) warnings.unshift(w);
-  if (!features.length)
-    throw new InvalidSource(read ? `${input.label}: none of the ${read} features is usable; the first problem: ${firstSkip}` : `${input.label}: the file holds no features`);
-  if (skipped) warnings.push(`${skipped} of ${read} features were skipped because of invalid geometry`);
-  if (dropped) warnings.push(`${dropped} more warnings were not listed`);
-
-  // 2. Zooms, then the tile index.
-  const bounds = cleanBounds(bbox);
-  const maxzoom = input.recipe.maxzoom ?? Math.max(defaultMaxzoom(bounds), input.recipe.minzoom ?? 0);
-  const minzoom = input.recipe.minzoom ?? 0;
-  if (minzoom > maxzoom) throw new InvalidSource(`recipe minzoom ${minzoom} is above the maxzoom ${maxzoom}`);
-  const layer = input.recipe.layer ?? layerNameFrom(input.defaultLayer);
-  report({ progress: 0.3, phase: "indexing", features: features.length, tiles: 0 });
-  const featureCount = features.length;
-  const index = new GeoJSONVT(
-    { type: "FeatureCollection", features },
-    { maxZoom: maxzoom, indexMaxZoom: Math.min(5, maxzoom), tolerance: input.recipe.simplification ?? 3, buffer: 64, extent: 4096 },
-  );
-  features = [];
-
-  // 3. Walk the tile pyramid top-down, only into children of tiles that hold data.
-  const writer = new MbtilesWriter(input.outPath);
-  try {
-    let level: number[] = [0, 0];
-    const levels = maxzoom + 1;
-    for (let z = 0; z <= maxzoom; z++) {
-      const next: number[] = [];
-      const n = level.length / 2;
-      for (let i = 0; i < n; i++) {
-        const x = level[2 * i]!;
-        const y = level[2 * i + 1]!;
-        const tile = index.getTile(z, x, y);
-        if (!tile || !tile.features.length) continue;
-        if (z >= minzoom) writer.put(z, x, y, Bun.gzipSync(fromGeojsonVt({ [layer]: tile }, { version: 2, extent: 4096 }) as Uint8Array<ArrayBuffer>));
-        if (z < maxzoom) next.push(2 * x, 2 * y, 2 * x + 1, 2 * y, 2 * x, 2 * y + 1, 2 * x + 1, 2 * y + 1);
-        if ((i & 255) === 255) report({ progress: 0.35 + 0.65 * ((z + i / n) / levels), phase: "tiling", features: featureCount, tiles: writer.count });
+      const bbox: [number, number, number, number] = [Infinity, Infinity, -Infinity, -Infinity];
+      extendBounds(bbox, geometry);
+      for (let i = 0; i < 2; i++) {
+        layer.bbox[i] = Math.min(layer.bbox[i]!, bbox[i]!);
+        layer.bbox[i + 2] = Math.max(layer.bbox[i + 2]!, bbox[i + 2]!);
       }
-      level = next;
-      report({ progress: 0.35 + 0.65 * ((z + 1) / levels), phase: "tiling", features: featureCount, tiles: writer.count });
+      const box = unitBox(bbox);
+      const rank = recipe.rank !== undefined ? properties[recipe.rank] : undefined;
+      if (geometry.type === "Point") {
+        layer.points++;
+        const importance = typeof rank === "number" ? rank : 0;
+        store.add(layer.id, geometry, properties, box, thin ? null : 0, importance, [box[0], box[1]]);
+      } else {
+        const size = Math.max(box[2] - box[0], box[3] - box[1]);
+        // Without a rank, bigger shapes matter more: they are the last to go from a full tile.
+        const importance = typeof rank === "number" ? rank : size;
+        store.add(layer.id, geometry, properties, box, tinyDrop ? sizeZoom(size) : 0, importance, null);
+      }
+      if ((read & 255) === 0) report({ progress: SHARE.reading * Math.min(1, (doneBytes + progress.bytes) / totalBytes), phase: "reading", features: store.count, tiles: 0 });
     }
-    if (!writer.count) throw new InvalidSource(`${input.label}: the features produced no tiles between zoom ${minzoom} and ${maxzoom}`);
+    doneBytes += progress.total;
+    for (const w of progress.warnings ?? []) warnings.unshift(w);
+    if (!layerRead) throw new InvalidSource(`${source.label}: the file holds no features`);
+    if (layerSkipped === layerRead) throw new InvalidSource(`${source.label}: none of the ${layerRead} features is usable; the first problem: ${firstSkip}`);
+  }
+  store.sealed();
+  if (!store.count) throw new InvalidSource(`every feature was left out by the recipe filter (${filtered} of ${read})`);
+  if (skipped) warnings.push(`${skipped} of ${read} features were skipped because of invalid geometry`);
+  if (filtered) warnings.push(`${filtered} of ${read} features were left out by the recipe filter`);
+  if (unlisted) warnings.push(`${unlisted} more warnings were not listed`);
+
+  // 2. Zooms per layer, then point thinning in the store.
+  const all: [number, number, number, number] = [Infinity, Infinity, -Infinity, -Infinity];
+  for (const l of layers)
+    for (let i = 0; i < 2; i++) {
+      all[i] = Math.min(all[i]!, l.bbox[i]!);
+      all[i + 2] = Math.max(all[i + 2]!, l.bbox[i + 2]!);
+    }
+  const bounds = cleanBounds(all);
+  const dataMaxzoom = input.recipe.maxzoom ?? defaultMaxzoom(bounds);
+  const tilerLayers: TilerLayer[] = [];
+  for (const l of layers) {
+    if (!isFinite(l.bbox[0])) continue; // every feature filtered out
+    const minzoom = l.recipe.minzoom ?? 0;
+    const maxzoom = l.recipe.maxzoom ?? Math.max(dataMaxzoom, minzoom);
+    if (minzoom > maxzoom) throw new InvalidSource(`layer ${l.name}: recipe minzoom ${minzoom} is above the maxzoom ${maxzoom}`);
+    tilerLayers.push({ id: l.id, name: l.name, minzoom, maxzoom, tolerance: l.recipe.simplification ?? 3 });
+    store.clampZooms(l.id, minzoom, maxzoom);
+  }
+  const maxzoom = Math.max(...tilerLayers.map((l) => l.maxzoom));
+  const minzoom = Math.min(...tilerLayers.map((l) => l.minzoom));
+  report({ progress: SHARE.reading, phase: "indexing", features: store.count, tiles: 0 });
+  for (const l of tilerLayers) {
+    const spacing = layers[l.id]!.recipe.point_spacing ?? DEFAULT_POINT_SPACING;
+    if (spacing > 0 && layers[l.id]!.points)
+      store.thinPoints(l.id, l.minzoom, l.maxzoom, spacing, (z) =>
+        report({ progress: SHARE.reading + SHARE.indexing * ((z + 1) / (l.maxzoom + 1)), phase: "indexing", features: store.count, tiles: 0 }),
+      );
+  }
+
+  // 3. The pyramid, into the archive format the recipe asks for.
+  const output = input.recipe.output ?? "mbtiles";
+  const writer = output === "pmtiles" ? new PmtilesWriter(input.outPath) : new MbtilesWriter(input.outPath);
+  try {
+    const base = SHARE.reading + SHARE.indexing;
+    const tiled = tileAll(
+      store,
+      tilerLayers,
+      { minzoom, maxzoom, buffer: input.recipe.buffer ?? DEFAULT_BUFFER, tileBytes: input.recipe.tile_bytes ?? DEFAULT_TILE_BYTES, memoryMb: input.memoryMb },
+      writer,
+      (done, tiles) => report({ progress: base + SHARE.tiling * done, phase: "tiling", features: store.count, tiles }),
+    );
+    if (!tiled.tiles) throw new InvalidSource(`${sources.length === 1 ? sources[0]!.label : "the files"}: the features produced no tiles between zoom ${minzoom} and ${maxzoom}`);
+    const droppedTotal = Object.values(tiled.dropped_by_size).reduce((a, b) => a + b, 0);
+    if (droppedTotal) warnings.push(`${droppedTotal} feature placements were left out of tiles over the ${input.recipe.tile_bytes ?? DEFAULT_TILE_BYTES}-byte limit (stats.dropped_by_size has them by zoom)`);
+    report({ progress: base + SHARE.tiling, phase: "writing", features: store.count, tiles: tiled.tiles });
     const centerZoom = Math.min(maxzoom, Math.max(minzoom, Math.round(Math.log2(360 / Math.max(bounds[2] - bounds[0], 1e-6)))));
-    const vectorFields: Record<string, string> = {};
-    for (const [k, v] of fields) vectorFields[k] = v === "Mixed" ? "String" : v;
+    const vectorLayers = tilerLayers.map((t) => {
+      const fields: Record<string, string> = {};
+      for (const [k, v] of layers[t.id]!.fields) fields[k] = v === "Mixed" ? "String" : v;
+      return { id: t.name, fields, minzoom: t.minzoom, maxzoom: t.maxzoom };
+    });
     const facts: TileFacts = {
       format: "pbf",
       minzoom,
       maxzoom,
       bounds,
       center: [(bounds[0] + bounds[2]) / 2, (bounds[1] + bounds[3]) / 2, centerZoom],
-      vector_layers: [{ id: layer, fields: vectorFields, minzoom, maxzoom }],
+      vector_layers: vectorLayers,
       attribution: input.attribution || undefined,
       name: input.name,
       description: input.description || undefined,
     };
-    writer.finish({
-      name: input.name,
-      description: input.description,
-      attribution: input.attribution,
-      format: "pbf",
-      type: "overlay",
-      version: "2",
-      minzoom: String(minzoom),
-      maxzoom: String(maxzoom),
-      bounds: bounds.join(","),
-      center: facts.center.join(","),
-      json: JSON.stringify({ vector_layers: facts.vector_layers }),
-      generator: "mapstead (geojson-vt + vt-pbf)",
-    });
+    if (writer instanceof PmtilesWriter) {
+      writer.finish({
+        minzoom,
+        maxzoom,
+        bounds,
+        center: facts.center,
+        metadata: { name: input.name, description: input.description, attribution: input.attribution, type: "overlay", vector_layers: facts.vector_layers, generator: GENERATOR },
+      });
+    } else
+      writer.finish({
+        name: input.name,
+        description: input.description,
+        attribution: input.attribution,
+        format: "pbf",
+        type: "overlay",
+        version: "2",
+        minzoom: String(minzoom),
+        maxzoom: String(maxzoom),
+        bounds: bounds.join(","),
+        center: facts.center.join(","),
+        json: JSON.stringify({ vector_layers: facts.vector_layers }),
+        generator: GENERATOR,
+      });
     return {
-      archiveFormat: "mbtiles",
+      archiveFormat: output,
       archivePath: input.outPath,
       facts,
       warnings,
       stats: {
-        features: featureCount,
+        features: store.count,
         features_skipped: skipped,
         features_repaired: repaired,
-        tiles: writer.count,
+        features_filtered: filtered,
+        dropped_by_size: tiled.dropped_by_size,
+        tiles: tiled.tiles,
         bytes: writer.bytes,
         seconds: Math.round((performance.now() - started) / 10) / 100,
       },

@@ -10,12 +10,15 @@ declare const self: Worker;
 lowerThreadPriority();
 
 self.onmessage = async (event: MessageEvent<ProcessInput>) => {
-  let last = 0;
+  let last = -Infinity;
+  let lastPhase = "";
   try {
     const result = await processSource(event.data, (p) => {
       const now = performance.now();
-      if (now - last < 200 && p.progress < 1) return;
+      // At most five a second, but every change of phase gets through.
+      if (now - last < 200 && p.progress < 1 && p.phase === lastPhase) return;
       last = now;
+      lastPhase = p.phase;
       self.postMessage({ type: "progress", ...p });
     });
     self.postMessage({ type: "done", result });

@@ -15,13 +15,15 @@ export function homePage(health: DetailedHealth, publicUrl: string, needsSetup: 
 <style>
 body{font-family:system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem;color:#1d2733}
 table{border-collapse:collapse;width:100%}td{padding:.4rem .6rem;border-bottom:1px solid #d8dee4;vertical-align:top}
-a{color:#0969da}.cta{padding:.8rem;border-radius:.5rem;background:#fff8c5}code{background:#f4f6f8;padding:.1rem .3rem;border-radius:.3rem}
+a{color:#0969da}.go{display:flex;gap:.8rem;margin:1rem 0}.go a{padding:.6rem 1rem;border-radius:.5rem;background:#0969da;color:#fff;text-decoration:none;font-weight:600}.go a.alt{background:#f4f6f8;color:#0969da}.cta{padding:.8rem;border-radius:.5rem;background:#fff8c5}code{background:#f4f6f8;padding:.1rem .3rem;border-radius:.3rem}
 </style></head><body>
 <h1>Mapstead ${escape(health.version)}</h1>
 <p>Self-hosted map publishing at <code>${escape(publicUrl)}</code>. Overall status: <strong style="color:${COLOR[health.status]}">${health.status}</strong>.</p>
-${needsSetup ? `<p class="cta">No admin account exists yet. <a href="/setup">Create it</a> with the one-time setup token printed at start-up, or run <code>mapstead admin create --email you@example.com</code>.</p>` : ""}
+${needsSetup ? `<p class="cta">No admin account exists yet. <a href="/setup">Create it</a> with the one-time setup token (shown at start-up and kept in <code>DATA_DIR/setup-token</code>), or run <code>mapstead admin create --email you@example.com</code>.</p>` : ""}
+<p class="go"><a href="${needsSetup ? "/setup" : "/console"}">${needsSetup ? "Set up the admin account" : "Open the console"}</a><a class="alt" href="/docs">API reference</a></p>
 <table>${rows}</table>
 <ul>
+<li><a href="/console">Management console</a>: organizations, tilesets, styles, API keys</li>
 <li><a href="/docs">API reference</a> (<a href="/openapi.json">OpenAPI document</a>)</li>
 <li><a href="/setup/preflight">Setup checks</a> with fixes</li>
 <li><a href="/health/detailed">Component health (JSON)</a></li>

@@ -28,5 +28,6 @@ h1{font-size:1.5rem}ul{list-style:none;padding:0}li{display:flex;gap:.8rem;paddi
 <ul>
 ${rows}
 </ul>
+<p><a href="/console">Open the console</a> · <a href="/setup">First-run setup</a> · <a href="/">Overview</a></p>
 </body></html>`;
 }

@@ -12,7 +12,7 @@ button[disabled]{opacity:.6}.hint{color:#57606a;font-size:.9rem}#message{margin-
 
 export function setupPage(opts: { version: string; complete: boolean }): string {
   const body = opts.complete
-    ? `<p>Setup is complete: an admin account exists. <a href="/">Open the console</a> and log in.</p>
+    ? `<p>Setup is complete: an admin account exists. <a href="/console">Open the console</a> and log in.</p>
 <p class="hint">More accounts: an admin adds them in the console, or on the server run <code>mapstead users create --email …</code>.</p>`
     : `<p class="hint">Create the first admin account. The one-time setup token was printed where Mapstead was started
 (in its terminal or service log). On the server you can instead run <code>mapstead admin create --email …</code>.</p>
@@ -36,7 +36,7 @@ form.addEventListener("submit", async (ev) => {
   try {
     const res = await fetch("/api/v1/setup", { method: "POST", headers: { "content-type": "application/json" },
       body: JSON.stringify({ token: String(f.get("token")).trim(), email: f.get("email"), password: f.get("password") }) });
-    if (res.ok) { show("Admin account created; you are logged in. Opening the console…", "ok"); setTimeout(() => location.assign("/"), 800); return; }
+    if (res.ok) { show("Admin account created; you are logged in. Opening the console…", "ok"); setTimeout(() => location.assign("/console"), 800); return; }
     const err = await res.json().catch(() => null);
     const retry = res.headers.get("retry-after");
     show((err && err.error ? err.error.message : "Setup failed (HTTP " + res.status + ")") + (retry ? " Try again in " + retry + " s." : ""), "error");

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { ensureBinary, runBinary } from "../support/binary";
 import { tempDir } from "../support/app";
 import pkg from "../../package.json";
+import { migrations } from "../../drizzle/index";
 
 beforeAll(async () => {
   await ensureBinary();
@@ -87,10 +88,10 @@ describe("migrate", () => {
     const dir = dataDir();
     const first = await runBinary(["migrate", "--data-dir", dir]);
     expect(first.exitCode).toBe(0);
-    expect(first.stdout).toContain("Applied 1 migration(s): 0000_init");
+    expect(first.stdout).toContain(`Applied ${migrations.length} migration(s): ${migrations.map((m) => m.tag).join(", ")}`);
     const again = await runBinary(["migrate"], { env: { DATA_DIR: dir } });
     expect(again.exitCode).toBe(0);
-    expect(again.stdout).toContain("Database is current (1 migration(s) applied)");
+    expect(again.stdout).toContain(`Database is current (${migrations.length} migration(s) applied)`);
   }, 60_000);
 });
 

@@ -25,6 +25,7 @@ describe("defaults", () => {
       port: 8080,
       dataDir: resolve("./data"),
       geocoderUrl: null,
+      geocoder: "embedded",
       elevationUrl: null,
       geocoderTimeoutMs: 5000,
       elevationTimeoutMs: 5000,
@@ -35,6 +36,7 @@ describe("defaults", () => {
       routingTimeoutMs: 5000,
       routingProfiles: { driving: "car", walking: "foot", cycling: "bike" },
       maxUploadMb: 2048,
+      tilingMemoryMb: 256,
       rateLimitPerMinute: 600,
       trustProxy: false,
       allowedHosts: [],
@@ -120,9 +122,12 @@ describe("bad values name the setting and what it accepts", () => {
     [{ PUBLIC_URL: "https://user:pw@maps.example.com" }, "PUBLIC_URL", "credentials"],
     [{ GEOCODER_INTERNAL_URL: "pelias:4000" }, "GEOCODER_INTERNAL_URL", "http(s)"],
     [{ ELEVATION_INTERNAL_URL: "not a url" }, "ELEVATION_INTERNAL_URL", "an absolute http(s) URL"],
+    [{ GEOCODER: "nominatim" }, "GEOCODER", "one of auto, pelias, embedded, off"],
+    [{ GEOCODER: "pelias" }, "GEOCODER", "needs GEOCODER_INTERNAL_URL"],
     [{ GEOCODER_TIMEOUT_MS: "99" }, "GEOCODER_TIMEOUT_MS", "an integer from 100 to 120000"],
     [{ ELEVATION_TIMEOUT_MS: "5s" }, "ELEVATION_TIMEOUT_MS", "an integer from 100 to 120000"],
     [{ MAX_UPLOAD_MB: "0" }, "MAX_UPLOAD_MB", "an integer from 1 to 1048576"],
+    [{ TILING_MEMORY_MB: "16" }, "TILING_MEMORY_MB", "an integer from 32 to 65536"],
     [{ RATE_LIMIT_PER_MINUTE: "lots" }, "RATE_LIMIT_PER_MINUTE", "an integer from 1 to 10000000"],
     [{ TRUST_PROXY: "maybe" }, "TRUST_PROXY", "true or false"],
     [{ ALLOWED_HOSTS: "good.example.com,bad host" }, "ALLOWED_HOSTS", "comma-separated host names"],
@@ -150,7 +155,7 @@ describe("bad values name the setting and what it accepts", () => {
 
   test("every setting in SETTINGS says what it accepts", () => {
     expect(SETTINGS.map((s) => s.name).sort()).toEqual(
-      ["ALLOWED_HOSTS", "DATA_DIR", "ELEVATION", "ELEVATION_INTERNAL_URL", "ELEVATION_TILESET", "ELEVATION_TIMEOUT_MS", "GEOCODER_INTERNAL_URL", "GEOCODER_TIMEOUT_MS", "HOST", "LOG_LEVEL", "MAX_UPLOAD_MB", "PORT", "PUBLIC_URL", "RATE_LIMIT_PER_MINUTE", "ROUTING_ENGINE", "ROUTING_INTERNAL_URL", "ROUTING_PROFILES", "ROUTING_TIMEOUT_MS", "TRUST_PROXY", "WORKERS", "WORKER_HEADER"].sort(),
+      ["ALLOWED_HOSTS", "DATA_DIR", "ELEVATION", "ELEVATION_INTERNAL_URL", "ELEVATION_TILESET", "ELEVATION_TIMEOUT_MS", "GEOCODER", "GEOCODER_INTERNAL_URL", "GEOCODER_TIMEOUT_MS", "HOST", "LOG_LEVEL", "MAX_UPLOAD_MB", "PORT", "PUBLIC_URL", "RATE_LIMIT_PER_MINUTE", "ROUTING_ENGINE", "ROUTING_INTERNAL_URL", "ROUTING_PROFILES", "ROUTING_TIMEOUT_MS", "TILING_MEMORY_MB", "TRUST_PROXY", "WORKERS", "WORKER_HEADER"].sort(),
     );
     for (const s of SETTINGS) expect(s.accepts.length).toBeGreaterThan(5);
   });

@@ -4,14 +4,15 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Elysia, t as schema } from "elysia";
 import { loadConfig } from "../../src/config";
 import { createLogger } from "../../src/log";
-import { conventions, routeTableFrom } from "../../src/http/conventions";
+import { conventions } from "../../src/http/conventions";
+import { routeTableFrom } from "../../src/http/route-facts";
 import { makeTestApp, serveTestApp, type TestApp } from "../support/app";
 
 /** The conventions around a few routes of our own, to reach every error path deterministically. */
 function conventionsApp(lines: string[]) {
   const config = loadConfig({ DATA_DIR: "/nonexistent", LOG_LEVEL: "info" });
   const log = createLogger("info", (l) => lines.push(l));
-  const routes: { method: string; path: string }[] = [];
+  const routes: { method: string; path: string; hooks?: unknown }[] = [];
   const app = new Elysia()
     .use(conventions(config, log, routeTableFrom(() => routes)))
     .get("/boom", () => {

@@ -4,6 +4,8 @@ import type { Config } from "../../config";
 import type { ProbeResult } from "../probe";
 import { probeGet, unreachableFix } from "../upstream";
 import { peliasForwardUrl } from "./pelias";
+import type { Gazetteer } from "./embedded/gazetteer";
+import { probeEmbeddedGeocoder } from "./embedded/probe";
 
 const SAMPLE = "london";
 
@@ -16,14 +18,16 @@ function errorsOf(body: string): string {
   }
 }
 
-export async function probeGeocoder(config: Config): Promise<ProbeResult> {
+/** The backend GEOCODER selects; `gazetteer` is the running app's (without it the file is only read). */
+export async function probeGeocoder(config: Config, gazetteer?: Gazetteer): Promise<ProbeResult> {
   const base = config.geocoderUrl;
-  if (!base)
+  if (config.geocoder === "off")
     return {
       status: "not_configured",
-      detail: "GEOCODER_INTERNAL_URL is not set; geocoding routes answer 503 GEOCODER_NOT_CONFIGURED",
-      fix: "Set GEOCODER_INTERNAL_URL to a Pelias API base URL including /v1, e.g. http://pelias-api:4000/v1, if you want geocoding",
+      detail: "GEOCODER=off; geocoding routes answer 503 GEOCODER_NOT_CONFIGURED",
+      fix: "Set GEOCODER=auto to use the embedded gazetteer, or GEOCODER_INTERNAL_URL to a Pelias API base URL including /v1, e.g. http://pelias-api:4000/v1, if you want geocoding",
     };
+  if (config.geocoder === "embedded" || !base) return probeEmbeddedGeocoder(config.dataDir, gazetteer);
   const timeoutMs = Math.min(config.geocoderTimeoutMs, 3000);
   const url = peliasForwardUrl(base, { q: SAMPLE, limit: 1, language: "en" });
   const path = new URL(url).pathname;

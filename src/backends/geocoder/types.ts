@@ -58,10 +58,14 @@ export interface GeocodeAnswer {
   warnings: string[];
   /** data sources the features came from (openstreetmap, openaddresses ...), for attribution */
   sources: string[];
+  /** the whole attribution line, for backends that know their data's licence (the embedded gazetteer) */
+  attribution?: string;
 }
 
 export interface Geocoder {
   forward(q: ForwardQuery): Promise<GeocodeAnswer>;
   reverse(q: ReverseQuery): Promise<GeocodeAnswer>;
   autocomplete(q: AutocompleteQuery): Promise<GeocodeAnswer>;
+  /** called whenever the backend's data changes (an import), so cached answers can be dropped */
+  onChange?(listener: () => void): void;
 }

@@ -12,7 +12,7 @@ import { createRateLimiter, type BucketResult, type RateLimiter } from "./rate-l
 import { hashSecret, isWellFormedSecret } from "../keys/secret";
 import { isScope, type Scope } from "../keys/scopes";
 import { describeOrigin, originMatches, parseOriginPattern, requestOriginOf, type OriginPattern } from "../keys/origins";
-import { calendarOf, createUsageService, FLUSH_INTERVAL_MS, type Reservation, type UsageService } from "../usage/service";
+import { calendarOf, createUsageService, FLUSH_INTERVAL_MS, type QuotaState, type Reservation, type UsageService } from "../usage/service";
 import { SESSION_IDLE_MS } from "./users";
 import { hashToken } from "./tokens";
 import type { ChangeBus } from "../changes/bus";
@@ -62,9 +62,12 @@ export type KeyCaller = Extract<Caller, { kind: "key" }>;
 
 /** Who may see private assets: the orgs whose private styles/tilesets/sprites this request may read. */
 export interface Viewer {
-  privateOrgIds: Set<number>;
+  privateOrgIds: ReadonlySet<number>;
   authenticated: boolean;
 }
+
+/** The viewer of every request without credentials: one shared value, nothing allocated per request. */
+export const ANONYMOUS_VIEWER: Viewer = Object.freeze({ privateOrgIds: new Set<number>(), authenticated: false });
 
 interface KeyRow {
   id: number;
@@ -133,6 +136,10 @@ function evict<V>(map: Map<string, V>) {
 export interface ServiceAuthorization {
   caller: Caller;
   reservation: Reservation | null;
+  /** calls counted against the quota so far (a batch counts one per job) */
+  units: number;
+  /** tokens left in the caller's bucket after this call's first one */
+  rateRemaining: number;
 }
 
 /** Rate-limit buckets and usage counters: this process's own, or a cluster worker's shared ones. */
@@ -342,27 +349,73 @@ export function createAuthService(ctx: AppContext, changes: ChangeBus, counters?
         "x-ratelimit-remaining": "0",
         "x-ratelimit-reset": String(bucket.resetAt),
       });
-    if (caller.kind !== "key" || !BILLABLE_SCOPES.includes(scope)) return { caller, reservation: null };
+    if (caller.kind !== "key" || !BILLABLE_SCOPES.includes(scope)) return { caller, reservation: null, units: 1, rateRemaining: bucket.remaining };
     const now = Date.now();
     const { state, reservation } = usage.reserve(caller.keyId, scope, caller.monthlyQuota, now);
-    if (state.limit !== null) {
-      const resetS = calendarOf(now).nextMonthS;
-      const quotaHeaders = {
-        "x-quota-limit": String(state.limit),
-        "x-quota-used": String(Math.min(state.used, state.limit)),
-        "x-quota-remaining": String(Math.max(0, state.limit - state.used)),
-        "x-quota-reset": String(resetS),
-      };
-      Object.assign(headers, quotaHeaders);
-      if (!state.allowed)
-        throw new TooManyRequests("QUOTA_EXCEEDED", `Monthly quota of ${state.limit} calls for this key is used up; it resets ${new Date(resetS * 1000).toISOString()}`, resetS - now / 1000, quotaHeaders);
-    }
-    return { caller, reservation };
+    quotaCheck(state, now, headers);
+    return { caller, reservation, units: 1, rateRemaining: bucket.remaining };
   }
 
-  /** After the response: a call that failed, or was marked not billable, is not counted. */
-  function settle(reservation: Reservation | null, status: number, billable: boolean): void {
-    if (reservation && (status >= 400 || !billable)) usage.refund(reservation);
+  /** Writes the quota headers; 429 QUOTA_EXCEEDED when the reservation was refused. */
+  function quotaCheck(state: QuotaState, now: number, headers: Record<string, string | number>, units = 1): void {
+    if (state.limit === null) return;
+    const resetS = calendarOf(now).nextMonthS;
+    const quotaHeaders = {
+      "x-quota-limit": String(state.limit),
+      "x-quota-used": String(Math.min(state.used, state.limit)),
+      "x-quota-remaining": String(Math.max(0, state.limit - state.used)),
+      "x-quota-reset": String(resetS),
+    };
+    Object.assign(headers, quotaHeaders);
+    if (!state.allowed) {
+      const what = units > 1 ? `has ${Math.max(0, state.limit - state.used)} of ${state.limit} calls left, and this call counts ${units}` : `of ${state.limit} calls is used up`;
+      throw new TooManyRequests("QUOTA_EXCEEDED", `Monthly quota for this key ${what}; it resets ${new Date(resetS * 1000).toISOString()}`, resetS - now / 1000, quotaHeaders);
+    }
+  }
+
+  /**
+   * A call that does `units` units of work (a geocoding batch: one per job) counts that many against
+   * the rate limit and the monthly quota. authorizeService counted one; the rest are taken here, all
+   * or none: a call that does not fit is refused with 429 and leaves the bucket and quota as they were
+   * after its first unit (which settle refunds with the failed status).
+   */
+  function chargeUnits(a: ServiceAuthorization, scope: Scope, units: number, headers: Record<string, string | number>): void {
+    const extra = units - a.units;
+    if (extra <= 0) return;
+    const caller = a.caller;
+    const limit = caller.kind === "key" ? (caller.rateLimitPerMinute ?? ctx.config.rateLimitPerMinute) : ctx.config.rateLimitPerMinute;
+    if (a.rateRemaining < extra) {
+      const retryAfterS = units > limit ? 60 : Math.max(1, Math.ceil(((extra - a.rateRemaining) * 60) / limit));
+      const advice = units > limit ? `send at most ${limit} jobs per call` : `retry after ${retryAfterS} s`;
+      throw new TooManyRequests("RATE_LIMITED", `This call counts ${units} requests (one per job) against the rate limit of ${limit} per minute for '${scope}'; ${advice}`, retryAfterS, {
+        "x-ratelimit-limit": String(limit),
+        "x-ratelimit-remaining": String(a.rateRemaining),
+      });
+    }
+    let bucket: BucketResult | null = null;
+    for (let i = 0; i < extra; i++) bucket = limiter.take(caller.id, scope, limit);
+    if (bucket) rateHeaders(bucket, headers);
+    a.rateRemaining = bucket?.remaining ?? a.rateRemaining;
+    if (!a.reservation || caller.kind !== "key") return;
+    const now = Date.now();
+    let state: QuotaState | null = null;
+    for (let i = 0; i < extra; i++) {
+      const r = usage.reserve(caller.keyId, scope, caller.monthlyQuota, now);
+      state = r.state;
+      if (!r.reservation) {
+        for (let j = 0; j < i; j++) usage.refund(a.reservation);
+        state = { ...r.state, used: r.state.used - i };
+        break;
+      }
+    }
+    if (state?.allowed) a.units = units;
+    if (state) quotaCheck(state, now, headers, units);
+  }
+
+  /** After the response: a call that failed, or was marked not billable, is not counted (any of its units). */
+  function settle(a: ServiceAuthorization, status: number, billable: boolean): void {
+    if (!a.reservation || (status < 400 && billable)) return;
+    for (let i = 0; i < a.units; i++) usage.refund(a.reservation);
   }
 
   function viewerFromRequest(request: Request): Viewer {
@@ -372,12 +425,12 @@ export function createAuthService(ctx: AppContext, changes: ChangeBus, counters?
     } catch {
       // An invalid, expired or origin-refused key reads like no key: public assets still load and
       // private ones answer the same 404 as missing ones.
-      return { privateOrgIds: new Set(), authenticated: false };
+      return ANONYMOUS_VIEWER;
     }
     if (key) return { privateOrgIds: key.scopes.includes("maps:read") ? new Set([key.orgId]) : new Set(), authenticated: true };
     const entry = liveSession(request);
     if (entry) return { privateOrgIds: new Set(entry.allOrgIds ?? entry.caller.memberships.keys()), authenticated: true };
-    return { privateOrgIds: new Set(), authenticated: false };
+    return ANONYMOUS_VIEWER;
   }
 
   /** Drop cached state of a changed or revoked key (told by the change bus). */
@@ -397,6 +450,7 @@ export function createAuthService(ctx: AppContext, changes: ChangeBus, counters?
     requireSession,
     requireScope,
     authorizeService,
+    chargeUnits,
     settle,
     viewerFromRequest,
     invalidateUser,

@@ -9,7 +9,9 @@ export type Change =
   /** a font was installed or removed */
   | { kind: "fonts" }
   /** an API key was revoked, edited or deleted */
-  | { kind: "key"; keyId: number };
+  | { kind: "key"; keyId: number }
+  /** an import changed the embedded gazetteer (DATA_DIR/gazetteer.sqlite) */
+  | { kind: "gazetteer" };
 
 export type ChangeListener = (change: Change) => void;
 

@@ -4,7 +4,6 @@
 import type { AppContext } from "../../context";
 import { AppError, ServiceUnavailable } from "../../errors";
 import { TtlCache } from "../../backends/ttl-cache";
-import { createPeliasGeocoder } from "../../backends/geocoder/pelias";
 import type { AutocompleteQuery, ForwardQuery, GeocodeAnswer, Geocoder, ReverseQuery } from "../../backends/geocoder/types";
 import { parseBbox, parseCountry, parseLanguage, parseLat, parseLimit, parseLon, parseText } from "./params";
 
@@ -99,7 +98,7 @@ export function attributionFor(sources: string[]): string {
 export function collectionBody(query: object, answer: GeocodeAnswer): string {
   return JSON.stringify({
     type: "FeatureCollection",
-    geocoding: { query, attribution: attributionFor(answer.sources), warnings: answer.warnings },
+    geocoding: { query, attribution: answer.attribution ?? attributionFor(answer.sources), warnings: answer.warnings },
     features: answer.features,
   });
 }
@@ -111,9 +110,8 @@ function newCache(ttlMs: number, maxBytes: number) {
   return new TtlCache<string>({ ttlMs, maxEntries: 50_000, maxBytes, sizeOf: (body, key) => 2 * (body.length + key.length) + 96 });
 }
 
-export function createGeocodingService(ctx: AppContext, backend?: Geocoder | null) {
-  const geocoder: Geocoder | null =
-    backend !== undefined ? backend : ctx.config.geocoderUrl ? createPeliasGeocoder({ baseUrl: ctx.config.geocoderUrl, timeoutMs: ctx.config.geocoderTimeoutMs, log: ctx.log }) : null;
+/** `geocoder` is the configured backend (backends/geocoder/select.ts), null when geocoding is off. */
+export function createGeocodingService(ctx: AppContext, geocoder: Geocoder | null) {
   const caches = {
     forward: newCache(CACHE_TTL_MS.forward, 64 * 1024 * 1024),
     reverse: newCache(CACHE_TTL_MS.reverse, 32 * 1024 * 1024),
@@ -175,6 +173,10 @@ export function createGeocodingService(ctx: AppContext, backend?: Geocoder | nul
     reverse: queryStringCache(CACHE_TTL_MS.reverse, 8 * 1024 * 1024),
     autocomplete: queryStringCache(CACHE_TTL_MS.autocomplete, 8 * 1024 * 1024),
   };
+  // New data (a gazetteer import) makes every cached answer possibly stale.
+  geocoder?.onChange?.(() => {
+    for (const c of [...Object.values(caches), ...Object.values(byQueryString)]) c.clear();
+  });
 
   /** The answer to a query string answered recently, without parsing it; undefined when there is none. */
   function recentAnswer(kind: Kind, queryString: string): string | undefined {

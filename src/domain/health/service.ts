@@ -4,6 +4,7 @@ import type { AppContext } from "../../context";
 import { cachedProbe, type ComponentStatus, type ProbeResult } from "../../backends/probe";
 import { probeGeocoder } from "../../backends/geocoder/probe";
 import { probeElevationBackend } from "../../backends/elevation/embedded-probe";
+import type { Gazetteer } from "../../backends/geocoder/embedded/gazetteer";
 import { probeElevation } from "../../backends/elevation/probe";
 import { probeRouter } from "../../backends/routing/probe";
 import { LOW_DISK_BYTES, gib, storageFacts } from "./storage";
@@ -15,8 +16,9 @@ export interface DetailedHealth {
   components: Record<string, { status: ComponentStatus; latency_ms?: number; backend?: string; detail: string }>;
 }
 
-export function createHealthService(ctx: AppContext) {
-  const geocoder = cachedProbe(() => probeGeocoder(ctx.config));
+/** `embeddedGazetteer` is the running app's gazetteer when it answers geocoding (GEOCODER=embedded). */
+export function createHealthService(ctx: AppContext, embeddedGazetteer: () => Gazetteer | undefined) {
+  const geocoder = cachedProbe(() => probeGeocoder(ctx.config, embeddedGazetteer()));
   const openTopoData = cachedProbe(() => probeElevation(ctx.config));
   const elevation = () => probeElevationBackend(ctx.config, ctx.sqlite, openTopoData);
   const router = cachedProbe(() => probeRouter(ctx.config));
@@ -31,15 +33,15 @@ export function createHealthService(ctx: AppContext) {
       const ms = Math.round((performance.now() - started) * 100) / 100;
       return { status: "ok", latency_ms: ms, detail: "SQLite answers" };
     } catch (err) {
-      return { status: "down", detail: `SQLite query failed: ${(err as Error).message}` };
+      return { status: "down", detail: `SQLite query failed: ${(err as Error).message}`, fix: "Check DATA_DIR/mapstead.db: run `mapstead preflight`, free disk space, and restore from a backup if the file is damaged" };
     }
   }
 
   function storage(): ProbeResult {
     const f = storageFacts(ctx.config.dataDir);
-    if (!f.writable) return { status: "down", detail: `DATA_DIR is not writable (${f.error})` };
+    if (!f.writable) return { status: "down", detail: `DATA_DIR is not writable (${f.error})`, fix: "Make DATA_DIR writable by the user the service runs as (install.sh: the mapstead user owns /var/lib/mapstead)" };
     if (f.freeBytes === null) return { status: "ok", detail: "free space unknown" };
-    if (f.freeBytes < LOW_DISK_BYTES) return { status: "degraded", detail: `only ${gib(f.freeBytes)} free in DATA_DIR (under 1 GiB)` };
+    if (f.freeBytes < LOW_DISK_BYTES) return { status: "degraded", detail: `only ${gib(f.freeBytes)} free in DATA_DIR (under 1 GiB)`, fix: "Free disk space on the DATA_DIR volume, or delete unpublished tileset versions you no longer need" };
     return { status: "ok", detail: `${gib(f.freeBytes)} free in DATA_DIR` };
   }
 
@@ -50,16 +52,17 @@ export function createHealthService(ctx: AppContext) {
       const running = rows.find((r) => r.state === "running")?.n ?? 0;
       const waitingS = queued?.oldest ? Math.round((Date.now() - queued.oldest) / 1000) : 0;
       const detail = `${running} running, ${queued?.n ?? 0} queued`;
-      if (waitingS > 600) return { status: "degraded", detail: `${detail}; the oldest has waited ${waitingS} s` };
+      if (waitingS > 600) return { status: "degraded", detail: `${detail}; the oldest has waited ${waitingS} s`, fix: "Large imports run one at a time: wait, or delete queued versions you do not need; if nothing runs, restart the service" };
       return { status: "ok", detail };
     } catch (err) {
-      return { status: "down", detail: `job queue unreadable: ${(err as Error).message}` };
+      return { status: "down", detail: `job queue unreadable: ${(err as Error).message}`, fix: "Run `mapstead migrate`, then `mapstead preflight`" };
     }
   }
 
   async function detailed(): Promise<DetailedHealth> {
     const [geo, elev, route] = await Promise.all([geocoder(), elevation(), router()]);
-    const strip = ({ fix: _fix, ...rest }: ProbeResult) => rest;
+    // A component that is not ok says how to fix it, as the preflight does; an ok one carries no fix.
+    const strip = ({ fix, ...rest }: ProbeResult) => (rest.status !== "ok" && fix ? { ...rest, fix } : rest);
     const components = { database: strip(database()), storage: strip(storage()), jobs: strip(jobs()), geocoder: strip(geo), elevation: strip(elev), router: strip(route) };
     const coreDown = components.database.status === "down" || components.storage.status === "down";
     const anyBad = Object.values(components).some((c) => c.status === "degraded" || c.status === "down");

@@ -4,7 +4,7 @@ import { BadRequest } from "../../errors";
 
 export interface MultipartHandlers {
   /** a file part begins; returns the sink for its bytes */
-  file(name: string, filename: string, contentType: string | null): { write(chunk: Uint8Array): void | Promise<void> };
+  file(name: string, filename: string, contentType: string | null): { write(chunk: Uint8Array): void | Promise<void> } | Promise<{ write(chunk: Uint8Array): void | Promise<void> }>;
   /** a text field ended */
   field(name: string, value: string): void;
 }
@@ -95,7 +95,7 @@ export async function readMultipart(body: ReadableStream<Uint8Array>, boundary: 
         const h = parseHeaders(buf.subarray(0, end).toString("utf8"));
         buf = buf.subarray(end + 4);
         if (h.filename !== null) {
-          sink = handlers.file(h.name, h.filename, h.contentType);
+          sink = await handlers.file(h.name, h.filename, h.contentType);
           phase = "file";
         } else {
           fieldName = h.name;

@@ -2,28 +2,31 @@
 // handler that processes a version in a Worker thread. Plain TypeScript, no Elysia.
 import { and, desc, eq, sql } from "drizzle-orm";
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import type { AppContext } from "../../context";
 import { tilesets, tilesetVersions } from "../../db/schema";
 import { BadRequest, Conflict, NotFound, Unprocessable, UnsupportedMediaType } from "../../errors";
 import { createJobQueue, type JobRow } from "../../jobs/queue";
 import { createJobRunner, JobAborted, type JobRunner } from "../../jobs/runner";
-import { detectFormat, type SourceFormat } from "../../tiles/detect";
+import { ARCHIVE_FORMATS, detectFormat, type SourceFormat } from "../../tiles/detect";
 import type { ProcessInput } from "../../tiles/process";
 import { recipeProblem, type Recipe } from "../../tiles/recipe";
 import type { TileFacts } from "../../tiles/source";
+import { progressTracker } from "../../tiles/progress-rate";
 import { isSlug } from "../orgs/slug";
 import type { ChangePublisher } from "../changes/types";
 import { headOf, type ReceivedUpload } from "./upload";
 import type { TilesetLookup } from "./lookup";
 import { processInWorker } from "../../jobs/worker-host";
-import { refuseBadDem } from "./dem-upload";
+import { refuseBadDem, refuseMixedDem } from "./dem-upload";
 
 export const PROCESS_JOB = "tileset.process";
 /** A job interrupted this many times (crashes, restarts) is given up. */
 const MAX_ATTEMPTS = 3;
 
 type TilesetRow = typeof tilesets.$inferSelect;
+/** The recipe as kept with a version: what was asked, plus the uploaded file names and formats. */
+type StoredRecipe = Recipe & { filename?: string; files?: { stored: string; name: string; format: SourceFormat }[] };
 type VersionRow = typeof tilesetVersions.$inferSelect;
 interface Org {
   id: number;
@@ -78,10 +81,16 @@ export function versionRecord(ctx: AppContext, org: Org, t: TilesetRow, v: Versi
     stats: {
       features: typeof stats.features === "number" ? stats.features : 0,
       features_skipped: typeof stats.features_skipped === "number" ? stats.features_skipped : 0,
+      features_repaired: typeof stats.features_repaired === "number" ? stats.features_repaired : 0,
+      features_filtered: typeof stats.features_filtered === "number" ? stats.features_filtered : 0,
+      dropped_by_size: (stats.dropped_by_size && typeof stats.dropped_by_size === "object" ? stats.dropped_by_size : {}) as Record<string, number>,
       tiles: typeof stats.tiles === "number" ? stats.tiles : 0,
       bytes: typeof stats.bytes === "number" ? stats.bytes : 0,
       seconds: typeof stats.seconds === "number" ? stats.seconds : null,
       phase: typeof stats.phase === "string" ? stats.phase : null,
+      rate: typeof stats.rate === "number" ? stats.rate : null,
+      rate_unit: typeof stats.rate_unit === "string" ? stats.rate_unit : null,
+      eta_seconds: typeof stats.eta_seconds === "number" ? stats.eta_seconds : null,
     },
     tilejson_url: v.state === "ready" ? `${ctx.config.publicUrl}/tiles/v1/${org.slug}/${t.slug}@${v.version}.json` : null,
     created_at: iso(v.createdAt),
@@ -95,8 +104,16 @@ export type VersionRecord = ReturnType<typeof versionRecord>;
 /** Where a version's archive lives, relative to DATA_DIR. */
 const archiveRelPath = (tilesetId: number, version: number, format: "mbtiles" | "pmtiles") => join("tilesets", String(tilesetId), `v${version}.${format}`);
 
+/** Removes a half-written archive with the scratch files beside it (feature store, journals). */
+function removeTemp(tmpAbs: string) {
+  const dir = dirname(tmpAbs);
+  const name = basename(tmpAbs);
+  for (const f of existsSync(dir) ? readdirSync(dir) : []) if (f.startsWith(name)) rmSync(join(dir, f), { force: true });
+}
+
 function removeRel(ctx: AppContext, rel: string | null | undefined) {
-  if (rel) rmSync(join(ctx.config.dataDir, rel), { force: true });
+  // Multi-file uploads are directories.
+  if (rel) rmSync(join(ctx.config.dataDir, rel), { force: true, recursive: true });
 }
 
 export type TilesetService = ReturnType<typeof createTilesetService>;
@@ -143,13 +160,15 @@ export function createTilesetService(ctx: AppContext, deps: { changes: ChangePub
    * Files a crash can leave behind: uploads no version points at (the process died mid-upload) and
    * half-written archives. Only ones older than an hour, so a CLI import running right now is safe.
    */
+  const LEFTOVER_SWEEP_MS = 10 * 60_000;
+
   function removeLeftovers() {
     const cutoff = Date.now() - 3_600_000;
     const old = (path: string) => (statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? Infinity) < cutoff;
     const referenced = new Set(ctx.sqlite.query<{ p: string }, []>("SELECT source_path AS p FROM tileset_versions WHERE source_path IS NOT NULL").all().map((r) => r.p));
     const uploads = join(ctx.config.dataDir, "uploads");
     for (const f of existsSync(uploads) ? readdirSync(uploads) : []) {
-      if (!referenced.has(join("uploads", f)) && old(join(uploads, f))) rmSync(join(uploads, f), { force: true });
+      if (!referenced.has(join("uploads", f)) && old(join(uploads, f))) rmSync(join(uploads, f), { force: true, recursive: true });
     }
     const archives = join(ctx.config.dataDir, "tilesets");
     for (const d of existsSync(archives) ? readdirSync(archives) : [])
@@ -178,35 +197,40 @@ export function createTilesetService(ctx: AppContext, deps: { changes: ChangePub
     }
     update({ state: "processing", progress: 0, error: null });
     const format = v.sourceFormat as SourceFormat;
-    const finalRel = archiveRelPath(t.id, v.version, format === "pmtiles" ? "pmtiles" : "mbtiles");
+    const recipe = v.recipe as StoredRecipe;
+    // The archive kept: an uploaded archive as it is, processed data in the recipe's output format.
+    const archiveFormat = format === "pmtiles" || format === "mbtiles" ? format : (recipe.output ?? "mbtiles");
+    const finalRel = archiveRelPath(t.id, v.version, archiveFormat);
     const finalAbs = join(ctx.config.dataDir, finalRel);
     mkdirSync(dirname(finalAbs), { recursive: true });
     const tmpAbs = `${finalAbs}.tmp-${job.id}`;
-    rmSync(tmpAbs, { force: true });
-    const recipe = v.recipe as Recipe & { filename?: string };
+    removeTemp(tmpAbs);
+    const sourceAbs = join(ctx.config.dataDir, v.sourcePath);
     const input: ProcessInput = {
-      sourcePath: join(ctx.config.dataDir, v.sourcePath),
-      format,
-      label: recipe.filename ?? "upload",
+      sources: recipe.files
+        ? recipe.files.map((f) => ({ path: join(sourceAbs, f.stored), format: f.format, label: f.name, fileName: f.name }))
+        : [{ path: sourceAbs, format, label: recipe.filename ?? "upload", fileName: recipe.filename ?? null }],
       recipe,
       defaultLayer: t.slug,
       outPath: tmpAbs,
       attribution: t.attribution,
       name: t.name,
       description: t.description,
+      memoryMb: ctx.config.tilingMemoryMb,
     };
+    const track = progressTracker(Date.now());
     const outcome = await processInWorker(input, signal, (p) => {
       queue.progress(job.id, p.progress);
-      update({ progress: p.progress, stats: { phase: p.phase, features: p.features, tiles: p.tiles } });
+      update({ progress: p.progress, stats: { ...track(p, Date.now()) } });
     });
     if (outcome.type === "aborted" || signal.aborted) {
-      rmSync(tmpAbs, { force: true });
+      removeTemp(tmpAbs);
       if (!stillThere()) return;
       update({ state: "queued", progress: 0, stats: {} });
       throw new JobAborted();
     }
     if (outcome.type === "failed") {
-      rmSync(tmpAbs, { force: true });
+      removeTemp(tmpAbs);
       removeRel(ctx, v.sourcePath);
       if (!outcome.invalid) ctx.log.error("tileset processing failed", { job_id: job.id, version_id: versionId, error: outcome.message });
       const error = outcome.invalid ? outcome.message : `Processing failed because of an internal error (job ${job.id}); the server log has the details`;
@@ -219,7 +243,7 @@ export function createTilesetService(ctx: AppContext, deps: { changes: ChangePub
       return;
     }
     renameSync(r.archivePath, finalAbs);
-    if (r.archivePath !== input.sourcePath) removeRel(ctx, v.sourcePath);
+    if (r.archivePath !== input.sources[0]!.path) removeRel(ctx, v.sourcePath);
     update({
       state: "ready",
       progress: 1,
@@ -241,9 +265,15 @@ export function createTilesetService(ctx: AppContext, deps: { changes: ChangePub
     startWorker(): JobRunner {
       if (!runner) {
         removeLeftovers();
+        // A crash mid-upload leaves a partial file; sweep while running too, not only at start-up.
+        const sweep = setInterval(removeLeftovers, LEFTOVER_SWEEP_MS);
+        sweep.unref?.();
         runner = createJobRunner(queue, PROCESS_JOB, processJob, ctx.log);
         runner.start();
-        ctx.onShutdown(() => runner?.stop());
+        ctx.onShutdown(() => {
+          clearInterval(sweep);
+          return runner?.stop();
+        });
       }
       return runner;
     },
@@ -313,21 +343,39 @@ export function createTilesetService(ctx: AppContext, deps: { changes: ChangePub
      * detectably invalid), stores the recipe, and queues the processing job in the same transaction.
      */
     async createVersion(org: Org, slug: string, upload: ReceivedUpload, recipe: Recipe, opts: { claim?: boolean } = {}): Promise<{ record: VersionRecord; jobId: number }> {
+      // Each upload also clears what earlier crashed uploads left (cheap: one directory listing).
+      removeLeftovers();
       let t: TilesetRow;
       try {
         t = find(org, slug);
         const problem = recipeProblem(recipe);
         if (problem) throw new BadRequest(`Invalid recipe: ${problem}`);
-        const detected = detectFormat(await headOf(upload.path), { contentType: upload.contentType, filename: upload.filename });
-        if (detected.format === null) {
-          if (detected.invalid) throw new Unprocessable("INVALID_SOURCE_DATA", `${upload.filename ?? "upload"}: ${detected.reason}`);
+        const detect = async (path: string, filename: string | null, contentType: string | null): Promise<SourceFormat> => {
+          const detected = detectFormat(await headOf(path), { contentType, filename });
+          if (detected.format !== null) return detected.format;
+          if (detected.invalid) throw new Unprocessable("INVALID_SOURCE_DATA", `${filename ?? "upload"}: ${detected.reason}`);
           throw new UnsupportedMediaType(
-            `Unsupported upload: ${detected.reason}. Send GeoJSON, newline-delimited GeoJSON, CSV with lon/lat columns, a zipped Shapefile, FlatGeobuf, MBTiles or PMTiles, or elevation as GeoTIFF or SRTM .hgt (zipped or not)`,
+            `Unsupported upload${upload.files ? ` ${filename}` : ""}: ${detected.reason}. Send GeoJSON, newline-delimited GeoJSON, CSV with lon/lat columns, a zipped Shapefile, FlatGeobuf, MBTiles or PMTiles, or elevation as GeoTIFF or SRTM .hgt (zipped or not)`,
           );
+        };
+        const stored: StoredRecipe = { ...recipe };
+        let format: string;
+        if (upload.files) {
+          stored.files = [];
+          for (const f of upload.files) {
+            const fileFormat = await detect(join(upload.path, f.stored), f.name, f.contentType);
+            if (ARCHIVE_FORMATS.includes(fileFormat)) throw new Unprocessable("INVALID_SOURCE_DATA", `${f.name}: an MBTiles or PMTiles archive must be uploaded alone, not with other files`);
+            await refuseBadDem(fileFormat, join(upload.path, f.stored), f.name, recipe);
+            stored.files.push({ stored: f.stored, name: f.name.replace(/^.*[\\/]/, "").slice(0, 200), format: fileFormat });
+          }
+          refuseMixedDem(stored.files.map((f) => f.format));
+          format = [...new Set(stored.files.map((f) => f.format))].join("+");
+        } else {
+          const single = await detect(upload.path, upload.filename, upload.contentType);
+          await refuseBadDem(single, upload.path, upload.filename, recipe);
+          format = single;
+          if (upload.filename) stored.filename = upload.filename.replace(/^.*[\\/]/, "").slice(0, 200);
         }
-        await refuseBadDem(detected.format, upload, recipe);
-        const stored: Recipe & { filename?: string } = { ...recipe };
-        if (upload.filename) stored.filename = upload.filename.replace(/^.*[\\/]/, "").slice(0, 200);
         const result = ctx.sqlite.transaction(() => {
           const next = db
             .update(tilesets)
@@ -338,7 +386,7 @@ export function createTilesetService(ctx: AppContext, deps: { changes: ChangePub
           if (!next) throw new NotFound(`Tileset '${org.slug}/${slug}' not found`, "TILESET_NOT_FOUND");
           const v = db
             .insert(tilesetVersions)
-            .values({ tilesetId: t.id, version: next.n, state: "queued", sourceFormat: detected.format, sourcePath: upload.relativePath, recipe: stored as Record<string, unknown>, stats: { bytes: upload.bytes } })
+            .values({ tilesetId: t.id, version: next.n, state: "queued", sourceFormat: format, sourcePath: upload.relativePath, recipe: stored as Record<string, unknown>, stats: { bytes: upload.bytes } })
             .returning()
             .get();
           const jobId = queue.enqueue(PROCESS_JOB, { versionId: v.id }, { running: opts.claim });
@@ -347,7 +395,7 @@ export function createTilesetService(ctx: AppContext, deps: { changes: ChangePub
         runner?.wake();
         return { record: versionRecord(ctx, org, t, result.v), jobId: result.jobId };
       } catch (err) {
-        rmSync(upload.path, { force: true });
+        rmSync(upload.path, { force: true, recursive: true });
         throw err;
       }
     },
@@ -361,6 +409,24 @@ export function createTilesetService(ctx: AppContext, deps: { changes: ChangePub
         .orderBy(desc(tilesetVersions.version))
         .all()
         .map((v) => versionRecord(ctx, org, t, v));
+    },
+
+    /** A ready version's archive on disk (the published one, else the newest ready one, when no version is given). */
+    archiveOf(org: Org, slug: string, version?: number): { version: number; path: string; format: "mbtiles" | "pmtiles"; facts: TileFacts } {
+      const t = find(org, slug);
+      let v: VersionRow | undefined;
+      if (version !== undefined) v = findVersion(org, t, version);
+      else if (t.publishedVersion !== null) v = findVersion(org, t, t.publishedVersion);
+      else
+        v = db
+          .select()
+          .from(tilesetVersions)
+          .where(and(eq(tilesetVersions.tilesetId, t.id), eq(tilesetVersions.state, "ready")))
+          .orderBy(desc(tilesetVersions.version))
+          .get();
+      if (!v) throw new NotFound(`Tileset '${org.slug}/${t.slug}' has no ready version`);
+      if (v.state !== "ready" || !v.archivePath) throw new Conflict(`Version ${v.version} of '${org.slug}/${t.slug}' is ${v.state}; only ready versions have an archive`);
+      return { version: v.version, path: join(ctx.config.dataDir, v.archivePath), format: v.archiveFormat as "mbtiles" | "pmtiles", facts: v.metadata as unknown as TileFacts };
     },
 
     getVersion(org: Org, slug: string, version: number): VersionRecord {

@@ -10,6 +10,7 @@ import { ErrorEnvelope } from "../../http/error-response";
 import { ifNoneMatchHits } from "../../http/conditional";
 import { assetContentType, CONSOLE_FILE_ASSETS, CONSOLE_TEXT_ASSETS } from "../../web/console/assets";
 import { consolePages } from "../../web/console/page";
+import { withRouteFacts } from "../../http/route-facts";
 
 /** MapLibre starts its worker from a same-origin module URL (worker-src 'self'); blob: covers its fallback. */
 export const CONSOLE_CSP =
@@ -45,7 +46,7 @@ export function consoleModule(ctx: AppContext) {
   const servePage = ({ request }: { request: Request }) =>
     new Response(readCookie(request, SESSION_COOKIE) ? pages.withSessionCookie : pages.withoutSessionCookie, { headers: pageHeaders });
 
-  return new Elysia({ name: "console" })
+  return withRouteFacts({ cors: "none", group: "other" }, new Elysia({ name: "console" })
     .get("/console", servePage, {
       detail: { tags: ["Health"], summary: "Management console (HTML): organizations, tilesets, styles, API keys, members, fonts, setup checks" },
     })
@@ -71,5 +72,5 @@ export function consoleModule(ctx: AppContext) {
         response: { 200: t.Any(), 304: t.Any(), 404: ErrorEnvelope },
         detail: { hide: true },
       },
-    );
+    ));
 }

@@ -5,7 +5,7 @@ import type { Services } from "../../services";
 import { Forbidden, TooManyRequests, Unauthorized } from "../../errors";
 import type { AuthPlugin } from "../../http/auth";
 import { clientIp } from "../../http/client-ip";
-import { requestFacts } from "../../http/request-context";
+import { requestIdOf } from "../../http/request-context";
 import { setupPage } from "../../web/setup-page";
 import { createLoginBackoff } from "../../domain/accounts/throttle";
 import { readCookie, SESSION_COOKIE, type Caller, type SessionCaller } from "../../domain/accounts/auth";
@@ -16,6 +16,7 @@ import { rejectUnknownFields } from "../../http/strict-body";
 import { CreateUserBody, LoginBody, SessionInfo, SetupBody, UserListItem, UserOut } from "./auth.model";
 import { listOrgs } from "../../domain/orgs/service";
 import { ErrorEnvelope } from "./orgs.model";
+import { routeFactsOption, withRouteFacts } from "../../http/route-facts";
 
 export function authModule(services: Services, authPlugin: AuthPlugin) {
   const { ctx, auth } = services;
@@ -56,15 +57,16 @@ export function authModule(services: Services, authPlugin: AuthPlugin) {
     return caller;
   };
 
-  return new Elysia({ name: "auth-routes" })
+  return withRouteFacts({ cors: "none", group: "management" }, new Elysia({ name: "auth-routes" })
     .use(authPlugin)
+    .use(routeFactsOption)
     .post(
       "/api/v1/session",
       async ({ body, request, server, set }) => {
         sameOriginOrNone(request);
         const ip = clientIp(request, server, ctx.config);
         const account = body.email.trim().toLowerCase();
-        const requestId = requestFacts(request)?.id;
+        const requestId = requestIdOf(set);
         const wait = backoff.retryAfterS(ip, account);
         if (wait > 0) {
           ctx.log.warn("login throttled", { email: account.slice(0, 320), ip, retry_after_s: wait, request_id: requestId });
@@ -86,7 +88,7 @@ export function authModule(services: Services, authPlugin: AuthPlugin) {
       {
         body: LoginBody,
         transform: rejectUnknownFields(LoginBody),
-        response: { 200: SessionInfo, 401: ErrorEnvelope, 403: ErrorEnvelope, 429: ErrorEnvelope },
+        response: { 200: SessionInfo, 400: ErrorEnvelope, 401: ErrorEnvelope, 403: ErrorEnvelope, 429: ErrorEnvelope },
         detail: {
           tags: ["Accounts"],
           summary: "Log in to the console",
@@ -111,7 +113,7 @@ export function authModule(services: Services, authPlugin: AuthPlugin) {
         if (caller) {
           endSession(ctx.db, (caller as SessionCaller).sessionId);
           auth.invalidateUser((caller as SessionCaller).userId);
-          ctx.log.info("logout", { user_id: (caller as SessionCaller).userId, request_id: requestFacts(request)?.id });
+          ctx.log.info("logout", { user_id: (caller as SessionCaller).userId, request_id: requestIdOf(set) });
         }
         if (caller || readCookie(request, SESSION_COOKIE)) set.headers["set-cookie"] = cookie("", 0);
         set.status = 204;
@@ -131,7 +133,7 @@ export function authModule(services: Services, authPlugin: AuthPlugin) {
         const user = await completeSetup(ctx.db, ctx.sqlite, body);
         if (!user) {
           backoff.attempt(ip, null);
-          ctx.log.warn("setup token refused", { ip, request_id: requestFacts(request)?.id });
+          ctx.log.warn("setup token refused", { ip, request_id: requestIdOf(set) });
           throw new Unauthorized(
             "The setup token is wrong: use the one in DATA_DIR/setup-token (each start writes a new one), or run `mapstead admin create`",
           );
@@ -164,7 +166,7 @@ export function authModule(services: Services, authPlugin: AuthPlugin) {
         set.headers["content-security-policy"] = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'";
         return setupPage({ version: ctx.version, complete: hasAdmin(ctx.sqlite) });
       },
-      { detail: { tags: ["Accounts"], summary: "First-run setup page (self-contained HTML)" } },
+      { facts: { group: "health" }, detail: { tags: ["Accounts"], summary: "First-run setup page (self-contained HTML)" } },
     )
     .get(
       "/api/v1/users",
@@ -190,5 +192,5 @@ export function authModule(services: Services, authPlugin: AuthPlugin) {
         response: { 201: UserOut, 400: ErrorEnvelope, 401: ErrorEnvelope, 403: ErrorEnvelope, 409: ErrorEnvelope },
         detail: { tags: ["Accounts"], summary: "Create a user account (instance admins); add it to organizations with POST /api/v1/orgs/{org}/members" },
       },
-    );
+    ));
 }

@@ -1,8 +1,7 @@
 import { t } from "elysia";
 
-export const ErrorEnvelope = t.Object({
-  error: t.Object({ code: t.String(), message: t.String(), details: t.Optional(t.Unknown()) }),
-});
+/** The one error envelope (src/errors.ts), re-exported for this module's routes. */
+export { ErrorEnvelope } from "../../errors";
 
 export const FontInfo = t.Object({
   name: t.String(),

@@ -7,6 +7,7 @@ import type { AuthPlugin } from "../../http/auth";
 import { ErrorEnvelope, FontList, InstalledFont, UploadQuery } from "./fonts.model";
 import { installFont, listFonts, MAX_FONT_BYTES } from "../../domain/fonts/service";
 import { readBodyLimited } from "../../http/read-body";
+import { withRouteFacts } from "../../http/route-facts";
 
 const tags = ["Fonts"];
 
@@ -30,7 +31,7 @@ async function readUpload(request: Request, queryName: string | undefined): Prom
 
 export function fontsModule(services: Services, authPlugin: AuthPlugin) {
   const { ctx, fonts: catalog, changes } = services;
-  return new Elysia({ name: "fonts" })
+  return withRouteFacts({ cors: "none", group: "management" }, new Elysia({ name: "fonts" })
     .use(authPlugin)
     .get("/api/v1/fonts", () => ({ fonts: listFonts(catalog) }), {
       session: true,
@@ -58,5 +59,5 @@ export function fontsModule(services: Services, authPlugin: AuthPlugin) {
             "Body: the font file itself (any content type), or multipart/form-data with the font in 'file' and optionally 'name'. At most 50 MiB. The name defaults to the font's \"Family Subfamily\" and may not contain commas or slashes. 415 for files that are not TrueType/OpenType, 422 INVALID_SOURCE_DATA for fonts that cannot be read, 409 for a name already installed.",
         },
       },
-    );
+    ));
 }

@@ -14,6 +14,7 @@ import { dayOf, monthOf } from "../../domain/usage/service";
 import { createKey, getKey, keyView, listKeys, parseExpiry, revokeKey, updateKey, usageRows, type KeyRecord } from "../../domain/keys/service";
 import { CreateKeyBody, CreatedKey, KeyOut, KeyParams, ListKeysQuery, UpdateKeyBody, UsageOut, UsageQuery } from "./keys.model";
 import { OrgParams } from "./orgs.model";
+import { withRouteFacts } from "../../http/route-facts";
 
 const DAY_MS = 86_400_000;
 const MAX_USAGE_DAYS = 366;
@@ -37,7 +38,7 @@ export function keysModule(services: Services, authPlugin: AuthPlugin) {
 
   const out = (k: KeyRecord) => keyView(k, auth.usage.lastUsedAt(k.id, k.lastUsedAt));
 
-  return new Elysia({ name: "keys", prefix: "/api/v1/orgs" })
+  return withRouteFacts({ cors: "none", group: "management" }, new Elysia({ name: "keys", prefix: "/api/v1/orgs" })
     .use(authPlugin)
     .get(
       "/:org/keys",
@@ -155,5 +156,5 @@ export function keysModule(services: Services, authPlugin: AuthPlugin) {
         response: { 200: UsageOut, ...errors },
         detail: { tags: ["API keys"], summary: "Billable calls of one key per UTC day and service group, and this month's total against its quota" },
       },
-    );
+    ));
 }

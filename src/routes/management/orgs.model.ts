@@ -1,10 +1,8 @@
 import { t } from "elysia";
 import { SLUG_PATTERN } from "../../domain/orgs/slug";
 
-export const ErrorEnvelope = t.Object(
-  { error: t.Object({ code: t.String(), message: t.String(), details: t.Optional(t.Unknown()) }) },
-  { description: "error envelope" },
-);
+/** The one error envelope (src/errors.ts), re-exported for this module's routes. */
+export { ErrorEnvelope } from "../../errors";
 
 export const RoleSchema = t.Union([t.Literal("owner"), t.Literal("admin"), t.Literal("member")]);
 

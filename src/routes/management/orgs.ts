@@ -11,6 +11,7 @@ import { userByEmail } from "../../domain/accounts/users";
 import { rejectUnknownFields } from "../../http/strict-body";
 import { createOrg, listMembers, listOrgs, removeMember, requireOrgAccess, setMember } from "../../domain/orgs/service";
 import { AddMemberBody, CreateOrgBody, ErrorEnvelope, Member, MemberParams, Org, OrgParams } from "./orgs.model";
+import { withRouteFacts } from "../../http/route-facts";
 
 const iso = (t: number) => new Date(t).toISOString();
 
@@ -22,7 +23,7 @@ export function orgsModule(services: Services, authPlugin: AuthPlugin) {
   /** The caller's own role (null for an admin who is not a member), for the API's answers. */
   const ownRole = (s: SessionCaller, orgId: number): Role | null => s.memberships.get(orgId) ?? null;
 
-  return new Elysia({ name: "orgs", prefix: "/api/v1/orgs" })
+  return withRouteFacts({ cors: "none", group: "management" }, new Elysia({ name: "orgs", prefix: "/api/v1/orgs" })
     .use(authPlugin)
     .get(
       "",
@@ -104,5 +105,5 @@ export function orgsModule(services: Services, authPlugin: AuthPlugin) {
         response: { 204: t.Void(), ...errors },
         detail: { tags: ["Organizations"], summary: "Remove a member (owners and admins; anyone may leave; the last owner stays)" },
       },
-    );
+    ));
 }

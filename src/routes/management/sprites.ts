@@ -9,12 +9,14 @@ import { NotFound } from "../../errors";
 import { DraftFileParams, ErrorEnvelope, SpriteQuery, SpriteResult, StyleParams } from "./styles.model";
 import { isSpriteFile } from "../../domain/sprites/store";
 import { spriteFromUpload } from "../../http/sprite-upload";
+import { openApiResponses } from "../../http/openapi-responses";
+import { withRouteFacts } from "../../http/route-facts";
 
 const TAGS = ["Styles"];
 
 export function spritesModule(services: Services, authPlugin: AuthPlugin) {
   const { ctx, styles, spriteFiles: serveFile } = services;
-  return new Elysia({ name: "sprites" })
+  return withRouteFacts({ cors: "none", group: "management" }, new Elysia({ name: "sprites" })
     .use(authPlugin)
     .put(
       "/api/v1/orgs/:org/styles/:style/sprite",
@@ -50,7 +52,7 @@ export function spritesModule(services: Services, authPlugin: AuthPlugin) {
       {
         scope: "styles:write",
         params: StyleParams,
-        response: { 204: t.Void(), 404: ErrorEnvelope, 409: ErrorEnvelope },
+        response: { 204: t.Void(), 400: ErrorEnvelope, 401: ErrorEnvelope, 403: ErrorEnvelope, 404: ErrorEnvelope, 409: ErrorEnvelope, 429: ErrorEnvelope },
         detail: { tags: TAGS, summary: "Remove the draft sprite (published versions keep theirs)" },
       },
     )
@@ -65,7 +67,19 @@ export function spritesModule(services: Services, authPlugin: AuthPlugin) {
       {
         scope: "styles:write",
         params: DraftFileParams,
-        detail: { tags: TAGS, summary: "Draft sprite files (sprite.json, sprite.png, sprite@2x.json, sprite@2x.png) for previews" },
+        detail: {
+          tags: TAGS,
+          summary: "Draft sprite files (sprite.json, sprite.png, sprite@2x.json, sprite@2x.png) for previews",
+          responses: openApiResponses({
+            200: ["application/octet-stream", "sprite.json / sprite@2x.json (application/json) or sprite.png / sprite@2x.png (image/png)"],
+            304: "Not modified (If-None-Match matched the ETag)",
+            400: ErrorEnvelope,
+            401: ErrorEnvelope,
+            403: ErrorEnvelope,
+            404: ErrorEnvelope,
+            429: ErrorEnvelope,
+          }),
+        },
       },
-    );
+    ));
 }

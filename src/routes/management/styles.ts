@@ -23,6 +23,7 @@ import {
   UpdateStyleBody,
   VersionList,
 } from "./styles.model";
+import { withRouteFacts } from "../../http/route-facts";
 
 const TAGS = ["Styles"];
 const ERRORS = { 400: ErrorEnvelope, 401: ErrorEnvelope, 403: ErrorEnvelope, 404: ErrorEnvelope };
@@ -55,7 +56,7 @@ export function stylesModule(services: Services, authPlugin: AuthPlugin) {
 
   const access = (orgSlug: string, caller: Parameters<typeof requireOrgAccess>[2]) => requireOrgAccess(ctx.db, orgSlug, caller, { keyScope: "styles:write" });
 
-  return new Elysia({ name: "styles" })
+  return withRouteFacts({ cors: "none", group: "management" }, new Elysia({ name: "styles" })
     .use(authPlugin)
     .use(spritesModule(services, authPlugin))
     .group("/api/v1/orgs/:org/styles", (app) =>
@@ -172,6 +173,6 @@ export function stylesModule(services: Services, authPlugin: AuthPlugin) {
           },
           { scope: "styles:write", params: StyleParams, response: { 200: VersionList, ...ERRORS }, detail: { tags: TAGS, summary: "Published versions, newest first" } },
         ),
-    );
+    ));
 }
 

@@ -2,10 +2,8 @@ import { t } from "elysia";
 import { SLUG_PATTERN } from "../../domain/orgs/slug";
 import { MAX_ZOOM } from "../../tiles/recipe";
 
-export const ErrorEnvelope = t.Object(
-  { error: t.Object({ code: t.String(), message: t.String(), details: t.Optional(t.Unknown()) }) },
-  { description: "error envelope" },
-);
+/** The one error envelope (src/errors.ts), re-exported for this module's routes. */
+export { ErrorEnvelope } from "../../errors";
 
 const Visibility = t.Union([t.Literal("public"), t.Literal("private")], { description: "private tilesets are readable by org members and keys with maps:read" });
 
@@ -48,8 +46,15 @@ export const RecipeQuery = t.Object({
   simplification: t.Optional(t.String({ maxLength: 10, description: "simplification tolerance in tile pixels 0-100, default 3; 0 keeps every vertex" })),
   include: t.Optional(t.String({ maxLength: 4000, description: "comma-separated attributes to keep (all others dropped)" })),
   exclude: t.Optional(t.String({ maxLength: 4000, description: "comma-separated attributes to drop" })),
-  filename: t.Optional(t.String({ maxLength: 200, description: "the file's name, used in messages and as a format hint (.hgt files need it: the name gives their position)" })),
+  rank: t.Optional(t.String({ maxLength: 64, description: "numeric attribute: higher values are kept first when points are thinned or a tile sheds features" })),
+  point_spacing: t.Optional(t.String({ maxLength: 10, description: "points: below maxzoom keep one point per cell of this many pixels (0-256, default 1; 0 keeps every point)" })),
+  tiny: t.Optional(t.String({ maxLength: 10, description: "lines and polygons under a pixel at a zoom: drop (default) or keep" })),
+  buffer: t.Optional(t.String({ maxLength: 10, description: "tile buffer in pixels of 256, 0-128, default 4" })),
+  tile_bytes: t.Optional(t.String({ maxLength: 10, description: "largest gzipped tile in bytes (1024-50000000, default 500000); features are shed until a tile fits" })),
+  output: t.Optional(t.String({ maxLength: 10, description: "archive written for source data: mbtiles (default) or pmtiles" })),
+  recipe: t.Optional(t.String({ maxLength: 64000, description: "the whole recipe as a JSON object (see README, Recipes); named parameters override it" })),
   encoding: t.Optional(t.String({ maxLength: 20, description: "raster DEM: `terrarium` or `mapbox` (Terrain-RGB). Marks an MBTiles/PMTiles of PNG tiles as elevation; for GeoTIFF and .hgt the encoding to build (default terrarium)" })),
+  filename: t.Optional(t.String({ maxLength: 200, description: "the file's name, used in messages and as a format hint (.hgt files need it: the name gives their position)" })),
 });
 
 export const Tileset = t.Object({
@@ -90,10 +95,16 @@ export const Version = t.Object({
   stats: t.Object({
     features: t.Integer(),
     features_skipped: t.Integer(),
+    features_repaired: t.Integer(),
+    features_filtered: t.Integer({ description: "left out by the recipe filter" }),
+    dropped_by_size: t.Record(t.String(), t.Integer(), { description: "feature placements left out of tiles over the byte limit, by zoom" }),
     tiles: t.Integer(),
     bytes: t.Integer(),
     seconds: t.Union([t.Number(), t.Null()]),
-    phase: t.Union([t.String(), t.Null()]),
+    phase: t.Union([t.String(), t.Null()], { description: "while processing: reading, indexing, tiling, writing (validating for uploaded archives)" }),
+    rate: t.Union([t.Number(), t.Null()], { description: "while processing: features/s when reading, tiles/s when tiling" }),
+    rate_unit: t.Union([t.String(), t.Null()]),
+    eta_seconds: t.Union([t.Number(), t.Null()], { description: "while processing: seconds left at the pace so far" }),
   }),
   tilejson_url: t.Union([t.String(), t.Null()], { description: "versioned TileJSON URL, once ready" }),
   created_at: t.String({ format: "date-time" }),

@@ -10,6 +10,7 @@ import type { Recipe } from "../../tiles/recipe";
 import { rejectUnknownFields } from "../../http/strict-body";
 import { CreateTilesetBody, ErrorEnvelope, OrgParams, PublishBody, RecipeQuery, Tileset, TilesetParams, UpdateTilesetBody, Version, VersionParams } from "./tilesets.model";
 import { receiveUpload } from "../../domain/tilesets/upload";
+import { withRouteFacts } from "../../http/route-facts";
 
 const TAGS = ["Tilesets"];
 
@@ -19,41 +20,52 @@ const list = (s: string | undefined) =>
     .map((x) => x.trim())
     .filter(Boolean);
 
-/** Recipe from query parameters, overridden by multipart fields (either named fields or one JSON `recipe`). */
-export function recipeFrom(query: Record<string, unknown>, fields: Record<string, string>): Recipe {
-  const r: Recipe = {};
-  const q = { ...query } as Record<string, unknown>;
-  if (fields.recipe !== undefined) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(fields.recipe);
-    } catch {
-      throw new BadRequest("Multipart field 'recipe' is not valid JSON");
-    }
-    if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new BadRequest("Multipart field 'recipe' must be a JSON object");
-    Object.assign(q, parsed);
+const NUMBERS = ["minzoom", "maxzoom", "simplification", "point_spacing", "buffer", "tile_bytes"];
+const STRINGS = ["layer", "rank", "tiny", "output", "encoding"];
+const OBJECTS = ["types", "filter", "layers"];
+const KNOWN = new Set([...NUMBERS, ...STRINGS, ...OBJECTS, "include", "exclude"]);
+
+function parseRecipeJson(text: string, where: string): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new BadRequest(`${where} 'recipe' is not valid JSON`);
   }
-  for (const k of ["layer", "minzoom", "maxzoom", "simplification", "include", "exclude", "encoding"]) if (fields[k] !== undefined) q[k] = fields[k];
-  const num = (k: string) => {
+  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new BadRequest(`${where} 'recipe' must be a JSON object`);
+  const unknown = Object.keys(parsed).find((k) => !KNOWN.has(k));
+  if (unknown) throw new BadRequest(`Recipe setting '${unknown.slice(0, 64)}' is unknown; see the README's recipe section`);
+  return parsed as Record<string, unknown>;
+}
+
+/**
+ * Recipe from query parameters and multipart fields: a JSON `recipe` (query or field) first, then named
+ * parameters over it. Values are checked later by recipeProblem, whose messages name the setting.
+ */
+export function recipeFrom(query: Record<string, unknown>, fields: Record<string, string>): Recipe {
+  const q: Record<string, unknown> = {};
+  if (typeof query.recipe === "string") Object.assign(q, parseRecipeJson(query.recipe, "Query parameter"));
+  if (fields.recipe !== undefined) Object.assign(q, parseRecipeJson(fields.recipe, "Multipart field"));
+  for (const k of [...NUMBERS, ...STRINGS, "include", "exclude"]) {
+    if (query[k] !== undefined) q[k] = query[k];
+    if (fields[k] !== undefined) q[k] = fields[k];
+  }
+  const r: Record<string, unknown> = {};
+  for (const k of NUMBERS) {
     const v = q[k];
-    if (v === undefined || v === "") return undefined;
-    const n = typeof v === "number" ? v : Number(v);
+    if (v === undefined || v === "") continue;
+    const n = typeof v === "number" ? v : typeof v === "string" ? Number(v) : NaN;
     if (!Number.isFinite(n)) throw new BadRequest(`Recipe '${k}' must be a number`);
-    return n;
-  };
-  if (q.layer !== undefined) r.layer = String(q.layer);
-  const minzoom = num("minzoom");
-  const maxzoom = num("maxzoom");
-  const simplification = num("simplification");
-  if (minzoom !== undefined) r.minzoom = minzoom;
-  if (maxzoom !== undefined) r.maxzoom = maxzoom;
-  if (simplification !== undefined) r.simplification = simplification;
-  const inc = Array.isArray(q.include) ? q.include.map(String) : list(q.include as string | undefined);
-  const exc = Array.isArray(q.exclude) ? q.exclude.map(String) : list(q.exclude as string | undefined);
-  if (inc?.length) r.include = inc;
-  if (exc?.length) r.exclude = exc;
-  if (q.encoding !== undefined && q.encoding !== "") r.encoding = String(q.encoding) as Recipe["encoding"];
-  return r;
+    r[k] = n;
+  }
+  for (const k of STRINGS) if (q[k] !== undefined) r[k] = String(q[k]);
+  for (const k of OBJECTS) if (q[k] !== undefined) r[k] = q[k];
+  for (const k of ["include", "exclude"]) {
+    const v = q[k];
+    const names = Array.isArray(v) ? v.map(String) : typeof v === "string" ? list(v) : undefined;
+    if (names?.length) r[k] = names;
+  }
+  return r as Recipe;
 }
 
 export function tilesetsModule(services: Services, authPlugin: AuthPlugin) {
@@ -63,7 +75,7 @@ export function tilesetsModule(services: Services, authPlugin: AuthPlugin) {
   const access = (caller: Caller, org: string) => requireOrgAccess(ctx.db, org, caller, { keyScope: "tilesets:write" });
   const auth = { scope: "tilesets:write" as const };
 
-  return new Elysia({ name: "tilesets", prefix: "/api/v1/orgs" })
+  return withRouteFacts({ cors: "none", group: "management" }, new Elysia({ name: "tilesets", prefix: "/api/v1/orgs" })
     .use(authPlugin)
     .get("/:org/tilesets", ({ caller, params }) => ({ tilesets: service.list(access(caller, params.org)) }), {
       ...auth,
@@ -214,5 +226,5 @@ export function tilesetsModule(services: Services, authPlugin: AuthPlugin) {
       params: TilesetParams,
       response: { 200: Tileset, ...errors },
       detail: { tags: TAGS, summary: "Remove the stable TileJSON URL (404 afterwards); versioned URLs keep working" },
-    });
+    }));
 }

@@ -5,19 +5,26 @@ import { swagger } from "@elysiajs/swagger";
 // The package does not export its browser bundle, so it is imported by path to embed it.
 import scalarScript from "../../../node_modules/@scalar/api-reference/dist/browser/standalone.js" with { type: "file" };
 import type { Services } from "../../services";
+import { finishOpenApiDocument } from "./openapi-document";
+import { withRouteFacts } from "../../http/route-facts";
 
 const ASSET_PATH = "/docs/assets/api-reference.js";
+const SPEC_PATH = "/openapi.json";
 
 export function docsModule({ ctx }: Services) {
   const script = Bun.file(scalarScript);
-  return new Elysia({ name: "docs" })
+  return withRouteFacts({ cors: "none", group: "docs" }, new Elysia({ name: "docs" })
+    // The plugin's spec route is registered below, inside this module, so this hook reaches it.
+    .onAfterHandle(({ path, response }) => {
+      if (path === SPEC_PATH && response && typeof response === "object" && !(response instanceof Response)) return finishOpenApiDocument(response as Record<string, unknown>);
+    })
     .get(ASSET_PATH, () => new Response(script, { headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=86400" } }), {
       detail: { hide: true },
     })
     .use(
       swagger({
         path: "/docs",
-        specPath: "/openapi.json",
+        specPath: SPEC_PATH,
         provider: "scalar",
         scalarCDN: ASSET_PATH,
         // Nothing that phones home: no telemetry, no hosted AI agent or MCP generator, no cloud toolbar.
@@ -32,6 +39,8 @@ export function docsModule({ ctx }: Services) {
         } as Record<string, unknown>,
         exclude: [ASSET_PATH],
         documentation: {
+          // 3.1: its schemas are JSON Schema 2020-12, which is what TypeBox emits (const, anyOf with null).
+          openapi: "3.1.0",
           info: {
             title: "Mapstead API",
             version: ctx.version,
@@ -62,5 +71,5 @@ export function docsModule({ ctx }: Services) {
           },
         },
       }),
-    );
+    ));
 }

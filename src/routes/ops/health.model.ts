@@ -5,6 +5,7 @@ export const ComponentHealth = t.Object({
   latency_ms: t.Optional(t.Number()),
   backend: t.Optional(t.String({ description: "optional service APIs: which backend answers (opentopodata, embedded or none)" })),
   detail: t.String(),
+  fix: t.Optional(t.String({ description: "what to do about a status other than ok (the preflight's fix)" })),
 });
 
 export const HealthOk = t.Object({ status: t.Literal("ok") });

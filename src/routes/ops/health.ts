@@ -1,10 +1,11 @@
 import { Elysia } from "elysia";
 import type { Services } from "../../services";
 import { DetailedHealth, HealthOk } from "./health.model";
+import { withRouteFacts } from "../../http/route-facts";
 
 export function healthModule(services: Services) {
   const { health } = services;
-  return new Elysia({ name: "health" })
+  return withRouteFacts({ cors: "none", group: "health" }, new Elysia({ name: "health" })
     .get("/health", () => ({ status: "ok" as const }), {
       response: HealthOk,
       detail: { tags: ["Health"], summary: "Reachability check; touches no dependency" },
@@ -24,5 +25,5 @@ export function healthModule(services: Services) {
           summary: "Component health; 200 while the core works (optional services may be degraded), 503 when the database or storage is down",
         },
       },
-    );
+    ));
 }

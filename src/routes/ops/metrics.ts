@@ -4,12 +4,13 @@ import { Elysia } from "elysia";
 import type { Services } from "../../services";
 import { NotFound } from "../../errors";
 import { clientIp, isLoopbackIp } from "../../http/client-ip";
+import { withRouteFacts } from "../../http/route-facts";
 
 /** `metrics` is fed by the access-log hook in http/conventions.ts (see app.ts). */
 export function metricsModule(services: Services) {
   const { ctx, auth, metrics } = services;
   const jobsByState = ctx.sqlite.query<{ state: string; n: number }, []>("SELECT state, COUNT(*) AS n FROM jobs GROUP BY state");
-  return new Elysia({ name: "metrics" })
+  return withRouteFacts({ cors: "none", group: "other" }, new Elysia({ name: "metrics" })
     .get(
       "/metrics",
       ({ request, server }) => {
@@ -26,5 +27,5 @@ export function metricsModule(services: Services) {
         return new Response(body, { headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8", "cache-control": "no-store" } });
       },
       { detail: { tags: ["Health"], summary: "Prometheus metrics (loopback callers or an admin session)" } },
-    );
+    ));
 }

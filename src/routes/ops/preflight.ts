@@ -13,16 +13,17 @@ import { probeRouter } from "../../backends/routing/probe";
 import { preflightPage } from "../../web/preflight-page";
 import { PreflightReport } from "./preflight.model";
 import { ErrorEnvelope } from "../../http/error-response";
+import { withRouteFacts } from "../../http/route-facts";
 
 export function preflightModule(services: Services) {
   const { ctx, auth } = services;
   // Cached like /health/detailed's, so the page cannot be used to hammer the backends.
-  const geocoder = cachedProbe(() => probeGeocoder(ctx.config));
+  const geocoder = cachedProbe(() => probeGeocoder(ctx.config, services.embeddedGazetteer()));
   const openTopoData = cachedProbe(() => probeElevation(ctx.config));
   const elevation = () => probeElevationBackend(ctx.config, ctx.sqlite, openTopoData);
   const router = cachedProbe(() => probeRouter(ctx.config));
   const adminCount = ctx.sqlite.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM users WHERE is_admin = 1");
-  return new Elysia({ name: "preflight" }).get(
+  return withRouteFacts({ cors: "none", group: "health" }, new Elysia({ name: "preflight" }).get(
     "/setup/preflight",
     async ({ request, server, set }) => {
       const hasAdmin = adminCount.get()!.n > 0;
@@ -44,5 +45,5 @@ export function preflightModule(services: Services) {
         description: "Anyone may run it until the first admin exists; afterwards an admin session or a loopback caller. Never shows a secret.",
       },
     },
-  );
+  ));
 }

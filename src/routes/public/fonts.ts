@@ -5,6 +5,7 @@ import type { Services } from "../../services";
 import { glyphAnswer } from "../../read/glyph-answers";
 import { sendAnswer } from "./answer";
 import { ErrorEnvelope, FontNames, GlyphParams, GlyphPbf } from "./fonts.model";
+import { withRouteFacts } from "../../http/route-facts";
 
 const tags = ["Fonts"];
 
@@ -17,7 +18,7 @@ export function publicFontsModule(services: Services) {
     return namesJson.body;
   };
 
-  return new Elysia({ name: "public-fonts" })
+  return withRouteFacts({ cors: "public", group: "fonts" }, new Elysia({ name: "public-fonts" })
     .get(
       "/fonts/v1",
       () => new Response(fontNamesJson(), { headers: { "content-type": "application/json; charset=utf-8", "cache-control": "public, max-age=60" } }),
@@ -39,5 +40,5 @@ export function publicFontsModule(services: Services) {
             "Signed distance field glyphs (24 px, 3 px buffer) of a 256-codepoint range. The fontstack is comma-separated font names (URL-encoded); each glyph comes from the first font of the stack that has it. 404 FONT_NOT_FOUND when no font of the stack is installed; an installed font without glyphs in the range gives an empty, valid PBF. Strong ETag, If-None-Match answers 304.",
         },
       },
-    );
+    ));
 }

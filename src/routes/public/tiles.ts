@@ -5,10 +5,12 @@ import type { Services } from "../../services";
 import type { AuthPlugin } from "../../http/auth";
 import { sendAnswer } from "./answer";
 import { ErrorEnvelope, TileJsonParams, TileParams } from "./tiles.model";
+import { withRouteFacts } from "../../http/route-facts";
+import { openApiResponses } from "../../http/openapi-responses";
 
 export function tilesModule(services: Services, authPlugin: AuthPlugin) {
   const { tiles } = services;
-  return new Elysia({ name: "tiles", prefix: "/tiles/v1" })
+  return withRouteFacts({ cors: "public", group: "tiles" }, new Elysia({ name: "tiles", prefix: "/tiles/v1" })
     .use(authPlugin)
     .get(
       "/:owner/:name",
@@ -16,8 +18,13 @@ export function tilesModule(services: Services, authPlugin: AuthPlugin) {
       {
         viewer: true,
         params: TileJsonParams,
-        response: { 404: ErrorEnvelope },
         detail: {
+          responses: openApiResponses({
+            200: ["application/json", "TileJSON 3.0.0 document"],
+            304: "Not modified (If-None-Match matched the ETag)",
+            400: ErrorEnvelope,
+            404: ErrorEnvelope,
+          }),
           tags: ["Tiles"],
           summary: "TileJSON 3.0.0: {tileset}.json for the published version (max-age=60, ETag), {tileset}@{version}.json for one version (immutable)",
           description: "The `tiles` array always holds versioned URLs. Private tilesets need a member session or a key of the org with maps:read; otherwise 404.",
@@ -30,8 +37,14 @@ export function tilesModule(services: Services, authPlugin: AuthPlugin) {
       {
         viewer: true,
         params: TileParams,
-        response: { 400: ErrorEnvelope, 404: ErrorEnvelope },
         detail: {
+          responses: openApiResponses({
+            200: ["application/octet-stream", "The tile: application/vnd.mapbox-vector-tile, image/png, image/jpeg or image/webp"],
+            204: "Empty tile inside the zoom range and bounds",
+            304: "Not modified (If-None-Match matched the ETag)",
+            400: ErrorEnvelope,
+            404: ErrorEnvelope,
+          }),
           tags: ["Tiles"],
           summary: "One tile of one version: .mvt (alias .pbf), .png, .jpg or .webp matching the archive",
           description:
@@ -39,6 +52,6 @@ export function tilesModule(services: Services, authPlugin: AuthPlugin) {
             "204 for an empty tile inside the zoom range and bounds; 404 TILE_NOT_FOUND outside them. Cache-Control: public, max-age=31536000, immutable (private tilesets: private).",
         },
       },
-    );
+    ));
 }
 

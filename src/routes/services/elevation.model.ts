@@ -37,6 +37,5 @@ export const Profile = t.Object({
   warnings: t.Array(t.String()),
 });
 
-export const ErrorEnvelope = t.Object({
-  error: t.Object({ code: t.String(), message: t.String(), details: t.Optional(t.Unknown()) }),
-});
+/** The one error envelope (src/errors.ts), re-exported for this module's routes. */
+export { ErrorEnvelope } from "../../errors";

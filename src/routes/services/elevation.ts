@@ -5,6 +5,7 @@ import type { Services } from "../../services";
 import type { AuthPlugin } from "../../http/auth";
 import { AlongQuery, documentedResponses, ErrorEnvelope, PointElevations, PointsParams, Profile } from "./elevation.model";
 import { MAX_LOOKUP_POINTS, MAX_PATH_POINTS, parsePoints } from "../../domain/elevation/service";
+import { withRouteFacts } from "../../http/route-facts";
 
 const CACHE_DAY = "private, max-age=86400";
 function answer(set: { headers: unknown }, body: string): string {
@@ -18,7 +19,7 @@ const tags = ["Elevation"];
 
 export function elevationModule(services: Services, authPlugin: AuthPlugin) {
   const { elevation } = services;
-  return new Elysia({ name: "elevation", prefix: "/elevation/v1" })
+  return withRouteFacts({ cors: "service", group: "elevation" }, new Elysia({ name: "elevation", prefix: "/elevation/v1" })
     .use(authPlugin)
     .get("/along/:points", async ({ params, query, set }) => answer(set, await elevation.along(parsePoints(params.points, { min: 2, max: MAX_PATH_POINTS }), query.samples)), {
       scope: "elevation",
@@ -44,5 +45,5 @@ export function elevationModule(services: Services, authPlugin: AuthPlugin) {
           "Answered by OpenTopoData (ELEVATION_INTERNAL_URL) or the embedded DEM tileset (ELEVATION_TILESET, bilinear at its highest zoom), as the ELEVATION setting chooses. " +
           "404 NO_ELEVATION_DATA with details.indices (point indices) when the dataset does not cover some of the points; 503 ELEVATION_NOT_CONFIGURED when no backend is set up.",
       },
-    });
+    }));
 }

@@ -118,6 +118,5 @@ export const BatchAnswer = t.Object({
   summary: t.Object({ total: t.Integer(), succeeded: t.Integer(), failed: t.Integer() }),
 });
 
-export const ErrorEnvelope = t.Object({
-  error: t.Object({ code: t.String(), message: t.String(), details: t.Optional(t.Unknown()) }),
-});
+/** The one error envelope (src/errors.ts), re-exported for this module's routes. */
+export { ErrorEnvelope } from "../../errors";

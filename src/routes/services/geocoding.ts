@@ -5,10 +5,10 @@ import { Elysia } from "elysia";
 import type { Services } from "../../services";
 import { UnsupportedMediaType } from "../../errors";
 import type { AuthPlugin } from "../../http/auth";
-import { skipBilling } from "../../http/auth";
 import { parseIdempotencyKey, payloadHash } from "../../domain/idempotency/service";
 import { AutocompleteQuery, BatchAnswer, BatchBody, BatchHeaders, documentedQuery, documentedResponses, ErrorEnvelope, ForwardQuery, PlaceCollection, ReverseQuery } from "./geocoding.model";
 import { parseBatch, type GeocodingService } from "../../domain/geocoding/service";
+import { withRouteFacts } from "../../http/route-facts";
 
 const CACHE_HOUR = "private, max-age=3600";
 const CACHE_MINUTE = "private, max-age=60";
@@ -44,7 +44,7 @@ const tags = ["Geocoding"];
 export function geocodingModule(services: Services, authPlugin: AuthPlugin) {
   const { geocoding: geo, idempotency } = services;
 
-  return new Elysia({ name: "geocoding", prefix: "/geocoding/v1" })
+  return withRouteFacts({ cors: "service", group: "geocoding" }, new Elysia({ name: "geocoding", prefix: "/geocoding/v1" })
     .use(authPlugin)
     .get("/forward", ({ request, set }) => single(geo, "forward", request, set, CACHE_HOUR), {
       scope: "geocoding",
@@ -60,20 +60,25 @@ export function geocodingModule(services: Services, authPlugin: AuthPlugin) {
     })
     .post(
       "/batch",
-      async ({ body, request, caller, set }) => {
+      async ({ body, request, caller, billing, set }) => {
         const jobs = parseBatch(body.queries);
         const key = parseIdempotencyKey(request.headers.get("idempotency-key"));
-        if (key === null) return answer(set, (await geo.batch(jobs)).body, NO_STORE);
+        // A batch is billed as its jobs: 50 lookups cost what 50 single calls cost.
+        if (key === null) {
+          billing.units(jobs.length);
+          return answer(set, (await geo.batch(jobs)).body, NO_STORE);
+        }
         const begun = idempotency.begin(caller.id, key, payloadHash(jobs));
         if (begun.kind === "replay") {
           // The stored answer is served without doing the work again, so it is not billed again.
-          skipBilling(request);
+          billing.skip();
           (set.headers as Record<string, string>)["idempotent-replayed"] = "true";
           set.status = begun.status;
           return answer(set, begun.body, NO_STORE);
         }
         let result: Awaited<ReturnType<GeocodingService["batch"]>>;
         try {
+          billing.units(jobs.length);
           result = await geo.batch(jobs);
         } catch (err) {
           idempotency.abandon(caller.id, key);
@@ -104,5 +109,5 @@ export function geocodingModule(services: Services, authPlugin: AuthPlugin) {
             "a duplicate while the first is running is 409 IDEMPOTENCY_IN_PROGRESS with Retry-After: 1. Keys are scoped to the caller.",
         },
       },
-    );
+    ));
 }

@@ -5,6 +5,7 @@
 import { Elysia, t } from "elysia";
 import type { Services } from "../../services";
 import type { AuthPlugin } from "../../http/auth";
+import { withRouteFacts } from "../../http/route-facts";
 import { documentedQuery, documentedResponses, ErrorEnvelope } from "./geocoding.model";
 import { MAX_ALTERNATIVES, MAX_MATRIX_POINTS, MAX_WAYPOINTS, parseMatrixQuery, parseRouteQuery } from "../../domain/routing/params";
 
@@ -113,7 +114,7 @@ const tags = ["Routing"];
 export function routingRoutes(services: Services, authPlugin: AuthPlugin) {
   const routing = services.routing;
   const respond = (set: { headers: unknown }, body: string | Promise<string>) => (typeof body === "string" ? answer(set, body) : body.then((b) => answer(set, b)));
-  return new Elysia({ name: "routing", prefix: "/routing/v1" })
+  return withRouteFacts({ cors: "service", group: "routing" }, new Elysia({ name: "routing", prefix: "/routing/v1" })
     .use(authPlugin)
     .get("/matrix/:profile/:coordinates", ({ params, request, set }) => respond(set, routing.matrix(parseMatrixQuery(params.profile, params.coordinates, queryOf(request)))), {
       scope: "routing",
@@ -137,5 +138,5 @@ export function routingRoutes(services: Services, authPlugin: AuthPlugin) {
         parameters: documentedQuery(RouteOptions),
         responses: documentedResponses({ 200: RouteAnswerSchema, ...errors }, descriptions),
       },
-    });
+    }));
 }

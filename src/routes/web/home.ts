@@ -2,15 +2,22 @@ import { Elysia } from "elysia";
 import type { Services } from "../../services";
 import { hasAdmin } from "../../domain/accounts/setup-token";
 import { homePage } from "../../web/home-page";
+import { faviconIco } from "../../web/logo";
+import { withRouteFacts } from "../../http/route-facts";
 
 export function homeModule(services: Services) {
   const { ctx, health } = services;
-  return new Elysia({ name: "home" }).get(
+  return withRouteFacts({ cors: "none", group: "other" }, new Elysia({ name: "home" }).get(
     "/",
     async () =>
       new Response(homePage(await health.detailed(), ctx.config.publicUrl, !hasAdmin(ctx.sqlite)), {
         headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" },
       }),
     { detail: { tags: ["Health"], summary: "Landing page: status and where to go next (HTML)" } },
-  );
+  ).get(
+    "/favicon.ico",
+    async () => new Response(await faviconIco(), { headers: { "content-type": "image/x-icon", "cache-control": "public, max-age=86400" } }),
+    // a browser asset, not part of the API
+    { detail: { hide: true } },
+  ));
 }

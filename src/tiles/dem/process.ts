@@ -3,7 +3,7 @@
 // MBTiles/PMTiles marked as DEM (recipe `encoding`, or `encoding` in their metadata) are checked to hold
 // PNG tiles this server can decode for elevation lookups.
 import { InvalidSource } from "../errors";
-import type { ProcessInput, ProcessResult, Progress } from "../process";
+import type { ProcessInput, ProcessResult, Progress, SourceFile } from "../process";
 import type { TileFacts } from "../source";
 import { buildDemTiles } from "./build";
 import { readGeotiff } from "./geotiff";
@@ -14,32 +14,35 @@ import { openPmtiles } from "../pmtiles";
 import { decodeDemTile, type DemEncoding } from "./encoding";
 import { tileCoordinates } from "./sample";
 
-async function readGrids(input: ProcessInput): Promise<ElevationGrid[]> {
-  if (input.format === "geotiff") return [await readGeotiff(input.sourcePath, input.label)];
-  const bytes = await Bun.file(input.sourcePath).bytes();
-  if (bytes[0] === 0x50 && bytes[1] === 0x4b) return readHgtZip(bytes, input.label);
-  return [readHgt(bytes, input.label)];
+async function readGrids(source: SourceFile): Promise<ElevationGrid[]> {
+  if (source.format === "geotiff") return [await readGeotiff(source.path, source.label)];
+  const bytes = await Bun.file(source.path).bytes();
+  if (bytes[0] === 0x50 && bytes[1] === 0x4b) return readHgtZip(bytes, source.label);
+  return [readHgt(bytes, source.label)];
 }
 
+/** Elevation rasters (GeoTIFF, .hgt; one or several files) built into one raster-DEM archive at outPath. */
 export async function processElevation(input: ProcessInput, report: (p: Progress) => void): Promise<ProcessResult> {
   const started = performance.now();
   report({ progress: 0, phase: "reading", features: 0, tiles: 0 });
-  const grids = await readGrids(input);
+  const grids: ElevationGrid[] = [];
+  for (const source of input.sources) grids.push(...(await readGrids(source)));
+  const label = input.sources.length === 1 ? input.sources[0]!.label : `${input.sources.length} files`;
   const samples = grids.reduce((n, g) => n + g.values.length, 0);
   const voids = grids.reduce((n, g) => n + g.values.filter(Number.isNaN).length, 0);
   report({ progress: 0.1, phase: "tiling", features: 0, tiles: 0 });
   const built = buildDemTiles(
     grids,
-    { encoding: input.recipe.encoding ?? "terrarium", minzoom: input.recipe.minzoom, maxzoom: input.recipe.maxzoom, outPath: input.outPath, name: input.name, description: input.description, attribution: input.attribution, label: input.label },
+    { encoding: input.recipe.encoding ?? "terrarium", minzoom: input.recipe.minzoom, maxzoom: input.recipe.maxzoom, outPath: input.outPath, name: input.name, description: input.description, attribution: input.attribution, label },
     (progress, tiles) => report({ progress: 0.1 + 0.9 * progress, phase: "tiling", features: 0, tiles }),
   );
-  const warnings = voids ? [`${input.label}: ${voids} of ${samples} samples are voids (no data); tiles hold 0 m there`] : [];
+  const warnings = voids ? [`${label}: ${voids} of ${samples} samples are voids (no data); tiles hold 0 m there`] : [];
   return {
     archiveFormat: "mbtiles",
     archivePath: input.outPath,
     facts: built.facts,
     warnings,
-    stats: { features: 0, features_skipped: 0, features_repaired: 0, tiles: built.tiles, bytes: built.bytes, seconds: Math.round((performance.now() - started) / 10) / 100 },
+    stats: { features: 0, features_skipped: 0, features_repaired: 0, features_filtered: 0, dropped_by_size: {}, tiles: built.tiles, bytes: built.bytes, seconds: Math.round((performance.now() - started) / 10) / 100 },
   };
 }
 

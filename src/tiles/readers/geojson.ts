@@ -1,63 +1,67 @@
-// GeoJSON documents (FeatureCollection, Feature or bare geometry) and newline-delimited GeoJSON
-// (one Feature per line, RFC 8142 record separators tolerated).
+// GeoJSON documents (FeatureCollection streamed, Feature or bare geometry) and newline-delimited
+// GeoJSON (one Feature per line, RFC 8142 record separators tolerated).
 import { InvalidSource } from "../errors";
+import { JsonScanError, scanFeatureCollection, type ScannedDocument } from "./json-stream";
 import { readLines } from "./lines";
 import type { RawFeature, ReadProgress } from "./types";
 
-/** Where a JSON text stops making sense: used when JSON.parse says no more than "unexpected token". */
-function jsonProblem(text: string): string {
-  let depth = 0;
-  let line = 1;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 10) line++;
-    if (inString) {
-      if (c === 92) i++;
-      else if (c === 34) inString = false;
-      continue;
+/** Bigger single Features or bare geometries (no "features" array to stream) are refused. */
+const MAX_SINGLE_DOCUMENT = 256 * 1024 * 1024;
+
+async function* textChunks(path: string, progress: ReadProgress): AsyncGenerator<string> {
+  const decoder = new TextDecoder("utf-8");
+  let first = true;
+  for await (const chunk of Bun.file(path).stream() as unknown as AsyncIterable<Uint8Array>) {
+    progress.bytes += chunk.length;
+    let text = decoder.decode(chunk, { stream: true });
+    if (first && text.length) {
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+      first = false;
     }
-    if (c === 34) inString = true;
-    else if (c === 123 || c === 91) depth++;
-    else if (c === 125 || c === 93) {
-      depth--;
-      if (depth < 0) return `unexpected '${text[i]}' at line ${line}`;
-    }
+    yield text;
   }
-  if (inString) return `the file ends inside a string (line ${line}): it looks truncated; upload it again`;
-  if (depth > 0) return `the file ends before the JSON is complete (${depth} unclosed bracket${depth > 1 ? "s" : ""} at line ${line}): it looks truncated; upload it again`;
-  return "";
+  const rest = decoder.decode();
+  if (rest) yield rest;
 }
 
+/** A GeoJSON document; FeatureCollections are streamed feature by feature (see json-stream.ts). */
 export async function* readGeojson(path: string, label: string, progress: ReadProgress): AsyncGenerator<RawFeature> {
-  let text: string | null = await Bun.file(path).text();
-  progress.bytes = progress.total;
-  let doc: unknown;
+  const doc: ScannedDocument = { type: null, sawFeatures: false };
+  let n = 0;
   try {
-    doc = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
-  } catch (err) {
-    const where = jsonProblem(text);
-    throw new InvalidSource(`${label}: not valid JSON: ${where || (err as Error).message}`);
-  }
-  text = null;
-  if (!doc || typeof doc !== "object") throw new InvalidSource(`${label}: the JSON is not a GeoJSON object`);
-  const d = doc as { type?: unknown; features?: unknown; geometry?: unknown; properties?: unknown };
-  if (d.type === "FeatureCollection") {
-    if (!Array.isArray(d.features)) throw new InvalidSource(`${label}: FeatureCollection has no "features" array`);
-    const features = d.features as unknown[];
-    d.features = null; // let each raw feature go once it has been read
-    for (let i = 0; i < features.length; i++) {
-      const f = features[i] as { type?: unknown; geometry?: unknown; properties?: unknown } | null;
-      features[i] = null;
-      const where = `feature ${i + 1}`;
-      if (!f || typeof f !== "object" || f.type !== "Feature") throw new InvalidSource(`${label}: ${where} is not a GeoJSON Feature (it needs "type": "Feature")`);
+    for await (const text of scanFeatureCollection(textChunks(path, progress), doc)) {
+      n++;
+      const where = `feature ${n}`;
+      let f: { type?: unknown; geometry?: unknown; properties?: unknown };
+      try {
+        f = JSON.parse(text);
+      } catch (err) {
+        throw new InvalidSource(`${label}: ${where} is not valid JSON: ${(err as Error).message}`);
+      }
+      if (f.type !== "Feature") throw new InvalidSource(`${label}: ${where} is not a GeoJSON Feature (it needs "type": "Feature")`);
       yield { geometry: f.geometry, properties: propertiesOf(f.properties), where };
     }
-  } else if (d.type === "Feature") {
-    yield { geometry: d.geometry, properties: propertiesOf(d.properties), where: "feature 1" };
-  } else if (typeof d.type === "string" && d.type !== "") {
-    yield { geometry: doc, properties: {}, where: "the geometry" };
-  } else throw new InvalidSource(`${label}: the JSON has no GeoJSON "type" (FeatureCollection, Feature or a geometry)`);
+  } catch (err) {
+    if (err instanceof JsonScanError) throw new InvalidSource(`${label}: not valid JSON: ${err.message}`);
+    throw err;
+  }
+  if (doc.sawFeatures) {
+    if (doc.type !== "FeatureCollection") throw new InvalidSource(`${label}: the JSON has a "features" array but its "type" is ${JSON.stringify(doc.type)}, not "FeatureCollection"`);
+    return;
+  }
+  if (doc.type === "FeatureCollection") throw new InvalidSource(`${label}: FeatureCollection has no "features" array`);
+  // A single Feature or a bare geometry: small by nature, parsed whole.
+  if (progress.total > MAX_SINGLE_DOCUMENT)
+    throw new InvalidSource(`${label}: a single GeoJSON ${doc.type ?? "object"} over ${MAX_SINGLE_DOCUMENT / 1024 / 1024} MiB is refused; send a FeatureCollection or one Feature per line`);
+  let d: { type?: unknown; geometry?: unknown; properties?: unknown };
+  try {
+    d = JSON.parse((await Bun.file(path).text()).replace(/^\uFEFF/, ""));
+  } catch (err) {
+    throw new InvalidSource(`${label}: not valid JSON: ${(err as Error).message}`);
+  }
+  if (d.type === "Feature") yield { geometry: d.geometry, properties: propertiesOf(d.properties), where: "feature 1" };
+  else if (typeof d.type === "string" && d.type !== "") yield { geometry: d, properties: {}, where: "the geometry" };
+  else throw new InvalidSource(`${label}: the JSON has no GeoJSON "type" (FeatureCollection, Feature or a geometry)`);
 }
 
 function propertiesOf(p: unknown): Record<string, unknown> | null {

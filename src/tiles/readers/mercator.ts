@@ -17,3 +17,9 @@ export function unprojectGeometry<G>(g: G): G {
   if (geom.type === "GeometryCollection" && Array.isArray(geom.geometries)) return { ...geom, geometries: geom.geometries.map(unprojectGeometry) } as G;
   return { ...geom, coordinates: coords(geom.coordinates) } as G;
 }
+
+/** Longitude/latitude to the Web Mercator unit square (x east, y south); latitudes clamped to ±85.05°. */
+export function toUnitSquare(lon: number, lat: number): [number, number] {
+  const sin = Math.sin((Math.max(-85.0511287798, Math.min(85.0511287798, lat)) * Math.PI) / 180);
+  return [lon / 360 + 0.5, 0.5 - (0.25 * Math.log((1 + sin) / (1 - sin))) / Math.PI];
+}

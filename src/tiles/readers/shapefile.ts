@@ -18,13 +18,16 @@ function unsafeName(name: string): boolean {
   return n.startsWith("/") || /^[a-zA-Z]:/.test(n) || n.split("/").some((seg) => seg === "..");
 }
 
-function unzipChecked(zip: Uint8Array, label: string): Record<string, Uint8Array> {
+const junk = (name: string) => name.split("/").some((s) => s.startsWith("__MACOSX") || s.startsWith("._"));
+
+/** Inflates the entries `wanted` picks, refusing traversal and bombs before inflating anything. */
+export function unzipChecked(zip: Uint8Array, label: string, wanted: (name: string) => boolean = (n) => WANTED.test(n)): Record<string, Uint8Array> {
   let total = 0;
   try {
     return unzipSync(zip, {
       filter(file) {
         if (unsafeName(file.name)) throw new InvalidSource(`${label}: archive entry '${file.name}' points outside the archive; refused`);
-        if (!WANTED.test(file.name) || file.name.split("/").some((s) => s.startsWith("__MACOSX") || s.startsWith("._"))) return false;
+        if (!wanted(file.name) || junk(file.name)) return false;
         total += file.originalSize;
         if (total > MAX_UNZIPPED_BYTES)
           throw new InvalidSource(`${label}: the archive would inflate to more than ${MAX_UNZIPPED_BYTES / 1024 / 1024} MiB; refused (split the data or upload FlatGeobuf)`);
@@ -180,8 +183,20 @@ function* shpGeometries(shp: Uint8Array, name: string, project: (x: number, y: n
   }
 }
 
-export async function* readShapefile(path: string, label: string, progress: ReadProgress): AsyncGenerator<RawFeature> {
-  const files = unzipChecked(await Bun.file(path).bytes(), label);
+/** Names of a zip's entries (directories and macOS metadata left out), without inflating anything. */
+export function zipEntries(zip: Uint8Array, label: string): string[] {
+  const names: string[] = [];
+  unzipChecked(zip, label, (name) => {
+    if (!name.endsWith("/") && !junk(name)) names.push(name);
+    return false;
+  });
+  return names;
+}
+
+/** One layer of a zipped Shapefile: the .shp named `shp`, or the first one in the zip. */
+export async function* readShapefile(path: string, label: string, progress: ReadProgress, shp?: string): AsyncGenerator<RawFeature> {
+  const stemOf = (n: string) => n.replace(/\.[^./]*$/, "").toLowerCase();
+  const files = unzipChecked(await Bun.file(path).bytes(), label, (n) => WANTED.test(n) && (shp === undefined || stemOf(n) === stemOf(shp)));
   progress.bytes = progress.total;
   const shps = Object.keys(files).filter((n) => /\.shp$/i.test(n)).sort();
   if (!shps.length) throw new InvalidSource(`${label}: the zip holds no .shp file; zip the .shp, .shx, .dbf and .prj of one layer together`);
@@ -195,7 +210,6 @@ export async function* readShapefile(path: string, label: string, progress: Read
   const dbfName = sibling("dbf");
   const records = dbfName ? dbfRecords(files[dbfName]!, `${label} (${dbfName})`, decoder) : null;
   const project = projection === "mercator" ? unproject : (x: number, y: number) => [x, y];
-  if (shps.length > 1) progress.warnings?.push(`${label}: the zip holds ${shps.length} .shp files; only ${shpName} was imported`);
   if (!prjName) progress.warnings?.push(`${label}: no .prj file; coordinates were taken as WGS84 longitude/latitude`);
   for (const { geometry, record } of shpGeometries(files[shpName]!, `${label} (${shpName})`, project)) {
     const props = records ? records.next().value : {};

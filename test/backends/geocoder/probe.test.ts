@@ -15,7 +15,7 @@ beforeEach(() => fake.reset());
 const probe = (url?: string, extra: Record<string, string> = {}) => probeGeocoder(loadConfig({ DATA_DIR: "/tmp", ...(url ? { GEOCODER_INTERNAL_URL: url } : {}), ...extra }));
 
 test("not configured says so and how to configure it", async () => {
-  const r = await probe();
+  const r = await probe(undefined, { GEOCODER: "off" });
   expect(r.status).toBe("not_configured");
   expect(r.fix).toContain("GEOCODER_INTERNAL_URL");
 });

@@ -21,7 +21,9 @@ const post = (app: RunningBinary, path: string, body: unknown, headers: Record<s
 describe("auth in the compiled binary", () => {
   test("setup token, web setup, key with quota, usage across a restart, CLI revocation", async () => {
     const dataDir = join(tempDir("mapstead-auth-bin-"), "data");
-    const env = { GEOCODER_INTERNAL_URL: pelias.url };
+    // One worker: the usage page reads the daily table, which a multi-worker supervisor writes every 10 s
+    // (README, Workers); cross-worker usage is proven in test/cluster.
+    const env = { GEOCODER_INTERNAL_URL: pelias.url, WORKERS: "1" };
     let app = await startBinary({ dataDir, env });
     try {
       // The token reaches the operator through DATA_DIR/setup-token (mode 0600), never through the log.

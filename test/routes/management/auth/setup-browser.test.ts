@@ -43,7 +43,8 @@ describe("setup page in Chromium", () => {
     await page.waitForFunction(() => document.querySelector("#message")?.textContent?.includes("setup token is wrong"));
 
     await page.fill("#token", token);
-    await Promise.all([page.waitForURL(`${t.baseUrl}/`), page.click("button[type=submit]")]);
+    // Setup leads straight into the console, signed in.
+    await Promise.all([page.waitForURL(`${t.baseUrl}/console`), page.click("button[type=submit]")]);
     const cookies = await context.cookies(t.baseUrl);
     const session = cookies.find((c) => c.name === "mapstead_session");
     expect(session?.httpOnly).toBe(true);

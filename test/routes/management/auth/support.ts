@@ -2,7 +2,7 @@
 // are tested on their own, independent of geocoding or styles.
 import { Elysia, t as tb } from "elysia";
 import { makeTestApp, type TestApp } from "../../../support/app";
-import { authPlugin, skipBilling } from "../../../../src/http/auth";
+import { authPlugin } from "../../../../src/http/auth";
 import { BadRequest, NotFound } from "../../../../src/errors";
 import { orgBySlug } from "../../../../src/domain/orgs/service";
 import type { AppContext } from "../../../../src/context";
@@ -18,8 +18,8 @@ function probeRoutes(ctx: AppContext, auth: AuthService) {
     .get("/probe/fail", (): { ok: boolean } => {
       throw new BadRequest("Invalid query parameter 'q'");
     }, { scope: "geocoding" })
-    .get("/probe/replay", ({ request }) => {
-      skipBilling(request);
+    .get("/probe/replay", ({ billing }) => {
+      billing.skip();
       return { replayed: true };
     }, { scope: "geocoding" })
     .post("/probe/tilesets", ({ caller }) => ({ kind: caller.kind }), { scope: "tilesets:write" })

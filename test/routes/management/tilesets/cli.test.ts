@@ -5,6 +5,11 @@ import { join } from "node:path";
 import { tempDir } from "../../../support/app";
 import { makeTestApp } from "../../../support/app";
 import { countries, toNdjson, cities } from "./fixtures";
+import { VectorTile } from "@mapbox/vector-tile";
+import { PbfReader } from "pbf";
+import { PMTiles, SharedPromiseCache } from "pmtiles";
+import { inspectMbtiles } from "../../../../src/tiles/mbtiles";
+import { LocalFileSource } from "../../../../src/tiles/pmtiles";
 
 let dir: string;
 const MAIN = join(import.meta.dir, "../../../../src/main.ts");
@@ -95,6 +100,54 @@ test("usage errors exit 2 and say what is wrong", () => {
   const unknownOrg = cli("tilesets", "list", "--org", "nobody");
   expect(unknownOrg.code).toBe(1);
   expect(unknownOrg.err).toContain("nobody");
+});
+
+test("import with several files makes one layer per file; a recipe file and flags shape them", () => {
+  writeFileSync(join(dir, "recipe.json"), JSON.stringify({ layers: { "cities.ndjson": { layer: "towns", include: ["name"] } } }));
+  const r = cli("tilesets", "import", "--org", "acme", "--slug", "atlas", "--create", join(dir, "world.geojson"), join(dir, "cities.ndjson"), "--recipe", join(dir, "recipe.json"), "--maxzoom", "3");
+  expect(r.err).toContain("100.0%");
+  expect(r.code).toBe(0);
+  expect(r.out).toContain("world.geojson, cities.ndjson");
+  const rows = JSON.parse(cli("tilesets", "list", "--org", "acme", "--json").out) as any[];
+  const atlas = rows.find((row) => row.slug === "atlas");
+  expect(atlas.latest.layers).toEqual([
+    { id: "world", fields: { name: "String" }, minzoom: 0, maxzoom: 3 },
+    { id: "towns", fields: { name: "String" }, minzoom: 0, maxzoom: 3 },
+  ]);
+  const bad = cli("tilesets", "import", "--org", "acme", "--slug", "atlas", join(dir, "world.geojson"), "--tile-bytes", "5");
+  expect(bad.code).toBe(2);
+  expect(bad.err).toContain("tile_bytes");
+});
+
+test("export writes any ready version as PMTiles or MBTiles, readable by the pmtiles package and the importer", async () => {
+  // atlas v1 is an MBTiles version (the test above); export it as PMTiles.
+  const pm = join(dir, "atlas.pmtiles");
+  const r = cli("tilesets", "export", "--org", "acme", "--slug", "atlas", pm);
+  expect(r.err).toBe("");
+  expect(r.code).toBe(0);
+  expect(r.out).toContain("atlas v1");
+  const archive = new PMTiles(new LocalFileSource(pm), new SharedPromiseCache());
+  const header = await archive.getHeader();
+  expect([header.minZoom, header.maxZoom, header.clustered]).toEqual([0, 3, true]);
+  expect(((await archive.getMetadata()) as any).vector_layers.map((l: any) => l.id)).toEqual(["world", "towns"]);
+  const world = new VectorTile(new PbfReader(new Uint8Array((await archive.getZxy(0, 0, 0))!.data)));
+  expect(Object.keys(world.layers).sort()).toEqual(["towns", "world"]);
+
+  // A PMTiles version (recipe output) exported back to MBTiles passes the importer's own validation.
+  expect(cli("tilesets", "import", "--org", "acme", "--slug", "atlas", join(dir, "world.geojson"), "--output", "pmtiles", "--maxzoom", "2").code).toBe(0);
+  const mb = join(dir, "atlas-v2.mbtiles");
+  expect(cli("tilesets", "export", "--org", "acme", "--slug", "atlas", "--version", "2", mb).code).toBe(0);
+  const inspected = inspectMbtiles(mb, "atlas-v2.mbtiles");
+  expect(inspected.facts.maxzoom).toBe(2);
+  expect(inspected.facts.vector_layers.map((l) => l.id)).toEqual(["atlas"]);
+  expect(inspected.tiles).toBeGreaterThan(5);
+
+  // Refusals: an existing file, a bad format, a version that does not exist.
+  expect(cli("tilesets", "export", "--org", "acme", "--slug", "atlas", mb).code).toBe(2);
+  expect(cli("tilesets", "export", "--org", "acme", "--slug", "atlas", "--format", "zip", join(dir, "x.zip")).code).toBe(2);
+  const missing = cli("tilesets", "export", "--org", "acme", "--slug", "atlas", "--version", "9", join(dir, "v9.pmtiles"));
+  expect(missing.code).toBe(1);
+  expect(missing.err).toContain("Version 9");
 });
 
 test("import --help names the data-credit option, so imported maps can show their attribution", async () => {

@@ -88,7 +88,8 @@ describe("source data becomes vector tiles", () => {
 
   test("newline-delimited GeoJSON", async () => {
     const fc = await cities(300);
-    const { slug, v } = await importInto(toNdjson(fc));
+    // point_spacing=0: no density thinning, so the world tile holds every city.
+    const { slug, v } = await importInto(toNdjson(fc), "?point_spacing=0");
     expect(v.source_format).toBe("ndjson");
     expect(v.stats.features).toBe(300);
     expect(v.layers[0].fields).toEqual({ name: "String", country: "String", population: "Number" });
@@ -154,7 +155,7 @@ describe("source data becomes vector tiles", () => {
 
   test("FlatGeobuf", async () => {
     const fc = await cities(250);
-    const { slug, v } = await importInto(flatgeobuf(fc));
+    const { slug, v } = await importInto(flatgeobuf(fc), "?point_spacing=0");
     expect(v.source_format).toBe("flatgeobuf");
     expect(v.stats.features).toBe(250);
     expect((await decodedTile(slug, 0, 0, 0)).layers[slug]!.length).toBe(250);

@@ -88,16 +88,28 @@ test("states queued -> processing -> ready with rising progress; publish waits f
   expect(((await early.json()) as any).error).toMatchObject({ code: "CONFLICT" });
   const seen: string[] = [];
   const progress: number[] = [];
+  const phases = new Set<string>();
+  const tilingRates: [number, string, number][] = [];
   for (;;) {
     const v = (await (await t.fetch("/api/v1/orgs/acme/tilesets/world/versions/1", { headers })).json()) as any;
     if (seen[seen.length - 1] !== v.state) seen.push(v.state);
     if (v.state === "processing") progress.push(v.progress);
+    if (v.state === "processing" && v.stats.phase) phases.add(v.stats.phase);
+    if (v.stats.phase === "tiling" && v.stats.rate !== null) tilingRates.push([v.stats.rate, v.stats.rate_unit, v.stats.eta_seconds]);
     if (v.state === "ready" || v.state === "failed") break;
     await Bun.sleep(10);
   }
   expect(seen.filter((s) => s !== "queued")).toEqual(["processing", "ready"]);
   expect(progress.length).toBeGreaterThan(1);
   expect(progress).toEqual([...progress].sort((a, b) => a - b));
+  // Phases in order of the work. A rate appears once a phase has run half a second, which this small job
+  // may not reach on a fast machine: when it does, it is in tiles/s with an ETA (test/tiles/progress-rate
+  // covers the arithmetic).
+  expect([...phases].filter((p) => p !== "indexing" && p !== "writing")).toEqual(["reading", "tiling"]);
+  for (const [rate, unit, eta] of tilingRates) {
+    expect(unit).toBe("tiles/s");
+    expect(rate >= 0 && eta >= 0).toBe(true);
+  }
   const ready = (await (await t.fetch("/api/v1/orgs/acme/tilesets/world/versions/1", { headers })).json()) as any;
   expect(ready.progress).toBe(100);
   expect(ready.stats.tiles).toBeGreaterThan(1000);

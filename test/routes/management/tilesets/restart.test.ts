@@ -106,3 +106,21 @@ test("on start, uploads no version points at and half-written archives older tha
   expect(existsSync(join(dir, "tilesets", "7", "v1.mbtiles.tmp-3"))).toBe(false);
   expect(existsSync(join(dir, "uploads", "fresh.upload"))).toBe(true);
 });
+
+test("while running, an upload left half-written by a crash is swept too (here by the next upload)", async () => {
+  const dir = tempDir();
+  dirs.push(dir);
+  const { mkdirSync, writeFileSync, utimesSync, existsSync } = await import("node:fs");
+  const t = await app(dir);
+  const org = seedOrg(t.ctx, "acme");
+  const { headers } = await seedSession(t.ctx, { orgId: org.id });
+  // what a process killed mid-body leaves, noticed only after start-up's sweep had run
+  mkdirSync(join(dir, "uploads"), { recursive: true });
+  writeFileSync(join(dir, "uploads", "crashed.upload"), "{\"type\":\"FeatureCollection\",\"features\":[");
+  const stale = new Date(Date.now() - 2 * 3_600_000);
+  utimesSync(join(dir, "uploads", "crashed.upload"), stale, stale);
+  await createTileset(t, "acme", headers, { slug: "next" });
+  expect((await upload(t, "acme", "next", headers, JSON.stringify(countries()))).status).toBe(202);
+  expect(existsSync(join(dir, "uploads", "crashed.upload"))).toBe(false);
+  expect((await waitForVersion(t, "acme", "next", 1, headers)).state).toBe("ready");
+});

@@ -74,9 +74,14 @@ describe("GET /health/detailed", () => {
       expect(["ok", "degraded", "down", "not_configured"]).toContain(c.status);
       expect(c.detail.length).toBeGreaterThan(0);
     }
-    expect(body.components.geocoder.status).toBe("not_configured");
+    // Without GEOCODER_INTERNAL_URL the embedded gazetteer answers (opened on first use).
+    expect(body.components.geocoder.status).toBe("ok");
+    expect(body.components.geocoder.detail).toContain("embedded gazetteer");
     expect(body.components.elevation.status).toBe("not_configured");
+    // what is not ok says how to fix it, as the preflight does; ok components carry no fix
+    expect(body.components.elevation.fix).toContain("ELEVATION_INTERNAL_URL");
     expect(body.components.database).toMatchObject({ status: "ok" });
+    expect(body.components.database.fix).toBeUndefined();
     expect(typeof body.components.database.latency_ms).toBe("number");
     expect(body.components.storage.detail).toMatch(/GiB free/);
   });
@@ -98,6 +103,7 @@ describe("GET /health/detailed", () => {
     expect(body.status).toBe("degraded");
     expect(body.components.geocoder.status).toBe("down");
     expect(body.components.elevation.status).toBe("down");
+    expect(body.components.geocoder.fix).toContain("GEOCODER_INTERNAL_URL");
     expect(body.components.database.status).toBe("ok");
   });
 

@@ -338,8 +338,8 @@ describe("backend failures", () => {
     }
   });
 
-  test("no backend configured is 503 GEOCODER_NOT_CONFIGURED on every route", async () => {
-    const app = await makeTestApp();
+  test("no backend configured (GEOCODER=off) is 503 GEOCODER_NOT_CONFIGURED on every route", async () => {
+    const app = await makeTestApp({ GEOCODER: "off" });
     try {
       const k = { "x-api-key": seedKey(app.ctx, seedOrg(app.ctx, "none").id, ["geocoding"]).secret };
       for (const [path, init] of [

@@ -1,0 +1,88 @@
+// The embedded gazetteer, called directly (no HTTP, no answer cache):
+// - building it from the built-in data (ms);
+// - forward, autocomplete and reverse latency p50/p99 over a mix of queries (target p99 < 5 ms), beside
+//   the baseline of one indexed SQLite lookup on the same file;
+// - importing a synthetic GeoNames dump (places per second, target >= 100k/s), beside the baseline of
+//   only reading and splitting its lines.
+// BENCH_QUICK=1 imports 100k places instead of 1 million.
+import { join } from "node:path";
+import { rmSync } from "node:fs";
+import { Database } from "bun:sqlite";
+import { createGazetteer } from "../src/backends/geocoder/embedded/gazetteer";
+import { importGeonamesFile } from "../src/backends/geocoder/embedded/import-file";
+import { silentLogger } from "../src/log";
+import { tempDir } from "../test/support/app";
+import { geonameRow } from "../test/backends/geocoder/embedded/fixtures";
+import { median, percentile, QUICK, report } from "./lib";
+
+const dir = tempDir("mapstead-bench-gazetteer-");
+const gazetteer = createGazetteer({ dataDir: dir, log: silentLogger });
+let started = performance.now();
+await gazetteer.start();
+report("gazetteer build from built-in data", performance.now() - started, "ms");
+
+function timings(run: () => unknown, rounds: number): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    const t = performance.now();
+    run();
+    out.push(performance.now() - t);
+  }
+  return out;
+}
+
+const words = ["paris", "london", "lond", "berln", "new york", "sao paulo", "tokio", "zurich", "san", "spring", "amsterdm", "frankreich", "mumbai", "los angeles", "springfield", "kyiv", "mexico", "lagos", "sydny", "cape town"];
+const points: [number, number][] = [[2.35, 48.86], [13.4, 52.52], [-74, 40.7], [139.7, 35.7], [-140, -50], [18.4, -33.9], [-0.1, 51.5], [151.2, -33.9]];
+const db = new Database(gazetteer.path, { readonly: true });
+const lookup = db.query("SELECT id, name FROM places WHERE id = ?");
+const baseline = timings(() => lookup.get(1 + Math.floor(Math.random() * 100_000)), 2000);
+report("baseline: one indexed SQLite lookup p50", median(baseline), "ms");
+
+// Warm-up, then measured rounds; the Geocoder methods resolve synchronously inside their promise.
+const g = gazetteer.geocoder;
+let i = 0;
+const cases = {
+  forward: () => g.forward({ q: words[i++ % words.length]!, limit: 5, language: "en" }),
+  autocomplete: () => g.autocomplete({ text: words[i++ % words.length]!.slice(0, 4), limit: 5, language: "en", focus: { lon: 8.5, lat: 47.4 } }),
+  reverse: () => {
+    const [lon, lat] = points[i++ % points.length]!;
+    return g.reverse({ lon, lat, limit: 1, language: "en" });
+  },
+};
+for (const [name, run] of Object.entries(cases)) {
+  timings(run, 100);
+  const t = timings(run, QUICK ? 400 : 2000);
+  report(`embedded ${name} p50`, median(t), "ms");
+  report(`embedded ${name} p99`, percentile(t, 99), "ms", "< 5");
+  report(`embedded ${name} p50 / one indexed lookup`, median(t) / median(baseline), "x");
+  report(`embedded ${name} queries per second (one thread)`, 1000 / (t.reduce((a, b) => a + b, 0) / t.length), "q/s");
+}
+db.close();
+
+const places = QUICK ? 100_000 : 1_000_000;
+const file = join(dir, "synthetic.txt");
+const writer = Bun.file(file).writer();
+for (let n = 0; n < places; n++)
+  writer.write(geonameRow({ id: 10_000_000 + n, name: `Place ${n.toString(36)}`, lat: ((n * 7919) % 17_000) / 100 - 85, lon: ((n * 104_729) % 35_000) / 100 - 175, country: "CH", admin1: "ZH", population: n % 5000, alternates: [`Ort ${n}`] }) + "\n");
+await writer.end();
+
+started = performance.now();
+let lines = 0;
+const decoder = new TextDecoder();
+let rest = "";
+const reader = Bun.file(file).stream().getReader();
+for (let r = await reader.read(); !r.done; r = await reader.read()) {
+  const parts = (rest + decoder.decode(r.value, { stream: true })).split("\n");
+  rest = parts.pop()!;
+  for (const l of parts) lines += l.split("\t").length > 1 ? 1 : 0;
+}
+const readMs = performance.now() - started;
+report("baseline: read and split the dump", (lines / readMs) * 1000, "lines/s");
+
+started = performance.now();
+const result = await importGeonamesFile(gazetteer, file, { dataset: "synthetic", mode: "replace" });
+const importMs = performance.now() - started;
+report(`import of ${places.toLocaleString("en-US")} places`, (result.places / importMs) * 1000, "places/s", ">= 100000");
+report("import time / read time", importMs / readMs, "x");
+gazetteer.close();
+rmSync(dir, { recursive: true, force: true });

@@ -1,0 +1,242 @@
+// The embedded gazetteer of one data directory: its file is built from the built-in data on first use
+// (in the background, in a temp file renamed into place, so a crash never leaves half a gazetteer),
+// answers geocoding queries through the Geocoder interface, and takes imports one at a time on a
+// second connection so searches keep answering from the last committed data meanwhile.
+import type { Database } from "bun:sqlite";
+import { existsSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { AppError } from "../../../errors";
+import type { Logger } from "../../../log";
+import type { ChangeBus } from "../../../domain/changes/bus";
+import type { Geocoder } from "../types";
+import { BUILTIN_DATASETS, builtinPlaces } from "./builtin";
+import { createSearch } from "./search";
+import { gazetteerPath, listDatasets, metaValue, openGazetteerFile, SCHEMA_VERSION, type DatasetInfo } from "./store";
+import { createDatasetWriter, type DatasetWriter, type PlaceRecord } from "./writer";
+
+export type GazetteerState = "absent" | "building" | "ready" | "failed";
+
+/** Places written between two yields to the event loop while building, so requests keep flowing. */
+const BUILD_CHUNK = 4000;
+const RETRY_AFTER_S = 5;
+
+export interface GazetteerStatus {
+  state: GazetteerState;
+  file: string;
+  bytes: number | null;
+  datasets: DatasetInfo[];
+  built_at: string | null;
+  build_ms: number | null;
+  error?: string;
+}
+
+async function writeAll(writer: DatasetWriter, places: PlaceRecord[], stopped: () => boolean) {
+  writer.begin();
+  try {
+    for (let i = 0; i < places.length; i++) {
+      writer.addPlace(places[i]!);
+      if (i % BUILD_CHUNK === BUILD_CHUNK - 1) {
+        await Bun.sleep(0);
+        if (stopped()) throw new Error("the gazetteer was closed while it was being built");
+      }
+    }
+    writer.commit();
+  } catch (err) {
+    writer.rollback();
+    throw err;
+  }
+}
+
+/** Builds the built-in gazetteer into `path` (a new file); returns how long it took. `stopped` aborts it. */
+export async function buildBuiltinGazetteer(path: string, stopped: () => boolean = () => false): Promise<number> {
+  const started = performance.now();
+  const db = openGazetteerFile(path, { create: true });
+  try {
+    const { cities, countries } = await builtinPlaces();
+    await writeAll(createDatasetWriter(db, BUILTIN_DATASETS.cities, "replace"), cities, stopped);
+    await writeAll(createDatasetWriter(db, BUILTIN_DATASETS.countries, "replace"), countries, stopped);
+    db.query("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?), ('built_at', ?)").run(SCHEMA_VERSION, new Date().toISOString());
+    db.exec("PRAGMA optimize");
+    db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  } finally {
+    db.close(false);
+  }
+  return Math.round(performance.now() - started);
+}
+
+const removeBuild = (temp: string) => {
+  for (const suffix of ["", "-wal", "-shm"]) rmSync(temp + suffix, { force: true });
+};
+
+/** Temp files of builds whose process died (killed mid-build): they would only take disk space. */
+function removeAbandonedBuilds(path: string) {
+  const dir = dirname(path);
+  const prefix = `${basename(path)}.building-`;
+  for (const name of readdirSync(dir)) {
+    const pid = name.startsWith(prefix) ? Number(name.slice(prefix.length).split("-")[0]) : NaN;
+    if (!Number.isInteger(pid) || pid === process.pid) continue;
+    try {
+      process.kill(pid, 0);
+    } catch {
+      rmSync(join(dir, name), { force: true });
+    }
+  }
+}
+
+/**
+ * `changes` carries imports between processes (the CLI, other workers): an import publishes a
+ * gazetteer change, and a change heard from elsewhere refreshes this process's attributions and caches.
+ */
+export function createGazetteer(opts: { dataDir: string; log: Logger; changes?: ChangeBus }) {
+  const path = gazetteerPath(opts.dataDir);
+  let state: GazetteerState = "absent";
+  let reader: Database | null = null;
+  let search: ReturnType<typeof createSearch> | null = null;
+  let building: Promise<void> | null = null;
+  /** the temp file of a build in progress */
+  let buildingAt: string | null = null;
+  let closed = false;
+  let buildMs: number | null = null;
+  let failure: string | undefined;
+  let importing = false;
+  const listeners: (() => void)[] = [];
+  let attributions = new Map<string, string>();
+
+  function openReader() {
+    reader = openGazetteerFile(path);
+    attributions = new Map(listDatasets(reader).map((d) => [d.name, d.attribution]));
+    search = createSearch(reader, {
+      attributionOf: (datasets) => {
+        const texts = [...new Set((datasets.length ? datasets : [...attributions.keys()]).map((d) => attributions.get(d) ?? d))];
+        return `Geocoding by Mapstead's embedded gazetteer; data ${texts.join("; ")}`;
+      },
+    });
+    state = "ready";
+  }
+
+  const current = () => (existsSync(path) ? (() => {
+    const db = openGazetteerFile(path, { readonly: true });
+    try {
+      return metaValue(db, "schema_version") === SCHEMA_VERSION;
+    } finally {
+      db.close(false);
+    }
+  })() : false);
+
+  /** Starts (once) opening or building the file; resolves when it is ready or has failed. */
+  function start(): Promise<void> {
+    if (state === "ready") return Promise.resolve();
+    building ??= (async () => {
+      try {
+        if (!current()) {
+          state = "building";
+          removeAbandonedBuilds(path);
+          const temp = (buildingAt = `${path}.building-${process.pid}-${Date.now()}`);
+          opts.log.info("building the embedded gazetteer from the built-in data", { file: path });
+          try {
+            buildMs = await buildBuiltinGazetteer(temp, () => closed);
+            // Another process sharing DATA_DIR may have finished first; its file is as good as ours.
+            if (current()) rmSync(temp, { force: true });
+            else renameSync(temp, path);
+          } finally {
+            removeBuild(temp);
+            buildingAt = null;
+          }
+          opts.log.info("embedded gazetteer built", { ms: buildMs });
+        }
+        if (!closed) openReader();
+      } catch (err) {
+        building = null;
+        if (closed) return;
+        state = "failed";
+        failure = err instanceof Error ? err.message : String(err);
+        opts.log.error("embedded gazetteer could not be built", { error: failure });
+      }
+    })();
+    return building;
+  }
+
+  function changed() {
+    if (reader) attributions = new Map(listDatasets(reader).map((d) => [d.name, d.attribution]));
+    for (const l of listeners) l();
+  }
+  const stopListening = opts.changes?.on((change) => {
+    if (change.kind === "gazetteer") changed();
+  });
+
+  function ready(): NonNullable<typeof search> {
+    // A file already built opens at once; only a build makes callers wait.
+    if (state === "absent" && current()) openReader();
+    if (state === "ready" && search) return search;
+    void start();
+    if (state === "failed")
+      throw new AppError(503, "GEOCODER_UNAVAILABLE", `The embedded gazetteer could not be built (${failure}); this is a server-side problem, not one with your request or API key`, undefined, { "retry-after": String(RETRY_AFTER_S * 6) });
+    throw new AppError(503, "GEOCODER_UNAVAILABLE", "The embedded gazetteer is being built from the built-in data (it takes a few seconds after the first start); try again shortly", undefined, {
+      "retry-after": String(RETRY_AFTER_S),
+    });
+  }
+
+  const geocoder: Geocoder = {
+    forward: async (q) => ready().forward(q),
+    reverse: async (q) => ready().reverse(q),
+    autocomplete: async (q) => ready().autocomplete(q),
+    onChange: (listener) => void listeners.push(listener),
+  };
+
+  /**
+   * Runs `write` with a connection of its own inside the import lock; afterwards searches see the new
+   * data and cached answers are dropped. A second import while one runs is 409 IMPORT_IN_PROGRESS.
+   */
+  async function withWriter<T>(write: (db: Database) => Promise<T>): Promise<T> {
+    if (importing) throw new AppError(409, "IMPORT_IN_PROGRESS", "Another gazetteer import is running; wait for it to finish", undefined, { "retry-after": "10" });
+    importing = true;
+    try {
+      await start();
+      if (state !== "ready") throw new AppError(503, "GEOCODER_UNAVAILABLE", `The embedded gazetteer could not be built (${failure})`);
+      const db = openGazetteerFile(path);
+      try {
+        return await write(db);
+      } finally {
+        db.close(false);
+        // Publishing tells this process's listeners too (changed() runs through the bus).
+        if (opts.changes) opts.changes.publish({ kind: "gazetteer" });
+        else changed();
+      }
+    } finally {
+      importing = false;
+    }
+  }
+
+  function status(): GazetteerStatus {
+    let bytes: number | null = null;
+    try {
+      bytes = statSync(path).size;
+    } catch {
+      bytes = null;
+    }
+    return {
+      state,
+      file: path,
+      bytes,
+      datasets: reader ? listDatasets(reader) : [],
+      built_at: reader ? metaValue(reader, "built_at") : null,
+      build_ms: buildMs,
+      ...(failure && state === "failed" ? { error: failure } : {}),
+    };
+  }
+
+  function close() {
+    closed = true;
+    stopListening?.();
+    // A build cut short by shutdown leaves nothing behind; the next start builds again.
+    if (buildingAt) removeBuild(buildingAt);
+    reader?.close(false);
+    reader = null;
+    search = null;
+    if (state === "ready") state = "absent";
+  }
+
+  return { geocoder, start, status, withWriter, close, path };
+}
+
+export type Gazetteer = ReturnType<typeof createGazetteer>;

@@ -1,0 +1,279 @@
+// Forward, autocomplete and reverse over the gazetteer file. Candidates come from three cheap lookups
+// (exact and prefix matches on the folded-name B-tree, substrings from the trigram index) and, when
+// those find too little, typo candidates from the trigram index re-ranked by edit distance. Each place
+// keeps its best-matching name; places rank by text match, then population and importance (and
+// distance to `focus` for autocomplete).
+import type { Database } from "bun:sqlite";
+import { alpha2Of, alpha3Of } from "../countries";
+import type { AutocompleteQuery, BBox, ForwardQuery, GeocodeAnswer, Place, ReverseQuery } from "../types";
+import { editDistance, foldName, typoBudget } from "./text";
+
+interface CandidateRow {
+  id: number;
+  folded: string;
+  population: number;
+  importance: number;
+  lon: number;
+  lat: number;
+}
+
+interface PlaceRow {
+  id: number;
+  dataset: string;
+  ext_id: string;
+  layer: string;
+  name: string;
+  country_code: string | null;
+  admin1: string | null;
+  lon: number;
+  lat: number;
+}
+
+interface Scored {
+  row: CandidateRow;
+  text: number;
+  score: number;
+  distance?: number;
+}
+
+const CANDIDATES_PER_LOOKUP = 300;
+const TYPO_CANDIDATES = 500;
+/** Layers whose point is only a label position (a country's capital), never "the nearest place". */
+const AREA_LAYERS = "('country', 'macroregion', 'region')";
+const EARTH_RADIUS_KM = 6371.0088;
+
+export function distanceKm(lon1: number, lat1: number, lon2: number, lat2: number): number {
+  const rad = Math.PI / 180;
+  const dLat = (lat2 - lat1) * rad;
+  const dLon = (lon2 - lon1) * rad;
+  const a = Math.sin(dLat / 2) ** 2 + Math.cos(lat1 * rad) * Math.cos(lat2 * rad) * Math.sin(dLon / 2) ** 2;
+  return 2 * EARTH_RADIUS_KM * Math.asin(Math.min(1, Math.sqrt(a)));
+}
+
+const roundKm = (km: number) => Math.round(km * 1000) / 1000;
+const popularity = (population: number) => Math.min(1, Math.log10(population + 1) / 7);
+
+/** How well the folded query matches a folded name, 0 when it does not (typos are scored elsewhere). */
+function textScore(query: string, name: string): number {
+  if (name === query) return 1;
+  const ratio = query.length / name.length;
+  if (name.startsWith(query)) return 0.75 + 0.15 * ratio;
+  if (name.includes(` ${query}`)) return 0.6 + 0.1 * ratio;
+  if (name.includes(query)) return 0.4;
+  return 0;
+}
+
+const trigramsOf = (s: string) => {
+  const out = new Set<string>();
+  for (let i = 0; i + 3 <= s.length; i++) out.add(s.slice(i, i + 3));
+  return [...out];
+};
+const ftsPhrase = (s: string) => `"${s.replaceAll('"', '""')}"`;
+
+export interface SearchOptions {
+  attributionOf: (datasets: string[]) => string;
+}
+
+export function createSearch(db: Database, opts: SearchOptions) {
+  const placeById = db.query<PlaceRow, [number]>("SELECT id, dataset, ext_id, layer, name, country_code, admin1, lon, lat FROM places WHERE id = ?");
+  const localName = db.query<{ name: string }, [number, string, string]>(
+    "SELECT name FROM names WHERE place_id = ?1 AND lang IN (?2, ?3) ORDER BY lang = ?2 DESC, preferred DESC, id LIMIT 1",
+  );
+  const countryPlace = db.query<{ id: number; name: string }, [string]>("SELECT id, name FROM places WHERE layer = 'country' AND country_code = ? ORDER BY importance DESC LIMIT 1");
+  const regionPlace = db.query<{ id: number; name: string }, [string, string]>("SELECT id, name FROM places WHERE layer = 'region' AND country_code = ? AND admin1 = ? LIMIT 1");
+  const countryByName = db.query<{ code: string }, [string]>(
+    "SELECT p.country_code AS code FROM names n JOIN places p ON p.id = n.place_id WHERE n.folded = ? AND p.layer = 'country' LIMIT 1",
+  );
+
+  function nameIn(placeId: number, fallback: string, language: string): string {
+    const primary = language.split("-")[0]!;
+    return localName.get(placeId, language, primary)?.name ?? fallback;
+  }
+
+  /** SQL conditions on `p` for bbox and country filters, with their parameters. */
+  function filters(bbox: BBox | undefined, countries: string[] | undefined): { sql: string; params: (string | number)[] } {
+    const parts: string[] = [];
+    const params: (string | number)[] = [];
+    if (bbox) {
+      parts.push("p.lon BETWEEN ? AND ? AND p.lat BETWEEN ? AND ?");
+      params.push(bbox[0], bbox[2], bbox[1], bbox[3]);
+    }
+    if (countries?.length) {
+      parts.push(`p.country_code IN (${countries.map(() => "?").join(", ")})`);
+      params.push(...countries);
+    }
+    return { sql: parts.map((p) => ` AND ${p}`).join(""), params };
+  }
+
+  const SELECT = "SELECT p.id, n.folded, p.population, p.importance, p.lon, p.lat";
+  const lookup = (where: string, first: (string | number)[], f: ReturnType<typeof filters>, order: string, limit: number) =>
+    db.query<CandidateRow, (string | number)[]>(`${SELECT} FROM names n JOIN places p ON p.id = n.place_id WHERE ${where}${f.sql} ORDER BY ${order} LIMIT ${limit}`).all(...first, ...f.params);
+  const substringLookup = (match: string, f: ReturnType<typeof filters>) =>
+    db
+      .query<CandidateRow, (string | number)[]>(
+        `${SELECT} FROM names_fts JOIN names n ON n.id = names_fts.rowid JOIN places p ON p.id = n.place_id WHERE names_fts MATCH ?${f.sql} ORDER BY p.population DESC LIMIT ${CANDIDATES_PER_LOOKUP}`,
+      )
+      .all(match, ...f.params);
+  // Ranked inside FTS first (bm25 over the trigrams): joining before the LIMIT would rank every match.
+  const typoLookup = (match: string, f: ReturnType<typeof filters>) =>
+    db
+      .query<CandidateRow, (string | number)[]>(
+        `${SELECT} FROM names n JOIN places p ON p.id = n.place_id WHERE n.id IN (SELECT rowid FROM names_fts WHERE names_fts MATCH ? ORDER BY rank LIMIT ${TYPO_CANDIDATES})${f.sql}`,
+      )
+      .all(match, ...f.params);
+
+  const sameStart = db.query<unknown, [string, string]>("SELECT folded, place_id FROM names WHERE folded >= ? AND folded < ?");
+  const placesById = (ids: number[], f: ReturnType<typeof filters>) =>
+    db
+      .query<CandidateRow, (string | number)[]>(`SELECT p.id, '' AS folded, p.population, p.importance, p.lon, p.lat FROM places p WHERE p.id IN (${ids.map(() => "?").join(", ")})${f.sql}`)
+      .all(...ids, ...f.params);
+
+  /** Comma-separated trailing parts that name countries ("Paris, France") narrow the search to them. */
+  function splitContext(text: string): { name: string; countries: string[] } {
+    const parts = text.split(",").map((p) => p.trim()).filter(Boolean);
+    if (parts.length < 2) return { name: foldName(text), countries: [] };
+    const countries: string[] = [];
+    for (const part of parts.slice(1)) {
+      const folded = foldName(part);
+      const code = /^[a-z]{2}$/.test(folded) ? folded.toUpperCase() : /^[a-z]{3}$/.test(folded) ? alpha2Of(folded) : null;
+      const found = code && alpha3Of(code) ? code : countryByName.get(folded)?.code;
+      if (!found) return { name: foldName(text), countries: [] };
+      countries.push(found);
+    }
+    return { name: foldName(parts[0]!), countries };
+  }
+
+  function candidates(query: string, f: ReturnType<typeof filters>, limit: number, autocomplete: boolean): Map<number, Scored> {
+    const best = new Map<number, Scored>();
+    const consider = (row: CandidateRow, text: number) => {
+      if (text <= 0) return;
+      const prev = best.get(row.id);
+      if (!prev || prev.text < text) best.set(row.id, { row, text, score: 0 });
+    };
+    for (const row of lookup("n.folded = ?", [query], f, "p.population DESC", CANDIDATES_PER_LOOKUP)) consider(row, 1);
+    for (const row of lookup("n.folded > ? AND n.folded < ?", [query, `${query}\u{10FFFF}`], f, "p.population DESC", CANDIDATES_PER_LOOKUP)) consider(row, textScore(query, row.folded));
+    // Words inside longer names ("york" in "New York") only when the name's start found too little.
+    const found = (minText: number) => [...best.values()].filter((s) => s.text >= minText).length;
+    if (query.length >= 3 && found(0.75) < limit) for (const row of substringLookup(ftsPhrase(query), f)) consider(row, textScore(query, row.folded));
+    const budget = typoBudget(query.length);
+    if (found(0.6) < limit && budget > 0) {
+      const typoScore = (folded: string) => {
+        const whole = editDistance(query, folded, budget);
+        if (whole <= budget) return 0.72 - 0.15 * whole;
+        if (!autocomplete || folded.length <= query.length) return 0;
+        const head = editDistance(query, folded.slice(0, query.length), budget);
+        return head <= budget ? 0.6 - 0.15 * head : 0;
+      };
+      // Most typos keep the first two letters: those names come from the folded-name index alone and
+      // are measured before anything is joined. Only when that finds nothing, the trigram index.
+      const start = query.slice(0, 2);
+      const matched = new Map<number, { folded: string; text: number }>();
+      for (const [folded, placeId] of sameStart.values(start, `${start}\u{10FFFF}`) as [string, number][]) {
+        const text = typoScore(folded);
+        if (text > (matched.get(placeId)?.text ?? 0)) matched.set(placeId, { folded, text });
+      }
+      if (matched.size) {
+        const ids = [...matched.entries()].sort((a, b) => b[1].text - a[1].text).slice(0, TYPO_CANDIDATES).map(([id]) => id);
+        for (const row of placesById(ids, f)) consider({ ...row, folded: matched.get(row.id)!.folded }, matched.get(row.id)!.text);
+      } else for (const row of typoLookup(trigramsOf(query).map(ftsPhrase).join(" OR "), f)) consider(row, typoScore(row.folded));
+    }
+    return best;
+  }
+
+  function feature(s: Scored, language: string): { place: Place; dataset: string } {
+    const p = placeById.get(s.row.id)!;
+    const name = nameIn(p.id, p.name, language);
+    const properties: Place["properties"] = { gid: `${p.dataset}:${p.layer}:${p.ext_id}`, layer: p.layer, source: p.dataset, name };
+    const label = [name];
+    if (p.layer === "locality") properties.locality = name;
+    if (p.admin1 && p.country_code && p.layer !== "region" && p.layer !== "country") {
+      const region = regionPlace.get(p.country_code, p.admin1);
+      if (region) label.push((properties.region = nameIn(region.id, region.name, language)));
+    }
+    if (p.country_code) {
+      const country = countryPlace.get(p.country_code);
+      if (country && p.layer !== "country") label.push((properties.country = nameIn(country.id, country.name, language)));
+      else if (p.layer === "country") properties.country = name;
+      properties.country_code = p.country_code;
+      const a3 = alpha3Of(p.country_code);
+      if (a3) properties.country_a = a3;
+    }
+    properties.label = label.join(", ");
+    properties.confidence = Math.round(Math.min(1, s.text) * 100) / 100;
+    if (s.distance !== undefined) properties.distance = roundKm(s.distance);
+    return { place: { type: "Feature", geometry: { type: "Point", coordinates: [p.lon, p.lat] }, properties }, dataset: p.dataset };
+  }
+
+  function answer(ranked: Scored[], language: string): GeocodeAnswer {
+    const built = ranked.map((s) => feature(s, language));
+    const datasets = [...new Set(built.map((b) => b.dataset))].sort();
+    return { features: built.map((b) => b.place), warnings: [], sources: datasets, attribution: opts.attributionOf(datasets) };
+  }
+
+  function search(text: string, limit: number, language: string, bbox: BBox | undefined, country: string[] | undefined, focus: { lon: number; lat: number } | undefined, autocomplete: boolean): GeocodeAnswer {
+    const context = splitContext(text);
+    if (!context.name) return answer([], language);
+    const explicit = country?.map((c) => (c.length === 3 ? alpha2Of(c) : c)).filter((c): c is string => !!c);
+    const countries = explicit?.length ? explicit : context.countries.length ? context.countries : undefined;
+    const scored = [...candidates(context.name, filters(bbox, countries), limit, autocomplete).values()];
+    for (const s of scored) {
+      s.score = s.text + 0.3 * popularity(s.row.population) + s.row.importance;
+      if (focus) {
+        s.distance = distanceKm(focus.lon, focus.lat, s.row.lon, s.row.lat);
+        s.score += 0.5 * Math.exp(-s.distance / 150);
+      }
+    }
+    scored.sort((a, b) => b.score - a.score || b.row.population - a.row.population || a.row.id - b.row.id);
+    return answer(scored.slice(0, limit), language);
+  }
+
+  function reverse(q: ReverseQuery): GeocodeAnswer {
+    // Inside a box, SQLite keeps the nearest few by a flat-earth distance (a bounded sort, no row objects
+    // for the rest); great-circle distances then order those exactly.
+    const near = db.query<CandidateRow, [number, number, number, number, number, number, number, number]>(
+      `SELECT p.id, '' AS folded, p.population, p.importance, p.lon, p.lat FROM places_rtree r JOIN places p ON p.id = r.id
+       WHERE r.min_lon >= ?1 AND r.max_lon <= ?2 AND r.min_lat >= ?3 AND r.max_lat <= ?4 AND p.layer NOT IN ${AREA_LAYERS}
+       ORDER BY (p.lat - ?5) * (p.lat - ?5) + (p.lon - ?6) * (p.lon - ?6) * ?7 LIMIT ?8`,
+    );
+    const cos2 = Math.cos((q.lat * Math.PI) / 180) ** 2;
+    const keep = Math.max(64, q.limit * 8);
+    const within = (radius: number, lonRadius = radius): Scored[] => {
+      const rows: CandidateRow[] = [];
+      const minLat = Math.max(-90, q.lat - radius);
+      const maxLat = Math.min(90, q.lat + radius);
+      const minLon = q.lon - lonRadius;
+      const maxLon = q.lon + lonRadius;
+      rows.push(...near.all(Math.max(-180, minLon), Math.min(180, maxLon), minLat, maxLat, q.lat, q.lon, cos2, keep));
+      // The part of the box beyond the antimeridian, measured from the point shifted by 360 degrees.
+      if (minLon < -180) rows.push(...near.all(Math.max(-180, minLon + 360), 180, minLat, maxLat, q.lat, q.lon + 360, cos2, keep));
+      if (maxLon > 180) rows.push(...near.all(-180, Math.min(180, maxLon - 360), minLat, maxLat, q.lat, q.lon - 360, cos2, keep));
+      const scored: Scored[] = rows.map((row) => ({ row, text: 1, score: 0, distance: distanceKm(q.lon, q.lat, row.lon, row.lat) }));
+      return scored.sort((a, b) => a.distance! - b.distance! || b.row.population - a.row.population).slice(0, q.limit);
+    };
+    /** The box around the point that holds the spherical cap of radius `km`: [lat, lon] half-sizes in degrees. */
+    const capBox = (km: number): [number, number] => {
+      const delta = km / EARTH_RADIUS_KM;
+      const lat = (delta * 180) / Math.PI;
+      if (Math.abs(q.lat) + lat >= 90) return [lat, 180];
+      return [lat, (Math.asin(Math.min(1, Math.sin(delta) / Math.cos((q.lat * Math.PI) / 180))) * 180) / Math.PI];
+    };
+    // A growing box until it holds `limit` places; then the box of the cap through the farthest of them,
+    // so that no nearer place can lie outside what was searched.
+    let radius = 0.1;
+    let top = within(radius);
+    while (top.length < q.limit && radius < 360) top = within((radius = Math.min(360, radius * 4)));
+    if (top.length && radius < 360) {
+      const [lat, lon] = capBox(top.at(-1)!.distance! * 1.0001);
+      if (lat > radius || lon > radius) top = within(lat, lon);
+    }
+    // Confidence falls with distance: a place 10 km away is a weaker answer than one under 1 km.
+    for (const s of top) s.text = Math.max(0.1, 1 - s.distance! / 50);
+    return answer(top, q.language);
+  }
+
+  return {
+    forward: (q: ForwardQuery) => search(q.q, q.limit, q.language, q.bbox, q.country, undefined, false),
+    autocomplete: (q: AutocompleteQuery) => search(q.text, q.limit, q.language, undefined, undefined, q.focus, true),
+    reverse,
+  };
+}

@@ -1,0 +1,84 @@
+// The gazetteer's own SQLite file in DATA_DIR (not the main database, so it needs no migration and can
+// be rebuilt or replaced on its own). Places carry one row each; every name of a place (the main name,
+// variants, translations) is a row of `names`, indexed twice: a B-tree on the folded form for exact and
+// prefix matches, and a contentless FTS5 trigram index for substrings and typo candidates. An R*Tree
+// over place points answers nearest-place queries.
+import { Database } from "bun:sqlite";
+import { join } from "node:path";
+
+export const GAZETTEER_FILE = "gazetteer.sqlite";
+/** Bumped when the schema or the built-in data changes: an older file is rebuilt. */
+export const SCHEMA_VERSION = "2";
+
+export const gazetteerPath = (dataDir: string) => join(dataDir, GAZETTEER_FILE);
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS datasets (
+  name TEXT PRIMARY KEY,
+  kind TEXT NOT NULL,            -- builtin | geonames | alternate_names
+  attribution TEXT NOT NULL,
+  places INTEGER NOT NULL DEFAULT 0,
+  names INTEGER NOT NULL DEFAULT 0,
+  updated_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS places (
+  id INTEGER PRIMARY KEY,
+  dataset TEXT NOT NULL,
+  ext_id TEXT NOT NULL,          -- the source's id (GeoNames geonameid)
+  layer TEXT NOT NULL,
+  name TEXT NOT NULL,
+  country_code TEXT,             -- ISO 3166-1 alpha-2
+  admin1 TEXT,                   -- GeoNames first-level region code, for region names in labels
+  population INTEGER NOT NULL DEFAULT 0,
+  importance REAL NOT NULL DEFAULT 0,
+  lon REAL NOT NULL,
+  lat REAL NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS places_by_dataset_id ON places (dataset, ext_id);
+CREATE INDEX IF NOT EXISTS places_by_ext_id ON places (ext_id);
+CREATE INDEX IF NOT EXISTS places_by_region ON places (country_code, admin1) WHERE layer = 'region';
+CREATE INDEX IF NOT EXISTS places_by_country ON places (country_code) WHERE layer = 'country';
+CREATE TABLE IF NOT EXISTS names (
+  id INTEGER PRIMARY KEY,
+  place_id INTEGER NOT NULL,
+  dataset TEXT NOT NULL,         -- the dataset that added the name (alternate names come separately)
+  name TEXT NOT NULL,
+  folded TEXT NOT NULL,
+  lang TEXT NOT NULL DEFAULT '',
+  preferred INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS names_by_place ON names (place_id);
+CREATE INDEX IF NOT EXISTS names_by_folded ON names (folded, place_id);
+CREATE INDEX IF NOT EXISTS names_by_dataset ON names (dataset);
+CREATE VIRTUAL TABLE IF NOT EXISTS names_fts USING fts5 (folded, content = '', contentless_delete = 1, tokenize = 'trigram');
+CREATE VIRTUAL TABLE IF NOT EXISTS places_rtree USING rtree (id, min_lon, max_lon, min_lat, max_lat);
+`;
+
+export function openGazetteerFile(path: string, opts: { create?: boolean; readonly?: boolean } = {}): Database {
+  const db = opts.readonly ? new Database(path, { readonly: true, strict: true }) : new Database(path, { create: opts.create ?? false, strict: true });
+  db.exec("PRAGMA busy_timeout = 10000");
+  if (!opts.readonly) {
+    db.exec("PRAGMA journal_mode = WAL");
+    db.exec("PRAGMA synchronous = NORMAL");
+    db.exec(SCHEMA);
+  }
+  return db;
+}
+
+export interface DatasetInfo {
+  name: string;
+  kind: string;
+  attribution: string;
+  places: number;
+  names: number;
+  updated_at: string;
+}
+
+export function listDatasets(db: Database): DatasetInfo[] {
+  return db.query<DatasetInfo, []>("SELECT name, kind, attribution, places, names, updated_at FROM datasets ORDER BY kind = 'builtin' DESC, name").all();
+}
+
+export function metaValue(db: Database, key: string): string | null {
+  return db.query<{ value: string }, [string]>("SELECT value FROM meta WHERE key = ?").get(key)?.value ?? null;
+}

@@ -1,0 +1,118 @@
+// `mapstead gazetteer import FILE [--dataset NAME] [--replace]` and `mapstead gazetteer status`: the
+// embedded gazetteer's datasets, for the operator on the machine (the same import as the admin API).
+// A running server hears of an import through the change bus.
+import { existsSync, statSync } from "node:fs";
+import { parseArgs } from "node:util";
+import type { CliCommand } from "./command";
+import { UsageError, settingsHelp } from "./args";
+import { configOrExit, openContext } from "./runtime";
+import { bold, dim, green, print, printErr, red } from "./output";
+import { createServices } from "../services";
+import { importGeonamesFile, InvalidGazetteerData, type ImportProgress, type ImportResult } from "../backends/geocoder/embedded/import-file";
+import { importTilesetPoints } from "../backends/geocoder/embedded/import-tileset";
+import { AppError } from "../errors";
+
+const HELP = `Usage:
+  mapstead gazetteer status [--json] [settings]
+  mapstead gazetteer import FILE [--dataset NAME] [--replace] [--json] [settings]
+  mapstead gazetteer import --tileset OWNER/SLUG --name-field FIELD [--dataset NAME] [--replace] [--json]
+
+The embedded gazetteer answers geocoding when no Pelias is configured (GEOCODER=auto or embedded).
+Built in: GeoNames places of over 1000 people and every country. import loads a GeoNames dump
+(download.geonames.org/export/dump): allCountries.zip, citiesN.zip, a country's XX.zip or the .txt
+inside, or alternateNamesV2.zip for names in other languages (import it after the places). Places
+go into the dataset NAME (default geonames; alternate names: alternate-names), added to it or, with
+--replace, replacing it. Nothing is written if the file has a bad line. With --tileset, the point
+features of a published vector tileset that have FIELD become places (dataset tileset-OWNER-SLUG).
+
+Settings:
+${settingsHelp()}`;
+
+const count = (n: number) => n.toLocaleString("en-US");
+
+function progressLine(p: ImportProgress, startedAt: number): string {
+  const s = (performance.now() - startedAt) / 1000;
+  const pct = p.totalBytes ? ` ${Math.min(100, Math.floor((100 * p.bytesRead) / p.totalBytes))}%` : "";
+  return `importing:${pct} ${count(p.lines)} lines, ${count(p.places)} places, ${count(p.names)} names (${count(Math.round(p.lines / Math.max(s, 0.001)))} lines/s)`;
+}
+
+export const gazetteerCommand: CliCommand = {
+  name: "gazetteer",
+  summary: "Import GeoNames data into the embedded gazetteer (import), or show its datasets (status)",
+  help: HELP,
+  async run(args, overrides) {
+    let parsed;
+    try {
+      parsed = parseArgs({ args, allowPositionals: true, options: { dataset: { type: "string" }, replace: { type: "boolean" }, json: { type: "boolean" }, tileset: { type: "string" }, "name-field": { type: "string" } } });
+    } catch (err) {
+      throw new UsageError(err instanceof Error ? err.message : String(err));
+    }
+    const [sub, file, ...extra] = parsed.positionals;
+    const json = parsed.values.json === true;
+    if (sub !== "import" && sub !== "status") throw new UsageError("expected `gazetteer import FILE` or `gazetteer status` (see --help)");
+    if (sub === "status" && (file || parsed.values.dataset || parsed.values.replace)) throw new UsageError("`gazetteer status` takes no file, --dataset or --replace");
+    const tileset = parsed.values.tileset;
+    const nameField = parsed.values["name-field"];
+    if (sub === "import" && tileset === undefined && (!file || extra.length)) throw new UsageError("`gazetteer import` takes exactly one FILE, or --tileset OWNER/SLUG --name-field FIELD");
+    if (sub === "import" && tileset !== undefined && (file || !nameField)) throw new UsageError("`gazetteer import --tileset` takes --name-field FIELD and no FILE");
+    if (tileset === undefined && nameField !== undefined) throw new UsageError("--name-field goes with --tileset");
+
+    const config = configOrExit(overrides);
+    // Through the services, so an import is published on the change bus and a running server hears it.
+    const ctx = openContext(config, { quiet: true });
+    const gazetteer = createServices(ctx).gazetteer;
+    try {
+      if (!existsSync(gazetteer.path) && !json) printErr(dim("building the gazetteer from the built-in data (first use, a few seconds)..."));
+      await gazetteer.start();
+      if (sub === "status") {
+        const s = gazetteer.status();
+        if (s.state !== "ready") {
+          printErr(red(`mapstead gazetteer: the gazetteer could not be opened (${s.error ?? s.state})`));
+          return 1;
+        }
+        if (json) print(JSON.stringify({ backend: config.geocoder, file: s.file, bytes: s.bytes, built_at: s.built_at, datasets: s.datasets }, null, 2));
+        else {
+          print(`${bold("Geocoding backend:")} ${config.geocoder}${config.geocoder === "embedded" ? "" : dim(" (the gazetteer below is not answering)")}`);
+          print(`${bold("File:")} ${s.file} (${((s.bytes ?? 0) / 1024 ** 2).toFixed(1)} MiB, built ${s.built_at})`);
+          for (const d of s.datasets) print(`  ${bold(d.name.padEnd(24))} ${d.kind.padEnd(16)} ${count(d.places).padStart(11)} places ${count(d.names).padStart(11)} names  ${dim(d.attribution)}`);
+        }
+        return 0;
+      }
+      const startedAt = performance.now();
+      const tty = process.stderr.isTTY === true;
+      const common = {
+        dataset: parsed.values.dataset,
+        mode: parsed.values.replace ? ("replace" as const) : ("add" as const),
+        onProgress: json ? undefined : (p: ImportProgress) => process.stderr.write(tty ? `\r${progressLine(p, startedAt)}\x1b[K` : `${progressLine(p, startedAt)}\n`),
+      };
+      let result: ImportResult;
+      if (tileset !== undefined) {
+        result = await importTilesetPoints(gazetteer, { sqlite: ctx.sqlite, dataDir: config.dataDir }, { ...common, tileset, nameField: nameField! });
+      } else {
+        try {
+          statSync(file!);
+        } catch {
+          printErr(red(`mapstead gazetteer: cannot read ${file}`));
+          return 1;
+        }
+        result = await importGeonamesFile(gazetteer, file!, common);
+      }
+      if (tty && !json) process.stderr.write("\n");
+      if (json) print(JSON.stringify(result, null, 2));
+      else
+        print(
+          `${green("Imported")} ${bold(file ?? tileset!)} into dataset ${bold(result.dataset)} (${result.mode}): ${count(result.places)} places, ${count(result.names)} names from ${count(result.lines)} lines in ${(result.ms / 1000).toFixed(1)} s` +
+            (result.skipped ? dim(`; ${count(result.skipped)} alternate names skipped (their places are not imported)`) : ""),
+        );
+      return 0;
+    } catch (err) {
+      if (err instanceof InvalidGazetteerData || err instanceof AppError) {
+        printErr(red(`mapstead gazetteer: ${err.message}`));
+        return 1;
+      }
+      throw err;
+    } finally {
+      await ctx.shutdown();
+    }
+  },
+};

@@ -1,0 +1,192 @@
+// Cuts the tile pyramid from a FeatureStore: each tile reads only the features that reach into it
+// (most important first), clips and simplifies them with geojson-vt, encodes the layers with vt-pbf and
+// gzips. A tile over the byte limit sheds its least important features until it fits, and the drops are
+// counted per zoom.
+import { GeoJSONVT, geoJSONToTile, type GeoJSONVTTile } from "@maplibre/geojson-vt";
+import { fromGeojsonVt } from "@maplibre/vt-pbf";
+import type { FeatureStore, StoredFeature, UnitBox } from "./feature-store";
+
+export const EXTENT = 4096;
+/**
+ * Parsed and indexed in geojson-vt, feature text takes about ten times its size in memory: a tile reads
+ * at most this share of the memory budget in text (the rest is counted as dropped) ...
+ */
+const READ_SHARE = 1 / 16;
+/** ... and a tile whose whole subtree holds less than this share is cut from one in-memory index. */
+const BLOCK_SHARE = 1 / 32;
+
+export interface TilerLayer {
+  id: number;
+  name: string;
+  minzoom: number;
+  maxzoom: number;
+  /** simplification tolerance in tile pixels */
+  tolerance: number;
+}
+
+export interface TilerOptions {
+  minzoom: number;
+  maxzoom: number;
+  /** tile buffer in pixels of a 256-pixel tile */
+  buffer: number;
+  /** largest gzipped tile in bytes */
+  tileBytes: number;
+  /** the memory budget in MiB (TILING_MEMORY_MB) */
+  memoryMb: number;
+}
+
+export interface TileSink {
+  put(z: number, x: number, y: number, data: Uint8Array): void;
+}
+
+export interface TilerStats {
+  tiles: number;
+  bytes: number;
+  /** features left out of tiles to honour the byte limit, by zoom */
+  dropped_by_size: Record<string, number>;
+}
+
+/** A tile's box in the unit square, grown by the buffer. */
+function tileBox(z: number, x: number, y: number, bufferPx: number): UnitBox {
+  const size = 1 / 2 ** z;
+  const pad = (bufferPx / 256) * size;
+  return [x * size - pad, y * size - pad, (x + 1) * size + pad, (y + 1) * size + pad];
+}
+
+function encode(tiles: Record<string, GeoJSONVTTile>): Uint8Array {
+  return Bun.gzipSync(fromGeojsonVt(tiles, { version: 2, extent: EXTENT }) as Uint8Array<ArrayBuffer>);
+}
+
+/** Hidden attribute carrying a feature's first zoom through a block's GeoJSONVT index. */
+const MINZOOM_TAG = "\u0000minzoom";
+
+function toFeature(f: StoredFeature, tagZoom: boolean): GeoJSON.Feature {
+  const properties = JSON.parse(f.properties) as Record<string, unknown>;
+  if (tagZoom) properties[MINZOOM_TAG] = f.minzoom;
+  return { type: "Feature", geometry: JSON.parse(f.geometry), properties };
+}
+
+/**
+ * Walks the pyramid depth first. Where the features reaching into a tile fit BLOCK_BUDGET, one geojson-vt
+ * index serves the tile and all its descendants (each feature converted once); above that, the tile is
+ * cut on its own from its most important features, and its four children are visited.
+ */
+export function tileAll(store: FeatureStore, layers: TilerLayer[], opts: TilerOptions, sink: TileSink, onProgress: (done: number, tiles: number) => void): TilerStats {
+  const stats: TilerStats = { tiles: 0, bytes: 0, dropped_by_size: {} };
+  const READ_BUDGET = opts.memoryMb * 1024 * 1024 * READ_SHARE;
+  const BLOCK_BUDGET = opts.memoryMb * 1024 * 1024 * BLOCK_SHARE;
+  const bufferUnits = (opts.buffer / 256) * EXTENT;
+  const dropped = (z: number, n: number) => n && (stats.dropped_by_size[z] = (stats.dropped_by_size[z] ?? 0) + n);
+  let done = 0;
+  let lastReport = 0;
+
+  /** Encodes one tile's layers, shedding the least important features until it fits; writes it. */
+  function emit(z: number, x: number, y: number, tiles: Record<string, GeoJSONVTTile>) {
+    if (!Object.keys(tiles).length) return;
+    let data = encode(tiles);
+    // Over the limit: keep the same share of every layer's most important features, shrinking until it fits.
+    while (data.length > opts.tileBytes) {
+      const share = Math.min(0.9, (opts.tileBytes / data.length) * 0.9);
+      for (const name of Object.keys(tiles)) {
+        const t = tiles[name]!;
+        const keep = Math.floor(t.features.length * share);
+        dropped(z, t.features.length - keep);
+        t.features = t.features.slice(0, keep) as typeof t.features;
+        if (!keep) delete tiles[name];
+      }
+      if (!Object.keys(tiles).length) return;
+      data = encode(tiles);
+    }
+    sink.put(z, x, y, data);
+    stats.tiles++;
+    stats.bytes += data.length;
+    if (stats.tiles - lastReport >= 256) {
+      lastReport = stats.tiles;
+      onProgress(done, stats.tiles);
+    }
+  }
+
+  const options = (layer: TilerLayer) => ({ maxZoom: layer.maxzoom, tolerance: layer.tolerance, extent: EXTENT, buffer: bufferUnits });
+
+  /** One tile from the store alone (too much data below it for a block). */
+  function single(z: number, x: number, y: number, box: UnitBox) {
+    const tiles: Record<string, GeoJSONVTTile> = {};
+    for (const layer of layers) {
+      if (z < layer.minzoom || z > layer.maxzoom) continue;
+      const features: GeoJSON.Feature[] = [];
+      let read = 0;
+      let skipped = 0;
+      for (const f of store.features(layer.id, z, box)) {
+        if (read > READ_BUDGET) {
+          skipped++;
+          continue;
+        }
+        read += f.geometry.length + f.properties.length;
+        features.push(toFeature(f, false));
+      }
+      dropped(z, skipped);
+      if (!features.length) continue;
+      const tile = geoJSONToTile({ type: "FeatureCollection", features }, z, x, y, { ...options(layer), clip: true, wrap: true });
+      if (tile?.features.length) tiles[layer.name] = tile;
+    }
+    emit(z, x, y, tiles);
+  }
+
+  /** A tile and all its descendants from one geojson-vt index per layer. */
+  function block(z0: number, x0: number, y0: number, box: UnitBox) {
+    const indexes = new Map<TilerLayer, GeoJSONVT>();
+    for (const layer of layers) {
+      if (layer.maxzoom < z0) continue;
+      const features = store.blockFeatures(layer.id, box).map((f) => toFeature(f, true));
+      if (features.length) indexes.set(layer, new GeoJSONVT({ type: "FeatureCollection", features }, { ...options(layer), indexMaxZoom: z0, indexMaxPoints: 0 }));
+    }
+    const walk = (z: number, x: number, y: number) => {
+      const tiles: Record<string, GeoJSONVTTile> = {};
+      let any = false;
+      for (const [layer, index] of indexes) {
+        if (z > layer.maxzoom) continue;
+        const tile = index.getTile(z, x, y);
+        if (!tile?.features.length) continue;
+        any = true;
+        if (z < layer.minzoom) continue;
+        const shown = tile.features.filter((f) => (f.tags?.[MINZOOM_TAG] as number) <= z).map((f) => ({ ...f, tags: withoutZoom(f.tags ?? {}) }));
+        if (shown.length) tiles[layer.name] = { ...tile, features: shown as typeof tile.features };
+      }
+      if (!any) return;
+      if (z >= opts.minzoom) emit(z, x, y, tiles);
+      if (z < opts.maxzoom) for (let i = 0; i < 4; i++) walk(z + 1, 2 * x + (i & 1), 2 * y + (i >> 1));
+    };
+    walk(z0, x0, y0);
+    indexes.clear();
+  }
+
+  /** A large block's index or tile is garbage once done; collecting it before the next keeps the peak at one. */
+  const collectAfter = (bytes: number) => bytes > BLOCK_BUDGET / 4 && Bun.gc(true);
+
+  const visit = (z: number, x: number, y: number) => {
+    const box = tileBox(z, x, y, opts.buffer);
+    if (store.hasData(box)) {
+      const size = store.textSize(box);
+      if (size <= BLOCK_BUDGET) {
+        block(z, x, y, box);
+        collectAfter(size);
+      } else {
+        if (z >= opts.minzoom) single(z, x, y, box);
+        collectAfter(size);
+        if (z < opts.maxzoom) {
+          for (let i = 0; i < 4; i++) visit(z + 1, 2 * x + (i & 1), 2 * y + (i >> 1));
+          return;
+        }
+      }
+    }
+    done += 1 / 4 ** z;
+    onProgress(done, stats.tiles);
+  };
+  visit(0, 0, 0);
+  return stats;
+}
+
+function withoutZoom(tags: Record<string, unknown>): Record<string, unknown> {
+  const { [MINZOOM_TAG]: _, ...rest } = tags;
+  return rest;
+}

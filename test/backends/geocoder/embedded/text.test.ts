@@ -1,0 +1,27 @@
+// Name folding and the bounded edit distance behind the gazetteer's matching.
+import { expect, test } from "bun:test";
+import { editDistance, foldName, typoBudget } from "../../../../src/backends/geocoder/embedded/text";
+
+test("folding drops accents, case and punctuation, and spells out letters NFKD keeps", () => {
+  expect(foldName("São Paulo")).toBe("sao paulo");
+  expect(foldName("  SAINT-ÉTIENNE (Loire) ")).toBe("saint etienne loire");
+  expect(foldName("Straße")).toBe("strasse");
+  expect(foldName("Łódź")).toBe("lodz");
+  expect(foldName("Ærøskøbing")).toBe("aeroskobing");
+  expect(foldName("東京")).toBe("東京");
+  expect(foldName("!!!")).toBe("");
+});
+
+test("edit distance counts insertions, deletions, substitutions and swaps, and stops past the budget", () => {
+  expect(editDistance("berln", "berlin", 1)).toBe(1);
+  expect(editDistance("nwe york", "new york", 1)).toBe(1);
+  expect(editDistance("amsterdm", "amsterdam", 2)).toBe(1);
+  expect(editDistance("paris", "paris", 0)).toBe(0);
+  expect(editDistance("kitten", "sitting", 3)).toBe(3);
+  expect(editDistance("kitten", "sitting", 1)).toBe(2);
+  expect(editDistance("a", "abcdef", 2)).toBe(3);
+});
+
+test("short words get no typo budget, so two-letter queries never match by accident", () => {
+  expect([typoBudget(3), typoBudget(4), typoBudget(7), typoBudget(8)]).toEqual([0, 1, 1, 2]);
+});

@@ -1,0 +1,241 @@
+// Loading GeoNames dumps into the embedded gazetteer: the admin API (streamed upload) and the
+// `mapstead gazetteer` CLI. Fixtures are a few GeoNames-format lines written and zipped here.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { makeTestApp, tempDir, type TestApp } from "../../../support/app";
+import { seedKey, seedOrg, seedSession } from "../../../support/seed";
+import { alternateNameRow, dataDirWithGazetteer, geonameRow, VILLAGES_TSV, zipOf } from "../../../backends/geocoder/embedded/fixtures";
+import { createTileset, publish, upload as uploadVersion, waitForVersion } from "../tilesets/fixtures";
+
+let t: TestApp;
+let admin: Record<string, string>;
+let key: Record<string, string>;
+
+beforeAll(async () => {
+  t = await makeTestApp({}, { dataDir: await dataDirWithGazetteer() });
+  admin = (await seedSession(t.ctx, { isAdmin: true })).headers;
+  key = { "x-api-key": seedKey(t.ctx, seedOrg(t.ctx, "geo").id, ["geocoding"]).secret };
+});
+afterAll(() => t.close());
+
+const upload = (body: BodyInit, query = "", headers: Record<string, string> = admin) => t.fetch(`/api/v1/gazetteer/datasets${query}`, { method: "POST", headers, body });
+const search = async (q: string, extra = "") => (await (await t.fetch(`/geocoding/v1/forward?q=${encodeURIComponent(q)}${extra}`, { headers: key })).json()).features as { properties: Record<string, unknown> }[];
+const datasets = async () => (await (await t.fetch("/api/v1/gazetteer/datasets", { headers: admin })).json()).datasets as { name: string; kind: string; places: number; names: number }[];
+
+describe("POST /api/v1/gazetteer/datasets", () => {
+  test("a zipped GeoNames dump becomes searchable at once, with its region in the label", async () => {
+    expect(await search("hintertupfingen")).toEqual([]);
+    const res = await upload(zipOf({ "CH.txt": VILLAGES_TSV, "readme.txt": "GeoNames readme, not data" }), "?name=swiss");
+    expect(res.status).toBe(201);
+    expect(await res.json()).toMatchObject({ dataset: "swiss", kind: "geonames", mode: "add", lines: 3, places: 3, skipped: 0 });
+    // The answer cached before the import is not served again.
+    const found = await search("hintertupfingen");
+    expect(found[0]!.properties).toMatchObject({
+      name: "Hintertupfingen",
+      label: "Hintertupfingen, Canton of Zurich, Switzerland",
+      region: "Canton of Zurich",
+      source: "swiss",
+      gid: "swiss:locality:9100001",
+      country_code: "CH",
+    });
+    expect((await search("hinter tupfingen"))[0]!.properties.name).toBe("Hintertupfingen");
+    expect((await datasets()).find((d) => d.name === "swiss")).toMatchObject({ kind: "geonames", places: 3 });
+  });
+
+  test("alternate names add languages to places already imported", async () => {
+    const alt = [alternateNameRow(1, 9100001, "de", "Hinterdorf am See", true), alternateNameRow(2, 9100001, "link", "https://example.com/x"), alternateNameRow(3, 42, "de", "Nirgendwo")].join("\n");
+    const res = await upload(alt, "?name=swiss-names");
+    expect(res.status).toBe(201);
+    expect(await res.json()).toMatchObject({ dataset: "swiss-names", kind: "alternate_names", names: 1, skipped: 2 });
+    const de = await search("hinterdorf am see", "&language=de");
+    expect(de[0]!.properties).toMatchObject({ name: "Hinterdorf am See", country: "Schweiz", gid: "swiss:locality:9100001" });
+    expect((await search("hinterdorf am see"))[0]!.properties.name).toBe("Hintertupfingen");
+  });
+
+  test("replace makes the dataset exactly the new file; add keeps what is there", async () => {
+    const only = geonameRow({ id: 9100003, name: "Obertupfingen", lat: 47.33, lon: 8.73, country: "CH", admin1: "ZH", population: 50 }) + "\n";
+    expect((await upload(only, "?name=swiss&mode=add")).status).toBe(201);
+    expect((await datasets()).find((d) => d.name === "swiss")!.places).toBe(4);
+    expect((await upload(only, "?name=swiss&mode=replace")).status).toBe(201);
+    expect((await datasets()).find((d) => d.name === "swiss")!.places).toBe(1);
+    expect(await search("hintertupfingen")).toEqual([]);
+    expect((await search("obertupfingen"))[0]!.properties.name).toBe("Obertupfingen");
+  });
+
+  test("multipart uploads take the file part and a name field", async () => {
+    const form = new FormData();
+    form.append("name", "multipart");
+    form.append("file", new Blob([geonameRow({ id: 9100004, name: "Formdorf", lat: 46.1, lon: 7.1, country: "CH", population: 10 })]), "formdorf.txt");
+    const res = await upload(form);
+    expect(res.status).toBe(201);
+    expect((await res.json()).dataset).toBe("multipart");
+    expect((await search("formdorf"))[0]!.properties.source).toBe("multipart");
+  });
+
+  test("a bad line is 422 INVALID_SOURCE_DATA naming the file and line; nothing of the file is written", async () => {
+    const before = await datasets();
+    const bad = [geonameRow({ id: 9100005, name: "Gutdorf", lat: 46, lon: 7, country: "CH" }), geonameRow({ id: 9100006, name: "Schlechtdorf", lat: 123, lon: 7, country: "CH" })].join("\n");
+    const res = await upload(zipOf({ "bad.txt": bad }), "?name=swiss");
+    expect(res.status).toBe(422);
+    const err = (await res.json()).error;
+    expect(err.code).toBe("INVALID_SOURCE_DATA");
+    expect(err.message).toBe('bad.txt line 2: latitude "123" is not a number from -90 to 90');
+    expect(err.details).toEqual({ line: 2, entry: "bad.txt" });
+    expect(await datasets()).toEqual(before);
+    expect(await search("gutdorf")).toEqual([]);
+
+    const wrongShape = await upload("name,lat,lon\nBern,46.9,7.4\n", "?name=csv");
+    expect(wrongShape.status).toBe(422);
+    expect((await wrongShape.json()).error.message).toContain("line 1: has 1 tab-separated column(s)");
+    const empty = await upload(zipOf({ "notes.md": "no data" }));
+    expect(empty.status).toBe(422);
+    expect((await empty.json()).error.message).toContain("holds no .txt dump");
+    const truncated = await upload(zipOf({ "CH.txt": VILLAGES_TSV }).slice(0, 80));
+    expect(truncated.status).toBe(422);
+    expect((await truncated.json()).error.message).toContain("damaged or truncated");
+  });
+
+  test("zip entries escaping the archive and zip bombs are refused", async () => {
+    const traversal = await upload(zipOf({ "../../etc/cron.d/evil.txt": VILLAGES_TSV }));
+    expect(traversal.status).toBe(422);
+    expect((await traversal.json()).error.message).toContain("points outside the archive");
+    const bomb = await upload(zipOf({ "allCountries.txt": new Uint8Array(16 * 1024 * 1024) }));
+    expect(bomb.status).toBe(422);
+    expect((await bomb.json()).error.message).toContain("zip bomb");
+    expect(readdirSync(join(t.dataDir, "uploads"))).toEqual([]);
+  });
+
+  test("only admins; dataset names and modes are checked before the body is read", async () => {
+    expect((await upload(VILLAGES_TSV, "", {})).status).toBe(401);
+    expect((await upload(VILLAGES_TSV, "", key)).status).toBe(401);
+    const user = (await seedSession(t.ctx, {})).headers;
+    const forbidden = await upload(VILLAGES_TSV, "", user);
+    expect(forbidden.status).toBe(403);
+    expect((await t.fetch("/api/v1/gazetteer/datasets", { headers: user })).status).toBe(403);
+    const badName = await upload(VILLAGES_TSV, "?name=Bad%20Name");
+    expect(badName.status).toBe(400);
+    expect((await badName.json()).error.details).toEqual({ parameter: "name" });
+    const builtin = await upload(VILLAGES_TSV, "?name=geonames-cities1000");
+    expect(builtin.status).toBe(400);
+    expect((await builtin.json()).error.message).toContain("built in");
+    const badMode = await upload(VILLAGES_TSV, "?mode=merge");
+    expect(badMode.status).toBe(400);
+    expect((await badMode.json()).error.message).toContain("mode must be replace or add");
+  });
+
+  test("GET lists the built-in and imported datasets with counts", async () => {
+    const res = await t.fetch("/api/v1/gazetteer/datasets", { headers: admin });
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body).toMatchObject({ backend: "embedded", state: "ready" });
+    expect(body.bytes).toBeGreaterThan(1024 * 1024);
+    const byName = Object.fromEntries(body.datasets.map((d: { name: string }) => [d.name, d]));
+    expect(byName["geonames-cities1000"]).toMatchObject({ kind: "builtin", attribution: "GeoNames (geonames.org), CC BY 4.0" });
+    expect(byName["geonames-cities1000"].places).toBeGreaterThan(130_000);
+    expect(byName.countries.places).toBeGreaterThan(240);
+    expect(byName["swiss-names"]).toMatchObject({ kind: "alternate_names" });
+  });
+});
+
+describe("mapstead gazetteer (CLI)", () => {
+  const MAIN = join(import.meta.dir, "../../../../src/main.ts");
+  let dataDir: string;
+  let files: string;
+  beforeAll(async () => {
+    dataDir = await dataDirWithGazetteer();
+    files = tempDir("mapstead-gazetteer-cli-");
+    writeFileSync(join(files, "CH.zip"), zipOf({ "CH.txt": VILLAGES_TSV }));
+    writeFileSync(join(files, "bad.txt"), VILLAGES_TSV + "9100009\tOnly three\tcolumns\n");
+    // A published point tileset in the same data dir, made the way a user makes one.
+    const app = await makeTestApp({}, { dataDir });
+    try {
+      const owner = (await seedSession(app.ctx, { orgId: seedOrg(app.ctx, "acme").id })).headers;
+      await createTileset(app, "acme", owner, { slug: "poi", name: "Points of interest", attribution: "Acme survey" });
+      const point = (name: string | null, lon: number, lat: number) => ({ type: "Feature", properties: name ? { name, kind: "poi" } : { kind: "poi" }, geometry: { type: "Point", coordinates: [lon, lat] } });
+      const fc = {
+        type: "FeatureCollection",
+        features: [
+          point("Gazetteer Tower", 8.5417, 47.3769),
+          point("Lakeside Kiosk", 8.5501, 47.3602),
+          point(null, 8.56, 47.37),
+          { type: "Feature", properties: { name: "Not A Point Street" }, geometry: { type: "LineString", coordinates: [[8.5, 47.3], [8.6, 47.4]] } },
+        ],
+      };
+      const res = await uploadVersion(app, "acme", "poi", owner, JSON.stringify(fc), "?filename=poi.geojson&maxzoom=12&layer=poi");
+      expect(res.status).toBe(202);
+      expect((await waitForVersion(app, "acme", "poi", 1, owner)).state).toBe("ready");
+      expect((await publish(app, "acme", "poi", 1, owner)).status).toBe(200);
+    } finally {
+      await app.close();
+    }
+  }, 60_000);
+  const cli = (...args: string[]) => {
+    const r = Bun.spawnSync(["bun", MAIN, "gazetteer", ...args, "--data-dir", dataDir], { env: { ...process.env, NO_COLOR: "1" }, stdout: "pipe", stderr: "pipe" });
+    return { code: r.exitCode, out: r.stdout.toString(), err: r.stderr.toString() };
+  };
+
+  test("import with progress, then status lists the dataset", () => {
+    const r = cli("import", join(files, "CH.zip"), "--dataset", "swiss", "--replace");
+    expect(r.code).toBe(0);
+    expect(r.err).toMatch(/importing: 100% 3 lines, 3 places/);
+    expect(r.out).toContain("into dataset swiss (replace): 3 places");
+    const status = cli("status", "--json");
+    expect(status.code).toBe(0);
+    const body = JSON.parse(status.out);
+    expect(body.backend).toBe("embedded");
+    expect(body.datasets.find((d: { name: string }) => d.name === "swiss")).toMatchObject({ kind: "geonames", places: 3 });
+    expect(cli("status").out).toMatch(/swiss\s+geonames\s+3 places/);
+  });
+
+  test("a running server hears of a CLI import through the change bus and drops its cached answers", async () => {
+    const app = await makeTestApp({}, { dataDir: await dataDirWithGazetteer() });
+    try {
+      const headers = { "x-api-key": seedKey(app.ctx, seedOrg(app.ctx, "geo").id, ["geocoding"]).secret };
+      const find = async () => (await (await app.fetch("/geocoding/v1/forward?q=hintertupfingen", { headers })).json()).features as { properties: { name: string } }[];
+      expect(await find()).toEqual([]);
+      const r = Bun.spawnSync(["bun", MAIN, "gazetteer", "import", join(files, "CH.zip"), "--dataset", "swiss", "--data-dir", app.dataDir], { env: { ...process.env, NO_COLOR: "1" }, stdout: "pipe", stderr: "pipe" });
+      expect(r.exitCode).toBe(0);
+      // What the change bus watcher does on its next tick, without waiting for one.
+      app.services.changes.poll();
+      expect((await find())[0]!.properties.name).toBe("Hintertupfingen");
+    } finally {
+      await app.close();
+    }
+  });
+
+  test("a point tileset's named features become places of their own dataset", async () => {
+    const r = cli("import", "--tileset", "acme/poi", "--name-field", "name");
+    expect(r.err).not.toContain("mapstead gazetteer:");
+    expect(r.code).toBe(0);
+    expect(r.out).toContain("into dataset tileset-acme-poi (add): 2 places");
+    const t2 = await makeTestApp({}, { dataDir });
+    try {
+      const k = { "x-api-key": seedKey(t2.ctx, seedOrg(t2.ctx, "reader").id, ["geocoding"]).secret };
+      const body = await (await t2.fetch("/geocoding/v1/forward?q=gazeteer%20tower", { headers: k })).json();
+      const tower = body.features[0];
+      expect(tower.properties).toMatchObject({ name: "Gazetteer Tower", layer: "venue", source: "tileset-acme-poi" });
+      // Zoom 12 tiles with a 4096 extent keep points to a few metres.
+      expect(tower.geometry.coordinates[0]).toBeCloseTo(8.5417, 3);
+      expect(tower.geometry.coordinates[1]).toBeCloseTo(47.3769, 3);
+      expect(body.geocoding.attribution).toContain("Acme survey");
+    } finally {
+      await t2.close();
+    }
+    const wrongField = cli("import", "--tileset", "acme/poi", "--name-field", "title");
+    expect(wrongField.code).toBe(1);
+    expect(wrongField.err).toContain('has no field "title"; its fields are');
+    expect(cli("import", "--tileset", "acme/missing", "--name-field", "name").err).toContain("does not exist or has no published version");
+    expect(cli("import", "--tileset", "acme/poi").code).toBe(2);
+  }, 60_000);
+
+  test("a bad file names the line and exits 1; usage errors exit 2", () => {
+    const r = cli("import", join(files, "bad.txt"), "--dataset", "broken");
+    expect(r.code).toBe(1);
+    expect(r.err).toContain("bad.txt line 4: has 3 tab-separated columns; a GeoNames geoname row has 19");
+    expect(JSON.parse(cli("status", "--json").out).datasets.map((d: { name: string }) => d.name)).not.toContain("broken");
+    expect(cli("import").code).toBe(2);
+    expect(cli("rebuild").code).toBe(2);
+    expect(cli("import", join(files, "missing.zip")).code).toBe(1);
+  });
+});

@@ -1,0 +1,61 @@
+// Inputs larger than memory: a FeatureCollection is streamed and spilled to the disk-backed feature
+// store, so tripling the input barely moves the importer's peak RSS (a whole-file JSON.parse would add
+// several times the file size). Measured on the real CLI process with a small TILING_MEMORY_MB.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { rmSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { tempDir } from "../../../support/app";
+
+let dir: string;
+const MAIN = join(import.meta.dir, "../../../../src/main.ts");
+const MB = 1024 * 1024;
+
+function cli(...args: string[]) {
+  const r = Bun.spawnSync(["bun", MAIN, ...args, "--data-dir", join(dir, "data"), "--tiling-memory-mb", "32"], {
+    env: { ...process.env, NO_COLOR: "1", LOG_LEVEL: "error" },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  return { code: r.exitCode, out: r.stdout.toString(), err: r.stderr.toString(), peak: r.resourceUsage.maxRSS };
+}
+
+/** A FeatureCollection of random-walk lines (400 vertices each) of about `mb` MiB, written as a stream. */
+async function writeLines(path: string, mb: number) {
+  const out = Bun.file(path).writer();
+  out.write('{"type":"FeatureCollection","features":[\n');
+  let seed = 7;
+  const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  for (let i = 0, bytes = 0; bytes < mb * MB; i++) {
+    let x = rnd() * 340 - 170;
+    let y = rnd() * 140 - 70;
+    const coords: string[] = [];
+    for (let k = 0; k < 400; k++) coords.push(`[${(x += (rnd() - 0.5) * 0.05).toFixed(5)},${(y += (rnd() - 0.5) * 0.05).toFixed(5)}]`);
+    const text = `${i ? ",\n" : ""}{"type":"Feature","properties":{"id":${i}},"geometry":{"type":"LineString","coordinates":[${coords.join(",")}]}}`;
+    out.write(text);
+    bytes += text.length;
+  }
+  out.write("\n]}\n");
+  await out.end();
+}
+
+beforeAll(async () => {
+  dir = tempDir("mapstead-large-input-");
+  await writeLines(join(dir, "small.geojson"), 20);
+  await writeLines(join(dir, "large.geojson"), 60);
+  expect(cli("orgs", "create", "--slug", "acme").code).toBe(0);
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+test("a FeatureCollection three times larger imports with about the same peak memory", () => {
+  const small = cli("tilesets", "import", "--org", "acme", "--slug", "small", "--create", join(dir, "small.geojson"), "--maxzoom", "3");
+  expect(small.err).toContain("100.0%");
+  expect(small.code).toBe(0);
+  const large = cli("tilesets", "import", "--org", "acme", "--slug", "large", "--create", join(dir, "large.geojson"), "--maxzoom", "3");
+  expect(large.code).toBe(0);
+  expect(large.out).toContain("Ready: acme/large v1");
+  const growth = statSync(join(dir, "large.geojson")).size - statSync(join(dir, "small.geojson")).size;
+  // 40 MiB more input: peak RSS grows by well under that (a whole-file parse would add over 100 MiB).
+  expect(large.peak - small.peak).toBeLessThan(growth * 0.75);
+  // No scratch files are left behind.
+  expect(Bun.spawnSync(["find", join(dir, "data"), "-name", "*.features*"]).stdout.toString()).toBe("");
+});

@@ -1,0 +1,231 @@
+// Several layers per version (multipart with several files, a zip of several files), recipes per
+// layer (names, zooms, attributes, types, filters) and the generalization they drive: thinning by
+// rank, the tile byte limit on every tile, and antimeridian repair. All through the HTTP API.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { VectorTile } from "@mapbox/vector-tile";
+import { PbfReader } from "pbf";
+import { unzipSync, zipSync } from "fflate";
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+import type { Feature } from "geojson";
+import { makeTestApp, type TestApp } from "../../../support/app";
+import { seedOrg, seedSession } from "../../../support/seed";
+import { cities, countries, createTileset, shapefileZip, toCsv, upload, waitForVersion, writeMbtiles, vectorTiles } from "./fixtures";
+
+let t: TestApp;
+let headers: Record<string, string>;
+let counter = 0;
+
+beforeAll(async () => {
+  t = await makeTestApp();
+  const org = seedOrg(t.ctx, "acme");
+  headers = (await seedSession(t.ctx, { orgId: org.id })).headers;
+});
+afterAll(() => t.close());
+
+async function fresh() {
+  const slug = `layers-${++counter}`;
+  await createTileset(t, "acme", headers, { slug });
+  return slug;
+}
+
+function form(files: [string, BodyInit | Uint8Array][], recipe?: unknown) {
+  const f = new FormData();
+  for (const [name, body] of files) f.append("file", new Blob([body as BlobPart]), name);
+  if (recipe !== undefined) f.append("recipe", JSON.stringify(recipe));
+  return f;
+}
+
+async function ready(body: BodyInit, query = "") {
+  const slug = await fresh();
+  const res = await upload(t, "acme", slug, headers, body, query);
+  expect(res.status).toBe(202);
+  const v = (await waitForVersion(t, "acme", slug, 1, headers)) as any;
+  expect(v.error).toBeNull();
+  expect(v.state).toBe("ready");
+  return { slug, v };
+}
+
+async function tile(slug: string, z: number, x: number, y: number) {
+  const res = await t.fetch(`/tiles/v1/acme/${slug}@1/${z}/${x}/${y}.mvt`);
+  return res.status === 200 ? new VectorTile(new PbfReader(new Uint8Array(await res.arrayBuffer()))) : null;
+}
+
+const names = (layer: VectorTile["layers"][string] | undefined) => Array.from({ length: layer?.length ?? 0 }, (_, i) => layer!.feature(i).properties.name);
+
+async function errorOf(res: Response) {
+  return ((await res.json()) as { error: { code: string; message: string } }).error;
+}
+
+/** The archive of version 1 of a tileset, opened from the data directory. */
+function archiveOf(slug: string) {
+  const id = t.ctx.sqlite.query<{ id: number }, [string]>("SELECT id FROM tilesets WHERE slug = ?").get(slug)!.id;
+  return join(t.dataDir, "tilesets", String(id), "v1.mbtiles");
+}
+
+describe("several layers per version", () => {
+  test("multipart with three files: one layer each, named from the file or the recipe, per-layer settings", async () => {
+    const towns = await cities(300);
+    const { slug, v } = await ready(
+      form(
+        [
+          ["countries.geojson", JSON.stringify(countries())],
+          ["towns.csv", toCsv(towns)],
+          ["big-towns.geojson", JSON.stringify(towns)],
+        ],
+        {
+          maxzoom: 5,
+          point_spacing: 0,
+          layers: {
+            "towns.csv": { layer: "places", include: ["name"], maxzoom: 4 },
+            "big-towns": { filter: [">=", "population", 5000000], types: { population: "string" }, exclude: ["country"] },
+          },
+        },
+      ),
+    );
+    expect(v.source_format).toBe("geojson+csv");
+    expect(v.layers).toEqual([
+      { id: "countries", fields: { name: "String" }, minzoom: 0, maxzoom: 5 },
+      { id: "places", fields: { name: "String" }, minzoom: 0, maxzoom: 4 },
+      { id: "big-towns", fields: { name: "String", population: "String" }, minzoom: 0, maxzoom: 5 },
+    ]);
+    const bigOnes = towns.features.filter((f) => f.properties!.population >= 5_000_000);
+    expect(v.stats.features_filtered).toBe(300 - bigOnes.length);
+    const world = (await tile(slug, 0, 0, 0))!;
+    expect(Object.keys(world.layers).sort()).toEqual(["big-towns", "countries", "places"]);
+    expect(world.layers.places!.length).toBe(300);
+    expect(names(world.layers["big-towns"]).sort()).toEqual(bigOnes.map((f) => f.properties!.name).sort());
+    expect(typeof world.layers["big-towns"]!.feature(0).properties.population).toBe("string");
+    // places stops at its own maxzoom 4; the other layers go on to 5.
+    const anyZ5 = readTileLayers(slug, 5);
+    expect(anyZ5.has("places")).toBe(false);
+    expect(anyZ5.has("countries")).toBe(true);
+  });
+
+  test("a zip of two Shapefiles and a GeoJSON file makes three layers", async () => {
+    const towns = await cities(20);
+    const a = unzipSync(shapefileZip(towns.features.slice(0, 10) as Feature[]));
+    const b = unzipSync(shapefileZip(towns.features.slice(10) as Feature[]));
+    const rename = (files: Record<string, Uint8Array>, stem: string) => Object.fromEntries(Object.entries(files).map(([n, d]) => [n.replace("data/layer", `data/${stem}`), d]));
+    const zip = zipSync({ ...rename(a, "north"), ...rename(b, "south"), "data/shapes.geojson": new TextEncoder().encode(JSON.stringify(countries())) });
+    const { slug, v } = await ready(zip as BodyInit, "?point_spacing=0&maxzoom=3");
+    expect(v.source_format).toBe("shapefile");
+    expect(v.layers.map((l: any) => l.id)).toEqual(["north", "south", "shapes"]);
+    expect(v.stats.features).toBe(20 + countries().features.length);
+    const world = (await tile(slug, 0, 0, 0))!;
+    expect(world.layers.north!.length).toBe(10);
+    expect(world.layers.south!.length).toBe(10);
+  });
+
+  test("multi-file mistakes: an archive among files 422, an unknown file 415, a bad recipe 400, clashing names fail", async () => {
+    const slug = await fresh();
+    const mb = join(t.dataDir, "x.mbtiles");
+    writeMbtiles(mb, vectorTiles(countries(), "c", 0), { name: "x", format: "pbf" });
+    const archive = await upload(t, "acme", slug, headers, form([["a.geojson", JSON.stringify(countries())], ["x.mbtiles", await Bun.file(mb).bytes()]]));
+    expect(archive.status).toBe(422);
+    expect((await errorOf(archive)).message).toContain("x.mbtiles");
+    const unknown = await upload(t, "acme", slug, headers, form([["a.geojson", JSON.stringify(countries())], ["notes.txt", "just some words"]]));
+    expect(unknown.status).toBe(415);
+    expect((await errorOf(unknown)).message).toContain("notes.txt");
+    for (const [recipe, message] of [
+      [{ layers: { "a.geojson": { maxzoom: 99 } } }, "layers.a.geojson: maxzoom"],
+      [{ layers: { "a.geojson": { colour: "red" } } }, "unknown setting 'colour'"],
+      [{ filter: ["~=", "name", "x"] }, "unknown filter operator"],
+      [{ types: { population: "int" } }, "types.population"],
+      [{ tile_bytes: 10 }, "tile_bytes"],
+      [{ output: "zip" }, "output"],
+      [{ nonsense: 1 }, "'nonsense' is unknown"],
+    ] as const) {
+      const res = await upload(t, "acme", slug, headers, form([["a.geojson", JSON.stringify(countries())]], recipe));
+      expect(res.status).toBe(400);
+      expect((await errorOf(res)).message).toContain(message);
+    }
+    // Nothing half-written is left behind by the refused uploads.
+    expect(readdirSync(join(t.dataDir, "uploads"))).toEqual([]);
+    // Two files naming the same layer: the version fails and says how to fix it.
+    const clash = await upload(t, "acme", slug, headers, form([["a.geojson", JSON.stringify(countries())], ["b.geojson", JSON.stringify(countries())]], { layers: { b: { layer: "a" } } }));
+    expect(clash.status).toBe(202);
+    const failed = (await waitForVersion(t, "acme", slug, ((await clash.json()) as any).version, headers)) as any;
+    expect(failed.state).toBe("failed");
+    expect(failed.error).toContain("layer 'a'");
+  });
+});
+
+describe("generalization", () => {
+  test("thinning keeps the highest ranks: one point per 256-pixel cell keeps each tile's most populous city", async () => {
+    const towns = await cities(2000);
+    // Shuffle so that file order cannot be what picks the survivors.
+    towns.features.sort((a, b) => (a.properties!.name < b.properties!.name ? -1 : 1));
+    const { slug } = await ready(JSON.stringify(towns), "?rank=population&point_spacing=256&maxzoom=4");
+    const top = (inside: (lon: number, lat: number) => boolean) =>
+      towns.features.filter((f) => inside(...(f.geometry.coordinates as [number, number]))).sort((a, b) => b.properties!.population - a.properties!.population)[0]!.properties!.name;
+    expect(names((await tile(slug, 0, 0, 0))!.layers[slug])).toEqual([top(() => true)]);
+    // z1: one per quadrant, the quadrant's own most populous (mercator y: north half is y=0).
+    for (const [x, y] of [[0, 0], [1, 0], [0, 1], [1, 1]] as const) {
+      const shown = names((await tile(slug, 1, x, y))?.layers[slug]);
+      const best = top((lon, lat) => (lon < 0) === (x === 0) && (lat > 0) === (y === 0));
+      expect(shown[0]).toBe(best);
+    }
+    // At maxzoom every city is there.
+    expect(countFeatures(slug, 4)).toBe(2000);
+  });
+
+  test("the tile byte limit holds on every tile, and what was shed is counted per zoom", async () => {
+    const towns = await cities(3000);
+    const { slug, v } = await ready(JSON.stringify(towns), "?tile_bytes=2048&point_spacing=0&maxzoom=3");
+    const db = new Database(archiveOf(slug), { readonly: true });
+    const sizes = db.query<{ n: number }, []>("SELECT length(tile_data) AS n FROM tiles").all().map((r) => r.n);
+    db.close();
+    expect(sizes.length).toBeGreaterThan(10);
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(2048);
+    expect(Object.keys(v.stats.dropped_by_size).length).toBeGreaterThan(0);
+    expect(v.stats.dropped_by_size["0"]).toBeGreaterThan(0);
+    expect(v.warnings.join("\n")).toContain("2048-byte limit");
+    // The most populous cities survive the shedding of the world tile.
+    const kept = names((await tile(slug, 0, 0, 0))!.layers[slug]);
+    expect(kept).toContain(towns.features[0]!.properties!.name);
+  });
+
+  test("a Fiji-like polygon crossing the antimeridian draws on both edges without a band", async () => {
+    const fiji: Feature = {
+      type: "Feature",
+      properties: { name: "Fiji-like" },
+      geometry: { type: "Polygon", coordinates: [[[177, -16], [-178, -16], [-178, -19], [177, -19], [177, -16]]] },
+    };
+    const { slug, v } = await ready(JSON.stringify({ type: "FeatureCollection", features: [fiji] }), "?maxzoom=3");
+    expect(v.stats.features_repaired).toBe(1);
+    expect(v.warnings.join("\n")).toContain("antimeridian");
+    // Zoom 1: the polygon shows in the east tile (x=1) and the west tile (x=0) of the southern row.
+    for (const x of [0, 1]) {
+      const layer = (await tile(slug, 1, x, 1))!.layers[slug]!;
+      expect(layer.length).toBe(1);
+      const xs = layer.feature(0).loadGeometry().flat().map((p) => p.x);
+      // A band would stretch across the whole tile (0..4096); the real shape is a sliver at one edge.
+      expect(Math.max(...xs) - Math.min(...xs)).toBeLessThan(1024);
+    }
+  });
+});
+
+function readTileLayers(slug: string, z: number): Set<string> {
+  const db = new Database(archiveOf(slug), { readonly: true });
+  const out = new Set<string>();
+  for (const r of db.query<{ d: Uint8Array<ArrayBuffer> }, [number]>("SELECT tile_data AS d FROM tiles WHERE zoom_level = ?").all(z))
+    for (const name of Object.keys(new VectorTile(new PbfReader(Bun.gunzipSync(r.d))).layers)) out.add(name);
+  db.close();
+  return out;
+}
+
+function countFeatures(slug: string, z: number): number {
+  const db = new Database(archiveOf(slug), { readonly: true });
+  let n = 0;
+  for (const r of db.query<{ d: Uint8Array<ArrayBuffer> }, [number]>("SELECT tile_data AS d FROM tiles WHERE zoom_level = ?").all(z))
+    for (const layer of Object.values(new VectorTile(new PbfReader(Bun.gunzipSync(r.d))).layers))
+      for (let i = 0; i < layer.length; i++) {
+        // Only count each point in the tile that really holds it (not copies in neighbours' buffers).
+        const p = layer.feature(i).loadGeometry()[0]![0]!;
+        if (p.x >= 0 && p.x < layer.extent && p.y >= 0 && p.y < layer.extent) n++;
+      }
+  db.close();
+  return n;
+}
