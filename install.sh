@@ -169,6 +169,12 @@ DATA_DIR=$STATE_DIR
 # Default requests per minute per API key and service group.
 #RATE_LIMIT_PER_MINUTE=600
 
+# Static images and raster tiles: render threads (default one per core), renders waiting before
+# 503 RENDER_BUSY, and the time limit of one render (then 503 RENDER_TIMEOUT).
+#RENDER_WORKERS=2
+#RENDER_QUEUE=64
+#RENDER_TIMEOUT_MS=15000
+
 # Behind a reverse proxy: honour X-Forwarded-* (only then), for these host names.
 #TRUST_PROXY=false
 #ALLOWED_HOSTS=maps.example.com

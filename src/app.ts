@@ -25,6 +25,8 @@ import { elevationModule } from "./routes/services/elevation";
 import { homeModule } from "./routes/web/home";
 import { consoleModule } from "./modules/console";
 import { routingRoutes } from "./routes/services/routing";
+import { staticModule } from "./routes/services/static";
+import { rasterTilesModule } from "./routes/public/raster-tiles";
 import { gazetteerModule } from "./routes/management/gazetteer";
 
 export function createApp(services: Services) {
@@ -52,6 +54,8 @@ export function createApp(services: Services) {
     .use(fontsModule(services, callers))
     .use(tilesetsModule(services, callers))
     .use(tilesModule(services, callers))
+    .use(staticModule(services, callers))
+    .use(rasterTilesModule(services, callers))
     .use(consoleModule(ctx));
   return app;
 }

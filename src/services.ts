@@ -21,6 +21,7 @@ import { createMetrics } from "./http/metrics-registry";
 import { createGazetteer } from "./backends/geocoder/embedded/gazetteer";
 import { configuredGeocoder } from "./backends/geocoder/select";
 import { GlyphStore } from "./read/glyphs";
+import { createRenderService } from "./read/render/render-service";
 import { createSpriteFiles } from "./read/sprite-files";
 import { createStyleReads } from "./read/styles";
 import { createTileReads } from "./read/tile-answers";
@@ -64,6 +65,7 @@ export function createServices(ctx: AppContext, opts: ServiceOptions = {}) {
     ctx.onShutdown(() => reads.close());
     return reads;
   });
+  const render = once(() => createRenderService(ctx, { styles: styles(), catalog: tileCatalog(), fonts: fonts() }));
   const gazetteer = once(() => {
     const g = createGazetteer({ dataDir: ctx.config.dataDir, log: ctx.log, changes });
     ctx.onShutdown(() => g.close());
@@ -104,6 +106,8 @@ export function createServices(ctx: AppContext, opts: ServiceOptions = {}) {
     get glyphs() { return glyphs(); },
     /** TileJSON and tiles of published archives (kept open, dropped when a tileset changes) */
     get tiles() { return tiles(); },
+    /** static images and raster tiles: the renderer's worker pool and its image caches */
+    get render() { return render(); },
     get geocoding() { return geocoding(); },
     /** the embedded gazetteer of DATA_DIR (opened or built on first use; imports go through it) */
     get gazetteer() { return gazetteer(); },

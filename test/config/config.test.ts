@@ -41,6 +41,9 @@ describe("defaults", () => {
       trustProxy: false,
       allowedHosts: [],
       logLevel: "info",
+      renderWorkers: null,
+      renderQueue: 64,
+      renderTimeoutMs: 15000,
       workers: availableParallelism(),
       workerHeader: false,
     });
@@ -69,6 +72,9 @@ describe("every setting accepts its documented form", () => {
       TRUST_PROXY: "on",
       ALLOWED_HOSTS: " Maps.Example.com , tiles.example.com:8443,",
       LOG_LEVEL: "DEBUG",
+      RENDER_WORKERS: "3",
+      RENDER_QUEUE: "0",
+      RENDER_TIMEOUT_MS: "2500",
       WORKERS: "256",
       WORKER_HEADER: "yes",
     });
@@ -86,6 +92,7 @@ describe("every setting accepts its documented form", () => {
     expect(c.trustProxy).toBe(true);
     expect(c.allowedHosts).toEqual(["maps.example.com", "tiles.example.com:8443"]);
     expect(c.logLevel).toBe("debug");
+    expect([c.renderWorkers, c.renderQueue, c.renderTimeoutMs]).toEqual([3, 0, 2500]);
     expect(c.workers).toBe(256);
     expect(c.workerHeader).toBe(true);
   });
@@ -134,6 +141,9 @@ describe("bad values name the setting and what it accepts", () => {
     [{ ALLOWED_HOSTS: "https://x.example.com" }, "ALLOWED_HOSTS", "comma-separated host names"],
     [{ LOG_LEVEL: "verbose" }, "LOG_LEVEL", "one of debug, info, warn, error"],
     [{ DATA_DIR: "   " }, "DATA_DIR", "a directory path"],
+    [{ RENDER_WORKERS: "0" }, "RENDER_WORKERS", "an integer from 1 to 64"],
+    [{ RENDER_QUEUE: "-1" }, "RENDER_QUEUE", "an integer from 0 to 10000"],
+    [{ RENDER_TIMEOUT_MS: "50" }, "RENDER_TIMEOUT_MS", "an integer from 100 to 120000"],
     [{ ROUTING_INTERNAL_URL: "osrm:5000" }, "ROUTING_INTERNAL_URL", "http(s)"],
     [{ ROUTING_ENGINE: "graphhopper" }, "ROUTING_ENGINE", "osrm or valhalla"],
     [{ ROUTING_TIMEOUT_MS: "0" }, "ROUTING_TIMEOUT_MS", "an integer from 100 to 120000"],
@@ -155,7 +165,7 @@ describe("bad values name the setting and what it accepts", () => {
 
   test("every setting in SETTINGS says what it accepts", () => {
     expect(SETTINGS.map((s) => s.name).sort()).toEqual(
-      ["ALLOWED_HOSTS", "DATA_DIR", "ELEVATION", "ELEVATION_INTERNAL_URL", "ELEVATION_TILESET", "ELEVATION_TIMEOUT_MS", "GEOCODER", "GEOCODER_INTERNAL_URL", "GEOCODER_TIMEOUT_MS", "HOST", "LOG_LEVEL", "MAX_UPLOAD_MB", "PORT", "PUBLIC_URL", "RATE_LIMIT_PER_MINUTE", "ROUTING_ENGINE", "ROUTING_INTERNAL_URL", "ROUTING_PROFILES", "ROUTING_TIMEOUT_MS", "TILING_MEMORY_MB", "TRUST_PROXY", "WORKERS", "WORKER_HEADER"].sort(),
+      ["ALLOWED_HOSTS", "DATA_DIR", "ELEVATION", "ELEVATION_INTERNAL_URL", "ELEVATION_TILESET", "ELEVATION_TIMEOUT_MS", "GEOCODER", "GEOCODER_INTERNAL_URL", "GEOCODER_TIMEOUT_MS", "HOST", "LOG_LEVEL", "MAX_UPLOAD_MB", "PORT", "PUBLIC_URL", "RATE_LIMIT_PER_MINUTE", "RENDER_QUEUE", "RENDER_TIMEOUT_MS", "RENDER_WORKERS", "ROUTING_ENGINE", "ROUTING_INTERNAL_URL", "ROUTING_PROFILES", "ROUTING_TIMEOUT_MS", "TILING_MEMORY_MB", "TRUST_PROXY", "WORKERS", "WORKER_HEADER"].sort(),
     );
     for (const s of SETTINGS) expect(s.accepts.length).toBeGreaterThan(5);
   });

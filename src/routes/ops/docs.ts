@@ -38,6 +38,8 @@ export function docsModule({ ctx }: Services) {
           mcp: { disabled: true },
         } as Record<string, unknown>,
         exclude: [ASSET_PATH],
+        // Routes with a literal ".json" in the path (the raster TileJSON) are API routes, not static files.
+        excludeStaticFile: false,
         documentation: {
           // 3.1: its schemas are JSON Schema 2020-12, which is what TypeBox emits (const, anyOf with null).
           openapi: "3.1.0",

@@ -1,0 +1,122 @@
+// Turns overlays, the attribution and the logo into what the renderer already draws: one GeoJSON
+// source and a few layers appended on top of the style. The layers read only the normalized properties
+// overlays.ts wrote, so a caller's GeoJSON cannot inject expressions.
+import type { LayerSpecification, StyleSpecification } from "@maplibre/maplibre-gl-style-spec";
+import type { Feature, FeatureCollection, Point } from "geojson";
+import type { OverlayFeature } from "./overlays";
+import { screenToLngLat } from "./viewport";
+
+export const OVERLAY_SOURCE = "mapstead-overlay";
+const LABEL_SOURCE = "mapstead-labels";
+/** Built-in fonts (src/modules/fonts/builtin.ts), so labels draw on any installation. */
+const BOLD = ["Noto Sans Bold"];
+const REGULAR = ["Noto Sans Regular"];
+const EDGE = 4;
+
+const isShape = ["==", ["get", "kind"], "shape"] as const;
+const isMarker = ["==", ["get", "kind"], "marker"] as const;
+
+const OVERLAY_LAYERS = [
+  {
+    id: "mapstead-overlay-fill",
+    type: "fill",
+    source: OVERLAY_SOURCE,
+    filter: ["all", isShape, ["==", ["geometry-type"], "Polygon"]],
+    paint: { "fill-color": ["get", "fill"], "fill-opacity": ["get", "fillOpacity"] },
+  },
+  {
+    id: "mapstead-overlay-line",
+    type: "line",
+    source: OVERLAY_SOURCE,
+    filter: isShape,
+    layout: { "line-join": "round", "line-cap": "round" },
+    paint: { "line-color": ["get", "stroke"], "line-width": ["get", "strokeWidth"], "line-opacity": ["get", "strokeOpacity"] },
+  },
+  {
+    id: "mapstead-overlay-marker",
+    type: "circle",
+    source: OVERLAY_SOURCE,
+    filter: isMarker,
+    paint: { "circle-color": ["get", "color"], "circle-radius": ["get", "radius"], "circle-stroke-color": "#ffffff", "circle-stroke-width": 2 },
+  },
+  {
+    id: "mapstead-overlay-marker-icon",
+    type: "symbol",
+    source: OVERLAY_SOURCE,
+    filter: ["all", isMarker, ["!=", ["get", "icon"], ""]],
+    layout: { "icon-image": ["get", "icon"], "icon-allow-overlap": true, "icon-ignore-placement": true },
+  },
+  {
+    id: "mapstead-overlay-marker-label",
+    type: "symbol",
+    source: OVERLAY_SOURCE,
+    filter: ["all", isMarker, ["!=", ["get", "label"], ""]],
+    layout: { "text-field": ["get", "label"], "text-font": BOLD, "text-size": ["*", ["get", "radius"], 1.4], "text-allow-overlap": true, "text-ignore-placement": true },
+    paint: { "text-color": "#ffffff" },
+  },
+] as unknown as LayerSpecification[];
+
+/** Attribution text of the sources, without HTML tags or duplicates. */
+export function attributionText(attributions: (string | undefined)[]): string {
+  const parts = new Set<string>();
+  for (const a of attributions) {
+    if (!a) continue;
+    const text = a
+      .replace(/<[^>]*>/g, " ")
+      .replace(/&copy;/g, "©")
+      .replace(/&amp;/g, "&")
+      .replace(/\s+/g, " ")
+      .trim();
+    if (text) parts.add(text);
+  }
+  return [...parts].join(" ").slice(0, 300);
+}
+
+interface Decorations {
+  attribution: string;
+  logo: boolean;
+}
+
+/** The style with overlays, attribution (bottom-right) and logo (bottom-left) drawn on top. */
+export function decorateStyle(
+  style: StyleSpecification,
+  overlays: OverlayFeature[],
+  view: { center: [number, number]; zoom: number; bearing: number; width: number; height: number },
+  decorations: Decorations,
+): StyleSpecification {
+  const sources = { ...style.sources };
+  const layers = [...style.layers];
+  if (overlays.length) {
+    sources[OVERLAY_SOURCE] = { type: "geojson", data: { type: "FeatureCollection", features: overlays } as FeatureCollection };
+    layers.push(...OVERLAY_LAYERS);
+  }
+  const labels: Feature<Point>[] = [];
+  const corner = (px: number, py: number, role: string, text: string) =>
+    labels.push({ type: "Feature", geometry: { type: "Point", coordinates: screenToLngLat(view, px, py) }, properties: { role, text } });
+  if (decorations.attribution) corner(view.width - EDGE, view.height - EDGE, "attribution", decorations.attribution);
+  if (decorations.logo) corner(EDGE, view.height - EDGE, "logo", "Mapstead");
+  if (labels.length) {
+    sources[LABEL_SOURCE] = { type: "geojson", data: { type: "FeatureCollection", features: labels } };
+    for (const [role, font, size, anchor] of [
+      ["attribution", REGULAR, 10, "bottom-right"],
+      ["logo", BOLD, 12, "bottom-left"],
+    ] as const)
+      layers.push({
+        id: `mapstead-${role}`,
+        type: "symbol",
+        source: LABEL_SOURCE,
+        filter: ["==", ["get", "role"], role],
+        layout: {
+          "text-field": ["get", "text"],
+          "text-font": [...font],
+          "text-size": size,
+          "text-anchor": anchor,
+          "text-max-width": 1000,
+          "text-allow-overlap": true,
+          "text-ignore-placement": true,
+        },
+        paint: { "text-color": "#333333", "text-halo-color": "rgba(255,255,255,0.85)", "text-halo-width": 1.5 },
+      } as unknown as LayerSpecification);
+  }
+  return { ...style, sources, layers };
+}

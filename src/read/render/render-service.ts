@@ -1,0 +1,257 @@
+// Static images and raster tiles as plain functions (go-pmtiles' habit): a parsed request and a viewer
+// in, {status, headers, body} out. The style is resolved exactly as GET /styles/v1 resolves it (and
+// readable under the same rules), tiles come from the tile catalog, the sprite and fonts from their
+// stores; the image is drawn by the worker pool. Finished images are kept in a memory LRU (and, for
+// versioned styles, on disk) keyed by everything that determines their pixels, which also makes their
+// strong ETag.
+import { availableParallelism } from "node:os";
+import { join } from "node:path";
+import { gunzipSync } from "node:zlib";
+import type { StyleSpecification } from "@maplibre/maplibre-gl-style-spec";
+import type { AppContext } from "../../context";
+import { BadRequest, NotFound } from "../../errors";
+import type { Viewer } from "../../http/auth";
+import { ifNoneMatchHits } from "../../http/conditional";
+import type { FontCatalog } from "../../domain/fonts/catalog";
+import { styleNotFound, type ResolvedStyle, type StylesService } from "../../domain/styles/service";
+import { ByteLru } from "../byte-lru";
+import type { TileCatalog } from "../tiles";
+import { TileCache } from "../../tiles/tile-cache";
+import type { RenderSourceInfo, RenderView, SpriteEntry } from "../../render/types";
+import { DiskImageCache } from "./disk-cache";
+import { CONTENT_TYPES } from "./encode";
+import { attributionText, decorateStyle } from "./overlay-style";
+import { overlayPositions } from "./overlays";
+import { RenderPool, type JobResources, type RenderJob } from "./pool";
+import type { StaticRequest } from "./static-request";
+import { resolveSources, type ResolvedSources } from "./style-sources";
+import { fitPositions, MAX_ZOOM, tileView } from "./viewport";
+
+export interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  body: Uint8Array | string | null;
+}
+
+export interface RasterTileRequest {
+  owner: string;
+  style: string;
+  tileSize: 256 | 512;
+  z: number;
+  x: number;
+  y: number;
+  pixelRatio: 1 | 2;
+}
+
+const IMAGE_CACHE_BYTES = 128 * 1024 * 1024;
+const TILE_CACHE_BYTES = 32 * 1024 * 1024;
+const FONT_CACHE_BYTES = 64 * 1024 * 1024;
+const DISK_CACHE_BYTES = 1024 * 1024 * 1024;
+export const RASTER_MAX_ZOOM = MAX_ZOOM;
+const IMMUTABLE = "public, max-age=31536000, immutable";
+const STABLE = "public, max-age=60";
+/** CSS pixels drawn around a raster tile and cut off (see rasterTile). */
+const TILE_MARGIN = 48;
+/** Padding of `auto` when none is given: 5% of the shorter side. */
+const AUTO_PADDING_SHARE = 0.05;
+
+export const renderWorkerUrl = () =>
+  Bun.main.startsWith("/$bunfs/") ? "./src/read/render/render-worker.ts" : new URL("./render-worker.ts", import.meta.url).href;
+
+export interface RenderDeps {
+  styles: StylesService;
+  /** the tile catalog the tile routes use, shared so a publish drops its archives once */
+  catalog: TileCatalog;
+  fonts: FontCatalog;
+}
+
+/** One worker pool and one image cache for static images and raster tiles (built by createServices). */
+export function createRenderService(ctx: AppContext, deps: RenderDeps, opts: { workerUrl?: string } = {}) {
+  const { styles, catalog, fonts: fontEntries } = deps;
+  const tiles = new TileCache(TILE_CACHE_BYTES);
+  const images = new ByteLru<Uint8Array>(IMAGE_CACHE_BYTES);
+  const fonts = new ByteLru<Uint8Array>(FONT_CACHE_BYTES);
+  const disk = new DiskImageCache(join(ctx.config.dataDir, "render-cache"), DISK_CACHE_BYTES, (message) => ctx.log.warn(message));
+  const pool = new RenderPool({
+    workers: ctx.config.renderWorkers ?? availableParallelism(),
+    queue: ctx.config.renderQueue,
+    timeoutMs: ctx.config.renderTimeoutMs,
+    workerUrl: opts.workerUrl ?? renderWorkerUrl(),
+    onError: (message) => ctx.log.error("render failed", { error: message }),
+  });
+  ctx.onShutdown(() => {
+    pool.close();
+    tiles.clear();
+    images.clear();
+  });
+
+  function readableStyle(owner: string, param: string, viewer: Viewer): ResolvedStyle {
+    const resolved = styles.resolvePublic(owner, param);
+    if (!resolved || !(resolved.visibility === "public" || viewer.privateOrgIds.has(resolved.orgId))) throw styleNotFound();
+    return resolved;
+  }
+
+  const parsed = new Map<string, StyleSpecification>();
+  function styleJson(resolved: ResolvedStyle): StyleSpecification {
+    let style = parsed.get(resolved.etag);
+    if (!style) {
+      if (parsed.size > 256) parsed.clear();
+      style = JSON.parse(new TextDecoder().decode(resolved.body)) as StyleSpecification;
+      parsed.set(resolved.etag, style);
+    }
+    return style;
+  }
+
+  function resourcesFor(resolved: ResolvedStyle, sources: ResolvedSources): JobResources {
+    return {
+      async tile(sourceId, z, x, y) {
+        const served = sources.sources.get(sourceId)?.served;
+        if (!served || z > served.facts.maxzoom || z < served.facts.minzoom) return null;
+        const key = `${served.tilesetId}.${served.version}/${z}/${x}/${y}`;
+        let tile = tiles.get(key);
+        if (tile === undefined) {
+          const read = served.source.getTile(z, x, y);
+          tile = read instanceof Promise ? await read : read;
+          tiles.set(key, tile);
+        }
+        if (!tile || tile.data.length === 0) return null;
+        return tile.encoding === "gzip" ? new Uint8Array(gunzipSync(tile.data)) : tile.data;
+      },
+      async sprite(pixelRatio) {
+        if (!resolved.spritePath) return null;
+        const suffix = pixelRatio === 2 ? "@2x" : "";
+        const json = Bun.file(styles.sprites.path(resolved.spritePath, `sprite${suffix}.json`));
+        const png = Bun.file(styles.sprites.path(resolved.spritePath, `sprite${suffix}.png`));
+        if (!(await json.exists()) || !(await png.exists())) return null;
+        return { json: (await json.json()) as Record<string, SpriteEntry>, png: await png.bytes() };
+      },
+      async font(name) {
+        const entry = fontEntries.get(name);
+        if (!entry) return null;
+        let bytes = fonts.get(entry.path);
+        if (!bytes) {
+          bytes = await Bun.file(entry.path).bytes();
+          fonts.set(entry.path, bytes, bytes.length);
+        }
+        return bytes;
+      },
+    };
+  }
+
+  /** Renders (or serves from memory) one image; `key` must name everything that decides its pixels. */
+  async function image(key: string, job: Omit<RenderJob, "sources">, resolved: ResolvedStyle, sources: ResolvedSources): Promise<Uint8Array> {
+    const hit = images.get(key);
+    if (hit) return hit;
+    // Only versioned styles go to disk: what they show never changes (their tilesets are pinned).
+    const diskKey = resolved.stable ? null : `${ctx.version}|${key}`;
+    const stored = diskKey ? await disk.get(diskKey) : null;
+    if (stored) {
+      images.set(key, stored, stored.length + key.length);
+      return stored;
+    }
+    const info: Record<string, RenderSourceInfo> = Object.fromEntries([...sources.sources].map(([id, s]) => [id, s.info]));
+    // The overlay, attribution and logo sources were added to the style after its sources were resolved.
+    for (const [id, source] of Object.entries(job.style.sources))
+      if (!info[id] && source.type === "geojson" && typeof source.data === "object") info[id] = { type: "geojson", tileSize: 512, minzoom: 0, maxzoom: 22 };
+    const bytes = await pool.render({ ...job, sources: info }, resourcesFor(resolved, sources));
+    images.set(key, bytes, bytes.length + key.length);
+    if (diskKey) disk.set(diskKey, bytes);
+    return bytes;
+  }
+
+  // The app version is part of every ETag: a new renderer may draw the same request differently.
+  const etagOf = (key: string) => `"${Bun.hash(`${ctx.version}|${key}`).toString(36)}"`;
+
+  async function staticImage(req: StaticRequest, viewer: Viewer, request: Request): Promise<Answer> {
+    const resolved = readableStyle(req.owner, req.style, viewer);
+    const base = styleJson(resolved);
+    const sources = await resolveSources(base, styles.base, catalog, viewer);
+    let center: [number, number];
+    let zoom: number;
+    let bearing = 0;
+    if (req.position.kind === "auto") {
+      const pad = Math.round(Math.min(req.width, req.height) * AUTO_PADDING_SHARE);
+      const fitted = fitPositions(overlayPositions(req.overlays), req.width, req.height, req.padding ?? { top: pad, right: pad, bottom: pad, left: pad });
+      center = fitted.center;
+      zoom = fitted.zoom;
+    } else {
+      center = [req.position.lon, req.position.lat];
+      zoom = req.position.zoom;
+      bearing = req.position.bearing;
+    }
+    const view: RenderView = { center, zoom, bearing, width: req.width, height: req.height, pixelRatio: req.pixelRatio };
+    const attribution = req.attribution ? attributionText([...sources.sources.values()].map((s) => s.info.attribution)) : "";
+    const style = decorateStyle(base, req.overlays, view, { attribution, logo: req.logo });
+    const key = `static|${resolved.etag}|${sources.signature}|${JSON.stringify(view)}|${req.format}|${attribution}|${req.logo}|${JSON.stringify(req.overlays)}`;
+    const etag = etagOf(key);
+    const headers: Record<string, string> = {
+      "content-type": CONTENT_TYPES[req.format],
+      "cache-control": resolved.stable ? "private, max-age=60" : "private, max-age=86400",
+      etag,
+    };
+    if (ifNoneMatchHits(request, etag)) return { status: 304, headers, body: null };
+    return { status: 200, headers, body: await image(key, { style, view, format: req.format }, resolved, sources) };
+  }
+
+  const cacheControlOf = (resolved: ResolvedStyle) => (resolved.visibility === "private" ? "private" : resolved.stable ? STABLE : IMMUTABLE);
+
+  async function rasterTile(req: RasterTileRequest, viewer: Viewer, request: Request): Promise<Answer> {
+    const resolved = readableStyle(req.owner, req.style, viewer);
+    if (req.z > RASTER_MAX_ZOOM) throw new NotFound(`Raster tiles go up to zoom ${RASTER_MAX_ZOOM}`, "TILE_NOT_FOUND");
+    if (req.x >= 2 ** req.z || req.y >= 2 ** req.z) throw new NotFound(`Tile ${req.z}/${req.x}/${req.y} does not exist`, "TILE_NOT_FOUND");
+    const base = styleJson(resolved);
+    const sources = await resolveSources(base, styles.base, catalog, viewer);
+    const { center, zoom } = tileView(req.z, req.x, req.y, req.tileSize);
+    // A 256-px tile at zoom 0 shows the world smaller than MapLibre's zoom 0: drawn at 512 and halved.
+    // Other tiles are drawn with a margin that is cut off afterwards, so a label across a tile edge is
+    // placed the same way in both tiles instead of being cut off in one and missing from the other.
+    const downscale = zoom < 0;
+    const margin = downscale ? 0 : TILE_MARGIN;
+    const size = downscale ? 512 : req.tileSize + 2 * margin;
+    const view: RenderView = { center, zoom: Math.max(0, zoom), bearing: 0, width: size, height: size, pixelRatio: req.pixelRatio };
+    const key = `tile|${resolved.etag}|${sources.signature}|${JSON.stringify(view)}|${downscale}`;
+    const etag = etagOf(key);
+    const headers: Record<string, string> = { "content-type": "image/png", "cache-control": cacheControlOf(resolved), etag };
+    if (ifNoneMatchHits(request, etag)) return { status: 304, headers, body: null };
+    const job = { style: base, view, format: "png" as const, margin: margin * req.pixelRatio, downscale };
+    return { status: 200, headers, body: await image(key, job, resolved, sources) };
+  }
+
+  async function rasterTileJson(owner: string, styleParam: string, tileSize: 256 | 512, viewer: Viewer, request: Request): Promise<Answer> {
+    const resolved = readableStyle(owner, styleParam, viewer);
+    const style = styleJson(resolved);
+    const sources = await resolveSources(style, styles.base, catalog, viewer);
+    const slug = styleParam.split("@")[0]!;
+    const attribution = attributionText([...sources.sources.values()].map((s) => s.info.attribution));
+    const tilejson: Record<string, unknown> = {
+      tilejson: "3.0.0",
+      name: style.name ?? slug,
+      version: `${resolved.version}.0.0`,
+      scheme: "xyz",
+      tiles: [`${styles.base}/styles/v1/${owner}/${slug}@${resolved.version}/tiles/${tileSize}/{z}/{x}/{y}.png`],
+      tileSize,
+      minzoom: 0,
+      maxzoom: RASTER_MAX_ZOOM,
+      bounds: [-180, -85.0511, 180, 85.0511],
+      center: [...(style.center ?? [0, 0]), style.zoom ?? 1],
+      format: "png",
+    };
+    if (attribution) tilejson.attribution = attribution;
+    const body = JSON.stringify(tilejson);
+    const etag = etagOf(body);
+    const headers = { "content-type": "application/json; charset=utf-8", "cache-control": cacheControlOf(resolved), etag };
+    if (ifNoneMatchHits(request, etag)) return { status: 304, headers, body: null };
+    return { status: 200, headers, body };
+  }
+
+  return { staticImage, rasterTile, rasterTileJson, pool };
+}
+
+export type RenderService = ReturnType<typeof createRenderService>;
+
+/** tile_size of the raster TileJSON: 256 (Leaflet's and QGIS's default) or 512. */
+export function parseTileSize(raw: string | null | undefined, name: string): 256 | 512 {
+  if (raw === null || raw === undefined || raw === "256") return 256;
+  if (raw === "512") return 512;
+  throw new BadRequest(`${name} must be 256 or 512`);
+}

@@ -1,0 +1,70 @@
+// What a published style's sources are, seen from inside the app: its TileJSON URLs under PUBLIC_URL
+// are mapped back to the tile catalog the tile routes use (no HTTP to itself), with the same private
+// rule (a private tileset's tiles are drawn only for a viewer who may read them). Sources elsewhere on
+// the internet are not fetched: the appliance works offline, so their layers are left out.
+import type { StyleSpecification } from "@maplibre/maplibre-gl-style-spec";
+import type { Viewer } from "../../http/auth";
+import type { Served, TileCatalog } from "../tiles";
+import type { RenderSourceInfo } from "../../render/types";
+
+export interface ResolvedSource {
+  info: RenderSourceInfo;
+  /** the archive behind a vector or raster source; absent for inline GeoJSON */
+  served?: Served;
+}
+
+export interface ResolvedSources {
+  sources: Map<string, ResolvedSource>;
+  /** changes whenever what the sources show changes (tileset versions, private ones shown or not) */
+  signature: string;
+}
+
+const TILEJSON = /^\/tiles\/v1\/([a-z0-9-]+)\/([a-z0-9-]+)(?:@([1-9]\d{0,8}))?\.json$/;
+const TILE_TEMPLATE = /^\/tiles\/v1\/([a-z0-9-]+)\/([a-z0-9-]+)@([1-9]\d{0,8})\/\{z\}\/\{x\}\/\{y\}\.[a-z]+$/;
+
+/** owner/slug[@version] of a Mapstead tileset URL (TileJSON or tile template) under `base`, else null. */
+export function tilesetOfUrl(base: string, url: string): { owner: string; slug: string; version: number | null } | null {
+  if (!url.startsWith(`${base}/`)) return null;
+  const path = url.slice(base.length);
+  const m = TILEJSON.exec(path) ?? TILE_TEMPLATE.exec(path);
+  return m ? { owner: m[1]!, slug: m[2]!, version: m[3] ? Number(m[3]) : null } : null;
+}
+
+export async function resolveSources(style: StyleSpecification, base: string, catalog: TileCatalog, viewer: Viewer): Promise<ResolvedSources> {
+  const sources = new Map<string, ResolvedSource>();
+  const signature: string[] = [];
+  for (const [id, source] of Object.entries(style.sources ?? {})) {
+    if (source.type === "geojson") {
+      if (typeof source.data === "object" && source.data)
+        sources.set(id, { info: { type: "geojson", tileSize: 512, minzoom: 0, maxzoom: source.maxzoom ?? 18, attribution: source.attribution } });
+      continue;
+    }
+    if (source.type !== "vector" && source.type !== "raster") continue;
+    const url = "url" in source && typeof source.url === "string" ? source.url : Array.isArray(source.tiles) ? source.tiles[0] : undefined;
+    const ref = url ? tilesetOfUrl(base, url) : null;
+    if (!ref) continue;
+    let version = ref.version;
+    if (version === null) {
+      const stable = catalog.stable(ref.owner, ref.slug);
+      version = stable?.published_version ?? null;
+      if (version === null) continue;
+    }
+    const pending = catalog.version(ref.owner, ref.slug, version);
+    const served = pending instanceof Promise ? await pending : pending;
+    if (!served || (served.private && !viewer.privateOrgIds.has(served.orgId))) continue;
+    const isRaster = served.facts.format !== "pbf";
+    if (isRaster !== (source.type === "raster")) continue;
+    sources.set(id, {
+      info: {
+        type: source.type,
+        tileSize: ("tileSize" in source ? source.tileSize : undefined) ?? 512,
+        minzoom: Math.max(served.facts.minzoom, source.minzoom ?? 0),
+        maxzoom: Math.min(served.facts.maxzoom, source.maxzoom ?? 30),
+        attribution: source.attribution ?? served.facts.attribution ?? (JSON.parse(served.tilejson) as { attribution?: string }).attribution,
+      },
+      served,
+    });
+    signature.push(`${id}=${served.tilesetId}@${served.version}`);
+  }
+  return { sources, signature: signature.join(",") };
+}

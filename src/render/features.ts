@@ -1,0 +1,101 @@
+// Features of a source, ready to draw: expression-visible properties plus geometry in screen pixels,
+// computed lazily per use (a fill wants clipped polygons, a line or outline wants clipped open lines,
+// circles and symbols want points) and cached, because several style layers read the same features.
+import { classifyRings, clipLine, clipPolygon, signedArea, toScreen, type Box, type Ring } from "./geometry";
+import type { EvalFeature } from "./style-eval";
+import type { Affine } from "./view";
+
+export interface RenderFeature extends EvalFeature {
+  /** polygons (exterior clockwise on screen, holes anticlockwise), clipped to what can be seen */
+  polygons(): Ring[][];
+  /** lines, or polygon rings as open lines, clipped so tile edges never show */
+  lines(): Ring[];
+  /** points in screen px (each point once across tiles) */
+  points(): [number, number][];
+}
+
+export interface GeometrySpace {
+  /** raw coordinates -> screen px */
+  toScreen: Affine;
+  /** in raw coordinates: the part of the tile (or the screen, for geojson) worth drawing */
+  clip: Box;
+  /** in raw coordinates: where points belong to this tile (half-open), so buffers do not duplicate them */
+  ownsPoint: (x: number, y: number) => boolean;
+  /** simplification tolerance in screen px */
+  tolerance: number;
+}
+
+export function renderFeature(
+  type: 1 | 2 | 3,
+  id: number | string | undefined,
+  properties: Record<string, unknown>,
+  rawRings: () => Ring[],
+  space: GeometrySpace,
+): RenderFeature {
+  let polygons: Ring[][] | undefined;
+  let lines: Ring[] | undefined;
+  let points: [number, number][] | undefined;
+  return {
+    type,
+    id,
+    properties,
+    polygons() {
+      if (polygons) return polygons;
+      polygons = [];
+      if (type !== 3) return polygons;
+      for (const polygon of classifyRings(rawRings())) {
+        const out: Ring[] = [];
+        for (let i = 0; i < polygon.length; i++) {
+          const clipped = clipPolygon(polygon[i]!, space.clip);
+          if (!clipped.length) continue;
+          const screen = toScreen(clipped, space.toScreen, space.tolerance, true);
+          if (!screen.length) continue;
+          // nonzero filling of batched features needs exteriors and holes wound opposite ways
+          const wantPositive = i === 0;
+          if (signedArea(screen) > 0 !== wantPositive) reverseRing(screen);
+          if (i === 0 || out.length) out.push(screen);
+        }
+        if (out.length) polygons.push(out);
+      }
+      return polygons;
+    },
+    lines() {
+      if (lines) return lines;
+      lines = [];
+      if (type === 1) return lines;
+      for (const ring of rawRings()) {
+        const closedRing = type === 3 && ring.length >= 4 ? [...ring, ring[0]!, ring[1]!] : ring;
+        for (const run of clipLine(closedRing, space.clip)) {
+          const screen = toScreen(run, space.toScreen, space.tolerance, false);
+          if (screen.length) lines.push(screen);
+        }
+      }
+      return lines;
+    },
+    points() {
+      if (points) return points;
+      points = [];
+      if (type !== 1) return points;
+      const m = space.toScreen;
+      for (const ring of rawRings()) {
+        for (let i = 0; i < ring.length; i += 2) {
+          const x = ring[i]!;
+          const y = ring[i + 1]!;
+          if (space.ownsPoint(x, y)) points.push([m.a * x + m.c * y + m.e, m.b * x + m.d * y + m.f]);
+        }
+      }
+      return points;
+    },
+  };
+}
+
+function reverseRing(r: Ring): void {
+  for (let i = 0, j = r.length - 2; i < j; i += 2, j -= 2) {
+    const x = r[i]!;
+    const y = r[i + 1]!;
+    r[i] = r[j]!;
+    r[i + 1] = r[j + 1]!;
+    r[j] = x;
+    r[j + 1] = y;
+  }
+}

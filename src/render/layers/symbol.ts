@@ -1,0 +1,411 @@
+// symbol: labels and icons. Placement runs first over all symbol layers, top layer first and by
+// symbol-sort-key within a layer (as MapLibre's placement), so labels never overlap unless a style
+// allows it; drawing then happens in style order: a layer's icons, then its text halos, then its text.
+import { Color, type LayerSpecification, type SymbolLayerSpecification } from "@maplibre/maplibre-gl-style-spec";
+import type { PathCommand } from "opentype.js";
+import { CollisionIndex, type CollisionBox } from "../collision";
+import type { DrawContext } from "../draw-context";
+import type { RenderFeature } from "../features";
+import { glyphsAlongLine, lineAnchors } from "../line-label";
+import { labelPoint } from "../polylabel";
+import type { SpriteImage } from "../sprite";
+import { num, passesFilter, prop, svgColor } from "../style-eval";
+import { iconImage, textSections } from "../symbol-layout";
+import { matrix, n } from "../svg";
+import { ONE_EM, anchorAlignment, shapeText, type FontBook, type LoadedFont, type Shaping, type TextSection } from "../text";
+import type { Affine } from "../view";
+
+interface PlacedGlyph {
+  font: LoadedFont;
+  glyphIndex: number;
+  /** glyph outline units -> screen px */
+  transform: Affine;
+  /** outline units per screen px, for halo stroke widths */
+  unitsPerPx: number;
+  color: unknown;
+}
+
+interface PlacedSymbol {
+  feature: RenderFeature;
+  glyphs: PlacedGlyph[];
+  icon: { image: SpriteImage; transform: Affine } | null;
+}
+
+export type Placements = Map<LayerSpecification, PlacedSymbol[]>;
+
+type Anchor = { kind: "point"; x: number; y: number } | { kind: "line"; glyphs: NonNullable<ReturnType<typeof glyphsAlongLine>> };
+
+export async function placeSymbols(
+  layers: LayerSpecification[],
+  ctx: DrawContext,
+  fonts: FontBook,
+  checkAborted: () => void,
+): Promise<Placements> {
+  const placements: Placements = new Map();
+  const index = new CollisionIndex(ctx.cam.view.width, ctx.cam.view.height);
+  for (let i = layers.length - 1; i >= 0; i--) {
+    const layer = layers[i]!;
+    if (layer.type !== "symbol") continue;
+    checkAborted();
+    placements.set(layer, await placeLayer(layer, ctx, fonts, index));
+  }
+  return placements;
+}
+
+async function placeLayer(layer: SymbolLayerSpecification, ctx: DrawContext, fonts: FontBook, index: CollisionIndex): Promise<PlacedSymbol[]> {
+  const { zoom } = ctx;
+  const { width, height } = ctx.cam.view;
+  const features = ctx.features(layer).filter((f) => passesFilter(layer, zoom, f));
+  const keyed = features.map((f, i) => ({ f, i, k: Number(prop(layer, "layout", "symbol-sort-key", zoom, f)) || 0 }));
+  keyed.sort((a, b) => a.k - b.k || a.i - b.i);
+  const placement = String(prop(layer, "layout", "symbol-placement", zoom));
+  const textAllowOverlap = prop(layer, "layout", "text-allow-overlap", zoom) === true;
+  const iconAllowOverlap = prop(layer, "layout", "icon-allow-overlap", zoom) === true;
+  const textIgnore = prop(layer, "layout", "text-ignore-placement", zoom) === true;
+  const iconIgnore = prop(layer, "layout", "icon-ignore-placement", zoom) === true;
+  const textOptional = prop(layer, "layout", "text-optional", zoom) === true;
+  const iconOptional = prop(layer, "layout", "icon-optional", zoom) === true;
+  const textPadding = num(layer, "layout", "text-padding", zoom);
+  const spacing = num(layer, "layout", "symbol-spacing", zoom) || 250;
+  const maxAngle = (num(layer, "layout", "text-max-angle", zoom) * Math.PI) / 180;
+  const placed: PlacedSymbol[] = [];
+  for (const { f } of keyed) {
+    const sections = await textSections(layer, f, ctx, fonts);
+    const icon = iconImage(layer, f, ctx);
+    if (!sections && !icon) continue;
+    const size = num(layer, "layout", "text-size", zoom, f);
+    const scale = size / ONE_EM;
+    const alongLine = placement !== "point" && f.type !== 1;
+    // one shaping per text anchor to try (several with text-variable-anchor), the first that fits wins
+    const shapings = sections && size > 0 ? shapeCandidates(layer, f, zoom, sections, alongLine) : [];
+    for (const anchor of anchorsOf(f, placement, shapings[0] ?? null, scale, spacing, maxAngle)) {
+      if (anchor.kind === "point" && (anchor.x < -width || anchor.y < -height || anchor.x > 2 * width || anchor.y > 2 * height)) continue;
+      const texts = shapings.map((shaping) => layoutText(layer, f, ctx, anchor, shaping, scale, sections!, textPadding));
+      const fitting = textAllowOverlap ? texts[0] : texts.find((t) => index.fits(t.boxes));
+      const text = fitting ?? texts[0] ?? null;
+      const chosen = fitting ? shapings[texts.indexOf(fitting)] : shapings[0];
+      const iconDraw = icon && anchor.kind === "point" ? layoutIcon(layer, f, ctx, anchor, icon, chosen ? { shaping: chosen, scale } : null) : null;
+      const textFits = !text || !!fitting;
+      const iconFits = !iconDraw || iconAllowOverlap || index.fits(iconDraw.boxes);
+      const showText = !!text && textFits && (iconFits || iconOptional || !iconDraw);
+      const showIcon = !!iconDraw && iconFits && (textFits || textOptional || !text);
+      if (!showText && !showIcon) continue;
+      if (showText && !textIgnore) index.insert(text!.boxes);
+      if (showIcon && !iconIgnore) index.insert(iconDraw!.boxes);
+      placed.push({
+        feature: f,
+        glyphs: showText ? text!.glyphs : [],
+        icon: showIcon ? { image: iconDraw!.image, transform: iconDraw!.transform } : null,
+      });
+    }
+  }
+  return placed;
+}
+
+/** MapLibre's baseline adjustment for top/bottom variable anchors, in 24-px units. */
+const VARIABLE_BASELINE_OFFSET = 7;
+
+function shapeCandidates(layer: SymbolLayerSpecification, f: RenderFeature, zoom: number, sections: TextSection[], alongLine: boolean): Shaping[] {
+  const base = {
+    maxWidth: alongLine ? 0 : num(layer, "layout", "text-max-width", zoom, f),
+    lineHeight: num(layer, "layout", "text-line-height", zoom, f),
+    letterSpacing: num(layer, "layout", "text-letter-spacing", zoom, f),
+  };
+  const justify = String(prop(layer, "layout", "text-justify", zoom, f));
+  const offset = pair(prop(layer, "layout", "text-offset", zoom, f));
+  const candidates = alongLine ? [] : variableAnchors(layer, f, zoom, offset);
+  if (!candidates.length) {
+    const anchor = alongLine ? "center" : String(prop(layer, "layout", "text-anchor", zoom, f));
+    candidates.push({ anchor, offset, justify });
+  }
+  return candidates
+    .map((c) => shapeText(sections, { ...base, anchor: c.anchor, justify: c.justify, offset: c.offset }))
+    .filter((s): s is Shaping => s !== null);
+}
+
+/** text-variable-anchor(-offset) candidates in order, offsets in ems, as MapLibre's getTextVariableAnchorOffset. */
+function variableAnchors(layer: SymbolLayerSpecification, f: RenderFeature, zoom: number, textOffset: [number, number]) {
+  const justify = String(prop(layer, "layout", "text-justify", zoom, f));
+  const out: { anchor: string; offset: [number, number]; justify: string }[] = [];
+  const collection = layer.layout?.["text-variable-anchor-offset"] ? prop(layer, "layout", "text-variable-anchor-offset", zoom, f) : null;
+  const values = (collection as { values?: unknown[] } | null)?.values;
+  if (Array.isArray(values)) {
+    for (let i = 0; i + 1 < values.length; i += 2) {
+      const anchor = String(values[i]);
+      const [x, y] = pair(values[i + 1]);
+      const baseline = anchor.startsWith("top") ? -VARIABLE_BASELINE_OFFSET : anchor.startsWith("bottom") ? VARIABLE_BASELINE_OFFSET : 0;
+      out.push({ anchor, offset: [x, y + baseline / ONE_EM], justify });
+    }
+    return out;
+  }
+  const anchors = prop(layer, "layout", "text-variable-anchor", zoom, f);
+  if (!Array.isArray(anchors) || !layer.layout?.["text-variable-anchor"]) return out;
+  const radial = layer.layout?.["text-radial-offset"] !== undefined ? num(layer, "layout", "text-radial-offset", zoom, f) : null;
+  for (const a of anchors) {
+    const anchor = String(a);
+    const px = radial !== null ? fromRadialOffset(anchor, radial * ONE_EM) : fromTextOffset(anchor, textOffset[0] * ONE_EM, textOffset[1] * ONE_EM);
+    out.push({ anchor, offset: [px[0] / ONE_EM, px[1] / ONE_EM], justify });
+  }
+  return out;
+}
+
+function fromRadialOffset(anchor: string, radial: number): [number, number] {
+  const r = Math.max(0, radial);
+  const h = r / Math.SQRT2;
+  let x = 0;
+  let y = 0;
+  if (anchor === "top-right" || anchor === "top-left") y = h - VARIABLE_BASELINE_OFFSET;
+  else if (anchor === "bottom-right" || anchor === "bottom-left") y = -h + VARIABLE_BASELINE_OFFSET;
+  else if (anchor === "bottom") y = -r + VARIABLE_BASELINE_OFFSET;
+  else if (anchor === "top") y = r - VARIABLE_BASELINE_OFFSET;
+  if (anchor === "top-right" || anchor === "bottom-right") x = -h;
+  else if (anchor === "top-left" || anchor === "bottom-left") x = h;
+  else if (anchor === "left") x = r;
+  else if (anchor === "right") x = -r;
+  return [x, y];
+}
+
+function fromTextOffset(anchor: string, ox: number, oy: number): [number, number] {
+  const ax = Math.abs(ox);
+  const ay = Math.abs(oy);
+  const y = anchor.startsWith("top") ? ay - VARIABLE_BASELINE_OFFSET : anchor.startsWith("bottom") ? -ay + VARIABLE_BASELINE_OFFSET : 0;
+  const x = anchor.endsWith("right") ? -ax : anchor.endsWith("left") ? ax : 0;
+  return [x, y];
+}
+
+function pair(v: unknown): [number, number] {
+  return Array.isArray(v) ? [Number(v[0]) || 0, Number(v[1]) || 0] : [0, 0];
+}
+
+function anchorsOf(f: RenderFeature, placement: string, shaping: Shaping | null, scale: number, spacing: number, maxAngle: number): Anchor[] {
+  if (placement !== "point" && f.type !== 1) {
+    if (!shaping) return [];
+    const labelLength = (shaping.right - shaping.left) * scale;
+    const anchors: Anchor[] = [];
+    for (const line of f.lines()) {
+      for (const a of lineAnchors(line, labelLength, spacing, placement === "line-center")) {
+        const glyphs = glyphsAlongLine(a, shaping, scale, maxAngle);
+        if (glyphs) anchors.push({ kind: "line", glyphs });
+      }
+    }
+    return anchors;
+  }
+  if (f.type === 1) return f.points().map(([x, y]) => ({ kind: "point", x, y }));
+  if (f.type === 3) {
+    return f
+      .polygons()
+      .map(labelPoint)
+      .filter((p): p is [number, number] => p !== null)
+      .map(([x, y]) => ({ kind: "point", x, y }));
+  }
+  return f.lines().map((l) => ({ kind: "point", x: l[0]!, y: l[1]! }));
+}
+
+function layoutText(
+  layer: SymbolLayerSpecification,
+  f: RenderFeature,
+  ctx: DrawContext,
+  anchor: Anchor,
+  shaping: Shaping,
+  scale: number,
+  sections: TextSection[],
+  padding: number,
+): { glyphs: PlacedGlyph[]; boxes: CollisionBox[] } {
+  const glyphs: PlacedGlyph[] = [];
+  const boxes: CollisionBox[] = [];
+  const glyph = (i: number, x: number, y: number, angle: number): void => {
+    const g = shaping.glyphs[i]!;
+    const k = scale * g.scale; // glyph defs are drawn at the 24-px em
+    const cos = Math.cos(angle);
+    const sin = Math.sin(angle);
+    glyphs.push({
+      font: g.font,
+      glyphIndex: g.glyphIndex,
+      transform: { a: k * cos, b: k * sin, c: -k * sin, d: k * cos, e: x, f: y },
+      unitsPerPx: 1 / k,
+      color: sections[g.section]?.color,
+    });
+  };
+  if (anchor.kind === "line") {
+    const half = (ONE_EM * scale) / 2 + padding;
+    for (const p of anchor.glyphs) {
+      glyph(p.index, p.x, p.y, p.angle);
+      boxes.push({ x1: p.cx - half, y1: p.cy - half, x2: p.cx + half, y2: p.cy + half });
+    }
+    return { glyphs, boxes };
+  }
+  const rotation = labelRotation(layer, f, ctx, "text");
+  const cos = Math.cos(rotation);
+  const sin = Math.sin(rotation);
+  for (let i = 0; i < shaping.glyphs.length; i++) {
+    const g = shaping.glyphs[i]!;
+    const lx = g.x * scale;
+    const ly = g.y * scale;
+    glyph(i, anchor.x + lx * cos - ly * sin, anchor.y + lx * sin + ly * cos, rotation);
+  }
+  boxes.push(rotatedBox(anchor.x, anchor.y, shaping.left * scale, shaping.top * scale, shaping.right * scale, shaping.bottom * scale, rotation, padding));
+  return { glyphs, boxes };
+}
+
+function layoutIcon(
+  layer: SymbolLayerSpecification,
+  f: RenderFeature,
+  ctx: DrawContext,
+  anchor: { x: number; y: number },
+  image: SpriteImage,
+  text: { shaping: Shaping; scale: number } | null,
+): { image: SpriteImage; transform: Affine; boxes: CollisionBox[] } | null {
+  const { zoom } = ctx;
+  const size = num(layer, "layout", "icon-size", zoom, f);
+  if (size <= 0) return null;
+  const [ox, oy] = pair(prop(layer, "layout", "icon-offset", zoom, f));
+  const { horizontal, vertical } = anchorAlignment(String(prop(layer, "layout", "icon-anchor", zoom, f)));
+  let left = ox * size - image.width * size * horizontal;
+  let top = oy * size - image.height * size * vertical;
+  let right = left + image.width * size;
+  let bottom = top + image.height * size;
+  const fit = String(prop(layer, "layout", "icon-text-fit", zoom, f));
+  if (text && fit !== "none") {
+    // icon-text-fit: the icon stretched around the text (MapLibre's fitIconToText)
+    const [pt, pr, pb, pl] = quad(prop(layer, "layout", "icon-text-fit-padding", zoom, f));
+    const s = text.scale;
+    const sh = text.shaping;
+    if (fit === "width" || fit === "both") {
+      left = ox + sh.left * s - pl;
+      right = ox + sh.right * s + pr;
+    } else {
+      left = ox + ((sh.left + sh.right) * s - image.width) / 2;
+      right = left + image.width;
+    }
+    if (fit === "height" || fit === "both") {
+      top = oy + sh.top * s - pt;
+      bottom = oy + sh.bottom * s + pb;
+    } else {
+      top = oy + ((sh.top + sh.bottom) * s - image.height) / 2;
+      bottom = top + image.height;
+    }
+  }
+  const sx = (right - left) / image.width;
+  const sy = (bottom - top) / image.height;
+  const rotation = labelRotation(layer, f, ctx, "icon");
+  const cos = Math.cos(rotation);
+  const sin = Math.sin(rotation);
+  const transform = {
+    a: sx * cos,
+    b: sx * sin,
+    c: -sy * sin,
+    d: sy * cos,
+    e: anchor.x + left * cos - top * sin,
+    f: anchor.y + left * sin + top * cos,
+  };
+  const padding = Math.max(...quad(prop(layer, "layout", "icon-padding", zoom, f)));
+  return { image, transform, boxes: [rotatedBox(anchor.x, anchor.y, left, top, right, bottom, rotation, padding)] };
+}
+
+/** A padding value (number, [all], [v, h], [t, h, b] or [t, r, b, l], or a style-spec Padding) as [t, r, b, l]. */
+function quad(v: unknown): [number, number, number, number] {
+  const values = typeof v === "number" ? [v] : Array.isArray(v) ? v : ((v as { values?: unknown[] } | null)?.values ?? [0]);
+  const n = values.map((x) => Number(x) || 0);
+  if (n.length >= 4) return [n[0]!, n[1]!, n[2]!, n[3]!];
+  if (n.length === 3) return [n[0]!, n[1]!, n[2]!, n[1]!];
+  if (n.length === 2) return [n[0]!, n[1]!, n[0]!, n[1]!];
+  return [n[0] ?? 0, n[0] ?? 0, n[0] ?? 0, n[0] ?? 0];
+}
+
+/** *-rotate plus, for map-aligned point labels, the map's bearing. */
+function labelRotation(layer: SymbolLayerSpecification, f: RenderFeature, ctx: DrawContext, kind: "text" | "icon"): number {
+  const rotate = (num(layer, "layout", `${kind}-rotate`, ctx.zoom, f) * Math.PI) / 180;
+  const alignment = prop(layer, "layout", `${kind}-rotation-alignment`, ctx.zoom, f);
+  return rotate + (alignment === "map" ? ctx.cam.angle : 0);
+}
+
+function rotatedBox(x: number, y: number, x1: number, y1: number, x2: number, y2: number, angle: number, padding: number): CollisionBox {
+  if (angle === 0) return { x1: x + x1 - padding, y1: y + y1 - padding, x2: x + x2 + padding, y2: y + y2 + padding };
+  const cos = Math.cos(angle);
+  const sin = Math.sin(angle);
+  const xs: number[] = [];
+  const ys: number[] = [];
+  for (const [px, py] of [
+    [x1, y1],
+    [x2, y1],
+    [x1, y2],
+    [x2, y2],
+  ] as const) {
+    xs.push(x + px * cos - py * sin);
+    ys.push(y + px * sin + py * cos);
+  }
+  return { x1: Math.min(...xs) - padding, y1: Math.min(...ys) - padding, x2: Math.max(...xs) + padding, y2: Math.max(...ys) + padding };
+}
+
+export function drawSymbols(layer: SymbolLayerSpecification, ctx: DrawContext, placements: Placements): void {
+  const placed = placements.get(layer);
+  if (!placed?.length) return;
+  const { zoom, svg } = ctx;
+  const body = svg.body;
+  for (const s of placed) {
+    if (!s.icon) continue;
+    const opacity = num(layer, "paint", "icon-opacity", zoom, s.feature);
+    if (opacity <= 0) continue;
+    const image = s.icon.image.sdf ? (ctx.sprite.get(s.icon.image.name, tintOf(prop(layer, "paint", "icon-color", zoom, s.feature))) ?? s.icon.image) : s.icon.image;
+    body.push(`<use xlink:href="#${image.id}" transform="${matrix(s.icon.transform)}"${opacity < 1 ? ` opacity="${opacity}"` : ""}/>`);
+  }
+  const halos: string[] = [];
+  const fills: string[] = [];
+  for (const s of placed) {
+    if (!s.glyphs.length) continue;
+    const f = s.feature;
+    const opacity = num(layer, "paint", "text-opacity", zoom, f);
+    if (opacity <= 0) continue;
+    const haloWidth = Math.min(num(layer, "paint", "text-halo-width", zoom, f), (num(layer, "layout", "text-size", zoom, f) || ONE_EM) / 4);
+    const halo = svgColor(prop(layer, "paint", "text-halo-color", zoom, f));
+    const fill = svgColor(prop(layer, "paint", "text-color", zoom, f));
+    const uses = s.glyphs.map((g) => ({ g, href: glyphDef(ctx, g) })).filter((u) => u.href);
+    if (haloWidth > 0 && halo.alpha > 0) {
+      halos.push(
+        `<g fill="${halo.rgb}" stroke="${halo.rgb}" fill-opacity="${halo.alpha * opacity}" stroke-opacity="${halo.alpha * opacity}" stroke-linejoin="round">` +
+          uses.map(({ g, href }) => `<use xlink:href="#${href}" stroke-width="${n(2 * haloWidth * g.unitsPerPx)}" transform="${matrix(g.transform)}"/>`).join("") +
+          "</g>",
+      );
+    }
+    const groups = new Map<string, string[]>();
+    for (const { g, href } of uses) {
+      const color = g.color ? svgColor(g.color) : fill;
+      const key = `fill="${color.rgb}" fill-opacity="${color.alpha * opacity}"`;
+      if (!groups.has(key)) groups.set(key, []);
+      groups.get(key)!.push(`<use xlink:href="#${href}" transform="${matrix(g.transform)}"/>`);
+    }
+    for (const [attrs, parts] of groups) fills.push(`<g ${attrs}>${parts.join("")}</g>`);
+  }
+  body.push(...halos, ...fills);
+}
+
+/** opentype.js outline commands (font units, y up) as SVG path data with y pointing down. */
+function outlinePathData(commands: PathCommand[], scale: number): string {
+  const p = (x: number, y: number) => `${Math.round(x * scale * 100) / 100} ${Math.round(-y * scale * 100) / 100}`;
+  let d = "";
+  for (const c of commands) {
+    if (c.type === "Z") d += "Z";
+    else if (c.type === "M" || c.type === "L") d += `${c.type}${p(c.x!, c.y!)}`;
+    else if (c.type === "Q") d += `Q${p(c.x1!, c.y1!)} ${p(c.x!, c.y!)}`;
+    else d += `C${p(c.x1!, c.y1!)} ${p(c.x2!, c.y2!)} ${p(c.x!, c.y!)}`;
+  }
+  return d;
+}
+
+/** The glyph outline as a def at the 24-px em (y down; stroking in font units is many times slower), shared by every use; null for blank glyphs. */
+function glyphDef(ctx: DrawContext, g: PlacedGlyph): string | null {
+  const key = `glyph:${g.font.name}:${g.glyphIndex}`;
+  let d: string | null = null;
+  const id = ctx.svg.defOnce(key, (defId) => {
+    d = outlinePathData(g.font.parsed.font.glyphs.get(g.glyphIndex).path.commands, ONE_EM / g.font.upm);
+    return d ? `<path id="${defId}" d="${d}"/>` : "";
+  });
+  return ctx.svg.isEmptyDef(id) ? null : id;
+}
+
+/** icon-color as straight RGBA for recolouring SDF icons. */
+function tintOf(value: unknown): [number, number, number, number] {
+  const c = value instanceof Color ? value : Color.black;
+  if (c.a <= 0) return [0, 0, 0, 0];
+  return [Math.round((c.r / c.a) * 255), Math.round((c.g / c.a) * 255), Math.round((c.b / c.a) * 255), c.a];
+}

@@ -1,0 +1,211 @@
+// Fonts and text shaping for labels. Glyph advances and vertical placement copy MapLibre GL JS with
+// the glyph PBFs Mapstead serves (24-px em, advances rounded to whole pixels, no kerning, baseline
+// 17 px above the line box plus the font's ascender), so labels land where MapLibre puts them.
+import { parseFont, type ParsedFont } from "../glyphs";
+import type { RenderResources } from "./types";
+
+/** MapLibre lays text out in a 24-px em. */
+export const ONE_EM = 24;
+const SHAPING_DEFAULT_OFFSET = -17;
+/** Parsed fonts kept across renders (a parse costs tens of ms; the bytes are compared to stay honest). */
+const FONT_CACHE_SIZE = 32;
+const parsedFonts = new Map<string, { bytes: Uint8Array; font: LoadedFont }>();
+
+export interface LoadedFont {
+  name: string;
+  parsed: ParsedFont;
+  /** glyph outline units per em */
+  upm: number;
+  /** the ascender in 24-px units, rounded up as the glyph PBFs store it */
+  ascender: number;
+}
+
+/** Font stacks of one render, resolved through RenderResources.font. */
+export class FontBook {
+  private readonly byName = new Map<string, Promise<LoadedFont | null>>();
+
+  constructor(private readonly res: RenderResources) {}
+
+  async stack(names: string[]): Promise<LoadedFont[]> {
+    const fonts = await Promise.all(names.map((name) => this.font(name)));
+    return fonts.filter((f): f is LoadedFont => f !== null);
+  }
+
+  private font(name: string): Promise<LoadedFont | null> {
+    let p = this.byName.get(name);
+    if (!p) {
+      p = this.res
+        .font(name)
+        .then((bytes) => (bytes ? parsedFont(name, bytes) : null))
+        .catch(() => null);
+      this.byName.set(name, p);
+    }
+    return p;
+  }
+}
+
+function parsedFont(name: string, bytes: Uint8Array): LoadedFont | null {
+  const cached = parsedFonts.get(name);
+  if (cached && (cached.bytes === bytes || Buffer.from(cached.bytes).equals(Buffer.from(bytes)))) return cached.font;
+  let parsed: ParsedFont;
+  try {
+    parsed = parseFont(bytes.slice().buffer);
+  } catch {
+    return null; // an unreadable font draws no text rather than failing the render
+  }
+  const font: LoadedFont = { name, parsed, upm: parsed.font.unitsPerEm, ascender: parsed.ascenderPx };
+  if (parsedFonts.size >= FONT_CACHE_SIZE) parsedFonts.delete(parsedFonts.keys().next().value!);
+  parsedFonts.set(name, { bytes, font });
+  return font;
+}
+
+export interface TextSection {
+  text: string;
+  /** font-scale of a format section */
+  scale: number;
+  fonts: LoadedFont[];
+  /** text-color override of a format section */
+  color?: unknown;
+}
+
+export interface ShapedGlyph {
+  font: LoadedFont;
+  glyphIndex: number;
+  /** pen position of the glyph origin (baseline), in 24-px units relative to the anchor */
+  x: number;
+  y: number;
+  /** advance in 24-px units (already scaled by the section scale) */
+  advance: number;
+  scale: number;
+  section: number;
+}
+
+export interface Shaping {
+  glyphs: ShapedGlyph[];
+  left: number;
+  right: number;
+  top: number;
+  bottom: number;
+}
+
+export interface ShapeOptions {
+  /** text-max-width in ems; 0 disables wrapping (line placement) */
+  maxWidth: number;
+  /** text-line-height in ems */
+  lineHeight: number;
+  /** text-letter-spacing in ems */
+  letterSpacing: number;
+  anchor: string;
+  justify: string;
+  /** text-offset in ems */
+  offset: [number, number];
+}
+
+interface Positioned {
+  font: LoadedFont;
+  glyphIndex: number;
+  advance: number;
+  scale: number;
+  section: number;
+  isSpace: boolean;
+}
+
+export function anchorAlignment(anchor: string): { horizontal: number; vertical: number } {
+  const horizontal = anchor.endsWith("right") ? 1 : anchor.endsWith("left") ? 0 : 0.5;
+  const vertical = anchor.startsWith("bottom") ? 1 : anchor.startsWith("top") ? 0 : 0.5;
+  return { horizontal, vertical };
+}
+
+/** Lays out formatted text as MapLibre's shapeText does; null when nothing can be drawn. */
+export function shapeText(sections: TextSection[], opts: ShapeOptions): Shaping | null {
+  const spacing = opts.letterSpacing * ONE_EM;
+  const positioned: Positioned[] = [];
+  sections.forEach((section, sectionIndex) => {
+    for (const ch of section.text) {
+      const cp = ch.codePointAt(0)!;
+      const font = section.fonts.find((f) => f.parsed.cmap[cp] !== undefined);
+      if (!font) continue; // MapLibre skips codepoints no font of the stack has
+      const glyphIndex = font.parsed.cmap[cp]!;
+      const glyph = font.parsed.font.glyphs.get(glyphIndex);
+      const advance = Math.max(0, Math.round((glyph.advanceWidth ?? 0) * (ONE_EM / font.upm))) * section.scale;
+      positioned.push({ font, glyphIndex, advance, scale: section.scale, section: sectionIndex, isSpace: /\s/.test(ch) });
+    }
+  });
+  if (!positioned.some((p) => !p.isSpace)) return null;
+
+  const lines = opts.maxWidth > 0 ? breakLines(positioned, opts.maxWidth * ONE_EM, spacing) : [positioned];
+  const { horizontal, vertical } = anchorAlignment(opts.anchor);
+  const justify = opts.justify === "auto" ? horizontal : opts.justify === "right" ? 1 : opts.justify === "left" ? 0 : 0.5;
+  const lineHeight = opts.lineHeight * ONE_EM;
+  const glyphs: ShapedGlyph[] = [];
+  let y = 0;
+  let maxLineLength = 0;
+  let maxLineHeight = 0;
+  for (const line of lines) {
+    const trimmed = trim(line);
+    const maxScale = trimmed.reduce((m, g) => Math.max(m, g.scale), 1);
+    let x = 0;
+    const start = glyphs.length;
+    for (const g of trimmed) {
+      const baseline = y + SHAPING_DEFAULT_OFFSET + g.font.ascender + (maxScale - 1) * ONE_EM;
+      glyphs.push({ font: g.font, glyphIndex: g.glyphIndex, x, y: baseline, advance: g.advance, scale: g.scale, section: g.section });
+      x += g.advance + spacing;
+    }
+    if (trimmed.length) {
+      const lineLength = x - spacing;
+      maxLineLength = Math.max(maxLineLength, lineLength);
+      for (let i = start; i < glyphs.length; i++) glyphs[i]!.x -= lineLength * justify;
+    }
+    const currentLineHeight = lineHeight * maxScale;
+    y += currentLineHeight;
+    maxLineHeight = Math.max(maxLineHeight, currentLineHeight);
+  }
+  const shiftX = (justify - horizontal) * maxLineLength + opts.offset[0] * ONE_EM;
+  const shiftY =
+    (maxLineHeight !== lineHeight ? -y * vertical + 17 : -vertical * lines.length * lineHeight + 0.5 * lineHeight) + opts.offset[1] * ONE_EM;
+  for (const g of glyphs) {
+    g.x += shiftX;
+    g.y += shiftY;
+  }
+  const top = -vertical * y + opts.offset[1] * ONE_EM;
+  const left = -horizontal * maxLineLength + opts.offset[0] * ONE_EM;
+  return { glyphs, left, right: left + maxLineLength, top, bottom: top + y };
+}
+
+function trim(line: Positioned[]): Positioned[] {
+  let a = 0;
+  let b = line.length;
+  while (a < b && line[a]!.isSpace) a++;
+  while (b > a && line[b - 1]!.isSpace) b--;
+  return line.slice(a, b);
+}
+
+/**
+ * Breaks at spaces into lines of about equal width no wider than needed, minimising the squared
+ * difference from the ideal width (the badness MapLibre's determineLineBreaks uses).
+ */
+function breakLines(glyphs: Positioned[], maxWidth: number, spacing: number): Positioned[][] {
+  const total = glyphs.reduce((s, g) => s + g.advance + spacing, 0);
+  if (total <= maxWidth) return [glyphs];
+  const lineCount = Math.ceil(total / maxWidth);
+  const target = total / lineCount;
+  const breaks = [0];
+  for (let i = 0; i < glyphs.length; i++) if (glyphs[i]!.isSpace) breaks.push(i + 1);
+  breaks.push(glyphs.length);
+  const widthUpTo: number[] = [0];
+  for (const g of glyphs) widthUpTo.push(widthUpTo[widthUpTo.length - 1]! + g.advance + spacing);
+  // best[k]: least badness of text up to breaks[k], with the previous break index
+  const best: { cost: number; prev: number }[] = [{ cost: 0, prev: -1 }];
+  for (let k = 1; k < breaks.length; k++) {
+    let choice = { cost: Infinity, prev: 0 };
+    for (let j = 0; j < k; j++) {
+      const width = widthUpTo[breaks[k]!]! - widthUpTo[breaks[j]!]!;
+      const cost = best[j]!.cost + (width - target) ** 2;
+      if (cost < choice.cost) choice = { cost, prev: j };
+    }
+    best.push(choice);
+  }
+  const lines: Positioned[][] = [];
+  for (let k = breaks.length - 1; k > 0; k = best[k]!.prev) lines.unshift(glyphs.slice(breaks[best[k]!.prev]!, breaks[k]!));
+  return lines.filter((l) => l.length);
+}

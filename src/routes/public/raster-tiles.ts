@@ -1,0 +1,71 @@
+// Raster tiles of any published style, public like the style itself (CONTRACT.md):
+//   GET /styles/v1/{owner}/{style}[@{version}]/tiles/{256|512}/{z}/{x}/{y}[@2x].png
+//   GET /styles/v1/{owner}/{style}[@{version}]/tiles.json[?tile_size=256|512]   raster TileJSON
+// Versioned URLs are immutable; stable ones max-age=60; private styles `private`. Strong ETag, 304.
+import { Elysia, t } from "elysia";
+import { withRouteFacts } from "../../http/route-facts";
+import type { Services } from "../../services";
+import { BadRequest } from "../../errors";
+import type { AuthPlugin } from "../../http/auth";
+import { ErrorEnvelope } from "../../http/error-response";
+import { parseTileSize } from "../../read/render/render-service";
+import { send } from "../services/static";
+
+const TAGS = ["Raster tiles"];
+const INT = /^\d{1,8}$/;
+const TILE_Y = /^(\d{1,8})(@2x)?\.png$/;
+const envelope = (description: string) => ({ description, content: { "application/json": { schema: ErrorEnvelope } } });
+const CACHING = "Cache-Control: public, max-age=31536000, immutable for {style}@{version}; public, max-age=60 for the stable {style}; private for private styles. Strong ETag, If-None-Match gives 304.";
+
+export function rasterTilesModule(services: Services, authPlugin: AuthPlugin) {
+  const render = services.render;
+  return withRouteFacts({ cors: "public", group: "raster_tiles" }, new Elysia({ name: "raster-tiles" })
+    .use(authPlugin)
+    .get(
+      "/styles/v1/:owner/:style/tiles.json",
+      async ({ params, query, request, set, viewer }) =>
+        send(set, await render.rasterTileJson(params.owner, params.style, parseTileSize(query.tile_size, "tile_size"), viewer, request)),
+      {
+        viewer: true,
+        params: t.Object({ owner: t.String(), style: t.String({ description: "{style} or {style}@{version}" }) }),
+        query: t.Object({ tile_size: t.Optional(t.String({ description: "256 (default) or 512" })) }),
+        detail: {
+          tags: TAGS,
+          summary: "Raster TileJSON 3.0.0 of a published style, for Leaflet, OpenLayers and QGIS (tiles always at versioned URLs)",
+          description: CACHING,
+          responses: {
+            200: { description: "TileJSON", content: { "application/json": { schema: { type: "object" } } } },
+            304: { description: "Not modified" },
+            400: envelope("BAD_REQUEST: tile_size is not 256 or 512"),
+            404: envelope("STYLE_NOT_FOUND"),
+          },
+        },
+      },
+    )
+    .get(
+      "/styles/v1/:owner/:style/tiles/:size/:z/:x/:y",
+      async ({ params, request, set, viewer }) => {
+        const m = TILE_Y.exec(params.y);
+        if (!INT.test(params.z) || !INT.test(params.x) || !m) throw new BadRequest("z, x and y must be non-negative integers, the tile name {y}[@2x].png");
+        if (params.size !== "256" && params.size !== "512") throw new BadRequest("The tile size must be 256 or 512");
+        const req = { owner: params.owner, style: params.style, tileSize: Number(params.size) as 256 | 512, z: Number(params.z), x: Number(params.x), y: Number(m[1]), pixelRatio: (m[2] ? 2 : 1) as 1 | 2 };
+        return send(set, await render.rasterTile(req, viewer, request));
+      },
+      {
+        viewer: true,
+        params: t.Object({ owner: t.String(), style: t.String({ description: "{style} or {style}@{version}" }), size: t.String({ description: "256 or 512" }), z: t.String(), x: t.String(), y: t.String({ description: "{y}.png or {y}@2x.png" }) }),
+        detail: {
+          tags: TAGS,
+          summary: "One PNG raster tile of a published style, drawn on the server (256 or 512 px, @2x for high-DPI screens)",
+          description: `A 512 tile at z shows what MapLibre shows at zoom z; a 256 tile at z what it shows at zoom z-1 (the numbering of Leaflet, OpenLayers and QGIS). Zoom 0-22. ${CACHING} 503 RENDER_BUSY (Retry-After) when the render queue is full.`,
+          responses: {
+            200: { description: "PNG", content: { "image/png": { schema: { type: "string", format: "binary" } } } },
+            304: { description: "Not modified" },
+            400: envelope("BAD_REQUEST: malformed z, x, y or size"),
+            404: envelope("STYLE_NOT_FOUND, or TILE_NOT_FOUND for an address outside the world or above zoom 22"),
+            503: envelope("RENDER_BUSY or RENDER_TIMEOUT, with Retry-After"),
+          },
+        },
+      },
+    ));
+}

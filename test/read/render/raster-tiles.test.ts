@@ -1,0 +1,148 @@
+// Raster tiles of published styles and their TileJSON over HTTP: what they draw, their addressing
+// (256 tiles one zoom below 512 tiles, @2x), caching (immutable versioned, max-age=60 stable, private),
+// ETag/304, private styles, and every bad address.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { makeTestApp, type TestApp } from "../../support/app";
+import { seedKey } from "../../support/seed";
+import { buildWorld, countColor, LAND, OCEAN, pixelsOf, type World } from "./world";
+
+let t: TestApp;
+let w: World;
+
+beforeAll(async () => {
+  t = await makeTestApp();
+  w = await buildWorld(t);
+});
+afterAll(() => t?.close());
+
+const errorOf = async (res: Response) => ((await res.json()) as { error: { code: string; message: string } }).error;
+
+async function tile(path: string, headers: Record<string, string> = {}) {
+  const res = await t.fetch(path, { headers });
+  if (res.status !== 200) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+  expect(res.headers.get("content-type")).toBe("image/png");
+  return { res, px: pixelsOf(new Uint8Array(await res.arrayBuffer())) };
+}
+
+describe("tiles", () => {
+  test("256 and 512 tiles, @2x; anonymous for a public style, with CORS for any origin", async () => {
+    const { res, px } = await tile("/styles/v1/acme/world/tiles/256/1/1/0.png", { origin: "https://leaflet.example" });
+    expect([px.width, px.height]).toEqual([256, 256]);
+    expect(res.headers.get("access-control-allow-origin")).toBe("*");
+    // North-east quarter of the world: Eurasia and the Arctic ocean.
+    expect(countColor(px, LAND)).toBeGreaterThan(256 * 256 * 0.25);
+    expect(countColor(px, OCEAN)).toBeGreaterThan(256 * 256 * 0.1);
+    expect((await tile("/styles/v1/acme/world/tiles/512/1/1/0.png")).px.width).toBe(512);
+    expect((await tile("/styles/v1/acme/world/tiles/256/1/1/0@2x.png")).px.width).toBe(512);
+  });
+
+  test("a 256 tile shows what the 512 tile one zoom lower shows at the same place", async () => {
+    // 256 tile 2/2/0 is the top-left quarter of 512 tile 1/1/0: the same area, drawn at the same zoom.
+    const small = (await tile("/styles/v1/acme/world/tiles/256/2/2/0.png")).px;
+    const big = (await tile("/styles/v1/acme/world/tiles/512/1/1/0.png")).px;
+    let same = 0;
+    for (let y = 0; y < 256; y++)
+      for (let x = 0; x < 256; x++) {
+        const a = (y * 256 + x) * 4;
+        const b = (y * 512 + x) * 4;
+        if (Math.abs(small.data[a]! - big.data[b]!) + Math.abs(small.data[a + 1]! - big.data[b + 1]!) + Math.abs(small.data[a + 2]! - big.data[b + 2]!) < 30) same++;
+      }
+    // Labels may be placed differently near tile edges; the rest is the same map.
+    expect(same / (256 * 256)).toBeGreaterThan(0.85);
+  });
+
+  test("the whole world as one 256 tile at zoom 0", async () => {
+    const { px } = await tile("/styles/v1/acme/world/tiles/256/0/0/0.png");
+    expect([px.width, px.height]).toEqual([256, 256]);
+    expect(countColor(px, LAND)).toBeGreaterThan(256 * 256 * 0.15);
+    expect(countColor(px, OCEAN)).toBeGreaterThan(256 * 256 * 0.3);
+  });
+
+  test("caching: versioned immutable, stable one minute, strong ETag and 304", async () => {
+    const versioned = (await tile("/styles/v1/acme/world@1/tiles/256/1/0/0.png")).res;
+    expect(versioned.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+    const etag = versioned.headers.get("etag")!;
+    expect(etag).toMatch(/^"[a-z0-9]+"$/);
+    const again = await t.fetch("/styles/v1/acme/world@1/tiles/256/1/0/0.png", { headers: { "if-none-match": etag } });
+    expect(again.status).toBe(304);
+    expect(await again.text()).toBe("");
+    const stable = (await tile("/styles/v1/acme/world/tiles/256/1/0/0.png")).res;
+    expect(stable.headers.get("cache-control")).toBe("public, max-age=60");
+    expect(stable.headers.get("etag")).toBeTruthy();
+  });
+
+  test("a private style: 404 for anyone who may not read it, private caching for who may", async () => {
+    const anon = await t.fetch("/styles/v1/acme/secret/tiles/256/1/0/0.png");
+    expect(anon.status).toBe(404);
+    expect((await errorOf(anon)).code).toBe("STYLE_NOT_FOUND");
+    const noMapsRead = await t.fetch("/styles/v1/acme/secret/tiles/256/1/0/0.png", { headers: { "x-api-key": w.staticKey } });
+    expect(noMapsRead.status).toBe(404);
+    const key = seedKey(t.ctx, w.orgId, ["maps:read"]).secret;
+    const ok = (await tile("/styles/v1/acme/secret/tiles/256/1/0/0.png", { "x-api-key": key })).res;
+    expect(ok.headers.get("cache-control")).toBe("private");
+  });
+
+  test("bad addresses: 400 for malformed numbers and sizes, 404 outside the world", async () => {
+    for (const p of ["/styles/v1/acme/world/tiles/300/1/0/0.png", "/styles/v1/acme/world/tiles/256/a/0/0.png", "/styles/v1/acme/world/tiles/256/1/0/0.jpg", "/styles/v1/acme/world/tiles/256/1/-1/0.png", "/styles/v1/acme/world/tiles/256/1/0/0@3x.png"]) {
+      const res = await t.fetch(p);
+      expect(res.status).toBe(400);
+      expect((await errorOf(res)).code).toBe("BAD_REQUEST");
+    }
+    for (const p of ["/styles/v1/acme/world/tiles/256/1/2/0.png", "/styles/v1/acme/world/tiles/256/23/0/0.png"]) {
+      const res = await t.fetch(p);
+      expect(res.status).toBe(404);
+      expect((await errorOf(res)).code).toBe("TILE_NOT_FOUND");
+    }
+    for (const p of ["/styles/v1/acme/nope/tiles/256/0/0/0.png", "/styles/v1/acme/world@7/tiles/256/0/0/0.png"]) {
+      const res = await t.fetch(p);
+      expect(res.status).toBe(404);
+      expect((await errorOf(res)).code).toBe("STYLE_NOT_FOUND");
+    }
+  });
+});
+
+test("metrics count raster tiles and static images in groups of their own", async () => {
+  await t.fetch("/styles/v1/acme/world@1/tiles/256/1/0/0.png");
+  await t.fetch("/styles/v1/acme/world/tiles.json");
+  await t.fetch("/static/v1/acme/world/0,0,1/64x64.png"); // no key: 401, counted all the same
+  await Bun.sleep(10); // after-response hooks run once the response is handed back
+  const body = await (await t.fetch("/metrics")).text();
+  expect(body).toMatch(/mapstead_http_requests_total\{group="raster_tiles",method="GET",status="2xx"\} [1-9]/);
+  expect(body).toMatch(/mapstead_http_requests_total\{group="static",method="GET",status="4xx"\} [1-9]/);
+});
+
+describe("TileJSON", () => {
+  test("points at versioned tile URLs, carries the attribution, caches like the style", async () => {
+    const res = await t.fetch("/styles/v1/acme/world/tiles.json");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("cache-control")).toBe("public, max-age=60");
+    const tj = await res.json();
+    expect(tj).toMatchObject({
+      tilejson: "3.0.0",
+      name: "World",
+      scheme: "xyz",
+      tileSize: 256,
+      minzoom: 0,
+      maxzoom: 22,
+      format: "png",
+      attribution: "© Test Atlas",
+      tiles: [`${t.baseUrl}/styles/v1/acme/world@1/tiles/256/{z}/{x}/{y}.png`],
+    });
+    const big = await (await t.fetch("/styles/v1/acme/world@1/tiles.json?tile_size=512")).json();
+    expect(big.tiles).toEqual([`${t.baseUrl}/styles/v1/acme/world@1/tiles/512/{z}/{x}/{y}.png`]);
+    const versioned = await t.fetch("/styles/v1/acme/world@1/tiles.json");
+    expect(versioned.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+    const etag = versioned.headers.get("etag")!;
+    expect((await t.fetch("/styles/v1/acme/world@1/tiles.json", { headers: { "if-none-match": etag } })).status).toBe(304);
+  });
+
+  test("a URL from the TileJSON serves a tile; bad tile_size is 400, private styles 404", async () => {
+    const tj = await (await t.fetch("/styles/v1/acme/world/tiles.json")).json();
+    const url = (tj.tiles[0] as string).replace(t.baseUrl, "").replace("{z}/{x}/{y}", "1/0/0");
+    expect((await t.fetch(url)).status).toBe(200);
+    const bad = await t.fetch("/styles/v1/acme/world/tiles.json?tile_size=300");
+    expect(bad.status).toBe(400);
+    expect((await errorOf(bad)).message).toContain("tile_size");
+    expect((await t.fetch("/styles/v1/acme/secret/tiles.json")).status).toBe(404);
+  });
+});

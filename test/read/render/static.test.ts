@@ -1,0 +1,259 @@
+// Static images over HTTP through the real app: a published world style drawn with overlays, auto-fit,
+// bearing, @2x and every format; keys, scopes, billing headers, private styles, caching and 400s.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import jpeg from "jpeg-js";
+import { makeTestApp, type TestApp } from "../../support/app";
+import { seedKey } from "../../support/seed";
+import { buildWorld, colorAt, countColor, LAND, OCEAN, pixelsOf, worldStyle, type Pixels, type World } from "./world";
+
+let t: TestApp;
+let w: World;
+
+beforeAll(async () => {
+  t = await makeTestApp();
+  w = await buildWorld(t);
+});
+afterAll(() => t?.close());
+
+const MAGENTA: [number, number, number] = [255, 0, 255];
+const CYAN: [number, number, number] = [0, 255, 255];
+const YELLOW: [number, number, number] = [255, 255, 0];
+const TEXT: [number, number, number] = [51, 51, 51];
+
+const get = (path: string, key: string | null = w.staticKey, headers: Record<string, string> = {}) => t.fetch(path, { headers: key ? { "x-api-key": key, ...headers } : headers });
+
+async function image(path: string, key: string | null = w.staticKey): Promise<Pixels> {
+  const res = await get(path, key);
+  if (res.status !== 200) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+  expect(res.headers.get("content-type")).toBe("image/png");
+  return pixelsOf(new Uint8Array(await res.arrayBuffer()));
+}
+
+const errorOf = async (res: Response) => ((await res.json()) as { error: { code: string; message: string } }).error;
+
+/** Bounding box of the pixels of one colour. */
+function boxOf(px: Pixels, rgb: [number, number, number]) {
+  let [minX, minY, maxX, maxY] = [Infinity, Infinity, -Infinity, -Infinity];
+  for (let y = 0; y < px.height; y++)
+    for (let x = 0; x < px.width; x++) {
+      const [r, g, b] = colorAt(px, x, y);
+      if (Math.abs(r - rgb[0]) < 10 && Math.abs(g - rgb[1]) < 10 && Math.abs(b - rgb[2]) < 10) {
+        minX = Math.min(minX, x);
+        maxX = Math.max(maxX, x);
+        minY = Math.min(minY, y);
+        maxY = Math.max(maxY, y);
+      }
+    }
+  return { minX, minY, maxX, maxY };
+}
+
+/** Pixels of `rgb` inside a rectangle. */
+function countIn(px: Pixels, rgb: [number, number, number], x0: number, y0: number, x1: number, y1: number, tolerance = 40): number {
+  let n = 0;
+  for (let y = y0; y < y1; y++)
+    for (let x = x0; x < x1; x++) {
+      const [r, g, b] = colorAt(px, x, y);
+      if (Math.abs(r - rgb[0]) <= tolerance && Math.abs(g - rgb[1]) <= tolerance && Math.abs(b - rgb[2]) <= tolerance) n++;
+    }
+  return n;
+}
+
+describe("images", () => {
+  test("a world view draws the style: ocean, land, and a pin exactly at its coordinates", async () => {
+    const px = await image(`/static/v1/acme/world/10,30,1/400x300.png?overlay=${encodeURIComponent("pin-l+f0f(10,30)")}`);
+    expect([px.width, px.height]).toEqual([400, 300]);
+    expect(countColor(px, OCEAN)).toBeGreaterThan(400 * 300 * 0.2);
+    expect(countColor(px, LAND)).toBeGreaterThan(400 * 300 * 0.2);
+    const pin = boxOf(px, MAGENTA);
+    expect((pin.minX + pin.maxX) / 2).toBeCloseTo(200, -1);
+    expect((pin.minY + pin.maxY) / 2).toBeCloseTo(150, -1);
+  });
+
+  test("paths (polyline) and GeoJSON polygons are drawn with their colours", async () => {
+    // From (0,0) to (20,20) and a filled square around (-20,-20). The '+' left unencoded in the query
+    // (read as a space) still works.
+    const path = `path-6 0ff(${encodeURIComponent("??_c`|@_c`|@")})`;
+    const square = { type: "Feature", properties: { fill: "#ff0", "fill-opacity": 1, stroke: "#ff0" }, geometry: { type: "Polygon", coordinates: [[[-25, -25], [-15, -25], [-15, -15], [-25, -15], [-25, -25]]] } };
+    const px = await image(`/static/v1/acme/world/0,0,2/400x400.png?overlay=${path},geojson(${encodeURIComponent(JSON.stringify(square))})`);
+    const line = boxOf(px, CYAN);
+    expect(line.minX).toBeGreaterThan(195);
+    expect(line.maxY).toBeLessThan(205);
+    expect(line.maxX - line.minX).toBeGreaterThan(50);
+    const fill = boxOf(px, YELLOW);
+    expect(fill.maxX).toBeLessThan(200);
+    expect(fill.minY).toBeGreaterThan(200);
+    expect(countColor(px, YELLOW, 10)).toBeGreaterThan(1000);
+  });
+
+  test("overlays in the path segment work like the query parameter", async () => {
+    const px = await image(`/static/v1/acme/world/${encodeURIComponent("pin-s+f0f(0,0)")}/0,0,1/200x200.png`);
+    expect(countColor(px, MAGENTA, 10)).toBeGreaterThan(20);
+    // An encoded '/' inside the overlay segment stays inside it.
+    const slash = { type: "Feature", properties: { title: "a/b", "marker-color": "#f0f" }, geometry: { type: "Point", coordinates: [0, 0] } };
+    const withSlash = await image(`/static/v1/acme/world/geojson(${encodeURIComponent(JSON.stringify(slash))})/0,0,1/200x200.png`);
+    expect(countColor(withSlash, MAGENTA, 10)).toBeGreaterThan(20);
+  });
+
+  test("auto fits every overlay inside the padding", async () => {
+    const pins = encodeURIComponent("pin-s+f0f(-40,-20),pin-s+0ff(60,40)");
+    const px = await image(`/static/v1/acme/world/auto/400x300.png?overlay=${pins}&padding=40`);
+    const a = boxOf(px, MAGENTA);
+    const b = boxOf(px, CYAN);
+    // Pin centres land on the padding edges (the fit is tight), pins stay inside the image.
+    expect((a.minX + a.maxX) / 2).toBeCloseTo(40, -1);
+    expect((b.minX + b.maxX) / 2).toBeCloseTo(360, -1);
+    expect(Math.min(a.minY, b.minY)).toBeGreaterThan(20);
+    expect(Math.max(a.maxY, b.maxY)).toBeLessThan(280);
+  });
+
+  test("bearing turns the map: with bearing 90 a pin east of the centre is drawn above it", async () => {
+    const px = await image(`/static/v1/acme/world/0,0,3,90/200x200.png?overlay=${encodeURIComponent("pin-s+f0f(5,0)")}`);
+    const pin = boxOf(px, MAGENTA);
+    expect((pin.minX + pin.maxX) / 2).toBeCloseTo(100, -1);
+    expect((pin.minY + pin.maxY) / 2).toBeLessThan(80);
+  });
+
+  test("@2x doubles the pixels", async () => {
+    const px = await image("/static/v1/acme/world/0,0,1/150x100@2x.png");
+    expect([px.width, px.height]).toEqual([300, 200]);
+  });
+
+  test("attribution (bottom-right) and logo (bottom-left) are drawn unless turned off", async () => {
+    const on = await image("/static/v1/acme/world/-30,0,1/400x200.png");
+    const off = await image("/static/v1/acme/world/-30,0,1/400x200.png?attribution=false&logo=false");
+    // Compared with the same image without them (a city label may have dark pixels there too).
+    expect(countIn(on, TEXT, 300, 185, 400, 200, 60)).toBeGreaterThan(countIn(off, TEXT, 300, 185, 400, 200, 60) + 20);
+    expect(countIn(on, TEXT, 0, 185, 80, 200, 60)).toBeGreaterThan(countIn(off, TEXT, 0, 185, 80, 200, 60) + 20);
+  });
+
+  test("jpg and webp", async () => {
+    const jpg = await get("/static/v1/acme/world/-30,0,1/200x100.jpg");
+    expect(jpg.status).toBe(200);
+    expect(jpg.headers.get("content-type")).toBe("image/jpeg");
+    const decoded = jpeg.decode(new Uint8Array(await jpg.arrayBuffer()), { useTArray: true });
+    expect([decoded.width, decoded.height]).toEqual([200, 100]);
+    // The Atlantic west of Africa is ocean blue, within JPEG's error.
+    const i = (50 * 200 + 100) * 4;
+    expect(Math.abs(decoded.data[i]! - OCEAN[0]) + Math.abs(decoded.data[i + 1]! - OCEAN[1]) + Math.abs(decoded.data[i + 2]! - OCEAN[2])).toBeLessThan(40);
+
+    const webp = await get("/static/v1/acme/world/-30,0,1/200x100.webp");
+    expect(webp.status).toBe(200);
+    expect(webp.headers.get("content-type")).toBe("image/webp");
+    const bytes = new Uint8Array(await webp.arrayBuffer());
+    expect(new TextDecoder().decode(bytes.subarray(0, 4))).toBe("RIFF");
+    expect(new TextDecoder().decode(bytes.subarray(8, 12))).toBe("WEBP");
+  });
+});
+
+describe("access and billing", () => {
+  const path = "/static/v1/acme/world/0,0,1/64x64.png";
+
+  test("no key 401, a key without static_maps 403, a static_maps key or a session 200", async () => {
+    const none = await get(path, null);
+    expect(none.status).toBe(401);
+    expect((await errorOf(none)).code).toBe("UNAUTHORIZED");
+    const wrong = await get(path, w.otherKey);
+    expect(wrong.status).toBe(403);
+    expect((await errorOf(wrong)).code).toBe("INSUFFICIENT_SCOPE");
+    expect((await get(path, "msk_not-a-key")).status).toBe(401);
+    const ok = await get(path);
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get("x-ratelimit-limit")).toBe("600");
+    expect(Number(ok.headers.get("x-ratelimit-remaining"))).toBeLessThan(600);
+    const session = await t.fetch(path, { headers: { cookie: w.session.cookie } });
+    expect(session.status).toBe(200);
+  });
+
+  test("billable: quota headers count successful images only; the quota runs out with 429", async () => {
+    const key = seedKey(t.ctx, w.orgId, ["static_maps"], { monthlyQuota: 2 }).secret;
+    const first = await get(path, key);
+    expect(first.status).toBe(200);
+    expect(first.headers.get("x-quota-used")).toBe("1");
+    expect(first.headers.get("x-quota-remaining")).toBe("1");
+    const bad = await get("/static/v1/acme/world/0,0,99/64x64.png", key);
+    expect(bad.status).toBe(400);
+    expect(bad.headers.get("x-quota-used")).toBe("1");
+    expect((await get(path, key)).headers.get("x-quota-used")).toBe("2");
+    const over = await get(path, key);
+    expect(over.status).toBe(429);
+    expect((await errorOf(over)).code).toBe("QUOTA_EXCEEDED");
+    expect(Number(over.headers.get("retry-after"))).toBeGreaterThan(0);
+  });
+
+  test("a private style needs maps:read (or a member session); otherwise the same 404 as a missing style", async () => {
+    const hidden = await get("/static/v1/acme/secret/0,0,1/64x64.png");
+    expect(hidden.status).toBe(404);
+    expect((await errorOf(hidden)).code).toBe("STYLE_NOT_FOUND");
+    const missing = await get("/static/v1/acme/nope/0,0,1/64x64.png");
+    expect(await errorOf(missing)).toEqual(await errorOf(await get("/static/v1/acme/secret/0,0,1/64x64.png")));
+    expect((await get("/static/v1/acme/secret/0,0,1/64x64.png", w.privateKey)).status).toBe(200);
+    expect((await t.fetch("/static/v1/acme/secret/0,0,1/64x64.png", { headers: { cookie: w.session.cookie } })).status).toBe(200);
+  });
+
+  test("CORS: the caller's origin is echoed, as for the other service APIs", async () => {
+    const res = await get(path, w.staticKey, { origin: "https://app.example" });
+    expect(res.headers.get("access-control-allow-origin")).toBe("https://app.example");
+  });
+});
+
+describe("caching and errors", () => {
+  test("versioned styles cache a day, the stable one a minute; ETag and 304", async () => {
+    const stable = await get("/static/v1/acme/world/0,0,1/64x64.png");
+    expect(stable.headers.get("cache-control")).toBe("private, max-age=60");
+    const versioned = await get("/static/v1/acme/world@1/0,0,1/64x64.png");
+    expect(versioned.headers.get("cache-control")).toBe("private, max-age=86400");
+    const etag = versioned.headers.get("etag")!;
+    expect(etag).toMatch(/^"[a-z0-9]+"$/);
+    const again = await get("/static/v1/acme/world@1/0,0,1/64x64.png", w.staticKey, { "if-none-match": etag });
+    expect(again.status).toBe(304);
+    expect(again.headers.get("etag")).toBe(etag);
+    // Another view is another image.
+    expect((await get("/static/v1/acme/world@1/0,0,2/64x64.png")).headers.get("etag")).not.toBe(etag);
+  });
+
+  test("unknown owner, style or version: 404 STYLE_NOT_FOUND", async () => {
+    for (const p of ["/static/v1/nobody/world/0,0,1/64x64.png", "/static/v1/acme/world@9/0,0,1/64x64.png", "/static/v1/acme/World!/0,0,1/64x64.png"]) {
+      const res = await get(p);
+      expect(res.status).toBe(404);
+      expect((await errorOf(res)).code).toBe("STYLE_NOT_FOUND");
+    }
+  });
+
+  test("bad input is a 400 naming the parameter, for a caller with a valid key", async () => {
+    const cases: [string, string][] = [
+      ["/static/v1/acme/world/0,0,23/64x64.png", "zoom"],
+      ["/static/v1/acme/world/0,0,1,400/64x64.png", "bearing"],
+      ["/static/v1/acme/world/0,0,1/2000x64.png", "width"],
+      ["/static/v1/acme/world/0,0,1/64x64.gif", "format"],
+      ["/static/v1/acme/world/auto/64x64.png", "auto"],
+      [`/static/v1/acme/world/0,0,1/64x64.png?overlay=${encodeURIComponent("pin-s(1,2")}`, "overlay"],
+      [`/static/v1/acme/world/0,0,1/64x64.png?overlay=${encodeURIComponent("geojson({)")}`, "geojson"],
+      ["/static/v1/acme/world/0,0,1/64x64.png?overlay=path(%20%20)", "polyline"],
+      ["/static/v1/acme/world/0,0,1/64x64.png?padding=3", "padding"],
+      ["/static/v1/acme/world/0,0,1", "path"],
+    ];
+    for (const [p, mentions] of cases) {
+      const res = await get(p);
+      expect(res.status).toBe(400);
+      const error = await errorOf(res);
+      expect(error.code).toBe("BAD_REQUEST");
+      expect(error.message).toContain(mentions);
+    }
+  });
+});
+
+describe("publishing", () => {
+  test("a new version changes the stable image at once; the versioned image stays", async () => {
+    const before = await image("/static/v1/acme/world/-30,0,2/64x64.png?attribution=false&logo=false");
+    expect(countColor(before, OCEAN)).toBeGreaterThan(64 * 64 * 0.5);
+    const red: [number, number, number] = [200, 10, 10];
+    const style = { ...worldStyle(), layers: worldStyle().layers.map((l) => (l.id === "ocean" ? { ...l, paint: { "background-color": `rgb(${red})` } } : l)) };
+    const draft = await t.fetch("/api/v1/orgs/acme/styles/world/draft", { method: "PUT", headers: { ...w.session.headers, "content-type": "application/json" }, body: JSON.stringify(style) });
+    expect(draft.status).toBe(200);
+    expect((await t.fetch("/api/v1/orgs/acme/styles/world/publish", { method: "POST", headers: w.session.headers })).status).toBe(200);
+    const after = await image("/static/v1/acme/world/-30,0,2/64x64.png?attribution=false&logo=false");
+    expect(countColor(after, red)).toBeGreaterThan(64 * 64 * 0.5);
+    const pinned = await image("/static/v1/acme/world@1/-30,0,2/64x64.png?attribution=false&logo=false");
+    expect(countColor(pinned, OCEAN)).toBeGreaterThan(64 * 64 * 0.5);
+  });
+});

@@ -1,0 +1,268 @@
+// Labels: text from the installed fonts with halos, anchors, wrapping, placement along lines, and
+// collision so labels do not overlap (top layer and lower symbol-sort-key first).
+import { describe, expect, test } from "bun:test";
+import type { StyleSpecification } from "@maplibre/maplibre-gl-style-spec";
+import { renderMap } from "../../../src/render";
+import { encodePng } from "../../../src/sprites/png";
+import { count, line, near, pixels, point, resources, type Pixels } from "./fixtures";
+
+const BG = { id: "bg", type: "background", paint: { "background-color": "#ffffff" } };
+const view = { center: [0, 0] as [number, number], zoom: 4, bearing: 0, width: 256, height: 256, pixelRatio: 1 as const };
+
+function labels(extra: Record<string, unknown> = {}, paint: Record<string, unknown> = {}, id = "t") {
+  return {
+    id,
+    type: "symbol",
+    source: "v",
+    "source-layer": "pts",
+    layout: { "text-field": ["get", "name"], "text-font": ["Noto Sans Regular"], "text-size": 16, ...extra },
+    paint: { "text-color": "#000000", ...paint },
+  };
+}
+
+async function render(features: GeoJSON.Feature[], layers: unknown[], layerName = "pts"): Promise<Pixels> {
+  const res = await resources({ vector: { v: { layers: { [layerName]: features } } } });
+  const style = { version: 8, sources: { v: { type: "vector" } }, layers } as StyleSpecification;
+  return pixels(await renderMap(style, view, res));
+}
+
+const dark = (px: [number, number, number, number]) => px[0] < 128 && px[1] < 128 && px[2] < 128;
+
+/** Bounding box of the pixels that pass. */
+function inkBox(p: Pixels, test: (px: [number, number, number, number]) => boolean) {
+  let x1 = Infinity;
+  let y1 = Infinity;
+  let x2 = -Infinity;
+  let y2 = -Infinity;
+  for (let y = 0; y < p.height; y++)
+    for (let x = 0; x < p.width; x++)
+      if (test(p.at(x, y))) {
+        x1 = Math.min(x1, x);
+        y1 = Math.min(y1, y);
+        x2 = Math.max(x2, x);
+        y2 = Math.max(y2, y);
+      }
+  return { x1, y1, x2, y2, width: x2 - x1 + 1, height: y2 - y1 + 1 };
+}
+
+describe("text", () => {
+  test("a label is drawn centred on its point, about as tall as its size", async () => {
+    const p = await render([point(0, 0, { name: "Hamburg" })], [BG, labels()]);
+    const ink = inkBox(p, dark);
+    expect(count(p, dark)).toBeGreaterThan(100);
+    expect(Math.abs((ink.x1 + ink.x2) / 2 - 128)).toBeLessThan(3);
+    expect(Math.abs((ink.y1 + ink.y2) / 2 - 128)).toBeLessThan(4);
+    expect(ink.height).toBeGreaterThan(10);
+    expect(ink.height).toBeLessThan(18);
+    expect(ink.width).toBeGreaterThan(55);
+    expect(ink.width).toBeLessThan(85);
+  });
+
+  test("text-size scales the label", async () => {
+    const small = inkBox(await render([point(0, 0, { name: "Hamburg" })], [BG, labels()]), dark);
+    const big = inkBox(await render([point(0, 0, { name: "Hamburg" })], [BG, labels({ "text-size": 32 })]), dark);
+    expect(big.width / small.width).toBeGreaterThan(1.8);
+    expect(big.width / small.width).toBeLessThan(2.2);
+  });
+
+  test("the halo surrounds the text in its colour", async () => {
+    const p = await render([point(0, 0, { name: "Hamburg" })], [BG, labels({}, { "text-halo-color": "#ff0000", "text-halo-width": 2 })]);
+    const red = (px: [number, number, number, number]) => near(px, [255, 0, 0], 40);
+    expect(count(p, red)).toBeGreaterThan(150);
+    const ink = inkBox(p, dark);
+    const halo = inkBox(p, red);
+    expect(halo.x1).toBeLessThan(ink.x1);
+    expect(halo.x2).toBeGreaterThan(ink.x2);
+  });
+
+  test("text-anchor top puts the text below the point; text-offset moves it in ems", async () => {
+    const top = inkBox(await render([point(0, 0, { name: "Hamburg" })], [BG, labels({ "text-anchor": "top" })]), dark);
+    expect(top.y1).toBeGreaterThanOrEqual(128);
+    const left = inkBox(await render([point(0, 0, { name: "Hamburg" })], [BG, labels({ "text-anchor": "left", "text-offset": [1, 0] })]), dark);
+    expect(left.x1).toBeGreaterThanOrEqual(128 + 14);
+    expect(left.x1).toBeLessThan(128 + 22);
+  });
+
+  test("text-max-width wraps long names onto several lines", async () => {
+    const name = "Saint Petersburg Central Railway Station";
+    const wrapped = inkBox(await render([point(0, 0, { name })], [BG, labels({ "text-max-width": 6 })]), dark);
+    const oneLine = inkBox(await render([point(0, 0, { name })], [BG, labels({ "text-max-width": 100 })]), dark);
+    expect(wrapped.height).toBeGreaterThan(oneLine.height * 2);
+    expect(wrapped.width).toBeLessThan(oneLine.width / 2);
+  });
+
+  test("text-transform and format sections (font-scale, text-color) apply", async () => {
+    const lower = await render([point(0, 0, { name: "Hamburg" })], [BG, labels({ "text-transform": "lowercase" })]);
+    const upper = await render([point(0, 0, { name: "Hamburg" })], [BG, labels({ "text-transform": "uppercase" })]);
+    expect(inkBox(upper, dark).width).toBeGreaterThan(inkBox(lower, dark).width);
+    const formatted = await render(
+      [point(0, 0, { name: "Big" })],
+      [BG, labels({ "text-field": ["format", ["get", "name"], { "font-scale": 2, "text-color": "#0000ff" }] })],
+    );
+    const blue = (px: [number, number, number, number]) => near(px, [0, 0, 255], 60);
+    expect(inkBox(formatted, blue).height).toBeGreaterThan(20);
+  });
+
+  test("legacy {token} text fields are filled from properties", async () => {
+    const p = await render([point(0, 0, { name: "Hamburg" })], [BG, labels({ "text-field": "{name}" })]);
+    expect(inkBox(p, dark).width).toBeGreaterThan(55);
+  });
+});
+
+describe("collision", () => {
+  const two = [point(0, 0, { name: "Hamburg", rank: 2, color: "#ff0000" }), point(0.3, 0.1, { name: "Hamburg", rank: 1, color: "#0000ff" })];
+  const red = (px: [number, number, number, number]) => near(px, [255, 0, 0], 60);
+  const blue = (px: [number, number, number, number]) => near(px, [0, 0, 255], 60);
+
+  test("two overlapping labels are not both drawn, unless text-allow-overlap", async () => {
+    const single = count(await render([two[0]!], [BG, labels()]), dark);
+    const both = count(await render(two, [BG, labels()]), dark);
+    expect(both).toBeLessThan(single * 1.15);
+    const overlapping = count(await render(two, [BG, labels({ "text-allow-overlap": true })]), dark);
+    expect(overlapping).toBeGreaterThan(single * 1.3);
+  });
+
+  test("the lower symbol-sort-key wins", async () => {
+    const p = await render(two, [BG, labels({ "symbol-sort-key": ["get", "rank"] }, { "text-color": ["get", "color"] })]);
+    expect(count(p, blue)).toBeGreaterThan(50);
+    expect(count(p, red)).toBe(0);
+    const q = await render(two, [BG, labels({ "symbol-sort-key": ["-", 0, ["get", "rank"]] }, { "text-color": ["get", "color"] })]);
+    expect(count(q, red)).toBeGreaterThan(50);
+    expect(count(q, blue)).toBe(0);
+  });
+
+  test("the upper layer is placed first; text-ignore-placement lets the lower one draw anyway", async () => {
+    const layers = (ignore: boolean) => [
+      BG,
+      labels({ "text-ignore-placement": ignore, "text-allow-overlap": ignore, "text-offset": [0, 0.6] }, { "text-color": "#0000ff" }, "lower"),
+      labels({}, { "text-color": "#ff0000" }, "upper"),
+    ];
+    const p = await render([two[0]!], layers(false));
+    expect(count(p, red)).toBeGreaterThan(50);
+    expect(count(p, blue)).toBe(0);
+    const q = await render([two[0]!], layers(true));
+    expect(count(q, blue)).toBeGreaterThan(20);
+  });
+});
+
+describe("icons with text", () => {
+  test("icon-text-fit stretches the icon around the label, with its padding", async () => {
+    const res = await resources({ vector: { v: { layers: { pts: [point(0, 0, { name: "Long label text" })] } } } }, { sprite: true });
+    const shield = (fit: string) =>
+      ({
+        version: 8,
+        sources: { v: { type: "vector" } },
+        layers: [BG, labels({ "icon-image": "square", "icon-text-fit": fit, "icon-text-fit-padding": [2, 6, 2, 6] })],
+      }) as StyleSpecification;
+    const red = (px: [number, number, number, number]) => near(px, [255, 0, 0], 30);
+    const fitted = pixels(await renderMap(shield("both"), view, res));
+    const plain = pixels(await renderMap(shield("none"), view, res));
+    const text = inkBox(fitted, dark);
+    const box = inkBox(fitted, red);
+    expect(inkBox(plain, red).width).toBeLessThanOrEqual(21); // the 20-px icon as is
+    expect(box.x1).toBeLessThan(text.x1 - 3);
+    expect(box.x2).toBeGreaterThan(text.x2 + 3);
+    expect(box.y1).toBeLessThan(text.y1);
+    expect(box.y2).toBeGreaterThan(text.y2);
+    expect(box.width).toBeLessThan(text.width + 20);
+  });
+});
+
+describe("SDF icons", () => {
+  test("an SDF sprite image is drawn in icon-color", async () => {
+    // a 16x16 SDF disc: distance encoded in alpha, 0.75 at radius 6
+    const data = new Uint8Array(16 * 16 * 4);
+    for (let y = 0; y < 16; y++)
+      for (let x = 0; x < 16; x++) data[(y * 16 + x) * 4 + 3] = Math.max(0, Math.min(255, Math.round((0.75 + (6 - Math.hypot(x - 7.5, y - 7.5)) / 16) * 255)));
+    const base = await resources({ vector: { v: { layers: { pts: [point(0, 0)] } } } });
+    const res = { ...base, sprite: async () => ({ json: { disc: { x: 0, y: 0, width: 16, height: 16, pixelRatio: 1, sdf: true } }, png: encodePng({ width: 16, height: 16, data }) }) };
+    const style = {
+      version: 8,
+      sources: { v: { type: "vector" } },
+      layers: [BG, { id: "i", type: "symbol", source: "v", "source-layer": "pts", layout: { "icon-image": "disc" }, paint: { "icon-color": "#00c000" } }],
+    } as StyleSpecification;
+    const p = pixels(await renderMap(style, view, res));
+    const green = (px: [number, number, number, number]) => near(px, [0, 0xc0, 0], 10);
+    expect(green(p.at(128, 128))).toBe(true);
+    expect(count(p, green)).toBeGreaterThan(50); // a disc of radius ~6
+    expect(near(p.at(128 + 9, 128), [255, 255, 255], 0)).toBe(true);
+    expect(count(p, green)).toBeLessThan(140);
+  });
+});
+
+describe("variable anchors", () => {
+  test("text-variable-anchor tries the next anchor when the first collides", async () => {
+    const features = [point(0, 0, { name: "Hamburg" }), point(0, -1.1, { name: "Blocker" })];
+    const layers = [
+      BG,
+      { ...labels({ "text-variable-anchor": ["top", "bottom"], "text-radial-offset": 0.5 }), filter: ["==", ["get", "name"], "Hamburg"] },
+      { ...labels({}, {}, "blocker"), filter: ["==", ["get", "name"], "Blocker"] },
+    ];
+    const free = inkBox(await render([features[0]!], [BG, layers[1]!]), dark);
+    expect(free.y1).toBeGreaterThan(128); // first choice: below the point
+    const p = await render(features, layers);
+    const ink = inkBox(p, dark);
+    expect(count(p, dark, { x1: 0, y1: 0, x2: 256, y2: 127 })).toBeGreaterThan(100); // moved above the point
+    expect(ink.y1).toBeLessThan(128);
+  });
+});
+
+describe("placement along lines", () => {
+  test("symbol-placement line writes the name along the line, upright", async () => {
+    const res = await resources({ vector: { v: { layers: { roads: [line([[-4, -4], [4, 4]], { name: "Long Street Name" })] } } } });
+    const style = {
+      version: 8,
+      sources: { v: { type: "vector" } },
+      layers: [
+        BG,
+        {
+          id: "t",
+          type: "symbol",
+          source: "v",
+          "source-layer": "roads",
+          layout: { "symbol-placement": "line", "text-field": ["get", "name"], "text-font": ["Noto Sans Regular"], "text-size": 14 },
+          paint: { "text-color": "#000000" },
+        },
+      ],
+    } as StyleSpecification;
+    const p = pixels(await renderMap(style, view, res));
+    const ink = inkBox(p, dark);
+    // the line runs from bottom-left to top-right: the label spans both directions about equally
+    expect(ink.width).toBeGreaterThan(60);
+    expect(ink.height).toBeGreaterThan(60);
+    // every dark pixel lies close to the line y = 256 - x (the diagonal through the centre)
+    let far = 0;
+    for (let y = 0; y < 256; y++) for (let x = 0; x < 256; x++) if (dark(p.at(x, y)) && Math.abs(x + y - 256) / Math.SQRT2 > 14) far++;
+    expect(far).toBe(0);
+  });
+
+  test("a label is not bent around a sharp corner (text-max-angle) but follows a gentle curve", async () => {
+    const draw = async (coords: [number, number][]) => {
+      const res = await resources({ vector: { v: { layers: { roads: [line(coords, { name: "Curvy Road Name" })] } } } });
+      const style = {
+        version: 8,
+        sources: { v: { type: "vector" } },
+        layers: [
+          BG,
+          {
+            id: "t",
+            type: "symbol",
+            source: "v",
+            "source-layer": "roads",
+            layout: { "symbol-placement": "line-center", "text-field": ["get", "name"], "text-font": ["Noto Sans Regular"], "text-size": 14 },
+            paint: { "text-color": "#000000" },
+          },
+        ],
+      } as StyleSpecification;
+      return count(pixels(await renderMap(style, view, res)), dark);
+    };
+    // a right angle in the middle of the line, where line-center puts the label
+    expect(await draw([[-3, 0], [0, 0], [0, 3]])).toBe(0);
+    // a quarter circle of radius 4 degrees (about 90 px): the label turns a little per glyph
+    const arc = Array.from({ length: 30 }, (_, i) => {
+      const a = (i / 29) * (Math.PI / 2);
+      return [-4 + 4 * Math.sin(a), -4 + 4 * Math.cos(a) + 4] as [number, number];
+    });
+    expect(await draw(arc)).toBeGreaterThan(100);
+  });
+});

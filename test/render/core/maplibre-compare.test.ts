@@ -1,0 +1,116 @@
+// The headline proof: the same style and view rendered by Mapstead's renderer and by MapLibre GL JS in
+// headless Chromium, compared pixel by pixel by colour class (background, fill, line, circle, label).
+// Both images and a difference image go to test-artifacts/ so a person can look at them.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Browser } from "playwright-core";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { renderMap } from "../../../src/render";
+import { encodePng } from "../../../src/sprites/png";
+import { ARTIFACTS_DIR, launchBrowser, openMap } from "../../support/browser";
+import { pixels } from "./fixtures";
+import { applyBearing, serveScenes, type SceneServer } from "./maplibre-side";
+import { cityScene, worldScene, type Scene } from "./scenes";
+
+let browser: Browser;
+let scenes: SceneServer;
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+  scenes = await serveScenes();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  scenes?.stop();
+});
+
+type Rgba = { width: number; height: number; data: Uint8Array };
+
+/** Index of the class whose palette colour is nearest to the pixel. */
+function classify(palette: Scene["palette"]): (r: number, g: number, b: number) => string {
+  const entries = Object.entries(palette).flatMap(([cls, colours]) => colours.map((c) => ({ cls, c })));
+  return (r, g, b) => {
+    let best = "";
+    let bestD = Infinity;
+    for (const { cls, c } of entries) {
+      const d = (r - c[0]) ** 2 + (g - c[1]) ** 2 + (b - c[2]) ** 2;
+      if (d < bestD) {
+        bestD = d;
+        best = cls;
+      }
+    }
+    return best;
+  };
+}
+
+function compare(scene: Scene, ours: Rgba, theirs: Rgba) {
+  const cls = classify(scene.palette);
+  const total = ours.width * ours.height;
+  const perClass: Record<string, { ours: number; theirs: number; both: number }> = {};
+  const diff = new Uint8Array(total * 4);
+  let same = 0;
+  for (let i = 0; i < total; i++) {
+    const o = i * 4;
+    const a = cls(ours.data[o]!, ours.data[o + 1]!, ours.data[o + 2]!);
+    const b = cls(theirs.data[o]!, theirs.data[o + 1]!, theirs.data[o + 2]!);
+    for (const c of [a, b]) perClass[c] ??= { ours: 0, theirs: 0, both: 0 };
+    perClass[a]!.ours++;
+    perClass[b]!.theirs++;
+    if (a === b) {
+      same++;
+      perClass[a]!.both++;
+      const grey = (theirs.data[o]! + theirs.data[o + 1]! + theirs.data[o + 2]!) / 3;
+      diff.set([grey, grey, grey, 80], o);
+    } else diff.set([255, 0, 255, 255], o);
+  }
+  return { agreement: same / total, perClass, diff: { width: ours.width, height: ours.height, data: diff } };
+}
+
+async function renderBoth(scene: Scene): Promise<{ ours: Rgba; theirs: Rgba }> {
+  const res = await scenes.use(scene);
+  const ours = pixels(await renderMap(scene.style, scene.view, res));
+  const { center, zoom, width, height, bearing } = scene.view;
+  const map = await openMap(browser, { style: scenes.style(scene), center, zoom, width, height });
+  try {
+    await applyBearing(map.page, bearing);
+    expect(await map.mapErrors()).toEqual([]);
+    const theirs = await map.pixels();
+    const oursRgba = { width: ours.width, height: ours.height, data: new Uint8Array(ours.width * ours.height * 4) };
+    for (let y = 0; y < ours.height; y++) for (let x = 0; x < ours.width; x++) oursRgba.data.set(ours.at(x, y), (y * ours.width + x) * 4);
+    return { ours: oursRgba, theirs };
+  } finally {
+    await map.close();
+  }
+}
+
+function keep(name: string, image: Rgba): void {
+  mkdirSync(ARTIFACTS_DIR, { recursive: true });
+  Bun.write(join(ARTIFACTS_DIR, `${name}.png`), encodePng(image));
+}
+
+describe("the renderer draws what MapLibre GL JS draws", () => {
+  for (const make of [worldScene, cityScene]) {
+    const scene = make();
+    test(`${scene.name} view: most pixels fall in the same colour class`, async () => {
+      const { ours, theirs } = await renderBoth(scene);
+      expect([ours.width, ours.height]).toEqual([theirs.width, theirs.height]);
+      const result = compare(scene, ours, theirs);
+      keep(`render-${scene.name}-mapstead`, ours);
+      keep(`render-${scene.name}-maplibre`, theirs);
+      keep(`render-${scene.name}-diff`, result.diff);
+      const shares = Object.fromEntries(
+        Object.entries(result.perClass).map(([c, v]) => [c, `ours ${(v.ours / (ours.width * ours.height)) * 100}% maplibre ${(v.theirs / (ours.width * ours.height)) * 100}%`]),
+      );
+      console.log(`${scene.name}: ${(result.agreement * 100).toFixed(1)}% of pixels in the same colour class`, shares);
+      expect(result.agreement).toBeGreaterThan(0.9);
+      // every class MapLibre draws, we draw too, in a similar amount
+      for (const [c, v] of Object.entries(result.perClass)) {
+        if (v.theirs < 200) continue;
+        expect({ cls: c, ratio: Math.round((v.ours / v.theirs) * 10) / 10 }).toEqual({ cls: c, ratio: expect.any(Number) });
+        expect(v.ours / v.theirs).toBeGreaterThan(0.6);
+        expect(v.ours / v.theirs).toBeLessThan(1.6);
+      }
+    });
+  }
+});

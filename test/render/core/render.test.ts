@@ -1,0 +1,357 @@
+// The renderer draws what a style says: pixels at known places of small fixture maps.
+import { describe, expect, test } from "bun:test";
+import type { StyleSpecification } from "@maplibre/maplibre-gl-style-spec";
+import { renderMap, RenderInputError, RenderAborted } from "../../../src/render";
+import type { RenderView } from "../../../src/render/types";
+import { encodePng } from "../../../src/sprites/png";
+import { box, count, line, near, pixels, point, resources, type FixtureSources } from "./fixtures";
+
+const view = (over: Partial<RenderView> = {}): RenderView => ({ center: [0, 0], zoom: 4, bearing: 0, width: 256, height: 256, pixelRatio: 1, ...over });
+
+function style(layers: unknown[], sources: Record<string, unknown> = { v: { type: "vector" } }): StyleSpecification {
+  return { version: 8, sources, layers } as StyleSpecification;
+}
+
+const BG = { id: "bg", type: "background", paint: { "background-color": "#ffffff" } };
+const WHITE: [number, number, number] = [255, 255, 255];
+
+async function render(sources: FixtureSources, layers: unknown[], v: Partial<RenderView> = {}, opts: { sprite?: boolean } = {}) {
+  const res = await resources(sources, opts);
+  const png = await renderMap(style(layers, Object.fromEntries(Object.keys({ ...sources.vector, ...sources.geojson, ...sources.raster }).map((k) => [k, { type: "vector" }]))), view(v), res);
+  return { p: pixels(png), png, res };
+}
+
+// At zoom 4 a 256-px view centred on 0,0 spans 256 / (512 * 16) of the world: 11.25 degrees of longitude.
+const DEG = 256 / 11.25; // px per degree of longitude near the equator at zoom 4
+
+describe("background, fill, line, circle", () => {
+  test("a background colour covers the image at the asked size", async () => {
+    const { p } = await render({}, [{ id: "bg", type: "background", paint: { "background-color": "#336699" } }], { width: 300, height: 200 });
+    expect([p.width, p.height]).toEqual([300, 200]);
+    expect(near(p.at(0, 0), [0x33, 0x66, 0x99])).toBe(true);
+    expect(near(p.at(299, 199), [0x33, 0x66, 0x99])).toBe(true);
+  });
+
+  test("@2x doubles the pixels and draws the same map", async () => {
+    const sources = { vector: { v: { layers: { land: [box(-2, -2, 2, 2)] } } } };
+    const layers = [BG, { id: "f", type: "fill", source: "v", "source-layer": "land", paint: { "fill-color": "#00aa00" } }];
+    const one = await render(sources, layers);
+    const two = await render(sources, layers, { pixelRatio: 2 });
+    expect([two.p.width, two.p.height]).toEqual([512, 512]);
+    const green = (px: [number, number, number, number]) => near(px, [0, 0xaa, 0]);
+    const ratio = count(two.p, green) / count(one.p, green);
+    expect(ratio).toBeGreaterThan(3.9);
+    expect(ratio).toBeLessThan(4.2);
+    expect(near(two.p.at(256, 256), [0, 0xaa, 0])).toBe(true);
+  });
+
+  test("fill colour inside the polygon, background outside, opacity blends", async () => {
+    const { p } = await render({ vector: { v: { layers: { land: [box(-2, -2, 2, 2)] } } } }, [
+      BG,
+      { id: "f", type: "fill", source: "v", "source-layer": "land", paint: { "fill-color": "#ff0000", "fill-opacity": 0.5 } },
+    ]);
+    expect(near(p.at(128, 128), [255, 128, 128], 3)).toBe(true);
+    expect(near(p.at(128 + 1.5 * DEG, 128 - 1.5 * DEG), [255, 128, 128], 3)).toBe(true);
+    expect(near(p.at(128 + 2.5 * DEG, 128), WHITE, 0)).toBe(true);
+    expect(near(p.at(10, 10), WHITE, 0)).toBe(true);
+  });
+
+  test("fill-extrusion is drawn as its roofs, with the layer opacity applied once", async () => {
+    const { p } = await render({ vector: { v: { layers: { b: [box(-2, -2, 1, 1), box(-1, -1, 2, 2)] } } } }, [
+      BG,
+      { id: "x", type: "fill-extrusion", source: "v", "source-layer": "b", paint: { "fill-extrusion-color": "#0000ff", "fill-extrusion-opacity": 0.5, "fill-extrusion-height": 20 } },
+    ]);
+    const halfBlue: [number, number, number] = [128, 128, 255];
+    expect(near(p.at(128 - 1.5 * DEG, 128 + 1.5 * DEG), halfBlue, 3)).toBe(true);
+    expect(near(p.at(128, 128), halfBlue, 3)).toBe(true); // where the two overlap: not darker
+    expect(near(p.at(128 + 3 * DEG, 128), WHITE, 0)).toBe(true);
+  });
+
+  test("a polygon crossing tile edges shows no seams and an explicit outline only on its real edges", async () => {
+    // 0,0 is a corner of four z4 tiles; a translucent fill would double up where tiles overlap
+    const { p } = await render({ vector: { v: { layers: { land: [box(-3, -3, 3, 3)] } } } }, [
+      BG,
+      { id: "f", type: "fill", source: "v", "source-layer": "land", paint: { "fill-color": "#0000ff", "fill-opacity": 0.4, "fill-outline-color": "#000000" } },
+    ]);
+    const inside = p.at(100, 100);
+    for (const [x, y] of [[128, 128], [128, 100], [100, 128], [127, 140], [140, 127]]) expect(near(p.at(x!, y!), [inside[0], inside[1], inside[2]], 2)).toBe(true);
+    // the real edge is dark
+    expect(p.at(128 + 3 * DEG, 128)[0]).toBeLessThan(160);
+  });
+
+  test("a line is drawn where it runs, with a zoom-interpolated width", async () => {
+    const sources = { vector: { v: { layers: { roads: [line([[-10, 0], [10, 0]])] } } } };
+    const layer = { id: "l", type: "line", source: "v", "source-layer": "roads", paint: { "line-color": "#0000ff", "line-width": ["interpolate", ["linear"], ["zoom"], 2, 2, 6, 18] } };
+    const { p } = await render(sources, [BG, layer]);
+    const blue = (px: [number, number, number, number]) => near(px, [0, 0, 255], 40);
+    expect(blue(p.at(60, 128))).toBe(true);
+    expect(blue(p.at(200, 128))).toBe(true);
+    expect(near(p.at(60, 100), WHITE, 0)).toBe(true);
+    // zoom 4 -> width 10: count the blue pixels in one column
+    expect(count(p, blue, { x1: 60, y1: 100, x2: 61, y2: 156 })).toBeGreaterThanOrEqual(9);
+    expect(count(p, blue, { x1: 60, y1: 100, x2: 61, y2: 156 })).toBeLessThanOrEqual(11);
+  });
+
+  test("hairlines (drawn as filled outlines) cover their width along the whole line, round a corner too", async () => {
+    const sources = { vector: { v: { layers: { roads: [line([[-10, 0.5], [0.5, 0.5], [0.5, 10]])] } } } };
+    const { p } = await render(sources, [BG, { id: "l", type: "line", source: "v", "source-layer": "roads", paint: { "line-color": "#000000", "line-width": 1.5 } }]);
+    const cx = 128 + 0.5 * DEG; // the corner, about 139.4, 116.6
+    const cy = 128 - 0.5 * DEG;
+    // ink across the line (0 = white, 1 = black) adds up to the line width all along it
+    for (const x of [5, 40, 90, 120]) {
+      let ink = 0;
+      for (let y = Math.round(cy) - 10; y < Math.round(cy) + 10; y++) ink += 1 - p.at(x, y)[0] / 255;
+      expect(ink).toBeGreaterThan(1.3);
+      expect(ink).toBeLessThan(1.7);
+    }
+    for (const y of [5, 60, 100]) {
+      let ink = 0;
+      for (let x = Math.round(cx) - 10; x < Math.round(cx) + 10; x++) ink += 1 - p.at(x, y)[0] / 255;
+      expect(ink).toBeGreaterThan(1.3);
+      expect(ink).toBeLessThan(1.7);
+    }
+    expect(p.at(cx, cy)[0]).toBeLessThan(180); // the corner is joined, not notched
+    expect(near(p.at(cx + 10, cy + 10), WHITE, 0)).toBe(true);
+  });
+
+  test("a line lying exactly on a tile edge is drawn once, not by both tiles", async () => {
+    // latitude 0 is the edge between two rows of tiles at every zoom
+    const sources = { vector: { v: { layers: { roads: [line([[-10, 0], [10, 0]])] } } } };
+    const { p } = await render(sources, [BG, { id: "l", type: "line", source: "v", "source-layer": "roads", paint: { "line-color": "#000000", "line-width": 4, "line-opacity": 0.5 } }]);
+    expect(near(p.at(60, 127), [128, 128, 128], 4)).toBe(true);
+  });
+
+  test("dashed lines leave gaps; round caps reach past the end", async () => {
+    const sources = { vector: { v: { layers: { roads: [line([[-3, 0], [3, 0]])] } } } };
+    const dashed = await render(sources, [BG, { id: "l", type: "line", source: "v", "source-layer": "roads", paint: { "line-color": "#000", "line-width": 4, "line-dasharray": [2, 2] } }]);
+    const solid = await render(sources, [BG, { id: "l", type: "line", source: "v", "source-layer": "roads", paint: { "line-color": "#000", "line-width": 4 } }]);
+    const dark = (px: [number, number, number, number]) => px[0] < 100;
+    const row = { x1: 0, y1: 128, x2: 256, y2: 129 };
+    const ratio = count(dashed.p, dark, row) / count(solid.p, dark, row);
+    expect(ratio).toBeGreaterThan(0.35);
+    expect(ratio).toBeLessThan(0.65);
+    const round = await render(sources, [BG, { id: "l", type: "line", source: "v", "source-layer": "roads", layout: { "line-cap": "round" }, paint: { "line-color": "#000", "line-width": 10 } }]);
+    const end = 128 + 3 * DEG;
+    expect(dark(solid.p.at(end + 3, 128))).toBe(false);
+    expect(dark(round.p.at(end + 3, 128))).toBe(true);
+  });
+
+  test("circles have their radius, colour and a stroke outside the radius", async () => {
+    const { p } = await render({ vector: { v: { layers: { pts: [point(0, 0)] } } } }, [
+      BG,
+      { id: "c", type: "circle", source: "v", "source-layer": "pts", paint: { "circle-radius": 10, "circle-color": "#ff0000", "circle-stroke-width": 4, "circle-stroke-color": "#000000" } },
+    ]);
+    expect(near(p.at(128, 128), [255, 0, 0])).toBe(true);
+    expect(near(p.at(128 + 7, 128), [255, 0, 0])).toBe(true);
+    expect(near(p.at(128 + 12, 128), [0, 0, 0], 30)).toBe(true);
+    expect(near(p.at(128 + 16, 128), WHITE, 0)).toBe(true);
+  });
+});
+
+describe("expressions, filters and sort keys", () => {
+  const sources = { vector: { v: { layers: { land: [box(-4, -1, -1, 2, { kind: "wood", rank: 1 }), box(1, -1, 4, 2, { kind: "farm", rank: 5 }), box(-1, -3, 1, -2, { kind: "hidden" })] } } } };
+
+  test("data expressions colour each feature and filters drop features", async () => {
+    const { p } = await render(sources, [
+      BG,
+      {
+        id: "f",
+        type: "fill",
+        source: "v",
+        "source-layer": "land",
+        filter: ["!=", ["get", "kind"], "hidden"],
+        paint: { "fill-color": ["match", ["get", "kind"], "wood", "#00ff00", "farm", "#ffff00", "#ff00ff"] },
+      },
+    ]);
+    expect(near(p.at(128 - 2.5 * DEG, 128 - 0.5 * DEG), [0, 255, 0])).toBe(true);
+    expect(near(p.at(128 + 2.5 * DEG, 128 - 0.5 * DEG), [255, 255, 0])).toBe(true);
+    expect(near(p.at(128, 128 + 2.5 * DEG), WHITE, 0)).toBe(true); // the filtered one
+  });
+
+  test("legacy filters and functions still work", async () => {
+    const { p } = await render(sources, [
+      BG,
+      {
+        id: "f",
+        type: "fill",
+        source: "v",
+        "source-layer": "land",
+        filter: ["==", "kind", "farm"],
+        paint: { "fill-color": { property: "rank", stops: [[0, "#000000"], [5, "#0000ff"]] } },
+      },
+    ]);
+    expect(near(p.at(128 + 2.5 * DEG, 128 - 0.5 * DEG), [0, 0, 255])).toBe(true);
+    expect(near(p.at(128 - 2.5 * DEG, 128 - 0.5 * DEG), WHITE, 0)).toBe(true);
+  });
+
+  test("layer minzoom/maxzoom and visibility hide layers", async () => {
+    const fill = { type: "fill", source: "v", "source-layer": "land", paint: { "fill-color": "#ff0000" } };
+    const { p } = await render(sources, [BG, { id: "a", minzoom: 5, ...fill }, { id: "b", maxzoom: 4, ...fill }, { id: "c", layout: { visibility: "none" }, ...fill }]);
+    expect(count(p, (px) => near(px, [255, 0, 0]))).toBe(0);
+  });
+
+  test("circle-sort-key puts higher keys on top", async () => {
+    const pts = { vector: { v: { layers: { pts: [point(0, 0, { k: 2, c: "#ff0000" }), point(0, 0, { k: 1, c: "#0000ff" })] } } } };
+    const layer = (sortKey: unknown) => ({
+      id: "c",
+      type: "circle",
+      source: "v",
+      "source-layer": "pts",
+      layout: sortKey === undefined ? {} : { "circle-sort-key": sortKey },
+      paint: { "circle-radius": 8, "circle-color": ["get", "c"] },
+    });
+    expect(near((await render(pts, [BG, layer(["get", "k"])])).p.at(128, 128), [255, 0, 0])).toBe(true);
+    expect(near((await render(pts, [BG, layer(["-", 0, ["get", "k"]])])).p.at(128, 128), [0, 0, 255])).toBe(true);
+  });
+});
+
+describe("translate", () => {
+  test("fill-translate shifts the layer, turning with the map unless anchored to the viewport", async () => {
+    const sources = { vector: { v: { layers: { pts: [point(0, 0)] } } } };
+    const dot = (anchor: string) => ({
+      id: "c",
+      type: "circle",
+      source: "v",
+      "source-layer": "pts",
+      paint: { "circle-radius": 4, "circle-color": "#ff0000", "circle-translate": [20, 0], "circle-translate-anchor": anchor },
+    });
+    const red = (px: [number, number, number, number]) => near(px, [255, 0, 0], 30);
+    expect(red((await render(sources, [BG, dot("map")])).p.at(148, 128))).toBe(true);
+    const turned = await render(sources, [BG, dot("map")], { bearing: 90 });
+    expect(red(turned.p.at(128, 108))).toBe(true);
+    const fixed = await render(sources, [BG, dot("viewport")], { bearing: 90 });
+    expect(red(fixed.p.at(148, 128))).toBe(true);
+  });
+});
+
+describe("camera", () => {
+  const sources = { vector: { v: { layers: { pts: [point(3, 0)] } } } };
+  const dot = { id: "c", type: "circle", source: "v", "source-layer": "pts", paint: { "circle-radius": 6, "circle-color": "#ff0000" } };
+  const red = (px: [number, number, number, number]) => near(px, [255, 0, 0]);
+
+  test("bearing turns the map around the centre (east is up at 90 degrees)", async () => {
+    const north = await render(sources, [BG, dot]);
+    expect(red(north.p.at(128 + 3 * DEG, 128))).toBe(true);
+    const east = await render(sources, [BG, dot], { bearing: 90 });
+    expect(red(east.p.at(128 + 3 * DEG, 128))).toBe(false);
+    expect(red(east.p.at(128, 128 - 3 * DEG))).toBe(true);
+  });
+
+  test("fractional zoom scales the map between tile zooms and overzooms past the source maxzoom", async () => {
+    const over = { vector: { v: { layers: { pts: [point(0.1, 0)] }, maxzoom: 2 } } };
+    const { p, res } = await render(over, [BG, dot], { zoom: 7.5 });
+    const px = 0.1 * (512 * 2 ** 7.5) / 360;
+    expect(red(p.at(128 + px, 128))).toBe(true);
+    expect(red(p.at(128 + px + 10, 128))).toBe(false);
+    expect(res.requested.length).toBeGreaterThan(0);
+    expect(res.requested.every((r) => r.startsWith("v/2/"))).toBe(true);
+  });
+
+  test("a 256-px source uses one zoom more than a 512-px one, as MapLibre does", async () => {
+    const small = { vector: { v: { layers: { pts: [point(0, 0)] }, tileSize: 256 } } };
+    const { res } = await render(small, [BG, dot], { zoom: 4.5 });
+    expect(res.requested.length).toBeGreaterThan(0);
+    expect(res.requested.every((r) => r.startsWith("v/5/"))).toBe(true);
+  });
+});
+
+describe("sprites and rasters", () => {
+  test("fill-pattern tiles the sprite image inside the polygon", async () => {
+    const { p } = await render(
+      { vector: { v: { layers: { land: [box(-2, -2, 2, 2)] } } } },
+      [BG, { id: "f", type: "fill", source: "v", "source-layer": "land", paint: { "fill-pattern": "stripes" } }],
+      {},
+      { sprite: true },
+    );
+    const area = { x1: 110, y1: 110, x2: 146, y2: 146 };
+    expect(count(p, (px) => near(px, [255, 255, 0], 30), area)).toBeGreaterThan(300);
+    expect(count(p, (px) => near(px, [0, 128, 0], 30), area)).toBeGreaterThan(300);
+    expect(near(p.at(10, 10), WHITE, 0)).toBe(true);
+  });
+
+  test("icons from the sprite are drawn at the point, scaled by icon-size", async () => {
+    const sources = { vector: { v: { layers: { pts: [point(0, 0)] } } } };
+    const icon = (size: number) => ({ id: "i", type: "symbol", source: "v", "source-layer": "pts", layout: { "icon-image": "square", "icon-size": size } });
+    const one = await render(sources, [BG, icon(1)], {}, { sprite: true });
+    const two = await render(sources, [BG, icon(2)], {}, { sprite: true });
+    const red = (px: [number, number, number, number]) => near(px, [255, 0, 0], 20);
+    expect(red(one.p.at(128, 128))).toBe(true);
+    expect(count(one.p, red)).toBeGreaterThan(300);
+    expect(count(two.p, red) / count(one.p, red)).toBeCloseTo(4, 0);
+  });
+
+  test("raster tiles are placed and scaled, with raster-opacity", async () => {
+    const tiles = new Map<string, Uint8Array>();
+    const solid = (rgb: [number, number, number]) => {
+      const key = rgb.join();
+      if (tiles.has(key)) return tiles.get(key)!;
+      const data = new Uint8Array(256 * 256 * 4);
+      for (let i = 0; i < data.length; i += 4) data.set([...rgb, 255], i);
+      tiles.set(key, encodePng({ width: 256, height: 256, data }));
+      return tiles.get(key)!;
+    };
+    // western tiles green, eastern tiles blue
+    const raster = { r: { tile: (z: number, x: number) => solid(x < 2 ** z / 2 ? [0, 200, 0] : [0, 0, 200]) } };
+    const { p } = await render({ raster }, [BG, { id: "r", type: "raster", source: "r", paint: { "raster-opacity": 1 } }]);
+    expect(near(p.at(60, 128), [0, 200, 0], 2)).toBe(true);
+    expect(near(p.at(200, 128), [0, 0, 200], 2)).toBe(true);
+    const faded = await render({ raster }, [BG, { id: "r", type: "raster", source: "r", paint: { "raster-opacity": 0.5 } }]);
+    expect(near(faded.p.at(60, 128), [128, 228, 128], 3)).toBe(true);
+  });
+});
+
+describe("geojson sources (overlays)", () => {
+  test("inline geojson lines, polygons and points are drawn", async () => {
+    const data: GeoJSON.FeatureCollection = {
+      type: "FeatureCollection",
+      features: [box(-4, 1, -1, 4), line([[0, -4], [4, -4]]), point(2, 2)],
+    };
+    const { p } = await render({ geojson: { o: data } }, [
+      BG,
+      { id: "f", type: "fill", source: "o", filter: ["==", ["geometry-type"], "Polygon"], paint: { "fill-color": "#00ff00" } },
+      { id: "l", type: "line", source: "o", paint: { "line-color": "#0000ff", "line-width": 6 } },
+      { id: "c", type: "circle", source: "o", filter: ["==", "$type", "Point"], paint: { "circle-color": "#ff0000", "circle-radius": 5 } },
+    ]);
+    expect(near(p.at(128 - 2.5 * DEG, 128 - 2.5 * DEG), [0, 255, 0])).toBe(true);
+    expect(near(p.at(128 + 2 * DEG, 128 + 4 * DEG), [0, 0, 255], 30)).toBe(true);
+    expect(near(p.at(128 + 2 * DEG, 128 - 2 * DEG), [255, 0, 0], 30)).toBe(true);
+  });
+});
+
+describe("bad input", () => {
+  test("views outside the limits are refused with a RenderInputError naming the field", async () => {
+    const res = await resources({});
+    const bad: [Partial<RenderView>, RegExp][] = [
+      [{ width: 0 }, /width/],
+      [{ height: 5000 }, /height/],
+      [{ width: 2100, pixelRatio: 2 }, /width/],
+      [{ zoom: -1 }, /zoom/],
+      [{ zoom: Number.NaN }, /zoom/],
+      [{ center: [Number.POSITIVE_INFINITY, 0] }, /center/],
+      [{ pixelRatio: 3 as 1 }, /pixelRatio/],
+    ];
+    for (const [v, message] of bad) {
+      const err = await renderMap(style([BG]), view(v), res).catch((e) => e);
+      expect(err).toBeInstanceOf(RenderInputError);
+      expect(String(err.message)).toMatch(message);
+    }
+  });
+
+  test("unknown sources, broken tiles and invalid properties draw nothing instead of failing", async () => {
+    const res = await resources({});
+    const broken = { ...res, sourceInfo: () => ({ type: "vector" as const, tileSize: 512, minzoom: 0, maxzoom: 14 }), tile: async () => new Uint8Array([1, 2, 3, 4, 5]) };
+    const png = await renderMap(
+      style([BG, { id: "x", type: "fill", source: "v", "source-layer": "a", paint: { "fill-color": ["nonsense"] } }, { id: "y", type: "line", source: "nope" }]),
+      view(),
+      broken,
+    );
+    expect(near(pixels(png).at(128, 128), WHITE, 0)).toBe(true);
+  });
+
+  test("an aborted render stops with RenderAborted", async () => {
+    const res = await resources({});
+    const controller = new AbortController();
+    controller.abort();
+    expect(renderMap(style([BG]), view(), res, { signal: controller.signal })).rejects.toBeInstanceOf(RenderAborted);
+  });
+});

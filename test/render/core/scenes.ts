@@ -1,0 +1,226 @@
+// Two fixture maps shared by the MapLibre comparison and the static-render bench: a world view
+// (countries, borders, graticule, cities as circles, icons and labels) and a city view (blocks, a
+// patterned park, streets with names along them, POIs), each with its style, view and tiles.
+import type { StyleSpecification } from "@maplibre/maplibre-gl-style-spec";
+import * as topojson from "topojson-client";
+import world110 from "world-atlas/countries-110m.json";
+import type { RenderView } from "../../../src/render/types";
+import { box, line, point, type FixtureSources } from "./fixtures";
+
+export interface Scene {
+  name: string;
+  view: RenderView;
+  sources: FixtureSources;
+  /** style layers; the source "v" is the scene's vector source */
+  style: StyleSpecification;
+  /** colours the style draws, by class, for comparing renders pixel by pixel */
+  palette: Record<string, [number, number, number][]>;
+}
+
+const FONT = ["Noto Sans Regular"];
+
+const CITIES: [string, number, number, boolean][] = [
+  ["London", -0.13, 51.5, true],
+  ["Paris", 2.35, 48.86, true],
+  ["Cairo", 31.24, 30.04, true],
+  ["Lagos", 3.38, 6.52, false],
+  ["Nairobi", 36.82, -1.29, true],
+  ["Moscow", 37.62, 55.75, true],
+  ["Tehran", 51.39, 35.69, true],
+  ["Mumbai", 72.88, 19.08, false],
+  ["New York", -74.0, 40.71, false],
+  ["Sao Paulo", -46.63, -23.55, false],
+  ["Cape Town", 18.42, -33.92, false],
+  ["Istanbul", 28.98, 41.01, false],
+  ["Madrid", -3.7, 40.42, true],
+  ["Reykjavik", -21.9, 64.15, true],
+  ["Kinshasa", 15.27, -4.44, true],
+];
+
+function countries(): GeoJSON.Feature[] {
+  const w = world110 as unknown as { objects: { countries: never } };
+  const fc = topojson.feature(w as never, w.objects.countries) as unknown as GeoJSON.FeatureCollection;
+  return fc.features.map((f, i) => ({ ...f, properties: { name: (f.properties as { name?: string })?.name ?? "", group: i % 4 } }));
+}
+
+function graticule(): GeoJSON.Feature[] {
+  const out: GeoJSON.Feature[] = [];
+  for (let lon = -180; lon <= 180; lon += 30) out.push(line(Array.from({ length: 17 }, (_, i) => [lon, -80 + i * 10] as [number, number]), { kind: "meridian" }));
+  for (let lat = -60; lat <= 60; lat += 30) out.push(line(Array.from({ length: 37 }, (_, i) => [-180 + i * 10, lat] as [number, number]), { kind: "parallel" }));
+  return out;
+}
+
+export function worldScene(): Scene {
+  return {
+    name: "world",
+    view: { center: [15, 25], zoom: 1.6, bearing: 0, width: 512, height: 512, pixelRatio: 1 },
+    sources: {
+      vector: {
+        v: {
+          maxzoom: 6,
+          layers: {
+            countries: countries(),
+            graticule: graticule(),
+            cities: CITIES.map(([name, lon, lat, capital]) => point(lon, lat, { name, capital })),
+          },
+        },
+      },
+    },
+    style: {
+      version: 8,
+      sources: { v: { type: "vector" } },
+      layers: [
+        { id: "sea", type: "background", paint: { "background-color": "#a8d0f0" } },
+        {
+          id: "grat",
+          type: "line",
+          source: "v",
+          "source-layer": "graticule",
+          paint: { "line-color": "#7aa8d8", "line-width": 1, "line-dasharray": [4, 2] },
+        },
+        {
+          id: "land",
+          type: "fill",
+          source: "v",
+          "source-layer": "countries",
+          paint: { "fill-color": ["match", ["get", "group"], 0, "#f2e6c8", 1, "#e0eccb", 2, "#f5d5c5", "#e6dcef"] },
+        },
+        {
+          id: "borders",
+          type: "line",
+          source: "v",
+          "source-layer": "countries",
+          paint: { "line-color": "#806060", "line-width": ["interpolate", ["linear"], ["zoom"], 0, 0.5, 3, 1.5] },
+          layout: { "line-join": "round" },
+        },
+        {
+          id: "city-dots",
+          type: "circle",
+          source: "v",
+          "source-layer": "cities",
+          filter: ["!", ["get", "capital"]],
+          paint: { "circle-radius": 4, "circle-color": "#d02020", "circle-stroke-width": 1.5, "circle-stroke-color": "#ffffff" },
+        },
+        {
+          id: "capitals",
+          type: "symbol",
+          source: "v",
+          "source-layer": "cities",
+          filter: ["get", "capital"],
+          layout: { "icon-image": "square", "icon-size": 0.5, "icon-allow-overlap": true },
+        },
+        {
+          id: "city-labels",
+          type: "symbol",
+          source: "v",
+          "source-layer": "cities",
+          layout: {
+            "text-field": ["get", "name"],
+            "text-font": FONT,
+            "text-size": 13,
+            "text-anchor": "top",
+            "text-offset": [0, 0.5],
+          },
+          paint: { "text-color": "#202020", "text-halo-color": "#ffffff", "text-halo-width": 1.5 },
+        },
+      ],
+    } as StyleSpecification,
+    palette: {
+      background: [[0xa8, 0xd0, 0xf0]],
+      fill: [[0xf2, 0xe6, 0xc8], [0xe0, 0xec, 0xcb], [0xf5, 0xd5, 0xc5], [0xe6, 0xdc, 0xef]],
+      line: [[0x80, 0x60, 0x60], [0x7a, 0xa8, 0xd8]],
+      circle: [[0xd0, 0x20, 0x20], [255, 0, 0]],
+      label: [[0x20, 0x20, 0x20], [255, 255, 255]],
+    },
+  };
+}
+
+/** A made-up town near 0,0: a street grid with names, blocks, a park and POIs. */
+export function cityScene(): Scene {
+  const step = 0.004;
+  const streets: GeoJSON.Feature[] = [];
+  const blocks: GeoJSON.Feature[] = [];
+  const pois: GeoJSON.Feature[] = [];
+  const names = ["Elm", "Oak", "Pine", "Birch", "Cedar", "Maple", "Ash", "Willow"];
+  for (let i = -4; i <= 4; i++) {
+    streets.push(line([[i * step, -5 * step], [i * step, 5 * step]], { name: `${names[(i + 4) % 8]} Street`, kind: i % 2 ? "minor" : "major" }));
+    streets.push(line([[-5 * step, i * step], [5 * step, i * step]], { name: `${names[(i + 6) % 8]} Avenue`, kind: i % 2 ? "minor" : "major" }));
+  }
+  for (let i = -4; i < 4; i++) {
+    for (let j = -4; j < 4; j++) {
+      const inset = step * 0.18;
+      const x = i * step + inset;
+      const y = j * step + inset;
+      if (i === 0 && j === 0) continue;
+      blocks.push(box(x, y, x + step - 2 * inset, y + step - 2 * inset, { kind: (i + j) % 3 === 0 ? "park" : "building" }));
+    }
+  }
+  const poiNames = ["Museum", "Library", "Market", "Station", "Town Hall", "School"];
+  poiNames.forEach((name, k) => pois.push(point((k - 2.5) * step * 1.3 + step / 2, ((k % 3) - 1) * step + step / 2, { name })));
+  return {
+    name: "city",
+    view: { center: [0.002, 0.001], zoom: 15.3, bearing: 20, width: 512, height: 512, pixelRatio: 1 },
+    sources: { vector: { v: { maxzoom: 14, layers: { streets, blocks, pois } } } },
+    style: {
+      version: 8,
+      sources: { v: { type: "vector" } },
+      layers: [
+        { id: "ground", type: "background", paint: { "background-color": "#f4f1ea" } },
+        { id: "parks", type: "fill", source: "v", "source-layer": "blocks", filter: ["==", ["get", "kind"], "park"], paint: { "fill-color": "#bde3a8" } },
+        {
+          id: "buildings",
+          type: "fill",
+          source: "v",
+          "source-layer": "blocks",
+          filter: ["==", ["get", "kind"], "building"],
+          paint: { "fill-color": "#d9d0c9", "fill-outline-color": "#b8aca2" },
+        },
+        {
+          id: "street-casing",
+          type: "line",
+          source: "v",
+          "source-layer": "streets",
+          layout: { "line-cap": "round", "line-join": "round" },
+          paint: { "line-color": "#c0b8a8", "line-width": ["match", ["get", "kind"], "major", 14, 9] },
+        },
+        {
+          id: "streets",
+          type: "line",
+          source: "v",
+          "source-layer": "streets",
+          layout: { "line-cap": "round", "line-join": "round" },
+          paint: { "line-color": "#ffffff", "line-width": ["match", ["get", "kind"], "major", 11, 6] },
+        },
+        {
+          id: "street-names",
+          type: "symbol",
+          source: "v",
+          "source-layer": "streets",
+          layout: { "symbol-placement": "line", "text-field": ["get", "name"], "text-font": FONT, "text-size": 12 },
+          paint: { "text-color": "#505050", "text-halo-color": "#ffffff", "text-halo-width": 1 },
+        },
+        {
+          id: "pois",
+          type: "symbol",
+          source: "v",
+          "source-layer": "pois",
+          layout: {
+            "icon-image": "dot",
+            "text-field": ["get", "name"],
+            "text-font": FONT,
+            "text-size": 13,
+            "text-anchor": "left",
+            "text-offset": [0.9, 0],
+          },
+          paint: { "text-color": "#203080", "text-halo-color": "#ffffff", "text-halo-width": 1.5 },
+        },
+      ],
+    } as StyleSpecification,
+    palette: {
+      background: [[0xf4, 0xf1, 0xea]],
+      fill: [[0xbd, 0xe3, 0xa8], [0xd9, 0xd0, 0xc9], [0xb8, 0xac, 0xa2]],
+      line: [[0xc0, 0xb8, 0xa8], [255, 255, 255]],
+      label: [[0x50, 0x50, 0x50], [0x20, 0x30, 0x80], [0, 0, 255]],
+    },
+  };
+}
