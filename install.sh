@@ -150,6 +150,8 @@ DATA_DIR=$STATE_DIR
 # OpenTopoData-compatible elevation dataset endpoint.
 #ELEVATION_INTERNAL_URL=http://opentopodata:5000/v1/srtm30m
 #ELEVATION_TIMEOUT_MS=5000
+#ELEVATION=auto
+#ELEVATION_TILESET=acme/srtm
 
 # OSRM or Valhalla routing server, which engine it is, and its profile names
 # (defaults: OSRM driving=car,walking=foot,cycling=bike; Valhalla auto, pedestrian, bicycle).

@@ -2,9 +2,13 @@
 // names as --kebab-case flags; the result is validated once, frozen, and passed to whoever needs it.
 import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
+import { isSlug } from "./domain/orgs/slug";
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
 export type GeocoderBackend = "pelias" | "embedded" | "off";
+export type ElevationMode = "auto" | "opentopodata" | "embedded" | "off";
+const ELEVATION_MODES: ElevationMode[] = ["auto", "opentopodata", "embedded", "off"];
+
 export type RoutingEngine = "osrm" | "valhalla";
 export const ROUTING_PROFILES = ["driving", "walking", "cycling"] as const;
 export type RoutingProfile = (typeof ROUTING_PROFILES)[number];
@@ -28,6 +32,10 @@ export interface Config {
   elevationUrl: string | null;
   geocoderTimeoutMs: number;
   elevationTimeoutMs: number;
+  /** which backend answers the elevation API; `auto` picks OpenTopoData, else the embedded DEM, else none */
+  elevation: ElevationMode;
+  /** owner/slug of the raster-DEM tileset the embedded elevation samples */
+  elevationTileset: { owner: string; slug: string } | null;
   routingUrl: string | null;
   routingEngine: RoutingEngine;
   routingTimeoutMs: number;
@@ -74,6 +82,13 @@ export const SETTINGS: SettingSpec[] = [
   { name: "DATA_DIR", accepts: "a directory path", default: "./data", description: "SQLite database, tile archives, fonts, sprites, uploads" },
   { name: "GEOCODER_INTERNAL_URL", accepts: "an absolute http(s) URL, e.g. http://pelias-api:4000/v1", description: "Pelias-compatible geocoder, with its version prefix" },
   { name: "ELEVATION_INTERNAL_URL", accepts: "an absolute http(s) URL, e.g. http://opentopodata:5000/v1/srtm30m", description: "OpenTopoData-compatible dataset endpoint" },
+  {
+    name: "ELEVATION",
+    accepts: "one of auto, opentopodata, embedded, off",
+    default: "auto",
+    description: "elevation backend: auto = OpenTopoData when ELEVATION_INTERNAL_URL is set, else the embedded DEM when ELEVATION_TILESET is set",
+  },
+  { name: "ELEVATION_TILESET", accepts: "owner/slug of a raster-DEM tileset, e.g. acme/srtm", description: "DEM tileset (its published version) that embedded elevation samples" },
   { name: "GEOCODER", accepts: "one of auto, pelias, embedded, off", default: "auto", description: "geocoding backend: auto uses Pelias when GEOCODER_INTERNAL_URL is set, else the embedded gazetteer" },
   { name: "GEOCODER_TIMEOUT_MS", accepts: "an integer from 100 to 120000", default: "5000", description: "timeout per geocoder call" },
   { name: "ELEVATION_TIMEOUT_MS", accepts: "an integer from 100 to 120000", default: "5000", description: "timeout per elevation call" },
@@ -188,6 +203,15 @@ export function loadConfig(env: Record<string, string | undefined>, overrides: R
   const dataDir = value("DATA_DIR").trim();
   if (!dataDir) throw new ConfigError("DATA_DIR", `DATA_DIR is empty: expected ${spec("DATA_DIR").accepts}`);
 
+  const elevation = value("ELEVATION").trim().toLowerCase() as ElevationMode;
+  if (!ELEVATION_MODES.includes(elevation)) throw new ConfigError("ELEVATION", `ELEVATION=${JSON.stringify(elevation)} is invalid: expected ${spec("ELEVATION").accepts}`);
+  const tilesetRaw = raw("ELEVATION_TILESET")?.trim();
+  const [owner, slug, extra] = tilesetRaw?.split("/") ?? [];
+  if (tilesetRaw !== undefined && (extra !== undefined || !isSlug(owner ?? "") || !isSlug(slug ?? "")))
+    throw new ConfigError("ELEVATION_TILESET", `ELEVATION_TILESET=${JSON.stringify(tilesetRaw)} is invalid: expected ${spec("ELEVATION_TILESET").accepts}`);
+  const elevationUrl = optionalUrl("ELEVATION_INTERNAL_URL");
+  if (elevation === "opentopodata" && !elevationUrl) throw new ConfigError("ELEVATION", "ELEVATION=opentopodata needs ELEVATION_INTERNAL_URL (the OpenTopoData dataset URL)");
+  if (elevation === "embedded" && !tilesetRaw) throw new ConfigError("ELEVATION", "ELEVATION=embedded needs ELEVATION_TILESET (owner/slug of a raster-DEM tileset)");
   const geocoderUrl = optionalUrl("GEOCODER_INTERNAL_URL");
   const geocoder = geocoderBackend(value("GEOCODER"), geocoderUrl, spec("GEOCODER").accepts);
 
@@ -201,9 +225,11 @@ export function loadConfig(env: Record<string, string | undefined>, overrides: R
     dataDir: resolve(dataDir),
     geocoderUrl,
     geocoder,
-    elevationUrl: optionalUrl("ELEVATION_INTERNAL_URL"),
+    elevationUrl,
     geocoderTimeoutMs: ms("GEOCODER_TIMEOUT_MS"),
     elevationTimeoutMs: ms("ELEVATION_TIMEOUT_MS"),
+    elevation,
+    elevationTileset: tilesetRaw ? { owner: owner!, slug: slug! } : null,
     routingUrl: optionalUrl("ROUTING_INTERNAL_URL"),
     routingEngine: engine,
     routingTimeoutMs: ms("ROUTING_TIMEOUT_MS"),

@@ -6,6 +6,7 @@
 import type { AppContext } from "./context";
 import { createChangeBus } from "./domain/changes/bus";
 import { createAuthService, type CallCounters } from "./domain/accounts/auth";
+import { configuredElevationBackend } from "./backends/elevation/select";
 import { createElevationService } from "./domain/elevation/service";
 import { FontCatalog } from "./domain/fonts/catalog";
 import { createGeocodingService } from "./domain/geocoding/service";
@@ -53,7 +54,12 @@ export function createServices(ctx: AppContext, opts: ServiceOptions = {}) {
   const glyphs = once(() => new GlyphStore(ctx, fonts()));
   const spriteFiles = once(() => createSpriteFiles(sprites()));
   const styleReads = once(() => createStyleReads(styles(), spriteFiles()));
-  const tileCatalog = once(() => createTileCatalog(ctx, changes));
+  // Shared by the tile reads and the embedded elevation backend: one archive cache, one change listener.
+  const tileCatalog = once(() => {
+    const catalog = createTileCatalog(ctx, changes);
+    ctx.onShutdown(() => catalog.close());
+    return catalog;
+  });
   const tiles = once(() => {
     const reads = createTileReads(tileCatalog());
     ctx.onShutdown(() => reads.close());
@@ -67,7 +73,7 @@ export function createServices(ctx: AppContext, opts: ServiceOptions = {}) {
   });
   const embeddedGazetteer = () => (ctx.config.geocoder === "embedded" ? gazetteer() : undefined);
   const geocoding = once(() => createGeocodingService(ctx, configuredGeocoder(ctx, gazetteer)));
-  const elevation = once(() => createElevationService(ctx));
+  const elevation = once(() => createElevationService(ctx, configuredElevationBackend(ctx, tileCatalog)));
   const routing = once(() => createRoutingService(ctx));
   const idempotency = once(() => {
     const store = createIdempotencyStore(ctx.sqlite, ctx.log, { housekeeping: !opts.worker });

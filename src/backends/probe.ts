@@ -7,6 +7,8 @@ export interface ProbeResult {
   status: ComponentStatus;
   latency_ms?: number;
   detail: string;
+  /** which backend answers the API: opentopodata, pelias, embedded or none */
+  backend?: string;
   /** what a person should do about a status other than ok */
   fix?: string;
 }

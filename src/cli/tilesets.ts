@@ -28,13 +28,15 @@ list     Lists the organization's tilesets with their published and latest versi
 import   Loads FILE (or several, one layer each, named after the file) into a new version and
          processes it here, showing progress per phase, rate and ETA.
          FILE may be GeoJSON, newline-delimited GeoJSON, CSV with lon/lat columns, a zipped Shapefile
-         (or a zip of several layers), FlatGeobuf, MBTiles or PMTiles (detected from the content).
+         (or a zip of several layers), FlatGeobuf, MBTiles or PMTiles (detected from the content), or elevation: GeoTIFF
+         (lon/lat) or SRTM .hgt (named like N46E007.hgt, or zipped), built into a raster-DEM tileset.
          --create makes the tileset first when it does not exist (with --name, --description,
          --attribution and --private as for create: --attribution is the data credit maps show,
          e.g. "© OpenStreetMap contributors"); --publish publishes the version once it is ready.
          Recipe options: --layer NAME, --minzoom N, --maxzoom N, --simplification X,
          --include a,b,c | --exclude a,b,c, --rank ATTR, --point-spacing PX, --tiny drop|keep,
-         --buffer PX, --tile-bytes N, --output mbtiles|pmtiles, --recipe FILE.json (the whole
+         --buffer PX, --encoding terrarium|mapbox (raster DEM: the RGB
+         encoding of an imported MBTiles/PMTiles of elevation tiles, or the one to build), --tile-bytes N, --output mbtiles|pmtiles, --recipe FILE.json (the whole
          recipe, see the README; options given beside it win)
 export   Writes a ready version (default: the published one, else the newest ready one) to the file
          OUT as MBTiles or PMTiles (default: from OUT's extension, else the archive's own format),
@@ -137,6 +139,7 @@ export const tilesetsCommand: CliCommand = {
       simplification: { type: "string" },
       include: { type: "string" },
       exclude: { type: "string" },
+      encoding: { type: "string" },
       rank: { type: "string" },
       "point-spacing": { type: "string" },
       tiny: { type: "string" },
@@ -180,7 +183,7 @@ export const tilesetsCommand: CliCommand = {
       if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new UsageError(`--recipe ${values.recipe}: the recipe must be a JSON object`);
       recipe = parsed as Recipe;
     }
-    for (const k of ["layer", "rank", "tiny", "output"] as const) if (values[k] !== undefined) (recipe as Record<string, unknown>)[k] = values[k];
+    for (const k of ["layer", "rank", "tiny", "output", "encoding"] as const) if (values[k] !== undefined) (recipe as Record<string, unknown>)[k] = values[k];
     for (const [flag, key] of [["minzoom", "minzoom"], ["maxzoom", "maxzoom"], ["simplification", "simplification"], ["point-spacing", "point_spacing"], ["buffer", "buffer"], ["tile-bytes", "tile_bytes"]] as const) {
       const n = numberOption(flag, values[flag]);
       if (n !== undefined) (recipe as Record<string, unknown>)[key] = n;
@@ -282,7 +285,7 @@ export const tilesetsCommand: CliCommand = {
         return 1;
       }
       print(
-        `${green("Ready")}: ${org.slug}/${slug} v${v.version}, ${fmt(v.stats.tiles)} tiles, zoom ${v.minzoom}-${v.maxzoom}${v.stats.features ? `, ${fmt(v.stats.features)} features` : ""}${v.stats.seconds !== null ? ` in ${v.stats.seconds} s` : ""}`,
+        `${green("Ready")}: ${org.slug}/${slug} v${v.version}, ${fmt(v.stats.tiles)} tiles, zoom ${v.minzoom}-${v.maxzoom}${v.encoding ? `, raster DEM (${v.encoding})` : ""}${v.stats.features ? `, ${fmt(v.stats.features)} features` : ""}${v.stats.seconds !== null ? ` in ${v.stats.seconds} s` : ""}`,
       );
       print(`TileJSON: ${v.tilejson_url}`);
       if (values.publish) {

@@ -111,6 +111,10 @@ export function createTileCatalog(ctx: AppContext, changes: ChangeBus) {
     if (row.description || facts.description) tilejson.description = row.description || facts.description;
     if (row.attribution || facts.attribution) tilejson.attribution = row.attribution || facts.attribution;
     if (facts.format === "pbf") tilejson.vector_layers = facts.vector_layers;
+    // Raster-DEM tilesets: what a style's `raster-dem` source needs to decode the heights (MapLibre takes
+    // `encoding` and `tileSize` from the TileJSON when the style does not set them).
+    if (facts.encoding) tilejson.encoding = facts.encoding;
+    if (facts.tile_size) tilejson.tileSize = facts.tile_size;
     const body = JSON.stringify(tilejson);
     return {
       tilesetId: row.id,

@@ -1,7 +1,10 @@
 // Tells what an upload is from its first bytes (magic numbers, JSON shape, CSV header), so
 // `curl --data-binary @file` works without naming the type. Content-Type and file name are hints only.
 
-export type SourceFormat = "geojson" | "ndjson" | "csv" | "shapefile" | "flatgeobuf" | "mbtiles" | "pmtiles";
+export type SourceFormat = "geojson" | "ndjson" | "csv" | "shapefile" | "flatgeobuf" | "mbtiles" | "pmtiles" | "geotiff" | "hgt";
+
+/** Elevation rasters: built into a raster-DEM tileset, never read as features. */
+export const ELEVATION_FORMATS: SourceFormat[] = ["geotiff", "hgt"];
 
 export const ARCHIVE_FORMATS: SourceFormat[] = ["mbtiles", "pmtiles"];
 
@@ -25,6 +28,13 @@ export function lonLatColumns(names: string[]): { lon: number; lat: number } | n
   return lon >= 0 && lat >= 0 ? { lon, lat } : null;
 }
 
+/** Name of the first entry of a zip, from its local file header. */
+function firstZipEntry(head: Uint8Array): string {
+  if (head.length < 30) return "";
+  const length = head[26]! | (head[27]! << 8);
+  return new TextDecoder().decode(head.subarray(30, Math.min(head.length, 30 + length)));
+}
+
 function firstLine(text: string): string {
   const nl = text.search(/\r?\n/);
   return nl < 0 ? text : text.slice(0, nl);
@@ -38,7 +48,11 @@ export function detectFormat(head: Uint8Array, hints: { contentType?: string | n
   if (head.length === 0) return { format: null, reason: "the upload is empty" };
   if (startsWith(head, "SQLite format 3\0")) return { format: "mbtiles" };
   if (startsWith(head, "PMTiles")) return { format: "pmtiles" };
+  if (startsWith(head, "PK\x03\x04") && (/\.hgt$/i.test(firstZipEntry(head)) || /\.hgt\.zip$/i.test(hints.filename ?? ""))) return { format: "hgt" };
   if (startsWith(head, "PK\x03\x04") || startsWith(head, "PK\x05\x06")) return { format: "shapefile" };
+  if (startsWith(head, "II*\0") || startsWith(head, "MM\0*") || startsWith(head, "II+\0") || startsWith(head, "MM\0+")) return { format: "geotiff" };
+  // SRTM .hgt files have no header at all: only the name tells them (and gives their position).
+  if (/\.hgt$/i.test(hints.filename ?? "")) return { format: "hgt" };
   if (startsWith(head, "fgb\x03")) return { format: "flatgeobuf" };
   if (head[0] === 0x1f && head[1] === 0x8b) return { format: null, reason: "gzip-compressed data; upload the file uncompressed (or zip a Shapefile)" };
   if (startsWith(head, "%PDF") || head[0] === 0x89 || (head[0] === 0xff && head[1] === 0xd8)) return { format: null, reason: "a document or image, not geographic data" };

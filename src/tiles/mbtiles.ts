@@ -5,6 +5,7 @@ import { rmSync } from "node:fs";
 import { tileProblem } from "./tile-check";
 import { cleanBounds, isGzip, type TileFacts, type TileFormat, type TileSource, type VectorLayer } from "./source";
 import { InvalidSource } from "./errors";
+import { isDemEncoding, type DemEncoding } from "./dem/encoding";
 
 const FORMATS: Record<string, TileFormat> = { pbf: "pbf", mvt: "pbf", png: "png", jpg: "jpg", jpeg: "jpg", webp: "webp" };
 
@@ -148,6 +149,7 @@ export function inspectMbtiles(path: string, label: string): { facts: TileFacts;
       bounds,
       center,
       vector_layers: vectorLayers,
+      encoding: isDemEncoding(meta.get("encoding")) ? (meta.get("encoding") as DemEncoding) : undefined,
       attribution: meta.get("attribution"),
       name: meta.get("name"),
       description: meta.get("description"),

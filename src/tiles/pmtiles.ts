@@ -4,6 +4,7 @@ import { Compression, PMTiles, SharedPromiseCache, TileType, findTile, zxyToTile
 import { statSync } from "node:fs";
 import { cleanBounds, type TileFacts, type TileFormat, type TileSource, type VectorLayer } from "./source";
 import { InvalidSource } from "./errors";
+import { isDemEncoding } from "./dem/encoding";
 
 /** pmtiles' Source interface over a local file. */
 export class LocalFileSource implements Source {
@@ -44,6 +45,7 @@ function factsOf(header: Header, metadata: Record<string, unknown>): TileFacts {
     bounds,
     center: [header.centerLon, header.centerLat, Math.max(header.minZoom, Math.min(header.maxZoom, header.centerZoom))],
     vector_layers: layers.map((l) => ({ ...l, fields: l.fields ?? {} })),
+    encoding: isDemEncoding(metadata.encoding) ? metadata.encoding : undefined,
     attribution: str(metadata.attribution),
     name: str(metadata.name),
     description: str(metadata.description),

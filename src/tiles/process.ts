@@ -26,6 +26,7 @@ import {
   type Recipe,
 } from "./recipe";
 import { cleanBounds, type TileFacts } from "./source";
+import { asDemFacts, processElevation } from "./dem/process";
 import { tileAll, type TilerLayer } from "./tiler";
 import { toUnitSquare } from "./readers/mercator";
 import { expandZip } from "./zip-layers";
@@ -141,13 +142,15 @@ function unitBox(bbox: [number, number, number, number]): UnitBox {
   return [x0, y0, x1, y1];
 }
 
-async function processArchive(source: SourceFile, started: number, report: (p: Progress) => void): Promise<ProcessResult> {
+async function processArchive(source: SourceFile, recipe: Recipe, started: number, report: (p: Progress) => void): Promise<ProcessResult> {
   report({ progress: 0.1, phase: "validating", features: 0, tiles: 0 });
-  const inspected = source.format === "mbtiles" ? inspectMbtiles(source.path, source.label) : await inspectPmtiles(source.path, source.label);
+  const format = source.format as "mbtiles" | "pmtiles";
+  const inspected = format === "mbtiles" ? inspectMbtiles(source.path, source.label) : await inspectPmtiles(source.path, source.label);
+  const demEncoding = recipe.encoding ?? inspected.facts.encoding;
   return {
-    archiveFormat: source.format as "mbtiles" | "pmtiles",
+    archiveFormat: format,
     archivePath: source.path,
-    facts: inspected.facts,
+    facts: demEncoding ? await asDemFacts(source.path, format, inspected.facts, demEncoding, source.label) : inspected.facts,
     warnings: inspected.warnings,
     stats: {
       features: 0,
@@ -168,7 +171,12 @@ export async function processSource(input: ProcessInput, report: (p: Progress) =
   if (!first) throw new InvalidSource("no file to process");
   if (first.format === "mbtiles" || first.format === "pmtiles") {
     if (input.sources.length > 1) throw new InvalidSource(`${first.label}: an MBTiles or PMTiles archive must be uploaded alone, not with other files`);
-    return processArchive(first, started, report);
+    return processArchive(first, input.recipe, started, report);
+  }
+  if (first.format === "geotiff" || first.format === "hgt") {
+    const other = input.sources.find((s) => s.format !== "geotiff" && s.format !== "hgt");
+    if (other) throw new InvalidSource(`${other.label}: elevation (GeoTIFF, .hgt) cannot be mixed with other data in one version`);
+    return processElevation(input, report);
   }
   const sources: SourceFile[] = [];
   const scratch: string[] = [];

@@ -36,6 +36,8 @@ export interface Recipe extends LayerRecipe {
   tile_bytes?: number;
   /** archive written for source data; default mbtiles */
   output?: OutputFormat;
+  /** raster DEM: the RGB encoding of imported tiles, or the one to build (default terrarium) */
+  encoding?: "terrarium" | "mapbox";
   /** layer settings per input file name (with or without its extension) */
   layers?: Record<string, LayerRecipe>;
 }
@@ -83,6 +85,7 @@ export function recipeProblem(r: Recipe): string | null {
   if (r.tile_bytes !== undefined && !(Number.isInteger(r.tile_bytes) && r.tile_bytes >= 1024 && r.tile_bytes <= 50_000_000))
     return "tile_bytes must be an integer from 1024 to 50000000";
   if (r.output !== undefined && r.output !== "mbtiles" && r.output !== "pmtiles") return 'output must be "mbtiles" or "pmtiles"';
+  if (r.encoding !== undefined && r.encoding !== "terrarium" && r.encoding !== "mapbox") return "encoding must be terrarium or mapbox (the RGB packing of raster-DEM tiles)";
   if (r.layers !== undefined) {
     if (!r.layers || typeof r.layers !== "object" || Array.isArray(r.layers)) return 'layers must be an object keyed by file name, e.g. {"roads.geojson": {"maxzoom": 14}}';
     for (const [file, lr] of Object.entries(r.layers)) {

@@ -21,6 +21,10 @@ export interface TileFacts {
   /** [lon, lat, zoom] */
   center: [number, number, number];
   vector_layers: VectorLayer[];
+  /** raster-DEM tilesets: how heights are packed into the PNG pixels (MapLibre's raster-dem `encoding`) */
+  encoding?: "terrarium" | "mapbox";
+  /** raster-DEM tilesets: tile width in pixels, when known (MapLibre reads `tileSize` from the TileJSON) */
+  tile_size?: number;
   attribution?: string;
   name?: string;
   description?: string;

@@ -14,6 +14,10 @@ export interface ElevationBackend {
   lookup(points: LonLat[]): Promise<(number | null)[]>;
   /** name of the dataset, for attribution */
   dataset: string;
+  /** the attribution line answers carry; default "Elevation data: {dataset} via OpenTopoData" */
+  attribution?(): string;
+  /** changes when the data behind the backend is replaced, so cached heights of the old data are not served */
+  revision?(): string;
 }
 
 export const MAX_LOCATIONS_PER_CALL = 100;

@@ -47,11 +47,10 @@ const round = (n: number, decimals: number) => {
 };
 const location = (p: LonLat) => ({ lon: round(p.lon, 7), lat: round(p.lat, 7) });
 
-export function createElevationService(ctx: AppContext, override?: ElevationBackend | null) {
-  const backend: ElevationBackend | null =
-    override !== undefined ? override : ctx.config.elevationUrl ? createOpenTopoData({ baseUrl: ctx.config.elevationUrl, timeoutMs: ctx.config.elevationTimeoutMs, log: ctx.log }) : null;
+/** @param backend the one ELEVATION chooses (createServices builds it: backends/elevation/select.ts), or null for none */
+export function createElevationService(ctx: AppContext, backend: ElevationBackend | null) {
   const cache = new TtlCache<number>({ ttlMs: CACHE_TTL_MS, maxEntries: 500_000, maxBytes: 64 * 1024 * 1024, sizeOf: (_v, key) => 2 * key.length + 80 });
-  const attribution = () => `Elevation data: ${backend?.dataset ?? "unknown"} via OpenTopoData`;
+  const attribution = () => backend?.attribution?.() ?? `Elevation data: ${backend?.dataset ?? "unknown"} via OpenTopoData`;
 
   function requireBackend(): ElevationBackend {
     if (!backend)
@@ -61,8 +60,10 @@ export function createElevationService(ctx: AppContext, override?: ElevationBack
 
   /** Elevation per point, from the cache or the backend; 404 NO_ELEVATION_DATA lists uncovered indices. */
   async function elevations(points: LonLat[], what: string): Promise<number[]> {
-    // Keyed by the point rounded to 1e-7 degrees, the precision the backend is asked for.
-    const keys = points.map((p) => `${Math.round(p.lon * 1e7)}:${Math.round(p.lat * 1e7)}`);
+    // Keyed by the point rounded to 1e-7 degrees, the precision the backend is asked for, and by the
+    // revision of the data (a newly published DEM version must not answer with the old one's heights).
+    const revision = backend?.revision?.() ?? "";
+    const keys = points.map((p) => `${revision}${Math.round(p.lon * 1e7)}:${Math.round(p.lat * 1e7)}`);
     const values: (number | null | undefined)[] = keys.map((k) => cache.get(k));
     const missing = new Map<string, LonLat>();
     keys.forEach((k, i) => {

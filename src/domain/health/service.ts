@@ -3,6 +3,7 @@
 import type { AppContext } from "../../context";
 import { cachedProbe, type ComponentStatus, type ProbeResult } from "../../backends/probe";
 import { probeGeocoder } from "../../backends/geocoder/probe";
+import { probeElevationBackend } from "../../backends/elevation/embedded-probe";
 import type { Gazetteer } from "../../backends/geocoder/embedded/gazetteer";
 import { probeElevation } from "../../backends/elevation/probe";
 import { probeRouter } from "../../backends/routing/probe";
@@ -12,13 +13,14 @@ export interface DetailedHealth {
   status: "ok" | "degraded" | "down";
   version: string;
   uptime_s: number;
-  components: Record<string, { status: ComponentStatus; latency_ms?: number; detail: string }>;
+  components: Record<string, { status: ComponentStatus; latency_ms?: number; backend?: string; detail: string }>;
 }
 
 /** `embeddedGazetteer` is the running app's gazetteer when it answers geocoding (GEOCODER=embedded). */
 export function createHealthService(ctx: AppContext, embeddedGazetteer: () => Gazetteer | undefined) {
   const geocoder = cachedProbe(() => probeGeocoder(ctx.config, embeddedGazetteer()));
-  const elevation = cachedProbe(() => probeElevation(ctx.config));
+  const openTopoData = cachedProbe(() => probeElevation(ctx.config));
+  const elevation = () => probeElevationBackend(ctx.config, ctx.sqlite, openTopoData);
   const router = cachedProbe(() => probeRouter(ctx.config));
   const jobCounts = ctx.sqlite.query<{ state: string; n: number; oldest: number | null }, []>(
     "SELECT state, COUNT(*) AS n, MIN(created_at) AS oldest FROM jobs WHERE state IN ('queued','running') GROUP BY state",

@@ -4,7 +4,7 @@ import type { Database } from "bun:sqlite";
 import type { Config } from "../../config";
 import { migrationStatus } from "../../db/migrate";
 import { probeGeocoder } from "../../backends/geocoder/probe";
-import { probeElevation } from "../../backends/elevation/probe";
+import { probeElevationBackend } from "../../backends/elevation/embedded-probe";
 import { probeRouter } from "../../backends/routing/probe";
 import type { ProbeResult } from "../../backends/probe";
 import { LOW_DISK_BYTES, gib, storageFacts } from "../health/storage";
@@ -102,7 +102,7 @@ export async function runPreflight(deps: PreflightDeps): Promise<PreflightReport
   const { config, sqlite } = deps;
   const [geo, elev, route] = await Promise.all([
     (deps.probeGeocoder ?? (() => probeGeocoder(config)))(),
-    (deps.probeElevation ?? (() => probeElevation(config)))(),
+    (deps.probeElevation ?? (() => probeElevationBackend(config, sqlite ?? null)))(),
     (deps.probeRouter ?? (() => probeRouter(config)))(),
   ]);
   const databaseChecks: Check[] = sqlite

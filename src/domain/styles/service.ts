@@ -107,6 +107,7 @@ export function createStylesService(ctx: AppContext, deps: { tilesets: TilesetLo
       publishedTilesetVersion: (owner, tileset) => (visible(owner, tileset) ? tilesets.publishedVersionOf(owner, tileset) : null),
       tilesetVersionReady: (owner, tileset, version) => visible(owner, tileset) && tilesets.versionIsReady(owner, tileset, version),
       installedFonts: () => fonts.names(),
+      tilesetVersionIsDem: (owner, tileset, version) => (visible(owner, tileset) ? tilesets.tilesetVersionIsDem(owner, tileset, version) : null),
     };
   }
 

@@ -15,6 +15,24 @@ export interface ReferenceWorld {
   publishedTilesetVersion(owner: string, tileset: string): number | null;
   tilesetVersionReady(owner: string, tileset: string, version: number): boolean;
   installedFonts(): Set<string>;
+  /** whether a ready tileset version holds raster-DEM tiles (null: unknown) */
+  tilesetVersionIsDem?(owner: string, tileset: string, version: number): { dem: boolean; format: string } | null;
+}
+
+/**
+ * A raster-dem source must point at a raster-DEM tileset and other sources must not: MapLibre would
+ * otherwise fail on every tile, or read colours as heights.
+ */
+function sourceKindProblem(style: Record<string, unknown>, path: string, name: string, version: number, world: ReferenceWorld): string | null {
+  const id = /^sources\.(.+)\.url$/.exec(path)?.[1];
+  const source = id !== undefined ? (style.sources as Record<string, { type?: unknown }>)[id] : undefined;
+  const [owner, tileset] = name.split("/") as [string, string];
+  const kind = world.tilesetVersionIsDem?.(owner, tileset, version);
+  if (!source || !kind) return null;
+  if (source.type === "raster-dem" && !kind.dem)
+    return `a raster-dem source needs a raster-DEM tileset; '${name}' holds ${kind.format} tiles without an elevation encoding (upload elevation with encoding=terrarium|mapbox)`;
+  if (source.type !== "raster-dem" && kind.dem) return `'${name}' is a raster-DEM tileset: use it in a source of type raster-dem (for hillshade layers and terrain)`;
+  return null;
 }
 
 /** "layers[0].paint.fill-color: color expected" -> {path, message}. */
@@ -33,11 +51,14 @@ export function styleProblems(style: unknown, world: ReferenceWorld): RefProblem
   for (const { path, ref } of refs) {
     if (ref.kind === "tileset") {
       const name = `${ref.owner}/${ref.tileset}`;
-      if (ref.version === null) {
-        if (world.publishedTilesetVersion(ref.owner, ref.tileset) === null)
-          problems.push({ path, message: `tileset '${name}' does not exist or is not published; publish it first, or pin a ready version with @{version}` });
-      } else if (!world.tilesetVersionReady(ref.owner, ref.tileset, ref.version)) {
+      const version = ref.version ?? world.publishedTilesetVersion(ref.owner, ref.tileset);
+      if (ref.version === null && version === null) {
+        problems.push({ path, message: `tileset '${name}' does not exist or is not published; publish it first, or pin a ready version with @{version}` });
+      } else if (ref.version !== null && !world.tilesetVersionReady(ref.owner, ref.tileset, ref.version)) {
         problems.push({ path, message: `tileset version '${name}@${ref.version}' does not exist or has not finished processing` });
+      } else {
+        const kindProblem = sourceKindProblem(s, path, name, version!, world);
+        if (kindProblem) problems.push({ path, message: kindProblem });
       }
     } else if (ref.kind === "sprite") {
       if (ref.owner !== world.ownerSlug || ref.style !== world.styleSlug)

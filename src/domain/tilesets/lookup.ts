@@ -16,6 +16,11 @@ export function createTilesetLookup(sqlite: Database) {
      LEFT JOIN tileset_versions v ON v.tileset_id = t.id AND v.version = ?3
      WHERE o.slug = ?1 AND t.slug = ?2`,
   );
+  const demFacts = sqlite.query<{ encoding: string | null; format: string | null }, [string, string, number]>(
+    `SELECT json_extract(v.metadata, '$.encoding') AS encoding, json_extract(v.metadata, '$.format') AS format
+     FROM tilesets t JOIN orgs o ON o.id = t.org_id JOIN tileset_versions v ON v.tileset_id = t.id AND v.version = ?3
+     WHERE o.slug = ?1 AND t.slug = ?2 AND v.state = 'ready'`,
+  );
   const using = sqlite.query<{ owner: string; style: string; version: number; pinned: number }, [string]>(
     `SELECT o.slug AS owner, s.slug AS style, sv.version AS version, json_extract(sv.tileset_pins, ?1) AS pinned
      FROM styles s JOIN orgs o ON o.id = s.org_id
@@ -33,6 +38,16 @@ export function createTilesetLookup(sqlite: Database) {
     versionIsReady(ownerSlug: string, tilesetSlug: string, n: number): boolean {
       if (!Number.isSafeInteger(n) || n < 1) return false;
       return version.get(ownerSlug, tilesetSlug, n)?.state === "ready";
+    },
+
+    /**
+     * Whether a ready version is a raster DEM: true, false (with its tile format), or null when unknown
+     * (no such version, or no metadata recorded).
+     */
+    tilesetVersionIsDem(ownerSlug: string, tilesetSlug: string, n: number): { dem: boolean; format: string } | null {
+      const row = demFacts.get(ownerSlug, tilesetSlug, n);
+      if (!row?.format) return null;
+      return { dem: row.encoding === "terrarium" || row.encoding === "mapbox", format: row.format };
     },
 
     /**

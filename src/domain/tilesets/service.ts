@@ -18,6 +18,7 @@ import type { ChangePublisher } from "../changes/types";
 import { headOf, type ReceivedUpload } from "./upload";
 import type { TilesetLookup } from "./lookup";
 import { processInWorker } from "../../jobs/worker-host";
+import { refuseBadDem, refuseMixedDem } from "./dem-upload";
 
 export const PROCESS_JOB = "tileset.process";
 /** A job interrupted this many times (crashes, restarts) is given up. */
@@ -76,6 +77,7 @@ export function versionRecord(ctx: AppContext, org: Org, t: TilesetRow, v: Versi
     center: facts?.center ?? null,
     minzoom: facts?.minzoom ?? null,
     maxzoom: facts?.maxzoom ?? null,
+    encoding: facts?.encoding ?? null,
     stats: {
       features: typeof stats.features === "number" ? stats.features : 0,
       features_skipped: typeof stats.features_skipped === "number" ? stats.features_skipped : 0,
@@ -353,7 +355,7 @@ export function createTilesetService(ctx: AppContext, deps: { changes: ChangePub
           if (detected.format !== null) return detected.format;
           if (detected.invalid) throw new Unprocessable("INVALID_SOURCE_DATA", `${filename ?? "upload"}: ${detected.reason}`);
           throw new UnsupportedMediaType(
-            `Unsupported upload${upload.files ? ` ${filename}` : ""}: ${detected.reason}. Send GeoJSON, newline-delimited GeoJSON, CSV with lon/lat columns, a zipped Shapefile, FlatGeobuf, MBTiles or PMTiles`,
+            `Unsupported upload${upload.files ? ` ${filename}` : ""}: ${detected.reason}. Send GeoJSON, newline-delimited GeoJSON, CSV with lon/lat columns, a zipped Shapefile, FlatGeobuf, MBTiles or PMTiles, or elevation as GeoTIFF or SRTM .hgt (zipped or not)`,
           );
         };
         const stored: StoredRecipe = { ...recipe };
@@ -363,11 +365,15 @@ export function createTilesetService(ctx: AppContext, deps: { changes: ChangePub
           for (const f of upload.files) {
             const fileFormat = await detect(join(upload.path, f.stored), f.name, f.contentType);
             if (ARCHIVE_FORMATS.includes(fileFormat)) throw new Unprocessable("INVALID_SOURCE_DATA", `${f.name}: an MBTiles or PMTiles archive must be uploaded alone, not with other files`);
+            await refuseBadDem(fileFormat, join(upload.path, f.stored), f.name, recipe);
             stored.files.push({ stored: f.stored, name: f.name.replace(/^.*[\\/]/, "").slice(0, 200), format: fileFormat });
           }
+          refuseMixedDem(stored.files.map((f) => f.format));
           format = [...new Set(stored.files.map((f) => f.format))].join("+");
         } else {
-          format = await detect(upload.path, upload.filename, upload.contentType);
+          const single = await detect(upload.path, upload.filename, upload.contentType);
+          await refuseBadDem(single, upload.path, upload.filename, recipe);
+          format = single;
           if (upload.filename) stored.filename = upload.filename.replace(/^.*[\\/]/, "").slice(0, 200);
         }
         const result = ctx.sqlite.transaction(() => {

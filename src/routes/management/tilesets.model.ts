@@ -53,7 +53,8 @@ export const RecipeQuery = t.Object({
   tile_bytes: t.Optional(t.String({ maxLength: 10, description: "largest gzipped tile in bytes (1024-50000000, default 500000); features are shed until a tile fits" })),
   output: t.Optional(t.String({ maxLength: 10, description: "archive written for source data: mbtiles (default) or pmtiles" })),
   recipe: t.Optional(t.String({ maxLength: 64000, description: "the whole recipe as a JSON object (see README, Recipes); named parameters override it" })),
-  filename: t.Optional(t.String({ maxLength: 200, description: "the file's name, used in messages and as a format hint" })),
+  encoding: t.Optional(t.String({ maxLength: 20, description: "raster DEM: `terrarium` or `mapbox` (Terrain-RGB). Marks an MBTiles/PMTiles of PNG tiles as elevation; for GeoTIFF and .hgt the encoding to build (default terrarium)" })),
+  filename: t.Optional(t.String({ maxLength: 200, description: "the file's name, used in messages and as a format hint (.hgt files need it: the name gives their position)" })),
 });
 
 export const Tileset = t.Object({
@@ -81,7 +82,7 @@ export const Version = t.Object({
   error: t.Union([t.String(), t.Null()], { description: "why processing failed: file, line or feature, what is wrong" }),
   warnings: t.Array(t.String(), { description: "features skipped or repaired, and similar notes" }),
   published: t.Boolean(),
-  source_format: t.Union([t.String(), t.Null()], { description: "geojson, ndjson, csv, shapefile, flatgeobuf, mbtiles or pmtiles" }),
+  source_format: t.Union([t.String(), t.Null()], { description: "geojson, ndjson, csv, shapefile, flatgeobuf, mbtiles, pmtiles, geotiff or hgt" }),
   archive_format: t.Union([t.String(), t.Null()], { description: "mbtiles or pmtiles, once ready" }),
   recipe: t.Record(t.String(), t.Unknown()),
   format: t.Union([t.String(), t.Null()], { description: "tile format: pbf, png, jpg or webp" }),
@@ -90,6 +91,7 @@ export const Version = t.Object({
   center: t.Union([t.Array(t.Number()), t.Null()]),
   minzoom: t.Union([t.Integer(), t.Null()]),
   maxzoom: t.Union([t.Integer(), t.Null()]),
+  encoding: t.Union([t.Literal("terrarium"), t.Literal("mapbox"), t.Null()], { description: "raster-DEM tilesets: the RGB encoding of the heights; null otherwise" }),
   stats: t.Object({
     features: t.Integer(),
     features_skipped: t.Integer(),

@@ -21,7 +21,7 @@ const list = (s: string | undefined) =>
     .filter(Boolean);
 
 const NUMBERS = ["minzoom", "maxzoom", "simplification", "point_spacing", "buffer", "tile_bytes"];
-const STRINGS = ["layer", "rank", "tiny", "output"];
+const STRINGS = ["layer", "rank", "tiny", "output", "encoding"];
 const OBJECTS = ["types", "filter", "layers"];
 const KNOWN = new Set([...NUMBERS, ...STRINGS, ...OBJECTS, "include", "exclude"]);
 
@@ -170,6 +170,7 @@ export function tilesetsModule(services: Services, authPlugin: AuthPlugin) {
                     simplification: { type: "number" },
                     include: { type: "string" },
                     exclude: { type: "string" },
+                    encoding: { type: "string", enum: ["terrarium", "mapbox"], description: "raster DEM: RGB encoding of imported elevation tiles, or the one to build" },
                   },
                 },
               },
@@ -177,9 +178,13 @@ export function tilesetsModule(services: Services, authPlugin: AuthPlugin) {
           },
           description:
             "Body: the file itself (curl --data-binary @file) or multipart/form-data with one file part plus optional recipe fields " +
-            "(layer, minzoom, maxzoom, simplification, include, exclude, or a JSON `recipe` field). The format is detected from the content: " +
+            "(layer, minzoom, maxzoom, simplification, include, exclude, encoding, or a JSON `recipe` field). The format is detected from the content: " +
             "GeoJSON, newline-delimited GeoJSON, CSV with lon/lat columns, zipped Shapefile (WGS84 or Web Mercator), FlatGeobuf, MBTiles, PMTiles. " +
-            "413 over MAX_UPLOAD_MB, 415 for other types, 422 INVALID_SOURCE_DATA when the data is invalid at a glance; later problems end the version `failed` with a message.",
+            "Raster DEM (elevation): a GeoTIFF in lon/lat or SRTM .hgt files (one named like N46E007.hgt via ?filename=, or a zip of them) are built into a " +
+            "Terrarium (default) or Terrain-RGB (`encoding=mapbox`) MBTiles from zoom 0 (or minzoom) to maxzoom (default: the data's resolution); " +
+            "an MBTiles/PMTiles of PNG elevation tiles becomes a DEM with `encoding=terrarium|mapbox` or when its metadata declares `encoding`. " +
+            "413 over MAX_UPLOAD_MB, 415 for other types, 422 INVALID_SOURCE_DATA when the data is invalid at a glance (e.g. `encoding` on vector data, WebP DEM tiles, " +
+            "an .hgt without its corner in the name); later problems end the version `failed` with a message.",
         },
       },
     )

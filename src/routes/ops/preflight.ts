@@ -7,6 +7,7 @@ import { clientIp, isLoopbackIp } from "../../http/client-ip";
 import { runPreflight } from "../../domain/preflight/checks";
 import { cachedProbe } from "../../backends/probe";
 import { probeGeocoder } from "../../backends/geocoder/probe";
+import { probeElevationBackend } from "../../backends/elevation/embedded-probe";
 import { probeElevation } from "../../backends/elevation/probe";
 import { probeRouter } from "../../backends/routing/probe";
 import { preflightPage } from "../../web/preflight-page";
@@ -18,7 +19,8 @@ export function preflightModule(services: Services) {
   const { ctx, auth } = services;
   // Cached like /health/detailed's, so the page cannot be used to hammer the backends.
   const geocoder = cachedProbe(() => probeGeocoder(ctx.config, services.embeddedGazetteer()));
-  const elevation = cachedProbe(() => probeElevation(ctx.config));
+  const openTopoData = cachedProbe(() => probeElevation(ctx.config));
+  const elevation = () => probeElevationBackend(ctx.config, ctx.sqlite, openTopoData);
   const router = cachedProbe(() => probeRouter(ctx.config));
   const adminCount = ctx.sqlite.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM users WHERE is_admin = 1");
   return withRouteFacts({ cors: "none", group: "health" }, new Elysia({ name: "preflight" }).get(

@@ -29,7 +29,9 @@ export function elevationModule(services: Services, authPlugin: AuthPlugin) {
         tags,
         responses: documentedResponses({ 200: Profile, ...errors }),
         summary: "Elevation profile along a path of 2 to 500 points, resampled along great circles (cached one day)",
-        description: "404 NO_ELEVATION_DATA with details.indices (sample indices) when the dataset does not cover part of the path.",
+        description:
+          "Answered by OpenTopoData (ELEVATION_INTERNAL_URL) or the embedded DEM tileset (ELEVATION_TILESET), as the ELEVATION setting chooses. " +
+          "404 NO_ELEVATION_DATA with details.indices (sample indices) when the dataset does not cover part of the path; 503 ELEVATION_NOT_CONFIGURED when no backend is set up (or the DEM tileset is missing, unpublished or not a DEM).",
       },
     })
     .get("/:points", async ({ params, set }) => answer(set, await elevation.lookup(parsePoints(params.points, { min: 1, max: MAX_LOOKUP_POINTS }))), {
@@ -39,7 +41,9 @@ export function elevationModule(services: Services, authPlugin: AuthPlugin) {
         tags,
         responses: documentedResponses({ 200: PointElevations, ...errors }),
         summary: "Elevation of 1 to 100 points, lon,lat separated by semicolons (cached one day)",
-        description: "404 NO_ELEVATION_DATA with details.indices (point indices) when the dataset does not cover some of the points.",
+        description:
+          "Answered by OpenTopoData (ELEVATION_INTERNAL_URL) or the embedded DEM tileset (ELEVATION_TILESET, bilinear at its highest zoom), as the ELEVATION setting chooses. " +
+          "404 NO_ELEVATION_DATA with details.indices (point indices) when the dataset does not cover some of the points; 503 ELEVATION_NOT_CONFIGURED when no backend is set up.",
       },
     }));
 }

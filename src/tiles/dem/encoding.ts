@@ -1,0 +1,57 @@
+// Elevation <-> RGB of the two raster-DEM encodings MapLibre reads (`raster-dem` source `encoding`):
+//   terrarium: h = R*256 + G + B/256 - 32768        (Mapzen/AWS terrain tiles; 1/256 m steps)
+//   mapbox:    h = -10000 + (R*65536 + G*256 + B)/10 (Mapbox Terrain-RGB; 0.1 m steps)
+// Tiles are PNG (lossless); WebP DEM tiles are refused where they are imported (no WebP decoder here).
+import { encodePng, PngError, readPng } from "../../sprites/png";
+import { InvalidSource } from "../errors";
+
+export type DemEncoding = "terrarium" | "mapbox";
+export const DEM_ENCODINGS: DemEncoding[] = ["terrarium", "mapbox"];
+
+export const isDemEncoding = (v: unknown): v is DemEncoding => v === "terrarium" || v === "mapbox";
+
+/** Writes the RGB of elevation `h` (metres) at `o` in `rgba` (alpha 255); out-of-range heights are clamped. */
+export function encodeElevation(h: number, encoding: DemEncoding, rgba: Uint8Array, o: number): void {
+  // Both are a 24-bit integer in R,G,B: terrarium counts 1/256 m from -32768 m, mapbox 0.1 m from -10000 m.
+  const steps = encoding === "terrarium" ? (h + 32768) * 256 : (h + 10000) * 10;
+  const v = Math.min(16_777_215, Math.max(0, Math.round(steps)));
+  rgba[o] = v >> 16;
+  rgba[o + 1] = (v >> 8) & 255;
+  rgba[o + 2] = v & 255;
+  rgba[o + 3] = 255;
+}
+
+export function decodeElevation(r: number, g: number, b: number, encoding: DemEncoding): number {
+  return encoding === "terrarium" ? r * 256 + g + b / 256 - 32768 : -10000 + (r * 65536 + g * 256 + b) / 10;
+}
+
+export interface DemTile {
+  /** width and height in pixels (tiles are square) */
+  size: number;
+  /** elevation in metres per pixel, row by row from the north-west corner */
+  heights: Float32Array;
+}
+
+/** The PNG of a square tile of heights. */
+export function encodeDemTile(heights: ArrayLike<number>, size: number, encoding: DemEncoding): Uint8Array {
+  const rgba = new Uint8Array(size * size * 4);
+  for (let i = 0; i < size * size; i++) encodeElevation(heights[i]!, encoding, rgba, i * 4);
+  return encodePng({ width: size, height: size, data: rgba });
+}
+
+/** Heights of a PNG DEM tile; throws InvalidSource when it is not a square 8-bit PNG. */
+export function decodeDemTile(png: Uint8Array, encoding: DemEncoding, where: string): DemTile {
+  let decoded: ReturnType<typeof readPng>;
+  try {
+    decoded = readPng(png, { pixels: true, maxPixels: 4096 * 4096 });
+  } catch (err) {
+    throw new InvalidSource(`${where}: not a readable PNG DEM tile (${err instanceof PngError ? err.message : "decode error"})`);
+  }
+  if (!decoded.data) throw new InvalidSource(`${where}: DEM tiles must be 8-bit non-interlaced PNG (found ${decoded.bitDepth}-bit${decoded.interlaced ? ", interlaced" : ""})`);
+  if (decoded.width !== decoded.height) throw new InvalidSource(`${where}: DEM tile is ${decoded.width}x${decoded.height} pixels; tiles must be square`);
+  const size = decoded.width;
+  const heights = new Float32Array(size * size);
+  const d = decoded.data;
+  for (let i = 0; i < heights.length; i++) heights[i] = decodeElevation(d[i * 4]!, d[i * 4 + 1]!, d[i * 4 + 2]!, encoding);
+  return { size, heights };
+}

@@ -1,0 +1,39 @@
+// Elevation at a point from raster-DEM tiles: bilinear interpolation between the four pixel centres
+// around the point at one zoom (the archive's highest), crossing tile edges where the point lies near one.
+import type { DemTile } from "./encoding";
+
+/** Fractional Web Mercator tile coordinates of lon/lat at zoom z (y grows southwards). */
+export function tileCoordinates(lon: number, lat: number, z: number): { fx: number; fy: number } {
+  const n = 2 ** z;
+  const r = (lat * Math.PI) / 180;
+  return { fx: ((lon + 180) / 360) * n, fy: ((1 - Math.log(Math.tan(r) + 1 / Math.cos(r)) / Math.PI) / 2) * n };
+}
+
+export type TileGetter = (x: number, y: number) => DemTile | null | Promise<DemTile | null>;
+
+/** Height at lon/lat from the tiles of zoom z, or null where a needed tile is missing. */
+export async function sampleDem(lon: number, lat: number, z: number, tileAt: TileGetter): Promise<number | null> {
+  const n = 2 ** z;
+  const { fx, fy } = tileCoordinates(lon, lat, z);
+  const home = await tileAt(Math.min(n - 1, Math.floor(fx)), Math.min(n - 1, Math.floor(fy)));
+  if (!home) return null;
+  const size = home.size;
+  const last = n * size - 1;
+  // Pixel centres sit at half-pixel offsets: pixel i covers [i, i+1) and holds the height at i + 0.5.
+  const px = Math.min(last, Math.max(0, fx * size - 0.5));
+  const py = Math.min(last, Math.max(0, fy * size - 0.5));
+  const x0 = Math.floor(px);
+  const y0 = Math.floor(py);
+  const tx = px - x0;
+  const ty = py - y0;
+  const pixel = async (gx: number, gy: number): Promise<number | null> => {
+    const tile = await tileAt(Math.floor(gx / size), Math.floor(gy / size));
+    if (!tile || tile.size !== size) return null;
+    return tile.heights[(gy % size) * size + (gx % size)]!;
+  };
+  const x1 = Math.min(last, x0 + 1);
+  const y1 = Math.min(last, y0 + 1);
+  const [a, b, c, d] = await Promise.all([pixel(x0, y0), pixel(x1, y0), pixel(x0, y1), pixel(x1, y1)]);
+  if (a === null || b === null || c === null || d === null) return null;
+  return (a * (1 - tx) + b * tx) * (1 - ty) + (c * (1 - tx) + d * tx) * ty;
+}

@@ -1,0 +1,56 @@
+import { describe, expect, test } from "bun:test";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { buildDemTiles, nativeZoom } from "../../../src/tiles/dem/build";
+import { decodeDemTile, type DemEncoding } from "../../../src/tiles/dem/encoding";
+import { readHgt } from "../../../src/tiles/dem/hgt";
+import { sampleDem } from "../../../src/tiles/dem/sample";
+import { inspectMbtiles, openMbtiles } from "../../../src/tiles/mbtiles";
+import { hgtBytes, ramp } from "../../support/dem";
+
+const dir = mkdtempSync(join(tmpdir(), "dem-build-"));
+
+function build(encoding: DemEncoding, maxzoom: number) {
+  const grid = readHgt(hgtBytes(101, { lon: 7, lat: 46 }, ramp), "N46E007.hgt");
+  const out = join(dir, `${encoding}-${maxzoom}.mbtiles`);
+  const progress: number[] = [];
+  const result = buildDemTiles([grid], { encoding, maxzoom, outPath: out, name: "alps", description: "", attribution: "SRTM", label: "N46E007.hgt" }, (p) => progress.push(p));
+  return { out, result, progress };
+}
+
+describe("building DEM tiles from elevation grids", () => {
+  test("the native zoom follows the sample spacing (3 arc-seconds -> z11, 1 arc-second -> z13)", () => {
+    expect(nativeZoom([readHgt(hgtBytes(1201, { lon: 7, lat: 46 }, () => 0), "N46E007.hgt")])).toBe(11);
+    expect(nativeZoom([{ ...readHgt(hgtBytes(2, { lon: 7, lat: 46 }, () => 0), "N46E007.hgt"), dLon: 1 / 3600, dLat: 1 / 3600 }])).toBe(13);
+  });
+
+  for (const encoding of ["terrarium", "mapbox"] as const)
+    test(`${encoding}: the archive declares itself as DEM and its tiles sample back to the source heights`, async () => {
+      const { out, result, progress } = build(encoding, 9);
+      expect(result.facts).toMatchObject({ format: "png", encoding, minzoom: 0, maxzoom: 9, bounds: [7, 46, 8, 47] });
+      expect(progress.length).toBeGreaterThan(0);
+      const inspected = inspectMbtiles(out, "built");
+      expect(inspected.facts.encoding).toBe(encoding);
+      const source = openMbtiles(out, inspected.facts);
+      const tileAt = (x: number, y: number) => {
+        const t = source.getTile(9, x, y) as { data: Uint8Array } | null;
+        return t ? decodeDemTile(t.data, encoding, "tile") : null;
+      };
+      for (let i = 0; i < 25; i++) {
+        const lon = 7.05 + Math.random() * 0.9;
+        const lat = 46.05 + Math.random() * 0.9;
+        expect(Math.abs((await sampleDem(lon, lat, 9, tileAt))! - ramp(lon, lat))).toBeLessThan(0.5);
+      }
+      expect(await sampleDem(20, 10, 9, tileAt)).toBeNull();
+      source.close();
+    });
+
+  test("too many tiles and inverted zooms are refused before any work", () => {
+    const grid = readHgt(hgtBytes(3, { lon: 7, lat: 46 }, ramp), "N46E007.hgt");
+    const opts = { encoding: "terrarium" as const, outPath: join(dir, "x.mbtiles"), name: "x", description: "", attribution: "", label: "x.hgt" };
+    const world = { ...grid, bounds: [-180, -85, 180, 85] as [number, number, number, number] };
+    expect(() => buildDemTiles([world], { ...opts, maxzoom: 10 }, () => {})).toThrow(/make \d+ tiles \(limit 250000\); choose a lower maxzoom/);
+    expect(() => buildDemTiles([grid], { ...opts, minzoom: 5, maxzoom: 3 }, () => {})).toThrow(/minzoom 5 is above the maxzoom 3/);
+  });
+});

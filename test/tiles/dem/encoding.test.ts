@@ -1,0 +1,52 @@
+import { describe, expect, test } from "bun:test";
+import { decodeDemTile, decodeElevation, encodeDemTile, encodeElevation } from "../../../src/tiles/dem/encoding";
+import { InvalidSource } from "../../../src/tiles/errors";
+import { encodePng } from "../../../src/sprites/png";
+
+describe("DEM RGB encodings", () => {
+  test("terrarium and mapbox round-trip within their step (1/256 m, 0.1 m)", () => {
+    const rgba = new Uint8Array(4);
+    for (const h of [-10_000, -432.1, 0, 0.05, 1234.567, 4807.9, 8848.86]) {
+      encodeElevation(h, "terrarium", rgba, 0);
+      expect(Math.abs(decodeElevation(rgba[0]!, rgba[1]!, rgba[2]!, "terrarium") - h)).toBeLessThanOrEqual(1 / 512 + 1e-9);
+      expect(rgba[3]).toBe(255);
+      encodeElevation(h, "mapbox", rgba, 0);
+      expect(Math.abs(decodeElevation(rgba[0]!, rgba[1]!, rgba[2]!, "mapbox") - h)).toBeLessThanOrEqual(0.05 + 1e-9);
+    }
+  });
+
+  test("known pixels decode to the published formulas", () => {
+    // Terrarium: (128, 0, 0) is 0 m; Terrain-RGB: (1, 134, 160) is 0 m.
+    expect(decodeElevation(128, 0, 0, "terrarium")).toBe(0);
+    expect(decodeElevation(1, 134, 160, "mapbox")).toBeCloseTo(0, 6);
+    const rgba = new Uint8Array(4);
+    encodeElevation(0, "mapbox", rgba, 0);
+    expect([...rgba.subarray(0, 3)]).toEqual([1, 134, 160]);
+    encodeElevation(0, "terrarium", rgba, 0);
+    expect([...rgba.subarray(0, 3)]).toEqual([128, 0, 0]);
+  });
+
+  test("out-of-range heights clamp instead of wrapping", () => {
+    const rgba = new Uint8Array(4);
+    encodeElevation(-50_000, "terrarium", rgba, 0);
+    expect(decodeElevation(rgba[0]!, rgba[1]!, rgba[2]!, "terrarium")).toBe(-32768);
+    encodeElevation(-20_000, "mapbox", rgba, 0);
+    expect(decodeElevation(rgba[0]!, rgba[1]!, rgba[2]!, "mapbox")).toBe(-10000);
+  });
+
+  test("a tile survives PNG encoding and decoding in both encodings", () => {
+    const size = 16;
+    const heights = Float32Array.from({ length: size * size }, (_, i) => 100 + i * 0.5);
+    for (const enc of ["terrarium", "mapbox"] as const) {
+      const tile = decodeDemTile(encodeDemTile(heights, size, enc), enc, "t");
+      expect(tile.size).toBe(size);
+      for (let i = 0; i < heights.length; i++) expect(Math.abs(tile.heights[i]! - heights[i]!)).toBeLessThanOrEqual(0.05 + 1e-6);
+    }
+  });
+
+  test("non-PNG and non-square tiles are refused with the reason", () => {
+    expect(() => decodeDemTile(new Uint8Array([1, 2, 3]), "terrarium", "z/x/y")).toThrow(InvalidSource);
+    const wide = encodePng({ width: 4, height: 2, data: new Uint8Array(32) });
+    expect(() => decodeDemTile(wide, "terrarium", "z/x/y")).toThrow(/4x2 pixels; tiles must be square/);
+  });
+});
