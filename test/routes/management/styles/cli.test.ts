@@ -3,18 +3,10 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../../../support/app";
 import { pinSvg, squareSvg } from "../../../sprites/fixtures";
+import { runCli } from "../../../support/cli";
 
 let dir: string;
-const MAIN = join(import.meta.dir, "../../../../src/main.ts");
-
-function cli(...args: string[]) {
-  const r = Bun.spawnSync(["bun", MAIN, ...args, "--data-dir", join(dir, "data"), "--public-url", "https://maps.example.com"], {
-    env: { ...process.env, NO_COLOR: "1", LOG_LEVEL: "error" },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  return { code: r.exitCode, out: r.stdout.toString(), err: r.stderr.toString() };
-}
+const cli = (...args: string[]) => runCli(join(dir, "data"), ...args);
 
 beforeAll(() => {
   dir = tempDir("mapstead-styles-cli-");

@@ -10,18 +10,12 @@ import { PbfReader } from "pbf";
 import { PMTiles, SharedPromiseCache } from "pmtiles";
 import { inspectMbtiles } from "../../../../src/tiles/mbtiles";
 import { LocalFileSource } from "../../../../src/tiles/pmtiles";
+import { runCli } from "../../../support/cli";
 
 let dir: string;
-const MAIN = join(import.meta.dir, "../../../../src/main.ts");
-
-function cli(...args: string[]) {
-  const r = Bun.spawnSync(["bun", MAIN, ...args, "--data-dir", join(dir, "data"), "--public-url", "https://maps.example.com"], {
-    env: { ...process.env, NO_COLOR: "1", LOG_LEVEL: "error" },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  return { code: r.exitCode, out: r.stdout.toString(), err: r.stderr.toString() };
-}
+const cli = (...args: string[]) => runCli(join(dir, "data"), ...args);
+/** a file of a kind no importer reads (TypeScript source) */
+const NOT_DATA = join(import.meta.dir, "../../../../src/main.ts");
 
 beforeAll(async () => {
   dir = tempDir("mapstead-tilesets-cli-");
@@ -76,7 +70,7 @@ test("create, import with progress, publish, list, delete", async () => {
   expect(broken.err).toContain("failed");
   expect(broken.err).toContain("truncated");
 
-  const unsupported = cli("tilesets", "import", "--org", "acme", "--slug", "world", MAIN);
+  const unsupported = cli("tilesets", "import", "--org", "acme", "--slug", "world", NOT_DATA);
   expect(unsupported.code).toBe(1);
   expect(unsupported.err).toContain("Unsupported upload");
 
