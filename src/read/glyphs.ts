@@ -10,7 +10,7 @@ import type { AppContext } from "../context";
 import { BadRequest, NotFound } from "../errors";
 import { buildRangeGlyphs, encodeFontstack, parseFont, rangeName, readEncodedGlyphs, RANGE_SIZE, MAX_CODEPOINT, type EncodedGlyph, type ParsedFont } from "../glyphs";
 import type { FontCatalog, FontEntry } from "../domain/fonts/catalog";
-import { ByteLru } from "./byte-lru";
+import { Lru } from "../lru";
 import { strongEtag } from "./etag";
 
 /** Bump when the generator's output changes, so ranges cached on disk are rebuilt. */
@@ -60,7 +60,7 @@ export function parseFontstack(raw: string): string[] {
 
 export class GlyphStore {
   private readonly cacheDir: string;
-  private readonly memory = new ByteLru<GlyphAnswer | EncodedGlyph[]>(MEMORY_CACHE_BYTES);
+  private readonly memory = new Lru<GlyphAnswer | EncodedGlyph[]>({ maxBytes: MEMORY_CACHE_BYTES });
   private readonly fonts = new Map<string, Promise<LoadedFont>>();
   private readonly building = new Map<string, Promise<EncodedGlyph[]>>();
 

@@ -5,13 +5,13 @@ import { existsSync, readFileSync } from "node:fs";
 import { NotFound } from "../errors";
 import type { SpriteFile, SpriteStore } from "../domain/sprites/store";
 import type { ReadAnswer } from "./answer";
-import { ByteLru } from "./byte-lru";
+import { Lru } from "../lru";
 import { ifNoneMatchHits, strongEtag } from "./etag";
 
 const MEMORY_BYTES = 32 * 1024 * 1024;
 
 export function createSpriteFiles(store: SpriteStore) {
-  const files = new ByteLru<{ bytes: Uint8Array; etag: string }>(MEMORY_BYTES);
+  const files = new Lru<{ bytes: Uint8Array; etag: string }>({ maxBytes: MEMORY_BYTES });
 
   function answer(request: Request, dir: string, file: SpriteFile, cacheControl: string): ReadAnswer {
     const path = store.path(dir, file);

@@ -8,8 +8,8 @@ import type { Viewer } from "../domain/accounts/auth";
 import { SLUG_PATTERN } from "../domain/orgs/slug";
 import { IMMUTABLE, STABLE, type ReadAnswer } from "./answer";
 import { ifNoneMatchHits } from "./etag";
-import { CONTENT_TYPES, EXTENSIONS, tileInRange } from "../tiles/source";
-import { TileCache } from "../tiles/tile-cache";
+import { Lru } from "../lru";
+import { CONTENT_TYPES, EXTENSIONS, tileBytes, tileInRange, type Tile } from "../tiles/source";
 import type { Served, TileCatalog } from "./tiles";
 
 export interface TileRequest {
@@ -55,7 +55,7 @@ function splitName(name: string): { slug: string; version: number | null } | nul
 const visible = (served: Served | null, viewer: Viewer): served is Served => served !== null && (!served.private || viewer.privateOrgIds.has(served.orgId));
 
 export function createTileReads(catalog: TileCatalog) {
-  const tileCache = new TileCache(TILE_CACHE_BYTES);
+  const tileCache = new Lru<Tile | null>({ maxBytes: TILE_CACHE_BYTES, maxEntryBytes: TILE_CACHE_BYTES / 8 });
 
   return {
     /** GET /tiles/v1/{owner}/{tileset}[@{version}].json */
@@ -105,7 +105,7 @@ export function createTileReads(catalog: TileCatalog) {
       if (tile === undefined) {
         const r = served.source.getTile(z, x, y);
         tile = r instanceof Promise ? await r : r;
-        tileCache.set(key, tile);
+        tileCache.set(key, tile, tileBytes(key, tile));
       }
       if (!tile || tile.data.length === 0) {
         if (!inRange) throw new NotFound(`Tile ${z}/${x}/${y} is outside the tileset's zoom range ${served.facts.minzoom}-${served.facts.maxzoom} or bounds`, "TILE_NOT_FOUND");

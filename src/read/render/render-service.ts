@@ -14,10 +14,10 @@ import type { Viewer } from "../../http/auth";
 import { ifNoneMatchHits } from "../../http/conditional";
 import type { FontCatalog } from "../../domain/fonts/catalog";
 import { styleNotFound, type ResolvedStyle, type StylesService } from "../../domain/styles/service";
-import { ByteLru } from "../byte-lru";
 import type { TileCatalog } from "../tiles";
-import { TileCache } from "../../tiles/tile-cache";
+import { Lru } from "../../lru";
 import type { RenderSourceInfo, RenderView, SpriteEntry } from "../../render/types";
+import { tileBytes, type Tile } from "../../tiles/source";
 import { DiskImageCache } from "./disk-cache";
 import { CONTENT_TYPES } from "./encode";
 import { attributionText, decorateStyle } from "./overlay-style";
@@ -68,9 +68,9 @@ export interface RenderDeps {
 /** One worker pool and one image cache for static images and raster tiles (built by createServices). */
 export function createRenderService(ctx: AppContext, deps: RenderDeps, opts: { workerUrl?: string } = {}) {
   const { styles, catalog, fonts: fontEntries } = deps;
-  const tiles = new TileCache(TILE_CACHE_BYTES);
-  const images = new ByteLru<Uint8Array>(IMAGE_CACHE_BYTES);
-  const fonts = new ByteLru<Uint8Array>(FONT_CACHE_BYTES);
+  const tiles = new Lru<Tile | null>({ maxBytes: TILE_CACHE_BYTES, maxEntryBytes: TILE_CACHE_BYTES / 8 });
+  const images = new Lru<Uint8Array>({ maxBytes: IMAGE_CACHE_BYTES });
+  const fonts = new Lru<Uint8Array>({ maxBytes: FONT_CACHE_BYTES });
   const disk = new DiskImageCache(join(ctx.config.dataDir, "render-cache"), DISK_CACHE_BYTES, (message) => ctx.log.warn(message));
   const pool = new RenderPool({
     workers: ctx.config.renderWorkers ?? availableParallelism(),
@@ -91,11 +91,10 @@ export function createRenderService(ctx: AppContext, deps: RenderDeps, opts: { w
     return resolved;
   }
 
-  const parsed = new Map<string, StyleSpecification>();
+  const parsed = new Lru<StyleSpecification>({ maxEntries: 256 });
   function styleJson(resolved: ResolvedStyle): StyleSpecification {
     let style = parsed.get(resolved.etag);
     if (!style) {
-      if (parsed.size > 256) parsed.clear();
       style = JSON.parse(new TextDecoder().decode(resolved.body)) as StyleSpecification;
       parsed.set(resolved.etag, style);
     }
@@ -112,7 +111,7 @@ export function createRenderService(ctx: AppContext, deps: RenderDeps, opts: { w
         if (tile === undefined) {
           const read = served.source.getTile(z, x, y);
           tile = read instanceof Promise ? await read : read;
-          tiles.set(key, tile);
+          tiles.set(key, tile, tileBytes(key, tile));
         }
         if (!tile || tile.data.length === 0) return null;
         return tile.encoding === "gzip" ? new Uint8Array(gunzipSync(tile.data)) : tile.data;
