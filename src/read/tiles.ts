@@ -8,6 +8,7 @@ import { openMbtiles } from "../tiles/mbtiles";
 import { openPmtiles } from "../tiles/pmtiles";
 import type { TileFacts, TileSource } from "../tiles/source";
 import type { ChangeBus } from "../domain/changes/bus";
+import { strongEtag } from "./etag";
 
 export interface Served {
   tilesetId: number;
@@ -45,8 +46,6 @@ interface VersionRow {
 
 const EXT = { pbf: "mvt", png: "png", jpg: "jpg", webp: "webp" } as const;
 const MAX_NEGATIVE = 10_000;
-
-export const strongEtag = (s: string) => `"${Bun.hash(s).toString(36)}"`;
 
 export function createTileCatalog(ctx: AppContext, changes: ChangeBus) {
   const versionRow = ctx.sqlite.query<VersionRow, [string, string, number]>(

@@ -11,7 +11,7 @@ import type { StyleSpecification } from "@maplibre/maplibre-gl-style-spec";
 import type { AppContext } from "../../context";
 import { BadRequest, NotFound } from "../../errors";
 import type { Viewer } from "../../http/auth";
-import { ifNoneMatchHits } from "../../http/conditional";
+import { ifNoneMatchHits, strongEtag } from "../etag";
 import type { FontCatalog } from "../../domain/fonts/catalog";
 import { styleNotFound, type ResolvedStyle, type StylesService } from "../../domain/styles/service";
 import type { TileCatalog } from "../tiles";
@@ -159,7 +159,7 @@ export function createRenderService(ctx: AppContext, deps: RenderDeps, opts: { w
   }
 
   // The app version is part of every ETag: a new renderer may draw the same request differently.
-  const etagOf = (key: string) => `"${Bun.hash(`${ctx.version}|${key}`).toString(36)}"`;
+  const etagOf = (key: string) => strongEtag(`${ctx.version}|${key}`);
 
   async function staticImage(req: StaticRequest, viewer: Viewer, request: Request): Promise<Answer> {
     const resolved = readableStyle(req.owner, req.style, viewer);
