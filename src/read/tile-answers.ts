@@ -5,7 +5,8 @@
 // missing one when the viewer may not read them). Errors are thrown as AppErrors.
 import { BadRequest, NotFound } from "../errors";
 import type { Viewer } from "../domain/accounts/auth";
-import { SLUG_PATTERN } from "../domain/orgs/slug";
+import { isSlug } from "../domain/orgs/slug";
+import { parseVersionedSlug } from "../domain/orgs/versioned-slug";
 import { IMMUTABLE, STABLE, type ReadAnswer } from "./answer";
 import { ifNoneMatchHits } from "./etag";
 import { Lru } from "../lru";
@@ -22,8 +23,6 @@ export interface TileRequest {
   y: string;
 }
 
-const SLUG = new RegExp(SLUG_PATTERN);
-const VERSION_RE = /^[1-9]\d{0,9}$/;
 const INT_RE = /^\d{1,10}$/;
 /** Memory for recently served tiles, shared by every archive. */
 const TILE_CACHE_BYTES = 64 * 1024 * 1024;
@@ -42,16 +41,6 @@ function acceptsGzip(request: Request): boolean {
   return false;
 }
 
-/** Parses "slug@version" (version optional when allowed). */
-function splitName(name: string): { slug: string; version: number | null } | null {
-  const at = name.indexOf("@");
-  const slug = at < 0 ? name : name.slice(0, at);
-  if (!SLUG.test(slug)) return null;
-  if (at < 0) return { slug, version: null };
-  const v = name.slice(at + 1);
-  return VERSION_RE.test(v) ? { slug, version: Number(v) } : null;
-}
-
 const visible = (served: Served | null, viewer: Viewer): served is Served => served !== null && (!served.private || viewer.privateOrgIds.has(served.orgId));
 
 export function createTileReads(catalog: TileCatalog) {
@@ -60,8 +49,8 @@ export function createTileReads(catalog: TileCatalog) {
   return {
     /** GET /tiles/v1/{owner}/{tileset}[@{version}].json */
     async tileJson(owner: string, name: string, request: Request, viewer: Viewer): Promise<ReadAnswer> {
-      const parsed = name.endsWith(".json") ? splitName(name.slice(0, -5)) : null;
-      if (!parsed || !SLUG.test(owner)) throw new NotFound(`No such TileJSON: use /tiles/v1/{owner}/{tileset}.json or /tiles/v1/{owner}/{tileset}@{version}.json`);
+      const parsed = name.endsWith(".json") ? parseVersionedSlug(name.slice(0, -5)) : null;
+      if (!parsed || !isSlug(owner)) throw new NotFound(`No such TileJSON: use /tiles/v1/{owner}/{tileset}.json or /tiles/v1/{owner}/{tileset}@{version}.json`);
       let version = parsed.version;
       if (version === null) {
         const st = catalog.stable(owner, parsed.slug);
@@ -80,8 +69,8 @@ export function createTileReads(catalog: TileCatalog) {
     /** GET /tiles/v1/{owner}/{tileset}@{version}/{z}/{x}/{y}.{ext} */
     async tile(params: TileRequest, request: Request, viewer: Viewer): Promise<ReadAnswer> {
       const { owner } = params;
-      const parsed = splitName(params.name);
-      if (!parsed || parsed.version === null || !SLUG.test(owner)) throw new NotFound("Tile URLs look like /tiles/v1/{owner}/{tileset}@{version}/{z}/{x}/{y}.{ext}");
+      const parsed = parseVersionedSlug(params.name);
+      if (!parsed || parsed.version === null || !isSlug(owner)) throw new NotFound("Tile URLs look like /tiles/v1/{owner}/{tileset}@{version}/{z}/{x}/{y}.{ext}");
       const dot = params.y.lastIndexOf(".");
       const yRaw = dot < 0 ? params.y : params.y.slice(0, dot);
       const ext = dot < 0 ? "" : params.y.slice(dot + 1).toLowerCase();

@@ -8,6 +8,7 @@ import type { AppContext } from "../../context";
 import { orgs, styles, styleVersions } from "../../db/schema";
 import { BadRequest, Conflict, NotFound } from "../../errors";
 import { isSlug } from "../orgs/slug";
+import { parseVersionedSlug } from "../orgs/versioned-slug";
 import type { TilesetLookup } from "../tilesets/lookup";
 import type { SpriteStore } from "../sprites/store";
 import type { SpriteSet } from "../../sprites/build";
@@ -50,20 +51,9 @@ export interface ResolvedStyle {
   spritePath: string | null;
 }
 
-const VERSION_RE = /^[1-9][0-9]{0,8}$/;
 const STYLE_NOT_FOUND = "STYLE_NOT_FOUND";
 
 export const styleNotFound = () => new NotFound("No published style at this URL", STYLE_NOT_FOUND);
-
-/** "name" or "name@3" from a URL segment; null when malformed (which reads as not found). */
-export function parseStyleParam(param: string): { slug: string; version: number | null } | null {
-  const at = param.indexOf("@");
-  const slug = at < 0 ? param : param.slice(0, at);
-  if (!isSlug(slug)) return null;
-  if (at < 0) return { slug, version: null };
-  const v = param.slice(at + 1);
-  return VERSION_RE.test(v) ? { slug, version: Number(v) } : null;
-}
 
 /** Another process (the CLI) inserted the same style or version between our check and our write. */
 const isUniqueViolation = (err: unknown) => err instanceof Error && /UNIQUE constraint failed/.test(err.message);
@@ -123,7 +113,7 @@ export function createStylesService(ctx: AppContext, deps: { tilesets: TilesetLo
     const key = `${owner}/${param}`;
     const hit = cache.get(key);
     if (hit) return hit;
-    const parsed = parseStyleParam(param);
+    const parsed = parseVersionedSlug(param); // malformed reads as not found
     if (!parsed || !isSlug(owner)) return null;
     const row = publicStyleRow.get(owner, parsed.slug);
     if (!row) return null;

@@ -13,6 +13,7 @@ import { BadRequest, NotFound } from "../../errors";
 import type { Viewer } from "../../http/auth";
 import { ifNoneMatchHits, strongEtag } from "../etag";
 import type { FontCatalog } from "../../domain/fonts/catalog";
+import { parseVersionedSlug } from "../../domain/orgs/versioned-slug";
 import { styleNotFound, type ResolvedStyle, type StylesService } from "../../domain/styles/service";
 import type { TileCatalog } from "../tiles";
 import { Lru } from "../../lru";
@@ -220,7 +221,7 @@ export function createRenderService(ctx: AppContext, deps: RenderDeps, opts: { w
     const resolved = readableStyle(owner, styleParam, viewer);
     const style = styleJson(resolved);
     const sources = await resolveSources(style, styles.base, catalog, viewer);
-    const slug = styleParam.split("@")[0]!;
+    const slug = parseVersionedSlug(styleParam)!.slug; // readableStyle has accepted it
     const attribution = attributionText([...sources.sources.values()].map((s) => s.info.attribution));
     const tilejson: Record<string, unknown> = {
       tilejson: "3.0.0",
