@@ -9,8 +9,8 @@ import { isSlug } from "../domain/orgs/slug";
 import { parseVersionedSlug } from "../domain/orgs/versioned-slug";
 import { IMMUTABLE, STABLE, type ReadAnswer } from "./answer";
 import { ifNoneMatchHits } from "./etag";
-import { Lru } from "../lru";
 import { CONTENT_TYPES, EXTENSIONS, tileBytes, tileInRange, type Tile } from "../tiles/source";
+import type { PublishedCache } from "./published-cache";
 import type { Served, TileCatalog } from "./tiles";
 
 export interface TileRequest {
@@ -24,8 +24,6 @@ export interface TileRequest {
 }
 
 const INT_RE = /^\d{1,10}$/;
-/** Memory for recently served tiles, shared by every archive. */
-const TILE_CACHE_BYTES = 64 * 1024 * 1024;
 
 const tilesetMissing = (owner: string, slug: string) => new NotFound(`Tileset '${owner.slice(0, 100)}/${slug.slice(0, 100)}' not found`, "TILESET_NOT_FOUND");
 
@@ -43,8 +41,9 @@ function acceptsGzip(request: Request): boolean {
 
 const visible = (served: Served | null, viewer: Viewer): served is Served => served !== null && (!served.private || viewer.privateOrgIds.has(served.orgId));
 
-export function createTileReads(catalog: TileCatalog) {
-  const tileCache = new Lru<Tile | null>({ maxBytes: TILE_CACHE_BYTES, maxEntryBytes: TILE_CACHE_BYTES / 8 });
+export function createTileReads(catalog: TileCatalog, published: PublishedCache) {
+  // Recently served tiles of every archive, by tileset, version and address (archives never change).
+  const tileCache = published.slot<Tile | null>("tile");
 
   return {
     /** GET /tiles/v1/{owner}/{tileset}[@{version}].json */
@@ -89,12 +88,12 @@ export function createTileReads(catalog: TileCatalog) {
       const etag = `"${served.tilesetId}.${served.version}.${z}.${x}.${y}${gzipOk && format === "pbf" ? ".gz" : ""}"`;
       const cache = served.private ? "private" : IMMUTABLE;
       if (ifNoneMatchHits(request, etag) && inRange) return { status: 304, headers: { etag, "cache-control": cache, vary: "Accept-Encoding" }, body: null };
-      const key = `${served.tilesetId}.${served.version}/${z}/${x}/${y}`;
-      let tile = tileCache.get(key);
+      const address = `${z}/${x}/${y}`;
+      let tile = tileCache.get(served.owner, served.name, address);
       if (tile === undefined) {
         const r = served.source.getTile(z, x, y);
         tile = r instanceof Promise ? await r : r;
-        tileCache.set(key, tile, tileBytes(key, tile));
+        tileCache.set(served.owner, served.name, address, tile, tileBytes(tile));
       }
       if (!tile || tile.data.length === 0) {
         if (!inRange) throw new NotFound(`Tile ${z}/${x}/${y} is outside the tileset's zoom range ${served.facts.minzoom}-${served.facts.maxzoom} or bounds`, "TILE_NOT_FOUND");
@@ -112,7 +111,7 @@ export function createTileReads(catalog: TileCatalog) {
     /** Closes the open archives and empties the tile memory (on shutdown). */
     close() {
       catalog.close();
-      tileCache.clear();
+      published.dropAll("tile");
     },
   };
 }

@@ -1,8 +1,7 @@
 // Styles: drafts, immutable published versions, the resolved public JSON and its cache. Plain
 // TypeScript, no Elysia. Stored styles keep mapstead:// references; reads rewrite them to absolute URLs
-// under PUBLIC_URL (references.ts). The resolved bytes of each (style, version) are cached until the
-// change bus says the style changed (here, or in another process through the bus's watcher).
-import { createHash } from "node:crypto";
+// under PUBLIC_URL (references.ts). Every write announces itself on the change bus; the read side
+// (src/read/styles.ts) keeps the resolved bytes in the published-content cache until then.
 import { and, desc, eq, max } from "drizzle-orm";
 import type { AppContext } from "../../context";
 import { orgs, styles, styleVersions } from "../../db/schema";
@@ -37,8 +36,8 @@ export interface OrgRef {
   slug: string;
 }
 
-/** A public style URL resolved to bytes, cached per (owner, style, version-or-stable). */
-export interface ResolvedStyle {
+/** A public style URL resolved to bytes (the read side caches it per owner, style and version-or-stable). */
+export interface PublishedStyle {
   styleId: number;
   orgId: number;
   visibility: Visibility;
@@ -47,7 +46,6 @@ export interface ResolvedStyle {
   stable: boolean;
   /** the serialized JSON, encoded once */
   body: Uint8Array;
-  etag: string;
   spritePath: string | null;
 }
 
@@ -58,12 +56,9 @@ export const styleNotFound = () => new NotFound("No published style at this URL"
 /** Another process (the CLI) inserted the same style or version between our check and our write. */
 const isUniqueViolation = (err: unknown) => err instanceof Error && /UNIQUE constraint failed/.test(err.message);
 
-export const etagOf = (bytes: string | Uint8Array) => `"${createHash("sha256").update(bytes).digest("base64url").slice(0, 32)}"`;
-
 export function createStylesService(ctx: AppContext, deps: { tilesets: TilesetLookup; fonts: FontCatalog; sprites: SpriteStore; changes: ChangeBus }) {
   const base = ctx.config.publicUrl.replace(/\/+$/, "");
   const { tilesets, fonts, sprites } = deps;
-  const cache = new Map<string, ResolvedStyle>();
 
   const publicStyleRow = ctx.sqlite.query<
     { id: number; org_id: number; visibility: Visibility; published_version: number | null },
@@ -75,14 +70,6 @@ export function createStylesService(ctx: AppContext, deps: { tilesets: TilesetLo
   const tilesetVisibility = ctx.sqlite.query<{ visibility: string; org_id: number }, [string, string]>(
     "SELECT t.visibility, t.org_id FROM tilesets t JOIN orgs o ON o.id = t.org_id WHERE o.slug = ? AND t.slug = ?",
   );
-  /** Forgets the cached answers of one style (its stable URL and every version). */
-  function forget(owner: string, slug: string): void {
-    const stable = `${owner}/${slug}`;
-    for (const key of cache.keys()) if (key === stable || key.startsWith(`${stable}@`)) cache.delete(key);
-  }
-  deps.changes.on((change) => {
-    if (change.kind === "style") forget(change.owner, change.slug);
-  });
   const changed = (org: OrgRef, slug: string) => deps.changes.publish({ kind: "style", owner: org.slug, slug });
 
   function world(org: OrgRef, style: { slug: string; draftSpritePath: string | null }): ReferenceWorld {
@@ -109,10 +96,8 @@ export function createStylesService(ctx: AppContext, deps: { tilesets: TilesetLo
     });
   }
 
-  function resolvePublic(owner: string, param: string): ResolvedStyle | null {
-    const key = `${owner}/${param}`;
-    const hit = cache.get(key);
-    if (hit) return hit;
+  /** The published style at GET /styles/v1/{owner}/{param}, resolved (uncached: see src/read/styles.ts). */
+  function resolvePublic(owner: string, param: string): PublishedStyle | null {
     const parsed = parseVersionedSlug(param); // malformed reads as not found
     if (!parsed || !isSlug(owner)) return null;
     const row = publicStyleRow.get(owner, parsed.slug);
@@ -125,9 +110,7 @@ export function createStylesService(ctx: AppContext, deps: { tilesets: TilesetLo
     const stable = parsed.version === null;
     const json = JSON.stringify(resolve(owner, parsed.slug, stored, stable ? null : (JSON.parse(v.tileset_pins) as Record<string, number>), stable ? null : version));
     const body = new TextEncoder().encode(json);
-    const entry: ResolvedStyle = { styleId: row.id, orgId: row.org_id, visibility: row.visibility, version, stable, body, etag: etagOf(body), spritePath: v.sprite_path };
-    cache.set(key, entry);
-    return entry;
+    return { styleId: row.id, orgId: row.org_id, visibility: row.visibility, version, stable, body, spritePath: v.sprite_path };
   }
 
   function orgBySlug(slug: string): OrgRef | null {

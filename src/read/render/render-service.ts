@@ -14,8 +14,10 @@ import type { Viewer } from "../../http/auth";
 import { ifNoneMatchHits, strongEtag } from "../etag";
 import type { FontCatalog } from "../../domain/fonts/catalog";
 import { parseVersionedSlug } from "../../domain/orgs/versioned-slug";
-import { styleNotFound, type ResolvedStyle, type StylesService } from "../../domain/styles/service";
+import { styleNotFound, type StylesService } from "../../domain/styles/service";
+import type { ResolvedStyle, StyleReads } from "../styles";
 import type { TileCatalog } from "../tiles";
+import type { PublishedCache } from "../published-cache";
 import { Lru } from "../../lru";
 import type { RenderSourceInfo, RenderView, SpriteEntry } from "../../render/types";
 import { tileBytes, type Tile } from "../../tiles/source";
@@ -45,7 +47,6 @@ export interface RasterTileRequest {
 }
 
 const IMAGE_CACHE_BYTES = 128 * 1024 * 1024;
-const TILE_CACHE_BYTES = 32 * 1024 * 1024;
 const FONT_CACHE_BYTES = 64 * 1024 * 1024;
 const DISK_CACHE_BYTES = 1024 * 1024 * 1024;
 export const RASTER_MAX_ZOOM = MAX_ZOOM;
@@ -61,15 +62,19 @@ export const renderWorkerUrl = () =>
 
 export interface RenderDeps {
   styles: StylesService;
+  /** the published style JSON as the style routes serve it (cached, with its ETag) */
+  styleReads: StyleReads;
   /** the tile catalog the tile routes use, shared so a publish drops its archives once */
   catalog: TileCatalog;
   fonts: FontCatalog;
+  published: PublishedCache;
 }
 
 /** One worker pool and one image cache for static images and raster tiles (built by createServices). */
 export function createRenderService(ctx: AppContext, deps: RenderDeps, opts: { workerUrl?: string } = {}) {
   const { styles, catalog, fonts: fontEntries } = deps;
-  const tiles = new Lru<Tile | null>({ maxBytes: TILE_CACHE_BYTES, maxEntryBytes: TILE_CACHE_BYTES / 8 });
+  // The tile reads' memory: a tile drawn into an image is often one that was just served, and vice versa.
+  const tiles = deps.published.slot<Tile | null>("tile");
   const images = new Lru<Uint8Array>({ maxBytes: IMAGE_CACHE_BYTES });
   const fonts = new Lru<Uint8Array>({ maxBytes: FONT_CACHE_BYTES });
   const disk = new DiskImageCache(join(ctx.config.dataDir, "render-cache"), DISK_CACHE_BYTES, (message) => ctx.log.warn(message));
@@ -82,12 +87,11 @@ export function createRenderService(ctx: AppContext, deps: RenderDeps, opts: { w
   });
   ctx.onShutdown(() => {
     pool.close();
-    tiles.clear();
     images.clear();
   });
 
   function readableStyle(owner: string, param: string, viewer: Viewer): ResolvedStyle {
-    const resolved = styles.resolvePublic(owner, param);
+    const resolved = deps.styleReads.resolve(owner, param);
     if (!resolved || !(resolved.visibility === "public" || viewer.privateOrgIds.has(resolved.orgId))) throw styleNotFound();
     return resolved;
   }
@@ -107,12 +111,12 @@ export function createRenderService(ctx: AppContext, deps: RenderDeps, opts: { w
       async tile(sourceId, z, x, y) {
         const served = sources.sources.get(sourceId)?.served;
         if (!served || z > served.facts.maxzoom || z < served.facts.minzoom) return null;
-        const key = `${served.tilesetId}.${served.version}/${z}/${x}/${y}`;
-        let tile = tiles.get(key);
+        const address = `${z}/${x}/${y}`;
+        let tile = tiles.get(served.owner, served.name, address);
         if (tile === undefined) {
           const read = served.source.getTile(z, x, y);
           tile = read instanceof Promise ? await read : read;
-          tiles.set(key, tile, tileBytes(key, tile));
+          tiles.set(served.owner, served.name, address, tile, tileBytes(tile));
         }
         if (!tile || tile.data.length === 0) return null;
         return tile.encoding === "gzip" ? new Uint8Array(gunzipSync(tile.data)) : tile.data;
