@@ -70,7 +70,8 @@ export function createStylesService(ctx: AppContext, deps: { tilesets: TilesetLo
   const tilesetVisibility = ctx.sqlite.query<{ visibility: string; org_id: number }, [string, string]>(
     "SELECT t.visibility, t.org_id FROM tilesets t JOIN orgs o ON o.id = t.org_id WHERE o.slug = ? AND t.slug = ?",
   );
-  const changed = (org: OrgRef, slug: string) => deps.changes.publish({ kind: "style", owner: org.slug, slug });
+  /** Runs a write of a style and records its change in the same transaction. */
+  const writeStyle = <T>(org: OrgRef, slug: string, write: () => T): T => deps.changes.commit({ kind: "style", owner: org.slug, slug }, write);
 
   function world(org: OrgRef, style: { slug: string; draftSpritePath: string | null }): ReferenceWorld {
     const visible = (owner: string, tileset: string) => {
@@ -158,17 +159,13 @@ export function createStylesService(ctx: AppContext, deps: { tilesets: TilesetLo
       set.name = patch.name.trim();
     }
     if (patch.visibility !== undefined) set.visibility = patch.visibility;
-    const out = ctx.db.update(styles).set(set).where(eq(styles.id, row.id)).returning().get() as StyleRow;
-    changed(org, slug);
-    return out;
+    return writeStyle(org, slug, () => ctx.db.update(styles).set(set).where(eq(styles.id, row.id)).returning().get() as StyleRow);
   }
 
   function saveDraft(org: OrgRef, slug: string, draft: unknown): StyleRow {
     const row = get(org, slug);
     assertValidStyle(draft, world(org, row));
-    const out = ctx.db.update(styles).set({ draft, updatedAt: Date.now() }).where(eq(styles.id, row.id)).returning().get() as StyleRow;
-    changed(org, slug);
-    return out;
+    return writeStyle(org, slug, () => ctx.db.update(styles).set({ draft, updatedAt: Date.now() }).where(eq(styles.id, row.id)).returning().get() as StyleRow);
   }
 
   function setSprite(org: OrgRef, slug: string, set: SpriteSet): StyleRow {
@@ -176,14 +173,13 @@ export function createStylesService(ctx: AppContext, deps: { tilesets: TilesetLo
     const rel = sprites.writeDraft(row.id, set);
     let out: StyleRow;
     try {
-      out = ctx.db.update(styles).set({ draftSpritePath: rel, updatedAt: Date.now() }).where(eq(styles.id, row.id)).returning().get() as StyleRow;
+      out = writeStyle(org, slug, () => ctx.db.update(styles).set({ draftSpritePath: rel, updatedAt: Date.now() }).where(eq(styles.id, row.id)).returning().get() as StyleRow);
     } catch (err) {
       sprites.remove(rel);
       throw err;
     }
     // Published versions have their own links to the files; the old draft directory is no one's now.
     for (const stray of sprites.strayDrafts(row.id, rel)) sprites.remove(stray);
-    changed(org, slug);
     return out;
   }
 
@@ -192,9 +188,8 @@ export function createStylesService(ctx: AppContext, deps: { tilesets: TilesetLo
     if (!row.draftSpritePath) throw new NotFound(`Style '${org.slug}/${slug}' has no sprite`);
     if (findRefs(row.draft).refs.some((r) => r.ref.kind === "sprite"))
       throw new Conflict("The draft still references its sprite (mapstead://sprites/...); remove the 'sprite' property from the draft first");
-    const out = ctx.db.update(styles).set({ draftSpritePath: null, updatedAt: Date.now() }).where(eq(styles.id, row.id)).returning().get() as StyleRow;
+    const out = writeStyle(org, slug, () => ctx.db.update(styles).set({ draftSpritePath: null, updatedAt: Date.now() }).where(eq(styles.id, row.id)).returning().get() as StyleRow);
     sprites.remove(row.draftSpritePath);
-    changed(org, slug);
     return out;
   }
 
@@ -204,8 +199,7 @@ export function createStylesService(ctx: AppContext, deps: { tilesets: TilesetLo
     if (opts.version !== undefined) {
       const exists = ctx.db.select({ id: styleVersions.id }).from(styleVersions).where(and(eq(styleVersions.styleId, row.id), eq(styleVersions.version, opts.version))).get();
       if (!exists) throw new NotFound(`Style '${org.slug}/${slug}' has no version ${opts.version}`, STYLE_NOT_FOUND);
-      ctx.db.update(styles).set({ publishedVersion: opts.version, updatedAt: Date.now() }).where(eq(styles.id, row.id)).run();
-      changed(org, slug);
+      writeStyle(org, slug, () => ctx.db.update(styles).set({ publishedVersion: opts.version, updatedAt: Date.now() }).where(eq(styles.id, row.id)).run());
       return { version: opts.version, created: false };
     }
     assertValidStyle(row.draft, world(org, row));
@@ -216,24 +210,22 @@ export function createStylesService(ctx: AppContext, deps: { tilesets: TilesetLo
     const version = last + 1;
     const spritePath = row.draftSpritePath ? sprites.snapshot(row.id, version, row.draftSpritePath) : null;
     try {
-      ctx.db.transaction((tx) => {
-        tx.insert(styleVersions).values({ styleId: row.id, version, style: row.draft, tilesetPins: pins, spritePath }).run();
-        tx.update(styles).set({ publishedVersion: version, updatedAt: Date.now() }).where(eq(styles.id, row.id)).run();
+      writeStyle(org, slug, () => {
+        ctx.db.insert(styleVersions).values({ styleId: row.id, version, style: row.draft, tilesetPins: pins, spritePath }).run();
+        ctx.db.update(styles).set({ publishedVersion: version, updatedAt: Date.now() }).where(eq(styles.id, row.id)).run();
       });
     } catch (err) {
       sprites.remove(spritePath);
       if (isUniqueViolation(err)) throw new Conflict(`Version ${version} of '${org.slug}/${slug}' was just published by someone else; publish again`);
       throw err;
     }
-    changed(org, slug);
     return { version, created: true };
   }
 
   function unpublish(org: OrgRef, slug: string): void {
     const row = get(org, slug);
     if (row.publishedVersion === null) throw new Conflict(`Style '${org.slug}/${slug}' is not published`);
-    ctx.db.update(styles).set({ publishedVersion: null, updatedAt: Date.now() }).where(eq(styles.id, row.id)).run();
-    changed(org, slug);
+    writeStyle(org, slug, () => ctx.db.update(styles).set({ publishedVersion: null, updatedAt: Date.now() }).where(eq(styles.id, row.id)).run());
   }
 
   function versions(org: OrgRef, slug: string) {
@@ -248,9 +240,8 @@ export function createStylesService(ctx: AppContext, deps: { tilesets: TilesetLo
 
   function remove(org: OrgRef, slug: string): void {
     const row = get(org, slug);
-    ctx.db.delete(styles).where(eq(styles.id, row.id)).run();
+    writeStyle(org, slug, () => ctx.db.delete(styles).where(eq(styles.id, row.id)).run());
     sprites.removeStyle(row.id);
-    changed(org, slug);
   }
 
   /** The draft with absolute URLs, for previews: stable TileJSON, the draft sprite through the management API. */
