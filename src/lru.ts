@@ -96,9 +96,9 @@ export class Lru<V> {
     if (e !== undefined) this.remove(key, e);
   }
 
-  /** Removes every entry whose key passes `test` (a walk over all keys: for rare events such as a publish). */
-  deleteWhere(test: (key: string) => boolean): void {
-    for (const [key, e] of this.map) if (test(key)) this.remove(key, e);
+  /** Removes every entry that passes `test` (a walk over all entries: for rare events such as a publish). */
+  deleteWhere(test: (key: string, value: V) => boolean): void {
+    for (const [key, e] of this.map) if (test(key, e.value)) this.remove(key, e);
   }
 
   clear(): void {
