@@ -1,9 +1,10 @@
 // The one change bus. A write publishes its change here: the row goes to change_log in the write's own
 // SQLite transaction (`commit`, or `publish` inside the caller's transaction), so a crash can leave
-// neither a write without its change nor a change without its write, and this process's listeners hear it. Writes by other
-// processes (the CLI, other workers) reach the listeners through one watcher: SQLite's data_version
-// moves only when another connection commits, so a tick costs one pragma unless something changed,
-// and then the new change_log rows are read and replayed (rows this process wrote are skipped).
+// neither a write without its change nor a change without its write; this process's listeners hear it
+// at once. Writes by other processes (the CLI, other workers) reach the listeners through one watcher:
+// SQLite's data_version moves only when another connection commits, so a tick costs one pragma unless
+// something changed, and then the new change_log rows are read and replayed (rows this process wrote are
+// skipped).
 import type { Database } from "bun:sqlite";
 import type { Logger } from "../../log";
 import type { Change, ChangeListener } from "./types";
