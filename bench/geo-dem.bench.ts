@@ -49,7 +49,7 @@ try {
   // The machine is shared: three rounds, each figure keeps its best round (by p99), as geo.bench.ts does.
   const best = { viaApp: [] as number[], floor: [] as number[], direct: [] as number[] };
   const better = (a: number[], b: number[]) => (!b.length || percentile(a, 99) < percentile(b, 99) ? a : b);
-  const catalog = createTileCatalog(app.ctx, app.services.changes);
+  const catalog = createTileCatalog(app.ctx, app.services.published);
   const backend = createEmbeddedElevation(app.ctx, { owner: "bench", slug: "dem" }, catalog);
   for (let i = 0; i < 50; i++) await backend.lookup(points(100_000 + i));
   let n = 1;

@@ -23,7 +23,7 @@ import { publicFontsModule } from "./routes/public/fonts";
 import { geocodingModule } from "./routes/services/geocoding";
 import { elevationModule } from "./routes/services/elevation";
 import { homeModule } from "./routes/web/home";
-import { consoleModule } from "./modules/console";
+import { consoleModule } from "./routes/web/console";
 import { routingRoutes } from "./routes/services/routing";
 import { staticModule } from "./routes/services/static";
 import { rasterTilesModule } from "./routes/public/raster-tiles";

@@ -26,6 +26,7 @@ import { createSpriteFiles } from "./read/sprite-files";
 import { createStyleReads } from "./read/styles";
 import { createTileReads } from "./read/tile-answers";
 import { createTileCatalog } from "./read/tiles";
+import { createPublishedCache } from "./read/published-cache";
 
 /** A value made on first call and the same one after. */
 function once<T>(make: () => T): () => T {
@@ -51,21 +52,24 @@ export function createServices(ctx: AppContext, opts: ServiceOptions = {}) {
   const auth = once(() => createAuthService(ctx, changes, opts.worker?.counters));
   const tilesets = once(() => createTilesetService(ctx, { changes, lookup: tilesetLookup() }));
   const styles = once(() => createStylesService(ctx, { tilesets: tilesetLookup(), fonts: fonts(), sprites: sprites(), changes }));
-  const glyphs = once(() => new GlyphStore(ctx, fonts()));
-  const spriteFiles = once(() => createSpriteFiles(sprites()));
-  const styleReads = once(() => createStyleReads(styles(), spriteFiles()));
-  // Shared by the tile reads and the embedded elevation backend: one archive cache, one change listener.
+  // Archives and TileJSON, tiles, style JSON, sprite files and glyphs: one memory, fed by the bus
+  // (the tile catalog closes its archives on shutdown; closing the bus ends the subscription).
+  const published = once(() => createPublishedCache(changes));
+  const glyphs = once(() => new GlyphStore(ctx, fonts(), published()));
+  const spriteFiles = once(() => createSpriteFiles(sprites(), published()));
+  const styleReads = once(() => createStyleReads(styles(), spriteFiles(), published()));
+  // Shared by the tile reads and the embedded elevation backend: one archive cache.
   const tileCatalog = once(() => {
-    const catalog = createTileCatalog(ctx, changes);
+    const catalog = createTileCatalog(ctx, published());
     ctx.onShutdown(() => catalog.close());
     return catalog;
   });
   const tiles = once(() => {
-    const reads = createTileReads(tileCatalog());
+    const reads = createTileReads(tileCatalog(), published());
     ctx.onShutdown(() => reads.close());
     return reads;
   });
-  const render = once(() => createRenderService(ctx, { styles: styles(), catalog: tileCatalog(), fonts: fonts() }));
+  const render = once(() => createRenderService(ctx, { styles: styles(), styleReads: styleReads(), catalog: tileCatalog(), fonts: fonts(), published: published() }));
   const gazetteer = once(() => {
     const g = createGazetteer({ dataDir: ctx.config.dataDir, log: ctx.log, changes });
     ctx.onShutdown(() => g.close());
@@ -87,6 +91,8 @@ export function createServices(ctx: AppContext, opts: ServiceOptions = {}) {
     ctx,
     /** every change to published things, from this process and (through its watcher) others */
     changes,
+    /** the published-content cache of the read paths (archives, tiles, styles, sprites, glyphs) */
+    get published() { return published(); },
     get tilesetLookup() { return tilesetLookup(); },
     /** callers (keys, sessions), rate limits and usage counting */
     get auth() { return auth(); },

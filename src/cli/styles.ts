@@ -7,6 +7,7 @@ import { bold, dim, green, print, printErr, red } from "./output";
 import { parse, withContext } from "./users";
 import { AppError } from "../errors";
 import type { OrgRef } from "../domain/styles/service";
+import { isVersion } from "../domain/orgs/versioned-slug";
 import { buildSprite, iconName, SpriteInputError, type SpriteSet } from "../sprites/build";
 import { svgIconsFromZip } from "../sprites/unzip";
 
@@ -76,7 +77,7 @@ export const stylesCommand: CliCommand = {
     if (rest.length > (sub === "create" ? 1 : 0)) throw new UsageError(`unexpected argument '${rest[rest.length - 1]}'`);
     let version: number | undefined;
     if (values.version !== undefined) {
-      if (!/^[1-9][0-9]{0,8}$/.test(values.version)) throw new UsageError("--version must be a positive integer");
+      if (!isVersion(values.version)) throw new UsageError("--version must be a positive integer");
       version = Number(values.version);
     }
     const styleInput = sub === "create" && rest[0] ? readStyle(rest[0]) : undefined;

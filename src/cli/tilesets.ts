@@ -10,6 +10,7 @@ import { parse, withContext } from "./users";
 import type { AppContext } from "../context";
 import { NotFound } from "../errors";
 import { orgBySlug } from "../domain/orgs/service";
+import { isVersion } from "../domain/orgs/versioned-slug";
 import type { VersionRecord } from "../domain/tilesets/service";
 import { exportArchive, type ArchiveFormat } from "../tiles/export";
 import { recipeProblem, type Recipe } from "../tiles/recipe";
@@ -160,7 +161,7 @@ export const tilesetsCommand: CliCommand = {
     if (rest.length > MAX_FILES) throw new UsageError(`import takes at most ${MAX_FILES} files`);
     let version: number | undefined;
     if (values.version !== undefined) {
-      if (!/^[1-9][0-9]{0,8}$/.test(values.version)) throw new UsageError("--version must be a positive integer");
+      if (!isVersion(values.version)) throw new UsageError("--version must be a positive integer");
       version = Number(values.version);
     }
     if (sub === "publish" && version === undefined) throw new UsageError("--version is required");

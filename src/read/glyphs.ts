@@ -2,7 +2,7 @@
 // on disk at DATA_DIR/glyphs/<font key>/<start>-<end>.pbf (temp file + rename), where the font key is a
 // hash of the font's bytes and the generator version, so a changed font or generator never serves a
 // stale range. A fontstack's answer is composed from its fonts' ranges, first font with a glyph wins,
-// and hot answers stay in memory with their ETag.
+// and hot answers stay in the published-content cache with their ETag (dropped when fonts change).
 import { createHash } from "node:crypto";
 import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -10,12 +10,11 @@ import type { AppContext } from "../context";
 import { BadRequest, NotFound } from "../errors";
 import { buildRangeGlyphs, encodeFontstack, parseFont, rangeName, readEncodedGlyphs, RANGE_SIZE, MAX_CODEPOINT, type EncodedGlyph, type ParsedFont } from "../glyphs";
 import type { FontCatalog, FontEntry } from "../domain/fonts/catalog";
-import { ByteLru } from "./byte-lru";
 import { strongEtag } from "./etag";
+import type { PublishedCache, PublishedSlot } from "./published-cache";
 
 /** Bump when the generator's output changes, so ranges cached on disk are rebuilt. */
 const GENERATOR_VERSION = 1;
-const MEMORY_CACHE_BYTES = 64 * 1024 * 1024;
 const MAX_FONTS_IN_STACK = 16;
 const MAX_FONTSTACK_CHARS = 1024;
 
@@ -60,15 +59,21 @@ export function parseFontstack(raw: string): string[] {
 
 export class GlyphStore {
   private readonly cacheDir: string;
-  private readonly memory = new ByteLru<GlyphAnswer | EncodedGlyph[]>(MEMORY_CACHE_BYTES);
+  /** answers by catalog generation, range and raw fontstack */
+  private readonly answers: PublishedSlot<GlyphAnswer>;
+  /** one font's records of one range, by font key (its bytes' hash) and range start */
+  private readonly fontRanges: PublishedSlot<EncodedGlyph[]>;
   private readonly fonts = new Map<string, Promise<LoadedFont>>();
   private readonly building = new Map<string, Promise<EncodedGlyph[]>>();
 
   constructor(
     private readonly ctx: AppContext,
     private readonly catalog: FontCatalog,
+    published: PublishedCache,
   ) {
     this.cacheDir = join(ctx.config.dataDir, "glyphs");
+    this.answers = published.slot("glyphs");
+    this.fontRanges = published.slot("font-range");
   }
 
   /**
@@ -77,8 +82,8 @@ export class GlyphStore {
    * catalog generation they were built for).
    */
   async range(rawStack: string, rawRange: string): Promise<GlyphAnswer> {
-    const memoKey = `answer:${this.catalog.generation}:${rawRange}:${rawStack}`;
-    const hit = this.memory.get(memoKey) as GlyphAnswer | undefined;
+    const generation = this.catalog.generation;
+    const hit = this.answers.get(generation, rawRange, rawStack);
     if (hit) return hit;
     const start = parseRange(rawRange);
     const names = parseFontstack(rawStack);
@@ -98,7 +103,7 @@ export class GlyphStore {
     }
     const body = encodeFontstack(stackName, rangeName(start), glyphs);
     const answer = { body, etag: strongEtag(body) };
-    this.memory.set(memoKey, answer, body.length + 128);
+    this.answers.set(generation, rawRange, rawStack, answer, body.length + 128);
     return answer;
   }
 
@@ -119,9 +124,9 @@ export class GlyphStore {
   /** One font's glyph records for a range: memory, else disk, else built (once) and written to disk. */
   private async fontRange(entry: FontEntry, start: number): Promise<EncodedGlyph[]> {
     const font = await this.loadFont(entry);
-    const key = `font:${font.key}:${start}`;
-    const cached = this.memory.get(key) as EncodedGlyph[] | undefined;
+    const cached = this.fontRanges.get(font.key, start);
     if (cached) return cached;
+    const key = `${font.key}:${start}`;
     let pending = this.building.get(key);
     if (!pending) {
       pending = this.readOrBuild(entry, font, start).finally(() => this.building.delete(key));
@@ -131,7 +136,6 @@ export class GlyphStore {
   }
 
   private async readOrBuild(entry: FontEntry, font: LoadedFont, start: number): Promise<EncodedGlyph[]> {
-    const key = `font:${font.key}:${start}`;
     const dir = join(this.cacheDir, font.key);
     const path = join(dir, `${rangeName(start)}.pbf`);
     const file = Bun.file(path);
@@ -139,7 +143,7 @@ export class GlyphStore {
       try {
         const bytes = new Uint8Array(await file.arrayBuffer());
         const glyphs = readEncodedGlyphs(bytes);
-        this.memory.set(key, glyphs, bytes.length + 64);
+        this.fontRanges.set(font.key, start, "", glyphs, bytes.length + 64);
         return glyphs;
       } catch (err) {
         this.ctx.log.warn("glyph cache file unreadable; rebuilding it", { font: entry.name, range: rangeName(start), error: String(err) });
@@ -154,7 +158,7 @@ export class GlyphStore {
     this.ctx.log.debug("glyph range built", { font: entry.name, range: rangeName(start), glyphs: glyphs.length, ms: Math.round(performance.now() - t0) });
     // Keep records pointing into the compact encoded file rather than the per-glyph buffers.
     const compact = readEncodedGlyphs(pbf);
-    this.memory.set(key, compact, pbf.length + 64);
+    this.fontRanges.set(font.key, start, "", compact, pbf.length + 64);
     return compact;
   }
 

@@ -1,12 +1,14 @@
 // Published style JSON and its sprite as (parsed request, viewer) -> ReadAnswer: the resolved document
-// comes from the styles service's cache (by owner, style and version, forgotten on style changes);
-// private styles answer `private` and, to viewers who may not read them, the same 404 as missing ones.
+// and its ETag are kept in the published-content cache (by owner, style and version; dropped when the
+// change bus says the style changed); private styles answer `private` and, to viewers who may not read
+// them, the same 404 as missing ones.
 import type { AuthService, Viewer } from "../domain/accounts/auth";
 import { isSpriteFile } from "../domain/sprites/store";
-import { styleNotFound, type ResolvedStyle } from "../domain/styles/service";
+import { styleNotFound, type PublishedStyle } from "../domain/styles/service";
 import { NotFound } from "../errors";
 import { IMMUTABLE, STABLE, type ReadAnswer } from "./answer";
-import { ifNoneMatchHits } from "./etag";
+import { ifNoneMatchHits, strongEtag } from "./etag";
+import type { PublishedCache } from "./published-cache";
 import type { SpriteFiles } from "./sprite-files";
 
 /** GET /styles/v1/{owner}/{style}[@{version}] */
@@ -23,7 +25,12 @@ export interface SpriteRequest extends StyleRequest {
 }
 
 interface StyleSource {
-  resolvePublic(owner: string, param: string): ResolvedStyle | null;
+  resolvePublic(owner: string, param: string): PublishedStyle | null;
+}
+
+/** A published style as served: its bytes and their ETag. */
+export interface ResolvedStyle extends PublishedStyle {
+  etag: string;
 }
 
 /**
@@ -39,10 +46,25 @@ const mayRead = (resolved: ResolvedStyle | null, viewer: Viewer | null): resolve
 
 const cacheControlOf = (resolved: ResolvedStyle) => (resolved.visibility === "private" ? "private" : resolved.stable ? STABLE : IMMUTABLE);
 
-export function createStyleReads(styles: StyleSource, spriteFiles: SpriteFiles) {
+export function createStyleReads(styles: StyleSource, spriteFiles: SpriteFiles, published: PublishedCache) {
+  const cache = published.slot<ResolvedStyle>("style");
+
+  /** The style at /styles/v1/{owner}/{param} ("slug" or "slug@version"), or null; cached until it changes. */
+  function resolve(owner: string, param: string): ResolvedStyle | null {
+    const hit = cache.get(owner, param);
+    if (hit) return hit;
+    const found = styles.resolvePublic(owner, param);
+    if (!found) return null;
+    const resolved = { ...found, etag: strongEtag(found.body) };
+    cache.set(owner, param, "", resolved, resolved.body.length + 256);
+    return resolved;
+  }
+
   return {
+    resolve,
+
     style(params: StyleRequest, request: Request, viewer: Viewer | null): ReadAnswer {
-      const resolved = styles.resolvePublic(params.owner, params.style);
+      const resolved = resolve(params.owner, params.style);
       if (!mayRead(resolved, viewer)) throw styleNotFound();
       const headers = { "content-type": "application/json; charset=utf-8", "cache-control": cacheControlOf(resolved), etag: resolved.etag };
       if (ifNoneMatchHits(request, resolved.etag)) return { status: 304, headers, body: null };
@@ -51,7 +73,7 @@ export function createStyleReads(styles: StyleSource, spriteFiles: SpriteFiles) 
 
     sprite(params: SpriteRequest, request: Request, viewer: Viewer | null): ReadAnswer {
       if (!isSpriteFile(params.file)) throw styleNotFound();
-      const resolved = styles.resolvePublic(params.owner, params.style);
+      const resolved = resolve(params.owner, params.style);
       if (!mayRead(resolved, viewer)) throw styleNotFound();
       if (!resolved.spritePath) throw new NotFound("This style version has no sprite", "STYLE_NOT_FOUND");
       return spriteFiles.answer(request, resolved.spritePath, params.file, cacheControlOf(resolved));

@@ -5,11 +5,12 @@
 // missing one when the viewer may not read them). Errors are thrown as AppErrors.
 import { BadRequest, NotFound } from "../errors";
 import type { Viewer } from "../domain/accounts/auth";
-import { SLUG_PATTERN } from "../domain/orgs/slug";
+import { isSlug } from "../domain/orgs/slug";
+import { parseVersionedSlug } from "../domain/orgs/versioned-slug";
 import { IMMUTABLE, STABLE, type ReadAnswer } from "./answer";
 import { ifNoneMatchHits } from "./etag";
-import { CONTENT_TYPES, EXTENSIONS, tileInRange } from "../tiles/source";
-import { TileCache } from "../tiles/tile-cache";
+import { CONTENT_TYPES, EXTENSIONS, tileBytes, tileInRange, type Tile } from "../tiles/source";
+import type { PublishedCache } from "./published-cache";
 import type { Served, TileCatalog } from "./tiles";
 
 export interface TileRequest {
@@ -22,11 +23,7 @@ export interface TileRequest {
   y: string;
 }
 
-const SLUG = new RegExp(SLUG_PATTERN);
-const VERSION_RE = /^[1-9]\d{0,9}$/;
 const INT_RE = /^\d{1,10}$/;
-/** Memory for recently served tiles, shared by every archive. */
-const TILE_CACHE_BYTES = 64 * 1024 * 1024;
 
 const tilesetMissing = (owner: string, slug: string) => new NotFound(`Tileset '${owner.slice(0, 100)}/${slug.slice(0, 100)}' not found`, "TILESET_NOT_FOUND");
 
@@ -42,26 +39,17 @@ function acceptsGzip(request: Request): boolean {
   return false;
 }
 
-/** Parses "slug@version" (version optional when allowed). */
-function splitName(name: string): { slug: string; version: number | null } | null {
-  const at = name.indexOf("@");
-  const slug = at < 0 ? name : name.slice(0, at);
-  if (!SLUG.test(slug)) return null;
-  if (at < 0) return { slug, version: null };
-  const v = name.slice(at + 1);
-  return VERSION_RE.test(v) ? { slug, version: Number(v) } : null;
-}
-
 const visible = (served: Served | null, viewer: Viewer): served is Served => served !== null && (!served.private || viewer.privateOrgIds.has(served.orgId));
 
-export function createTileReads(catalog: TileCatalog) {
-  const tileCache = new TileCache(TILE_CACHE_BYTES);
+export function createTileReads(catalog: TileCatalog, published: PublishedCache) {
+  // Recently served tiles of every archive, by tileset, version and address (archives never change).
+  const tileCache = published.slot<Tile | null>("tile");
 
   return {
     /** GET /tiles/v1/{owner}/{tileset}[@{version}].json */
     async tileJson(owner: string, name: string, request: Request, viewer: Viewer): Promise<ReadAnswer> {
-      const parsed = name.endsWith(".json") ? splitName(name.slice(0, -5)) : null;
-      if (!parsed || !SLUG.test(owner)) throw new NotFound(`No such TileJSON: use /tiles/v1/{owner}/{tileset}.json or /tiles/v1/{owner}/{tileset}@{version}.json`);
+      const parsed = name.endsWith(".json") ? parseVersionedSlug(name.slice(0, -5)) : null;
+      if (!parsed || !isSlug(owner)) throw new NotFound(`No such TileJSON: use /tiles/v1/{owner}/{tileset}.json or /tiles/v1/{owner}/{tileset}@{version}.json`);
       let version = parsed.version;
       if (version === null) {
         const st = catalog.stable(owner, parsed.slug);
@@ -80,8 +68,8 @@ export function createTileReads(catalog: TileCatalog) {
     /** GET /tiles/v1/{owner}/{tileset}@{version}/{z}/{x}/{y}.{ext} */
     async tile(params: TileRequest, request: Request, viewer: Viewer): Promise<ReadAnswer> {
       const { owner } = params;
-      const parsed = splitName(params.name);
-      if (!parsed || parsed.version === null || !SLUG.test(owner)) throw new NotFound("Tile URLs look like /tiles/v1/{owner}/{tileset}@{version}/{z}/{x}/{y}.{ext}");
+      const parsed = parseVersionedSlug(params.name);
+      if (!parsed || parsed.version === null || !isSlug(owner)) throw new NotFound("Tile URLs look like /tiles/v1/{owner}/{tileset}@{version}/{z}/{x}/{y}.{ext}");
       const dot = params.y.lastIndexOf(".");
       const yRaw = dot < 0 ? params.y : params.y.slice(0, dot);
       const ext = dot < 0 ? "" : params.y.slice(dot + 1).toLowerCase();
@@ -100,12 +88,12 @@ export function createTileReads(catalog: TileCatalog) {
       const etag = `"${served.tilesetId}.${served.version}.${z}.${x}.${y}${gzipOk && format === "pbf" ? ".gz" : ""}"`;
       const cache = served.private ? "private" : IMMUTABLE;
       if (ifNoneMatchHits(request, etag) && inRange) return { status: 304, headers: { etag, "cache-control": cache, vary: "Accept-Encoding" }, body: null };
-      const key = `${served.tilesetId}.${served.version}/${z}/${x}/${y}`;
-      let tile = tileCache.get(key);
+      const address = `${z}/${x}/${y}`;
+      let tile = tileCache.get(served.owner, served.name, address);
       if (tile === undefined) {
         const r = served.source.getTile(z, x, y);
         tile = r instanceof Promise ? await r : r;
-        tileCache.set(key, tile);
+        tileCache.set(served.owner, served.name, address, tile, tileBytes(tile));
       }
       if (!tile || tile.data.length === 0) {
         if (!inRange) throw new NotFound(`Tile ${z}/${x}/${y} is outside the tileset's zoom range ${served.facts.minzoom}-${served.facts.maxzoom} or bounds`, "TILE_NOT_FOUND");
@@ -123,7 +111,7 @@ export function createTileReads(catalog: TileCatalog) {
     /** Closes the open archives and empties the tile memory (on shutdown). */
     close() {
       catalog.close();
-      tileCache.clear();
+      published.dropAll("tile");
     },
   };
 }

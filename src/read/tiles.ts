@@ -1,13 +1,14 @@
-// The tile serving side: an in-memory catalog from owner/tileset@version to an open TileSource and its
-// TileJSON, filled on first use and dropped when the change bus says the tileset changed (publish,
-// delete, edit; here or in another process such as the CLI). A tile request costs the tile read and
-// nothing else.
+// The tile serving side: a catalog from owner/tileset@version to an open TileSource and its TileJSON,
+// kept in the published-content cache, filled on first use and dropped when the change bus says the
+// tileset changed (publish, delete, edit; here or in another process such as the CLI). A tile request
+// costs the tile read and nothing else.
 import { join } from "node:path";
 import type { AppContext } from "../context";
 import { openMbtiles } from "../tiles/mbtiles";
 import { openPmtiles } from "../tiles/pmtiles";
 import type { TileFacts, TileSource } from "../tiles/source";
-import type { ChangeBus } from "../domain/changes/bus";
+import { strongEtag } from "./etag";
+import type { PublishedCache } from "./published-cache";
 
 export interface Served {
   tilesetId: number;
@@ -15,6 +16,8 @@ export interface Served {
   owner: string;
   slug: string;
   version: number;
+  /** "slug@version", its name in the published cache */
+  name: string;
   private: boolean;
   source: TileSource;
   facts: TileFacts;
@@ -44,11 +47,12 @@ interface VersionRow {
 }
 
 const EXT = { pbf: "mvt", png: "png", jpg: "jpg", webp: "webp" } as const;
-const MAX_NEGATIVE = 10_000;
+/** What an entry costs beyond its TileJSON: the open archive's handles and indexes are not counted. */
+const ENTRY_BYTES = 1024;
+/** A version's entry: the served archive, null (nothing servable) or the pending open. */
+type VersionEntry = Served | null | Promise<Served | null>;
 
-export const strongEtag = (s: string) => `"${Bun.hash(s).toString(36)}"`;
-
-export function createTileCatalog(ctx: AppContext, changes: ChangeBus) {
+export function createTileCatalog(ctx: AppContext, published: PublishedCache) {
   const versionRow = ctx.sqlite.query<VersionRow, [string, string, number]>(
     `SELECT t.id, t.org_id, t.name, t.description, t.attribution, t.visibility, v.state, v.archive_format, v.archive_path, v.metadata
      FROM tilesets t JOIN orgs o ON o.id = t.org_id JOIN tileset_versions v ON v.tileset_id = t.id AND v.version = ?3
@@ -58,34 +62,21 @@ export function createTileCatalog(ctx: AppContext, changes: ChangeBus) {
     "SELECT t.org_id, t.visibility, t.published_version FROM tilesets t JOIN orgs o ON o.id = t.org_id WHERE o.slug = ?1 AND t.slug = ?2",
   );
 
-  /** "owner/slug@version" -> the served archive, null (nothing servable) or the pending open */
-  const versions = new Map<string, Served | null | Promise<Served | null>>();
-  /** "owner/slug" -> the published version, or null */
-  const stable = new Map<string, StableRow | null>();
-  let negatives = 0;
+  // owner + "slug@version": the served archive; owner + "slug": the published version (or null).
+  // The published cache drops both on every change of the tileset, here or in another process.
+  const versions = published.slot<VersionEntry>("tileset");
+  const stable = published.slot<StableRow | null>("tileset");
+  let closing = false;
 
   /** Closes a dropped archive a little later, so requests already reading from it finish. */
-  function retire(source: TileSource, now = false) {
-    if (now) return source.close();
+  function retire(source: TileSource) {
+    if (closing) return source.close();
     setTimeout(() => source.close(), 5000).unref?.();
   }
 
-  function drop(prefix: string | null, now = false) {
-    for (const [key, value] of versions) {
-      if (prefix !== null && !key.startsWith(prefix)) continue;
-      versions.delete(key);
-      if (value && !(value instanceof Promise)) retire(value.source, now);
-      else if (value instanceof Promise) void value.then((v) => v && retire(v.source, now), () => {});
-    }
-    if (prefix === null) {
-      stable.clear();
-      negatives = 0;
-    } else stable.delete(prefix.slice(0, -1));
-  }
-
-  // Every tileset change, from this process or (through the bus's watcher) another one.
-  const unsubscribe = changes.on((change) => {
-    if (change.kind === "tileset") drop(`${change.owner}/${change.slug}@`);
+  versions.onEvict((value) => {
+    if (value instanceof Promise) void value.then((v) => v && retire(v.source), () => {});
+    else if (value && "source" in value) retire(value.source);
   });
 
   async function open(owner: string, slug: string, version: number): Promise<Served | null> {
@@ -122,6 +113,7 @@ export function createTileCatalog(ctx: AppContext, changes: ChangeBus) {
       owner,
       slug,
       version,
+      name: `${slug}@${version}`,
       private: row.visibility === "private",
       source,
       facts,
@@ -133,44 +125,39 @@ export function createTileCatalog(ctx: AppContext, changes: ChangeBus) {
 
   return {
     /** The servable archive of one version (ready), or null. Sync when cached. */
-    version(owner: string, slug: string, version: number): Served | null | Promise<Served | null> {
-      const key = `${owner}/${slug}@${version}`;
-      const hit = versions.get(key);
+    version(owner: string, slug: string, version: number): VersionEntry {
+      const name = `${slug}@${version}`;
+      const hit = versions.get(owner, name);
       if (hit !== undefined) return hit;
-      if (negatives > MAX_NEGATIVE) drop(null);
-      const pending = open(owner, slug, version).then(
+      const pending: Promise<Served | null> = open(owner, slug, version).then(
         (served) => {
-          if (versions.get(key) === pending) {
-            versions.set(key, served);
-            if (!served) negatives++;
-          } else if (served) retire(served.source); // invalidated while opening; this request may still read it
+          if (versions.get(owner, name) === pending) versions.set(owner, name, "", served, ENTRY_BYTES + (served?.tilejson.length ?? 0));
+          else if (served) retire(served.source); // invalidated while opening; this request may still read it
           return served;
         },
         (err) => {
-          if (versions.get(key) === pending) versions.delete(key);
+          if (versions.get(owner, name) === pending) versions.delete(owner, name);
           throw err;
         },
       );
-      versions.set(key, pending);
+      versions.set(owner, name, "", pending, ENTRY_BYTES);
       return pending;
     },
 
     /** The published version of owner/slug (with visibility and org), or null. */
     stable(owner: string, slug: string): StableRow | null {
-      const key = `${owner}/${slug}`;
-      let hit = stable.get(key);
+      let hit = stable.get(owner, slug);
       if (hit === undefined) {
-        if (negatives > MAX_NEGATIVE) drop(null);
         hit = stableRow.get(owner, slug) ?? null;
-        if (!hit || hit.published_version === null) negatives++;
-        stable.set(key, hit);
+        stable.set(owner, slug, "", hit, 128);
       }
       return hit;
     },
 
+    /** Closes every open archive now (on shutdown). */
     close() {
-      unsubscribe();
-      drop(null, true);
+      closing = true;
+      published.dropAll("tileset");
     },
   };
 }

@@ -8,7 +8,7 @@ import {
   type LayerSpecification,
   type StylePropertyExpression,
 } from "@maplibre/maplibre-gl-style-spec";
-import { ByteLru } from "../read/byte-lru";
+import { Lru } from "../lru";
 
 /** What expressions see of a feature (the shape MapLibre hands them). */
 export interface EvalFeature {
@@ -25,8 +25,8 @@ type Evaluator = (zoom: number, feature?: EvalFeature, images?: string[]) => unk
  * Bounded by the size of the keys (a stand-in for the compiled objects, which are of the same order).
  */
 const COMPILED_CACHE_BYTES = 8 * 1024 * 1024;
-const compiledExpressions = new ByteLru<StylePropertyExpression>(COMPILED_CACHE_BYTES);
-const compiledFilters = new ByteLru<ReturnType<typeof featureFilter>>(COMPILED_CACHE_BYTES);
+const compiledExpressions = new Lru<StylePropertyExpression>({ maxBytes: COMPILED_CACHE_BYTES });
+const compiledFilters = new Lru<ReturnType<typeof featureFilter>>({ maxBytes: COMPILED_CACHE_BYTES });
 
 const compiled = new WeakMap<LayerSpecification, Map<string, Evaluator>>();
 const filters = new WeakMap<LayerSpecification, (zoom: number, f: EvalFeature) => boolean>();

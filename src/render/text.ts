@@ -3,13 +3,14 @@
 // 17 px above the line box plus the font's ascender), so labels land where MapLibre puts them.
 import { parseFont, type ParsedFont } from "../glyphs";
 import type { RenderResources } from "./types";
+import { Lru } from "../lru";
 
 /** MapLibre lays text out in a 24-px em. */
 export const ONE_EM = 24;
 const SHAPING_DEFAULT_OFFSET = -17;
 /** Parsed fonts kept across renders (a parse costs tens of ms; the bytes are compared to stay honest). */
 const FONT_CACHE_SIZE = 32;
-const parsedFonts = new Map<string, { bytes: Uint8Array; font: LoadedFont }>();
+const parsedFonts = new Lru<{ bytes: Uint8Array; font: LoadedFont }>({ maxEntries: FONT_CACHE_SIZE });
 
 export interface LoadedFont {
   name: string;
@@ -54,7 +55,6 @@ function parsedFont(name: string, bytes: Uint8Array): LoadedFont | null {
     return null; // an unreadable font draws no text rather than failing the render
   }
   const font: LoadedFont = { name, parsed, upm: parsed.font.unitsPerEm, ascender: parsed.ascenderPx };
-  if (parsedFonts.size >= FONT_CACHE_SIZE) parsedFonts.delete(parsedFonts.keys().next().value!);
   parsedFonts.set(name, { bytes, font });
   return font;
 }

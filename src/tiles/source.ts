@@ -53,6 +53,9 @@ export const CONTENT_TYPES: Record<TileFormat, string> = {
 /** URL extensions accepted for each stored format (mvt and pbf are the same thing). */
 export const EXTENSIONS: Record<string, TileFormat> = { mvt: "pbf", pbf: "pbf", png: "png", jpg: "jpg", jpeg: "jpg", webp: "webp" };
 
+/** What a tile (or a known miss) costs in a memory cache, with its key and entry. */
+export const tileBytes = (tile: Tile | null) => (tile?.data.length ?? 0) + 128;
+
 export const isGzip = (data: Uint8Array) => data.length > 2 && data[0] === 0x1f && data[1] === 0x8b;
 
 const WORLD: [number, number, number, number] = [-180, -85.0511287798066, 180, 85.0511287798066];

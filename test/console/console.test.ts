@@ -10,7 +10,7 @@ import { makeTestApp, serveTestApp, tempDir, type TestApp } from "../support/app
 import { ARTIFACTS_DIR, canvasPixels, countColor, launchBrowser } from "../support/browser";
 import { startBinary } from "../support/binary";
 import { seedSession } from "../support/seed";
-import { CONSOLE_CSP } from "../../src/modules/console";
+import { CONSOLE_CSP } from "../../src/routes/web/console";
 import { CONSOLE_FILE_ASSETS, CONSOLE_TEXT_ASSETS } from "../../src/web/console/assets";
 
 const CONSOLE_DIR = join(import.meta.dir, "..", "..", "src", "web", "console");

@@ -7,7 +7,7 @@ import { ServiceUnavailable } from "../../errors";
 import type { Served, TileCatalog } from "../../read/tiles";
 import { decodeDemTile, type DemEncoding, type DemTile } from "../../tiles/dem/encoding";
 import { sampleDem } from "../../tiles/dem/sample";
-import { TtlCache } from "../ttl-cache";
+import { Lru } from "../../lru";
 import type { ElevationBackend } from "./opentopodata";
 
 const DAY_MS = 86_400_000;
@@ -26,7 +26,7 @@ export function demTilesetProblem(name: string, state: "missing" | "unpublished"
 export function createEmbeddedElevation(ctx: AppContext, tileset: { owner: string; slug: string }, catalog: TileCatalog): ElevationBackend {
   const { owner, slug } = tileset;
   const name = `${owner}/${slug}`;
-  const tiles = new TtlCache<DemTile | null>({ ttlMs: DAY_MS, maxEntries: 4096, maxBytes: 64 * 1024 * 1024, sizeOf: (t) => (t?.heights.byteLength ?? 0) + 120 });
+  const tiles = new Lru<DemTile | null>({ ttlMs: DAY_MS, maxEntries: 4096, maxBytes: 64 * 1024 * 1024 });
   const attributions = new WeakMap<Served, string>();
 
   async function resolve(): Promise<Resolved> {
@@ -59,7 +59,7 @@ export function createEmbeddedElevation(ctx: AppContext, tileset: { owner: strin
         ctx.log.warn("unreadable DEM tile", { tileset: name, version: served.version, tile: `${z}/${x}/${y}`, error: (err as Error).message });
       }
     }
-    tiles.set(key, dem);
+    tiles.set(key, dem, (dem?.heights.byteLength ?? 0) + 120);
     return dem;
   }
 

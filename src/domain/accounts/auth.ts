@@ -16,6 +16,7 @@ import { calendarOf, createUsageService, FLUSH_INTERVAL_MS, type QuotaState, typ
 import { SESSION_IDLE_MS } from "./users";
 import { hashToken } from "./tokens";
 import type { ChangeBus } from "../changes/bus";
+import { Lru } from "../../lru";
 
 export { hashToken };
 
@@ -123,15 +124,6 @@ function sameSecret(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-function evict<V>(map: Map<string, V>) {
-  if (map.size < MAX_CACHED) return;
-  let n = Math.ceil(MAX_CACHED / 10);
-  for (const k of map.keys()) {
-    map.delete(k);
-    if (--n <= 0) break;
-  }
-}
-
 /** Result of the service-route checks: the caller plus what the scope macro must settle afterwards. */
 export interface ServiceAuthorization {
   caller: Caller;
@@ -163,8 +155,9 @@ export function createAuthService(ctx: AppContext, changes: ChangeBus, counters?
   const touchSession = ctx.sqlite.query("UPDATE sessions SET last_seen_at = ? WHERE id = ?");
   const deleteSession = ctx.sqlite.query("DELETE FROM sessions WHERE id = ?");
 
-  const keyCache = new Map<string, CachedKey>();
-  const sessionCache = new Map<string, CachedSession>();
+  // Entries are refetched after KEY_CACHE_TTL_MS (fetchedAt) and dropped by the change bus.
+  const keyCache = new Lru<CachedKey>({ maxEntries: MAX_CACHED });
+  const sessionCache = new Lru<CachedSession>({ maxEntries: MAX_CACHED });
   const { limiter, usage } = counters ?? { limiter: createRateLimiter(), usage: createUsageService(ctx.sqlite, ctx.log) };
   const timer = setInterval(() => usage.flush(), FLUSH_INTERVAL_MS);
   (timer as { unref?: () => void }).unref?.();
@@ -207,7 +200,6 @@ export function createAuthService(ctx: AppContext, changes: ChangeBus, counters?
         origins,
       };
     }
-    evict(keyCache);
     keyCache.set(secret, entry);
     return entry;
   }
@@ -256,7 +248,6 @@ export function createAuthService(ctx: AppContext, changes: ChangeBus, counters?
         memberships: new Map(membershipsOf.all(row.user_id).map((m) => [m.org_id, m.role])),
       },
     };
-    evict(sessionCache);
     sessionCache.set(token, entry);
     return entry;
   }
@@ -435,13 +426,13 @@ export function createAuthService(ctx: AppContext, changes: ChangeBus, counters?
 
   /** Drop cached state of a changed or revoked key (told by the change bus). */
   function invalidateKey(keyId: number): void {
-    for (const [secret, entry] of keyCache) if (entry.caller?.keyId === keyId) keyCache.delete(secret);
+    keyCache.deleteWhere((_secret, entry) => entry.caller?.keyId === keyId);
     usage.forget(keyId);
   }
 
   /** Drop cached sessions of a user whose memberships, admin flag or sessions changed. */
   function invalidateUser(userId?: number): void {
-    for (const [token, entry] of sessionCache) if (userId === undefined || entry.caller.userId === userId) sessionCache.delete(token);
+    sessionCache.deleteWhere((_token, entry) => userId === undefined || entry.caller.userId === userId);
   }
 
   return {

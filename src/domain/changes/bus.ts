@@ -1,8 +1,10 @@
-// The one change bus. A write publishes its change here: the row goes to change_log (inside the
-// caller's transaction when there is one) and this process's listeners hear it at once. Writes by other
-// processes (the CLI, other workers) reach the listeners through one watcher: SQLite's data_version
-// moves only when another connection commits, so a tick costs one pragma unless something changed,
-// and then the new change_log rows are read and replayed (rows this process wrote are skipped).
+// The one change bus. A write publishes its change here: the row goes to change_log in the write's own
+// SQLite transaction (`commit`, or `publish` inside the caller's transaction), so a crash can leave
+// neither a write without its change nor a change without its write; this process's listeners hear it
+// at once. Writes by other processes (the CLI, other workers) reach the listeners through one watcher:
+// SQLite's data_version moves only when another connection commits, so a tick costs one pragma unless
+// something changed, and then the new change_log rows are read and replayed (rows this process wrote are
+// skipped).
 import type { Database } from "bun:sqlite";
 import type { Logger } from "../../log";
 import type { Change, ChangeListener } from "./types";
@@ -68,6 +70,20 @@ export function createChangeBus(sqlite: Database, log: Logger, opts: ChangeBusOp
   }
 
   return {
+    /**
+     * Runs `write` and records `change` in one SQLite transaction (joining an outer one as a savepoint);
+     * this process's listeners hear the change once it is written. `write` must be synchronous.
+     */
+    commit<T>(change: Change, write: () => T): T {
+      const result = sqlite.transaction(() => {
+        const value = write();
+        insert.run(origin, JSON.stringify(change), Date.now());
+        return value;
+      })();
+      emit(change);
+      return result;
+    },
+
     /** Records a change (call it inside the write's transaction) and tells this process's listeners. */
     publish(change: Change): void {
       insert.run(origin, JSON.stringify(change), Date.now());

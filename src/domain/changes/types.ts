@@ -17,5 +17,8 @@ export type ChangeListener = (change: Change) => void;
 
 /** What a write needs of the bus: record the change with the write and tell the listeners. */
 export interface ChangePublisher {
+  /** the write and its change in one transaction */
+  commit<T>(change: Change, write: () => T): T;
+  /** the change alone, inside a transaction the caller holds */
   publish(change: Change): void;
 }

@@ -3,7 +3,7 @@
 // overlap earlier ones only fetch what is new.
 import type { AppContext } from "../../context";
 import { BadRequest, NotFound, ServiceUnavailable } from "../../errors";
-import { TtlCache } from "../../backends/ttl-cache";
+import { Lru } from "../../lru";
 import { createOpenTopoData, type ElevationBackend, type LonLat } from "../../backends/elevation/opentopodata";
 import { resample } from "./geodesy";
 
@@ -49,7 +49,7 @@ const location = (p: LonLat) => ({ lon: round(p.lon, 7), lat: round(p.lat, 7) })
 
 /** @param backend the one ELEVATION chooses (createServices builds it: backends/elevation/select.ts), or null for none */
 export function createElevationService(ctx: AppContext, backend: ElevationBackend | null) {
-  const cache = new TtlCache<number>({ ttlMs: CACHE_TTL_MS, maxEntries: 500_000, maxBytes: 64 * 1024 * 1024, sizeOf: (_v, key) => 2 * key.length + 80 });
+  const cache = new Lru<number>({ ttlMs: CACHE_TTL_MS, maxEntries: 500_000, maxBytes: 64 * 1024 * 1024 });
   const attribution = () => backend?.attribution?.() ?? `Elevation data: ${backend?.dataset ?? "unknown"} via OpenTopoData`;
 
   function requireBackend(): ElevationBackend {
@@ -76,7 +76,7 @@ export function createElevationService(ctx: AppContext, backend: ElevationBacken
       [...missing.keys()].forEach((k, i) => {
         const v = fetched[i] ?? null;
         byKey.set(k, v);
-        if (v !== null) cache.set(k, v);
+        if (v !== null) cache.set(k, v, 2 * k.length + 80);
       });
       keys.forEach((k, i) => {
         if (values[i] === undefined) values[i] = byKey.get(k) ?? null;

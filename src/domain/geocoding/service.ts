@@ -3,7 +3,7 @@
 // share one call), and the batch runner. Plain TypeScript; the HTTP layer is in index.ts.
 import type { AppContext } from "../../context";
 import { AppError, ServiceUnavailable } from "../../errors";
-import { TtlCache } from "../../backends/ttl-cache";
+import { Lru } from "../../lru";
 import type { AutocompleteQuery, ForwardQuery, GeocodeAnswer, Geocoder, ReverseQuery } from "../../backends/geocoder/types";
 import { parseBbox, parseCountry, parseLanguage, parseLat, parseLimit, parseLon, parseText } from "./params";
 
@@ -106,9 +106,9 @@ export function collectionBody(query: object, answer: GeocodeAnswer): string {
 const echoForward = (q: ForwardQuery) => ({ q: q.q, limit: q.limit, language: q.language, ...(q.bbox ? { bbox: q.bbox } : {}), ...(q.country ? { country: q.country } : {}) });
 const echoAutocomplete = (q: AutocompleteQuery) => ({ text: q.text, limit: q.limit, language: q.language, ...(q.focus ? { focus: q.focus } : {}) });
 
-function newCache(ttlMs: number, maxBytes: number) {
-  return new TtlCache<string>({ ttlMs, maxEntries: 50_000, maxBytes, sizeOf: (body, key) => 2 * (body.length + key.length) + 96 });
-}
+const newCache = (ttlMs: number, maxBytes: number) => new Lru<string>({ ttlMs, maxEntries: 50_000, maxBytes });
+/** What an answer costs in memory: UTF-16 key and body plus the entry. */
+const answerBytes = (key: string, body: string) => 2 * (body.length + key.length) + 96;
 
 /** `geocoder` is the configured backend (backends/geocoder/select.ts), null when geocoding is off. */
 export function createGeocodingService(ctx: AppContext, geocoder: Geocoder | null) {
@@ -140,7 +140,7 @@ export function createGeocodingService(ctx: AppContext, geocoder: Geocoder | nul
     if (!p) {
       p = run(g).then(
         (body) => {
-          caches[kind].set(key, body);
+          caches[kind].set(key, body, answerBytes(key, body));
           inflight.delete(ikey);
           return { value: body, expiresAt: Date.now() + CACHE_TTL_MS[kind] };
         },
@@ -167,7 +167,7 @@ export function createGeocodingService(ctx: AppContext, geocoder: Geocoder | nul
   // In front of those: answers by the query string exactly as sent. A repeated request (the common case
   // for a hit) is answered with one map lookup before any parsing; the entry expires with the normalized
   // entry it came from and refers to the same body string.
-  const queryStringCache = (ttlMs: number, maxBytes: number) => new TtlCache<string>({ ttlMs, maxEntries: 50_000, maxBytes, sizeOf: (_body, key) => 2 * key.length + 96 });
+  const queryStringCache = (ttlMs: number, maxBytes: number) => new Lru<string>({ ttlMs, maxEntries: 50_000, maxBytes });
   const byQueryString = {
     forward: queryStringCache(CACHE_TTL_MS.forward, 16 * 1024 * 1024),
     reverse: queryStringCache(CACHE_TTL_MS.reverse, 8 * 1024 * 1024),
@@ -188,7 +188,7 @@ export function createGeocodingService(ctx: AppContext, geocoder: Geocoder | nul
     const raw = Object.fromEntries(new URLSearchParams(queryString));
     const entry =
       kind === "forward" ? await forwardEntry(parseForward(raw)) : kind === "reverse" ? await reverseEntry(parseReverse(raw)) : await autocompleteEntry(parseAutocomplete(raw));
-    byQueryString[kind].set(queryString, entry.value, entry.expiresAt);
+    byQueryString[kind].set(queryString, entry.value, 2 * queryString.length + 96, entry.expiresAt);
     return entry.value;
   }
 

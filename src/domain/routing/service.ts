@@ -4,7 +4,7 @@
 import type { AppContext } from "../../context";
 import { ServiceUnavailable } from "../../errors";
 import { formatCoordinate } from "../../backends/coordinates";
-import { TtlCache } from "../../backends/ttl-cache";
+import { Lru } from "../../lru";
 import { createOsrmRouter } from "../../backends/routing/osrm";
 import { createValhallaRouter } from "../../backends/routing/valhalla";
 import { encodePolyline6 } from "../../backends/routing/polyline";
@@ -59,7 +59,7 @@ export function matrixBody(q: MatrixQuery, answer: MatrixAnswer, engine: string)
 
 export function createRoutingService(ctx: AppContext, backend?: Router | null) {
   const router = backend !== undefined ? backend : routerFromConfig(ctx);
-  const cache = new TtlCache<string>({ ttlMs: CACHE_TTL_MS, maxEntries: 20_000, maxBytes: 128 * 1024 * 1024, sizeOf: (body, key) => 2 * (body.length + key.length) + 96 });
+  const cache = new Lru<string>({ ttlMs: CACHE_TTL_MS, maxEntries: 20_000, maxBytes: 128 * 1024 * 1024 });
   const inflight = new Map<string, Promise<string>>();
 
   function requireRouter(): Router {
@@ -77,7 +77,7 @@ export function createRoutingService(ctx: AppContext, backend?: Router | null) {
     if (!p) {
       p = run(r).then(
         (body) => {
-          cache.set(key, body);
+          cache.set(key, body, 2 * (body.length + key.length) + 96);
           inflight.delete(key);
           return body;
         },

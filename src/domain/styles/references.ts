@@ -4,6 +4,7 @@
 //   mapstead://sprites/{owner}/{style}                  the `sprite` (string, or `url` of an array entry)
 // Anything else that is an absolute URL passes through untouched.
 import { isSlug } from "../orgs/slug";
+import { parseVersionedSlug } from "../orgs/versioned-slug";
 
 export const SCHEME = "mapstead://";
 export const GLYPHS_REF = "mapstead://fonts/{fontstack}/{range}.pbf";
@@ -24,18 +25,19 @@ export interface FoundRef {
   ref: Ref;
 }
 
-const VERSION_RE = /^[1-9][0-9]{0,8}$/;
-
 export function parseRef(url: string, expected: Ref["kind"]): Ref | string {
   const rest = url.slice(SCHEME.length);
   if (expected === "glyphs") return url === GLYPHS_REF ? { kind: "glyphs" } : `must be exactly "${GLYPHS_REF}" to use the installed fonts`;
   const parts = rest.split("/");
   if (expected === "tileset") {
     if (parts.length !== 3 || parts[0] !== "tilesets") return `must look like mapstead://tilesets/{owner}/{tileset}[@{version}]`;
-    const [name, version, extra] = parts[2]!.split("@");
-    if (extra !== undefined || !isSlug(parts[1]!) || !isSlug(name!)) return `must look like mapstead://tilesets/{owner}/{tileset}[@{version}] with slugs for owner and tileset`;
-    if (version !== undefined && !VERSION_RE.test(version)) return `version '${version}' must be a positive integer`;
-    return { kind: "tileset", owner: parts[1]!, tileset: name!, version: version === undefined ? null : Number(version) };
+    const name = parts[2]!;
+    const at = name.indexOf("@");
+    if (!isSlug(parts[1]!) || !isSlug(at < 0 ? name : name.slice(0, at)))
+      return `must look like mapstead://tilesets/{owner}/{tileset}[@{version}] with slugs for owner and tileset`;
+    const parsed = parseVersionedSlug(name);
+    if (!parsed) return `version '${name.slice(at + 1, at + 41)}' must be a positive integer`;
+    return { kind: "tileset", owner: parts[1]!, tileset: parsed.slug, version: parsed.version };
   }
   if (parts.length !== 3 || parts[0] !== "sprites" || !isSlug(parts[1]!) || !isSlug(parts[2]!)) return `must look like mapstead://sprites/{owner}/{style}`;
   return { kind: "sprite", owner: parts[1]!, style: parts[2]! };

@@ -1,13 +1,13 @@
 // Styles: drafts, immutable published versions, the resolved public JSON and its cache. Plain
 // TypeScript, no Elysia. Stored styles keep mapstead:// references; reads rewrite them to absolute URLs
-// under PUBLIC_URL (references.ts). The resolved bytes of each (style, version) are cached until the
-// change bus says the style changed (here, or in another process through the bus's watcher).
-import { createHash } from "node:crypto";
+// under PUBLIC_URL (references.ts). Every write announces itself on the change bus; the read side
+// (src/read/styles.ts) keeps the resolved bytes in the published-content cache until then.
 import { and, desc, eq, max } from "drizzle-orm";
 import type { AppContext } from "../../context";
 import { orgs, styles, styleVersions } from "../../db/schema";
 import { BadRequest, Conflict, NotFound } from "../../errors";
 import { isSlug } from "../orgs/slug";
+import { parseVersionedSlug } from "../orgs/versioned-slug";
 import type { TilesetLookup } from "../tilesets/lookup";
 import type { SpriteStore } from "../sprites/store";
 import type { SpriteSet } from "../../sprites/build";
@@ -36,8 +36,8 @@ export interface OrgRef {
   slug: string;
 }
 
-/** A public style URL resolved to bytes, cached per (owner, style, version-or-stable). */
-export interface ResolvedStyle {
+/** A public style URL resolved to bytes (the read side caches it per owner, style and version-or-stable). */
+export interface PublishedStyle {
   styleId: number;
   orgId: number;
   visibility: Visibility;
@@ -46,34 +46,19 @@ export interface ResolvedStyle {
   stable: boolean;
   /** the serialized JSON, encoded once */
   body: Uint8Array;
-  etag: string;
   spritePath: string | null;
 }
 
-const VERSION_RE = /^[1-9][0-9]{0,8}$/;
 const STYLE_NOT_FOUND = "STYLE_NOT_FOUND";
 
 export const styleNotFound = () => new NotFound("No published style at this URL", STYLE_NOT_FOUND);
 
-/** "name" or "name@3" from a URL segment; null when malformed (which reads as not found). */
-export function parseStyleParam(param: string): { slug: string; version: number | null } | null {
-  const at = param.indexOf("@");
-  const slug = at < 0 ? param : param.slice(0, at);
-  if (!isSlug(slug)) return null;
-  if (at < 0) return { slug, version: null };
-  const v = param.slice(at + 1);
-  return VERSION_RE.test(v) ? { slug, version: Number(v) } : null;
-}
-
 /** Another process (the CLI) inserted the same style or version between our check and our write. */
 const isUniqueViolation = (err: unknown) => err instanceof Error && /UNIQUE constraint failed/.test(err.message);
-
-export const etagOf = (bytes: string | Uint8Array) => `"${createHash("sha256").update(bytes).digest("base64url").slice(0, 32)}"`;
 
 export function createStylesService(ctx: AppContext, deps: { tilesets: TilesetLookup; fonts: FontCatalog; sprites: SpriteStore; changes: ChangeBus }) {
   const base = ctx.config.publicUrl.replace(/\/+$/, "");
   const { tilesets, fonts, sprites } = deps;
-  const cache = new Map<string, ResolvedStyle>();
 
   const publicStyleRow = ctx.sqlite.query<
     { id: number; org_id: number; visibility: Visibility; published_version: number | null },
@@ -85,15 +70,8 @@ export function createStylesService(ctx: AppContext, deps: { tilesets: TilesetLo
   const tilesetVisibility = ctx.sqlite.query<{ visibility: string; org_id: number }, [string, string]>(
     "SELECT t.visibility, t.org_id FROM tilesets t JOIN orgs o ON o.id = t.org_id WHERE o.slug = ? AND t.slug = ?",
   );
-  /** Forgets the cached answers of one style (its stable URL and every version). */
-  function forget(owner: string, slug: string): void {
-    const stable = `${owner}/${slug}`;
-    for (const key of cache.keys()) if (key === stable || key.startsWith(`${stable}@`)) cache.delete(key);
-  }
-  deps.changes.on((change) => {
-    if (change.kind === "style") forget(change.owner, change.slug);
-  });
-  const changed = (org: OrgRef, slug: string) => deps.changes.publish({ kind: "style", owner: org.slug, slug });
+  /** Runs a write of a style and records its change in the same transaction. */
+  const writeStyle = <T>(org: OrgRef, slug: string, write: () => T): T => deps.changes.commit({ kind: "style", owner: org.slug, slug }, write);
 
   function world(org: OrgRef, style: { slug: string; draftSpritePath: string | null }): ReferenceWorld {
     const visible = (owner: string, tileset: string) => {
@@ -119,11 +97,9 @@ export function createStylesService(ctx: AppContext, deps: { tilesets: TilesetLo
     });
   }
 
-  function resolvePublic(owner: string, param: string): ResolvedStyle | null {
-    const key = `${owner}/${param}`;
-    const hit = cache.get(key);
-    if (hit) return hit;
-    const parsed = parseStyleParam(param);
+  /** The published style at GET /styles/v1/{owner}/{param}, resolved (uncached: see src/read/styles.ts). */
+  function resolvePublic(owner: string, param: string): PublishedStyle | null {
+    const parsed = parseVersionedSlug(param); // malformed reads as not found
     if (!parsed || !isSlug(owner)) return null;
     const row = publicStyleRow.get(owner, parsed.slug);
     if (!row) return null;
@@ -135,9 +111,7 @@ export function createStylesService(ctx: AppContext, deps: { tilesets: TilesetLo
     const stable = parsed.version === null;
     const json = JSON.stringify(resolve(owner, parsed.slug, stored, stable ? null : (JSON.parse(v.tileset_pins) as Record<string, number>), stable ? null : version));
     const body = new TextEncoder().encode(json);
-    const entry: ResolvedStyle = { styleId: row.id, orgId: row.org_id, visibility: row.visibility, version, stable, body, etag: etagOf(body), spritePath: v.sprite_path };
-    cache.set(key, entry);
-    return entry;
+    return { styleId: row.id, orgId: row.org_id, visibility: row.visibility, version, stable, body, spritePath: v.sprite_path };
   }
 
   function orgBySlug(slug: string): OrgRef | null {
@@ -185,17 +159,13 @@ export function createStylesService(ctx: AppContext, deps: { tilesets: TilesetLo
       set.name = patch.name.trim();
     }
     if (patch.visibility !== undefined) set.visibility = patch.visibility;
-    const out = ctx.db.update(styles).set(set).where(eq(styles.id, row.id)).returning().get() as StyleRow;
-    changed(org, slug);
-    return out;
+    return writeStyle(org, slug, () => ctx.db.update(styles).set(set).where(eq(styles.id, row.id)).returning().get() as StyleRow);
   }
 
   function saveDraft(org: OrgRef, slug: string, draft: unknown): StyleRow {
     const row = get(org, slug);
     assertValidStyle(draft, world(org, row));
-    const out = ctx.db.update(styles).set({ draft, updatedAt: Date.now() }).where(eq(styles.id, row.id)).returning().get() as StyleRow;
-    changed(org, slug);
-    return out;
+    return writeStyle(org, slug, () => ctx.db.update(styles).set({ draft, updatedAt: Date.now() }).where(eq(styles.id, row.id)).returning().get() as StyleRow);
   }
 
   function setSprite(org: OrgRef, slug: string, set: SpriteSet): StyleRow {
@@ -203,14 +173,13 @@ export function createStylesService(ctx: AppContext, deps: { tilesets: TilesetLo
     const rel = sprites.writeDraft(row.id, set);
     let out: StyleRow;
     try {
-      out = ctx.db.update(styles).set({ draftSpritePath: rel, updatedAt: Date.now() }).where(eq(styles.id, row.id)).returning().get() as StyleRow;
+      out = writeStyle(org, slug, () => ctx.db.update(styles).set({ draftSpritePath: rel, updatedAt: Date.now() }).where(eq(styles.id, row.id)).returning().get() as StyleRow);
     } catch (err) {
       sprites.remove(rel);
       throw err;
     }
     // Published versions have their own links to the files; the old draft directory is no one's now.
     for (const stray of sprites.strayDrafts(row.id, rel)) sprites.remove(stray);
-    changed(org, slug);
     return out;
   }
 
@@ -219,9 +188,8 @@ export function createStylesService(ctx: AppContext, deps: { tilesets: TilesetLo
     if (!row.draftSpritePath) throw new NotFound(`Style '${org.slug}/${slug}' has no sprite`);
     if (findRefs(row.draft).refs.some((r) => r.ref.kind === "sprite"))
       throw new Conflict("The draft still references its sprite (mapstead://sprites/...); remove the 'sprite' property from the draft first");
-    const out = ctx.db.update(styles).set({ draftSpritePath: null, updatedAt: Date.now() }).where(eq(styles.id, row.id)).returning().get() as StyleRow;
+    const out = writeStyle(org, slug, () => ctx.db.update(styles).set({ draftSpritePath: null, updatedAt: Date.now() }).where(eq(styles.id, row.id)).returning().get() as StyleRow);
     sprites.remove(row.draftSpritePath);
-    changed(org, slug);
     return out;
   }
 
@@ -231,8 +199,7 @@ export function createStylesService(ctx: AppContext, deps: { tilesets: TilesetLo
     if (opts.version !== undefined) {
       const exists = ctx.db.select({ id: styleVersions.id }).from(styleVersions).where(and(eq(styleVersions.styleId, row.id), eq(styleVersions.version, opts.version))).get();
       if (!exists) throw new NotFound(`Style '${org.slug}/${slug}' has no version ${opts.version}`, STYLE_NOT_FOUND);
-      ctx.db.update(styles).set({ publishedVersion: opts.version, updatedAt: Date.now() }).where(eq(styles.id, row.id)).run();
-      changed(org, slug);
+      writeStyle(org, slug, () => ctx.db.update(styles).set({ publishedVersion: opts.version, updatedAt: Date.now() }).where(eq(styles.id, row.id)).run());
       return { version: opts.version, created: false };
     }
     assertValidStyle(row.draft, world(org, row));
@@ -243,24 +210,22 @@ export function createStylesService(ctx: AppContext, deps: { tilesets: TilesetLo
     const version = last + 1;
     const spritePath = row.draftSpritePath ? sprites.snapshot(row.id, version, row.draftSpritePath) : null;
     try {
-      ctx.db.transaction((tx) => {
-        tx.insert(styleVersions).values({ styleId: row.id, version, style: row.draft, tilesetPins: pins, spritePath }).run();
-        tx.update(styles).set({ publishedVersion: version, updatedAt: Date.now() }).where(eq(styles.id, row.id)).run();
+      writeStyle(org, slug, () => {
+        ctx.db.insert(styleVersions).values({ styleId: row.id, version, style: row.draft, tilesetPins: pins, spritePath }).run();
+        ctx.db.update(styles).set({ publishedVersion: version, updatedAt: Date.now() }).where(eq(styles.id, row.id)).run();
       });
     } catch (err) {
       sprites.remove(spritePath);
       if (isUniqueViolation(err)) throw new Conflict(`Version ${version} of '${org.slug}/${slug}' was just published by someone else; publish again`);
       throw err;
     }
-    changed(org, slug);
     return { version, created: true };
   }
 
   function unpublish(org: OrgRef, slug: string): void {
     const row = get(org, slug);
     if (row.publishedVersion === null) throw new Conflict(`Style '${org.slug}/${slug}' is not published`);
-    ctx.db.update(styles).set({ publishedVersion: null, updatedAt: Date.now() }).where(eq(styles.id, row.id)).run();
-    changed(org, slug);
+    writeStyle(org, slug, () => ctx.db.update(styles).set({ publishedVersion: null, updatedAt: Date.now() }).where(eq(styles.id, row.id)).run());
   }
 
   function versions(org: OrgRef, slug: string) {
@@ -275,9 +240,8 @@ export function createStylesService(ctx: AppContext, deps: { tilesets: TilesetLo
 
   function remove(org: OrgRef, slug: string): void {
     const row = get(org, slug);
-    ctx.db.delete(styles).where(eq(styles.id, row.id)).run();
+    writeStyle(org, slug, () => ctx.db.delete(styles).where(eq(styles.id, row.id)).run());
     sprites.removeStyle(row.id);
-    changed(org, slug);
   }
 
   /** The draft with absolute URLs, for previews: stable TileJSON, the draft sprite through the management API. */

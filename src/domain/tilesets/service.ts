@@ -136,7 +136,9 @@ export function createTilesetService(ctx: AppContext, deps: { changes: ChangePub
     return v;
   }
 
-  const changed = (org: Org, t: TilesetRow) => deps.changes.publish({ kind: "tileset", owner: org.slug, slug: t.slug });
+  /** Runs a write of a tileset and records its change in the same transaction. */
+  const writeTileset = <T>(org: Pick<Org, "slug">, t: TilesetRow, write: () => T): T =>
+    deps.changes.commit({ kind: "tileset", owner: org.slug, slug: t.slug }, write);
 
   function abortJobsOf(versionIds: Set<number>) {
     runner?.abortIf((job) => versionIds.has(Number(job.payload.versionId)));
@@ -244,18 +246,20 @@ export function createTilesetService(ctx: AppContext, deps: { changes: ChangePub
     }
     renameSync(r.archivePath, finalAbs);
     if (r.archivePath !== input.sources[0]!.path) removeRel(ctx, v.sourcePath);
-    update({
-      state: "ready",
-      progress: 1,
-      archiveFormat: r.archiveFormat,
-      archivePath: finalRel,
-      sourcePath: null,
-      metadata: r.facts as unknown as Record<string, unknown>,
-      stats: r.stats as unknown as Record<string, unknown>,
-      warnings: r.warnings,
-    });
+    const ready = () =>
+      update({
+        state: "ready",
+        progress: 1,
+        archiveFormat: r.archiveFormat,
+        archivePath: finalRel,
+        sourcePath: null,
+        metadata: r.facts as unknown as Record<string, unknown>,
+        stats: r.stats as unknown as Record<string, unknown>,
+        warnings: r.warnings,
+      });
     const org = ctx.sqlite.query<{ slug: string }, [number]>("SELECT slug FROM orgs WHERE id = ?").get(t.orgId);
-    if (org) changed({ id: t.orgId, slug: org.slug }, t);
+    if (org) writeTileset(org, t, ready);
+    else ready();
   }
 
   return {
@@ -322,8 +326,7 @@ export function createTilesetService(ctx: AppContext, deps: { changes: ChangePub
       if (patch.description !== undefined) set.description = patch.description;
       if (patch.attribution !== undefined) set.attribution = patch.attribution;
       if (patch.visibility !== undefined) set.visibility = patch.visibility;
-      const updated = db.update(tilesets).set(set).where(eq(tilesets.id, t.id)).returning().get();
-      changed(org, t);
+      const updated = writeTileset(org, t, () => db.update(tilesets).set(set).where(eq(tilesets.id, t.id)).returning().get());
       return tilesetRecord(ctx, org, updated);
     },
 
@@ -331,9 +334,8 @@ export function createTilesetService(ctx: AppContext, deps: { changes: ChangePub
       const t = find(org, slug);
       refuseWhileUsed(org, t);
       const versions = db.select().from(tilesetVersions).where(eq(tilesetVersions.tilesetId, t.id)).all();
-      db.delete(tilesets).where(eq(tilesets.id, t.id)).run();
+      writeTileset(org, t, () => db.delete(tilesets).where(eq(tilesets.id, t.id)).run());
       abortJobsOf(new Set(versions.map((v) => v.id)));
-      changed(org, t);
       for (const v of versions) deleteVersionFiles(v);
       rmSync(join(ctx.config.dataDir, "tilesets", String(t.id)), { recursive: true, force: true });
     },
@@ -440,9 +442,8 @@ export function createTilesetService(ctx: AppContext, deps: { changes: ChangePub
       if (t.publishedVersion === version)
         throw new Conflict(`Version ${version} is the published version of '${org.slug}/${t.slug}'; publish another version or unpublish first`);
       refuseWhileUsed(org, t, version);
-      db.delete(tilesetVersions).where(eq(tilesetVersions.id, v.id)).run();
+      writeTileset(org, t, () => db.delete(tilesetVersions).where(eq(tilesetVersions.id, v.id)).run());
       abortJobsOf(new Set([v.id]));
-      changed(org, t);
       deleteVersionFiles(v);
     },
 
@@ -455,15 +456,13 @@ export function createTilesetService(ctx: AppContext, deps: { changes: ChangePub
             ? `Version ${version} failed processing and cannot be published: ${v.error ?? ""}`.trim()
             : `Version ${version} is ${v.state}; wait until its state is ready, then publish`,
         );
-      const updated = db.update(tilesets).set({ publishedVersion: version, updatedAt: Date.now() }).where(eq(tilesets.id, t.id)).returning().get();
-      changed(org, t);
+      const updated = writeTileset(org, t, () => db.update(tilesets).set({ publishedVersion: version, updatedAt: Date.now() }).where(eq(tilesets.id, t.id)).returning().get());
       return tilesetRecord(ctx, org, updated);
     },
 
     unpublish(org: Org, slug: string): TilesetRecord {
       const t = find(org, slug);
-      const updated = db.update(tilesets).set({ publishedVersion: null, updatedAt: Date.now() }).where(eq(tilesets.id, t.id)).returning().get();
-      changed(org, t);
+      const updated = writeTileset(org, t, () => db.update(tilesets).set({ publishedVersion: null, updatedAt: Date.now() }).where(eq(tilesets.id, t.id)).returning().get());
       return tilesetRecord(ctx, org, updated);
     },
   };

@@ -8,7 +8,7 @@ import { screenToLngLat } from "./viewport";
 
 export const OVERLAY_SOURCE = "mapstead-overlay";
 const LABEL_SOURCE = "mapstead-labels";
-/** Built-in fonts (src/modules/fonts/builtin.ts), so labels draw on any installation. */
+/** Built-in fonts (src/domain/fonts/builtin.ts), so labels draw on any installation. */
 const BOLD = ["Noto Sans Bold"];
 const REGULAR = ["Noto Sans Regular"];
 const EDGE = 4;

@@ -11,13 +11,16 @@ import type { StyleSpecification } from "@maplibre/maplibre-gl-style-spec";
 import type { AppContext } from "../../context";
 import { BadRequest, NotFound } from "../../errors";
 import type { Viewer } from "../../http/auth";
-import { ifNoneMatchHits } from "../../http/conditional";
+import { ifNoneMatchHits, strongEtag } from "../etag";
 import type { FontCatalog } from "../../domain/fonts/catalog";
-import { styleNotFound, type ResolvedStyle, type StylesService } from "../../domain/styles/service";
-import { ByteLru } from "../byte-lru";
+import { parseVersionedSlug } from "../../domain/orgs/versioned-slug";
+import { styleNotFound, type StylesService } from "../../domain/styles/service";
+import type { ResolvedStyle, StyleReads } from "../styles";
 import type { TileCatalog } from "../tiles";
-import { TileCache } from "../../tiles/tile-cache";
+import type { PublishedCache } from "../published-cache";
+import { Lru } from "../../lru";
 import type { RenderSourceInfo, RenderView, SpriteEntry } from "../../render/types";
+import { tileBytes, type Tile } from "../../tiles/source";
 import { DiskImageCache } from "./disk-cache";
 import { CONTENT_TYPES } from "./encode";
 import { attributionText, decorateStyle } from "./overlay-style";
@@ -44,7 +47,6 @@ export interface RasterTileRequest {
 }
 
 const IMAGE_CACHE_BYTES = 128 * 1024 * 1024;
-const TILE_CACHE_BYTES = 32 * 1024 * 1024;
 const FONT_CACHE_BYTES = 64 * 1024 * 1024;
 const DISK_CACHE_BYTES = 1024 * 1024 * 1024;
 export const RASTER_MAX_ZOOM = MAX_ZOOM;
@@ -60,17 +62,21 @@ export const renderWorkerUrl = () =>
 
 export interface RenderDeps {
   styles: StylesService;
+  /** the published style JSON as the style routes serve it (cached, with its ETag) */
+  styleReads: StyleReads;
   /** the tile catalog the tile routes use, shared so a publish drops its archives once */
   catalog: TileCatalog;
   fonts: FontCatalog;
+  published: PublishedCache;
 }
 
 /** One worker pool and one image cache for static images and raster tiles (built by createServices). */
 export function createRenderService(ctx: AppContext, deps: RenderDeps, opts: { workerUrl?: string } = {}) {
   const { styles, catalog, fonts: fontEntries } = deps;
-  const tiles = new TileCache(TILE_CACHE_BYTES);
-  const images = new ByteLru<Uint8Array>(IMAGE_CACHE_BYTES);
-  const fonts = new ByteLru<Uint8Array>(FONT_CACHE_BYTES);
+  // The tile reads' memory: a tile drawn into an image is often one that was just served, and vice versa.
+  const tiles = deps.published.slot<Tile | null>("tile");
+  const images = new Lru<Uint8Array>({ maxBytes: IMAGE_CACHE_BYTES });
+  const fonts = new Lru<Uint8Array>({ maxBytes: FONT_CACHE_BYTES });
   const disk = new DiskImageCache(join(ctx.config.dataDir, "render-cache"), DISK_CACHE_BYTES, (message) => ctx.log.warn(message));
   const pool = new RenderPool({
     workers: ctx.config.renderWorkers ?? availableParallelism(),
@@ -81,21 +87,19 @@ export function createRenderService(ctx: AppContext, deps: RenderDeps, opts: { w
   });
   ctx.onShutdown(() => {
     pool.close();
-    tiles.clear();
     images.clear();
   });
 
   function readableStyle(owner: string, param: string, viewer: Viewer): ResolvedStyle {
-    const resolved = styles.resolvePublic(owner, param);
+    const resolved = deps.styleReads.resolve(owner, param);
     if (!resolved || !(resolved.visibility === "public" || viewer.privateOrgIds.has(resolved.orgId))) throw styleNotFound();
     return resolved;
   }
 
-  const parsed = new Map<string, StyleSpecification>();
+  const parsed = new Lru<StyleSpecification>({ maxEntries: 256 });
   function styleJson(resolved: ResolvedStyle): StyleSpecification {
     let style = parsed.get(resolved.etag);
     if (!style) {
-      if (parsed.size > 256) parsed.clear();
       style = JSON.parse(new TextDecoder().decode(resolved.body)) as StyleSpecification;
       parsed.set(resolved.etag, style);
     }
@@ -107,12 +111,12 @@ export function createRenderService(ctx: AppContext, deps: RenderDeps, opts: { w
       async tile(sourceId, z, x, y) {
         const served = sources.sources.get(sourceId)?.served;
         if (!served || z > served.facts.maxzoom || z < served.facts.minzoom) return null;
-        const key = `${served.tilesetId}.${served.version}/${z}/${x}/${y}`;
-        let tile = tiles.get(key);
+        const address = `${z}/${x}/${y}`;
+        let tile = tiles.get(served.owner, served.name, address);
         if (tile === undefined) {
           const read = served.source.getTile(z, x, y);
           tile = read instanceof Promise ? await read : read;
-          tiles.set(key, tile);
+          tiles.set(served.owner, served.name, address, tile, tileBytes(tile));
         }
         if (!tile || tile.data.length === 0) return null;
         return tile.encoding === "gzip" ? new Uint8Array(gunzipSync(tile.data)) : tile.data;
@@ -160,7 +164,7 @@ export function createRenderService(ctx: AppContext, deps: RenderDeps, opts: { w
   }
 
   // The app version is part of every ETag: a new renderer may draw the same request differently.
-  const etagOf = (key: string) => `"${Bun.hash(`${ctx.version}|${key}`).toString(36)}"`;
+  const etagOf = (key: string) => strongEtag(`${ctx.version}|${key}`);
 
   async function staticImage(req: StaticRequest, viewer: Viewer, request: Request): Promise<Answer> {
     const resolved = readableStyle(req.owner, req.style, viewer);
@@ -221,7 +225,7 @@ export function createRenderService(ctx: AppContext, deps: RenderDeps, opts: { w
     const resolved = readableStyle(owner, styleParam, viewer);
     const style = styleJson(resolved);
     const sources = await resolveSources(style, styles.base, catalog, viewer);
-    const slug = styleParam.split("@")[0]!;
+    const slug = parseVersionedSlug(styleParam)!.slug; // readableStyle has accepted it
     const attribution = attributionText([...sources.sources.values()].map((s) => s.info.attribution));
     const tilejson: Record<string, unknown> = {
       tilejson: "3.0.0",

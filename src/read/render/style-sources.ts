@@ -6,6 +6,8 @@ import type { StyleSpecification } from "@maplibre/maplibre-gl-style-spec";
 import type { Viewer } from "../../http/auth";
 import type { Served, TileCatalog } from "../tiles";
 import type { RenderSourceInfo } from "../../render/types";
+import { isSlug } from "../../domain/orgs/slug";
+import { parseVersionedSlug } from "../../domain/orgs/versioned-slug";
 
 export interface ResolvedSource {
   info: RenderSourceInfo;
@@ -19,15 +21,19 @@ export interface ResolvedSources {
   signature: string;
 }
 
-const TILEJSON = /^\/tiles\/v1\/([a-z0-9-]+)\/([a-z0-9-]+)(?:@([1-9]\d{0,8}))?\.json$/;
-const TILE_TEMPLATE = /^\/tiles\/v1\/([a-z0-9-]+)\/([a-z0-9-]+)@([1-9]\d{0,8})\/\{z\}\/\{x\}\/\{y\}\.[a-z]+$/;
+const TILEJSON = /^\/tiles\/v1\/([^/]+)\/([^/]+)\.json$/;
+const TILE_TEMPLATE = /^\/tiles\/v1\/([^/]+)\/([^/]+)\/\{z\}\/\{x\}\/\{y\}\.[a-z]+$/;
 
 /** owner/slug[@version] of a Mapstead tileset URL (TileJSON or tile template) under `base`, else null. */
 export function tilesetOfUrl(base: string, url: string): { owner: string; slug: string; version: number | null } | null {
   if (!url.startsWith(`${base}/`)) return null;
   const path = url.slice(base.length);
-  const m = TILEJSON.exec(path) ?? TILE_TEMPLATE.exec(path);
-  return m ? { owner: m[1]!, slug: m[2]!, version: m[3] ? Number(m[3]) : null } : null;
+  const json = TILEJSON.exec(path);
+  const m = json ?? TILE_TEMPLATE.exec(path);
+  const name = m && isSlug(m[1]!) ? parseVersionedSlug(m[2]!) : null;
+  // a tile template always names its version
+  if (!name || (!json && name.version === null)) return null;
+  return { owner: m![1]!, slug: name.slug, version: name.version };
 }
 
 export async function resolveSources(style: StyleSpecification, base: string, catalog: TileCatalog, viewer: Viewer): Promise<ResolvedSources> {

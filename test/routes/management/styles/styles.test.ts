@@ -224,6 +224,15 @@ describe("style management", () => {
     expect((await t.fetch("/styles/v1/acme/hidden")).status).toBe(200);
   });
 
+  test("making a published style private hides its cached versioned URL at once, not only the stable one", async () => {
+    await create({ slug: "shown", style: mapStyle("acme") });
+    await t.fetch("/api/v1/orgs/acme/styles/shown/publish", { method: "POST", headers: owner.headers });
+    for (const path of ["/styles/v1/acme/shown", "/styles/v1/acme/shown@1"]) expect((await t.fetch(path)).status).toBe(200);
+    await t.fetch("/api/v1/orgs/acme/styles/shown", json(owner.headers, { visibility: "private" }, "PATCH"));
+    for (const path of ["/styles/v1/acme/shown", "/styles/v1/acme/shown@1"]) expect((await t.fetch(path)).status).toBe(404);
+    expect((await t.fetch("/styles/v1/acme/shown@1", { headers: { cookie: owner.cookie } })).headers.get("cache-control")).toBe("private");
+  });
+
   test("management auth: 401 without credentials, 403 for outsiders and other orgs' keys, styles:write keys of the org work", async () => {
     expect((await t.fetch("/api/v1/orgs/acme/styles")).status).toBe(401);
     const res = await t.fetch("/api/v1/orgs/acme/styles", { headers: outsider.headers });

@@ -73,6 +73,16 @@ describe("TileJSON", () => {
     }
     expect(((await (await t.fetch("/tiles/v1/acme/nope.json")).json()) as any).error.code).toBe("TILESET_NOT_FOUND");
   });
+
+  test("one slug@version grammar: a malformed name is 404 NOT_FOUND for TileJSON and tiles alike", async () => {
+    expect((await t.fetch("/tiles/v1/acme/world@1/0/0/0.mvt")).status).toBe(200);
+    for (const name of ["world@0", "world@01", "world@1@1", "world@1.0", "world@1000000000", "World@1", "world@", "@1"]) {
+      for (const path of [`/tiles/v1/acme/${name}.json`, `/tiles/v1/acme/${name}/0/0/0.mvt`]) {
+        const r = await t.fetch(path);
+        expect([path, r.status, ((await r.json()) as any).error.code]).toEqual([path, 404, "NOT_FOUND"]);
+      }
+    }
+  });
 });
 
 describe("tiles", () => {

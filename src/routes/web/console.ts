@@ -7,7 +7,7 @@ import type { AppContext } from "../../context";
 import { readCookie, SESSION_COOKIE } from "../../domain/accounts/auth";
 import { NotFound } from "../../errors";
 import { ErrorEnvelope } from "../../http/error-response";
-import { ifNoneMatchHits } from "../../http/conditional";
+import { ifNoneMatchHits, strongEtag } from "../../read/etag";
 import { assetContentType, CONSOLE_FILE_ASSETS, CONSOLE_TEXT_ASSETS } from "../../web/console/assets";
 import { consolePages } from "../../web/console/page";
 import { withRouteFacts } from "../../http/route-facts";
@@ -23,14 +23,12 @@ interface Asset {
   etag: string;
 }
 
-const etagOf = (text: string) => `"${Bun.hash(text).toString(36)}"`;
-
 export function consoleModule(ctx: AppContext) {
   // Console files change with the binary: revalidated by ETag. MapLibre files are tagged with the
   // appliance version and the file size (they change only with an upgrade). Only the listed paths
   // exist, so no request path ever reaches the file system.
   const assets = new Map<string, Asset>();
-  for (const [path, body] of Object.entries(CONSOLE_TEXT_ASSETS)) assets.set(path, { body, type: assetContentType(path), etag: etagOf(body) });
+  for (const [path, body] of Object.entries(CONSOLE_TEXT_ASSETS)) assets.set(path, { body, type: assetContentType(path), etag: strongEtag(body) });
   for (const [path, file] of Object.entries(CONSOLE_FILE_ASSETS)) {
     const body = Bun.file(file);
     assets.set(path, { body, type: assetContentType(path), etag: `"${ctx.version}-${body.size}"` });
