@@ -5,7 +5,6 @@
 // canvas back as PNG (what puppeteer-based static map services do), with a warm page (their best case)
 // and with a fresh page per image (what many of them do).
 // Targets (issue 10): p50 under 150 ms, at least 5x faster than Chromium.
-import { availableParallelism } from "node:os";
 import { serveTestApp } from "../test/support/app";
 import { launchBrowser, openMap } from "../test/support/browser";
 import { buildWorld } from "../test/read/render/world";
@@ -13,7 +12,8 @@ import { median, percentile, QUICK, report } from "./lib";
 
 const SIZE = 512;
 const SAMPLES = QUICK ? 8 : 24;
-const app = await serveTestApp();
+// One process, as `WORKERS=1 mapstead serve`: its render pool gets every core.
+const app = await serveTestApp({ WORKERS: "1" });
 const world = await buildWorld(app);
 const headers = { "x-api-key": world.staticKey };
 
@@ -38,7 +38,7 @@ async function renderOnce(): Promise<number> {
 
 try {
   // Warm the workers (thread start, WebAssembly compile, fonts) before measuring.
-  const workers = app.ctx.config.renderWorkers ?? availableParallelism();
+  const workers = app.ctx.config.renderWorkers;
   await Promise.all(Array.from({ length: workers }, () => renderOnce()));
 
   const times: number[] = [];

@@ -48,8 +48,8 @@ export interface Config {
   trustProxy: boolean;
   allowedHosts: string[];
   logLevel: LogLevel;
-  /** render worker threads; null = one per core */
-  renderWorkers: number | null;
+  /** render worker threads of each HTTP worker process: RENDER_WORKERS, else the cores shared among WORKERS */
+  renderWorkers: number;
   renderQueue: number;
   renderTimeoutMs: number;
   /** HTTP worker processes sharing the port; 1 serves from the one process */
@@ -106,13 +106,21 @@ export const SETTINGS: SettingSpec[] = [
   { name: "RATE_LIMIT_PER_MINUTE", accepts: "an integer from 1 to 10000000", default: "600", description: "default requests per minute per key and service group" },
   { name: "TRUST_PROXY", accepts: "true or false", default: "false", description: "honour X-Forwarded-* headers" },
   { name: "ALLOWED_HOSTS", accepts: "comma-separated host names", default: "", description: "hosts honoured from X-Forwarded-Host when TRUST_PROXY is on" },
-  { name: "RENDER_WORKERS", accepts: "an integer from 1 to 64", description: "worker threads drawing static images and raster tiles (default: one per CPU core)" },
+  { name: "RENDER_WORKERS", accepts: "an integer from 1 to 64", description: "worker threads drawing static images and raster tiles, per HTTP worker process (default: the CPU cores divided among WORKERS, at least 1)" },
   { name: "RENDER_QUEUE", accepts: "an integer from 0 to 10000", default: "64", description: "renders waiting for a worker before 503 RENDER_BUSY" },
   { name: "RENDER_TIMEOUT_MS", accepts: "an integer from 100 to 120000", default: "15000", description: "time limit of one render (then 503 RENDER_TIMEOUT)" },
   { name: "LOG_LEVEL", accepts: "one of debug, info, warn, error", default: "info", description: "JSON log lines on stdout at or above this level" },
   { name: "WORKERS", accepts: "an integer from 1 to 256", default: String(availableParallelism()), description: "HTTP worker processes sharing the port (default: the number of cores; 1 = one process)" },
   { name: "WORKER_HEADER", accepts: "true or false", default: "false", description: "answer X-Mapstead-Worker naming the worker that served the request (debugging)" },
 ];
+
+/**
+ * Every HTTP worker process has its own render pool: by default they share the cores between them
+ * (WORKERS=4 on 8 cores: 2 threads each) instead of each starting one thread per core.
+ */
+export function defaultRenderWorkers(workers: number, cores = availableParallelism()): number {
+  return Math.max(1, Math.floor(cores / workers));
+}
 
 export const kebab = (name: string) => name.toLowerCase().replaceAll("_", "-");
 
@@ -217,6 +225,7 @@ export function loadConfig(env: Record<string, string | undefined>, overrides: R
 
   const ms = (name: string) => integer(name, value(name), 100, 120000, spec(name).accepts);
   const engine = routingEngine(value("ROUTING_ENGINE"));
+  const workers = integer("WORKERS", value("WORKERS"), 1, 256, spec("WORKERS").accepts);
   return Object.freeze({
     publicUrl,
     publicUrlDefaulted: !publicRaw,
@@ -240,10 +249,10 @@ export function loadConfig(env: Record<string, string | undefined>, overrides: R
     trustProxy: bool("TRUST_PROXY", value("TRUST_PROXY")),
     allowedHosts,
     logLevel: logLevel as LogLevel,
-    renderWorkers: raw("RENDER_WORKERS") === undefined ? null : integer("RENDER_WORKERS", value("RENDER_WORKERS"), 1, 64, spec("RENDER_WORKERS").accepts),
+    renderWorkers: raw("RENDER_WORKERS") === undefined ? defaultRenderWorkers(workers) : integer("RENDER_WORKERS", value("RENDER_WORKERS"), 1, 64, spec("RENDER_WORKERS").accepts),
     renderQueue: integer("RENDER_QUEUE", value("RENDER_QUEUE"), 0, 10000, spec("RENDER_QUEUE").accepts),
     renderTimeoutMs: ms("RENDER_TIMEOUT_MS"),
-    workers: integer("WORKERS", value("WORKERS"), 1, 256, spec("WORKERS").accepts),
+    workers,
     workerHeader: bool("WORKER_HEADER", value("WORKER_HEADER")),
   });
 }

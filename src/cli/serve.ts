@@ -80,7 +80,7 @@ export const serveCommand: CliCommand = {
       return 1;
     }
     const token = issueSetupToken(handle.sqlite);
-    log.info("listening", { url: config.publicUrl, host: config.host, port: config.port, workers: config.workers, data_dir: config.dataDir, version: ctx.version });
+    log.info("listening", { url: config.publicUrl, host: config.host, port: config.port, workers: config.workers, render_workers: config.renderWorkers, data_dir: config.dataDir, version: ctx.version });
     const tokenFile = token ? writeSetupTokenFile(config.dataDir, token) : (removeSetupTokenFile(config.dataDir), null);
     if (tokenFile) log.info("no admin account yet", { setup_url: `${config.publicUrl}/setup`, setup_token_file: tokenFile, alternative: "mapstead admin create --email you@example.com" });
     // stdout carries JSON log lines only; the human banner goes to a terminal when there is one.

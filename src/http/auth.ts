@@ -2,8 +2,10 @@
 //   { scope: "geocoding" }  -> API key with that scope, or a console session      -> ctx.caller
 //   { session: true }       -> console session only (management, admin work)      -> ctx.caller (session)
 //   { viewer: true }        -> anonymous allowed; resolves who may see private assets -> ctx.viewer
-// Key checks follow SPEC.md: missing/invalid/deleted 401 UNAUTHORIZED, expired 401 KEY_EXPIRED,
-// origin mismatch 403 DOMAIN_NOT_ALLOWED, missing scope 403 INSUFFICIENT_SCOPE.
+// The key comes in X-API-Key, or in the `access_token` query parameter on routes whose facts say
+// `accessToken: true` (static images, raster tiles). Key checks follow SPEC.md: missing/invalid/deleted
+// 401 UNAUTHORIZED, expired 401 KEY_EXPIRED, origin mismatch 403 DOMAIN_NOT_ALLOWED, missing scope 403
+// INSUFFICIENT_SCOPE.
 //
 // Authentication runs in the transform phase, before body/query validation: a caller without
 // credentials learns nothing about the route's input rules, and a forged cross-site request is refused
@@ -30,6 +32,7 @@
 import { Elysia } from "elysia";
 import { ANONYMOUS_VIEWER, type AuthService, type Caller, type KeyCaller, type ServiceAuthorization, type SessionCaller, type Viewer } from "../domain/accounts/auth";
 import type { Scope } from "../domain/keys/scopes";
+import { requestState } from "./request-context";
 
 export type { Caller, Viewer, KeyCaller, SessionCaller };
 export { requireOrgAccess } from "../domain/orgs/service";
@@ -56,6 +59,9 @@ export interface CallBilling {
 
 let plugins = 0;
 
+/** Whether the route's facts let the key come in `access_token` (see RouteFacts). */
+const acceptsAccessToken = (c: object) => requestState(c)?.facts.accessToken ?? false;
+
 /**
  * Built once per app by createApp and given to every route module that needs callers. Elysia dedupes
  * plugins by name + seed, so each app's plugin gets its own seed: two apps in one process stay apart.
@@ -79,7 +85,7 @@ export function authPlugin(auth: AuthService) {
     .macro({
       scope: (scope: Scope) => ({
         transform: (c) => {
-          (c as RequestSlots)[SERVICE] = auth.authorizeService(c.request, scope, c.set.headers as Record<string, string>);
+          (c as RequestSlots)[SERVICE] = auth.authorizeService(c.request, scope, c.set.headers as Record<string, string>, acceptsAccessToken(c));
         },
         resolve: (c) => {
           const slots = c as RequestSlots;
@@ -105,7 +111,7 @@ export function authPlugin(auth: AuthService) {
       }),
       viewer: (enabled: boolean) => ({
         transform: (c) => {
-          if (enabled) (c as RequestSlots)[VIEWER] = auth.viewerFromRequest(c.request);
+          if (enabled) (c as RequestSlots)[VIEWER] = auth.viewerFromRequest(c.request, acceptsAccessToken(c));
         },
         resolve: (c) => ({ viewer: (c as RequestSlots)[VIEWER] ?? ANONYMOUS_VIEWER }),
       }),

@@ -23,6 +23,11 @@ export interface RouteFacts {
   body?: BodyKind;
   /** the `group` label of the route's request metrics */
   group: string;
+  /**
+   * the API key may also come in the `access_token` query parameter (URLs that must work on their own:
+   * `<img src>`, tile URL templates), as with Mapbox; off by default, since URLs end up in histories
+   */
+  accessToken?: boolean;
 }
 
 type RouteHooks = { facts?: Partial<RouteFacts>; parse?: unknown } | undefined;
@@ -31,10 +36,11 @@ export interface ResolvedFacts {
   cors: CorsKind;
   body: BodyKind;
   group: string;
+  accessToken: boolean;
 }
 
 /** Facts of a path no route serves: same-origin, no body, counted under "other". */
-export const UNROUTED: ResolvedFacts = Object.freeze({ cors: "none", body: "none", group: "other" });
+export const UNROUTED: ResolvedFacts = Object.freeze({ cors: "none", body: "none", group: "other", accessToken: false });
 
 /**
  * Declares the facts of every route of a module (a route's own `facts` option overrides them, e.g.
@@ -78,6 +84,7 @@ function resolve(method: string, hooks: RouteHooks): ResolvedFacts {
     cors: facts?.cors ?? "none",
     body: facts?.body ?? (method === "GET" || method === "HEAD" ? "none" : hooks?.parse === "none" ? "upload" : "json"),
     group: facts?.group ?? "other",
+    accessToken: facts?.accessToken ?? false,
   });
 }
 

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { ensureBinary, runBinary, startBinary, type RunningBinary } from "../support/binary";
 import { onFreshConnection } from "./support";
+import { defaultRenderWorkers } from "../../src/config";
 
 /** Process ids of the direct children of `pid` (Linux /proc). */
 function childrenOf(pid: number): number[] {
@@ -42,6 +43,10 @@ describe("WORKERS=3", () => {
     expect([...(await workersAnswering(bin.baseUrl, 60))].sort()).toEqual([1, 2, 3]);
     expect(bin.logs().find((e) => e.msg === "listening")?.workers).toBe(3);
   }, 30_000);
+
+  test("each worker's render pool gets its share of the cores, not all of them", () => {
+    expect(bin.logs().find((e) => e.msg === "listening")?.render_workers).toBe(defaultRenderWorkers(3));
+  });
 
   test("a worker that dies is replaced and the port keeps answering", async () => {
     const before = childrenOf(bin.pid);

@@ -2,7 +2,7 @@
 import { describe, expect, test } from "bun:test";
 import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
-import { ConfigError, SETTINGS, kebab, loadConfig } from "../../src/config";
+import { ConfigError, SETTINGS, defaultRenderWorkers, kebab, loadConfig } from "../../src/config";
 import { splitSettingFlags, UsageError } from "../../src/cli/args";
 
 function configError(env: Record<string, string>, overrides: Record<string, string> = {}): ConfigError {
@@ -41,7 +41,7 @@ describe("defaults", () => {
       trustProxy: false,
       allowedHosts: [],
       logLevel: "info",
-      renderWorkers: null,
+      renderWorkers: defaultRenderWorkers(availableParallelism()),
       renderQueue: 64,
       renderTimeoutMs: 15000,
       workers: availableParallelism(),
@@ -113,6 +113,27 @@ describe("every setting accepts its documented form", () => {
 
   test("a relative DATA_DIR is resolved once, against the start-up directory", () => {
     expect(loadConfig({ DATA_DIR: "somewhere/data" }).dataDir).toBe(resolve("somewhere/data"));
+  });
+});
+
+describe("render threads per HTTP worker process", () => {
+  test("by default the HTTP workers share the cores: WORKERS x render threads never exceeds them (but each gets one)", () => {
+    expect(defaultRenderWorkers(1, 8)).toBe(8);
+    expect(defaultRenderWorkers(4, 8)).toBe(2);
+    expect(defaultRenderWorkers(3, 8)).toBe(2);
+    expect(defaultRenderWorkers(8, 8)).toBe(1);
+    expect(defaultRenderWorkers(16, 8)).toBe(1);
+    expect(defaultRenderWorkers(2, 1)).toBe(1);
+  });
+
+  test("loadConfig applies it to WORKERS on this machine; RENDER_WORKERS overrides it", () => {
+    const cores = availableParallelism();
+    expect(loadConfig({ WORKERS: "1" }).renderWorkers).toBe(cores);
+    expect(loadConfig({ WORKERS: "256" }).renderWorkers).toBe(1);
+    // The default WORKERS is one per core, so one render thread each.
+    expect(loadConfig({}).renderWorkers).toBe(1);
+    expect(loadConfig({ WORKERS: "256", RENDER_WORKERS: "5" }).renderWorkers).toBe(5);
+    expect(loadConfig({ WORKERS: "1", RENDER_WORKERS: "1" }).renderWorkers).toBe(1);
   });
 });
 

@@ -323,6 +323,11 @@ describe("console in Chromium", () => {
     await page.click("#save-draft");
     await page.waitForSelector("#draft-errors .alert-ok");
 
+    // A key for static images, made elsewhere (its secret is not known to this page).
+    const created = await t.fetch("/api/v1/orgs/acme/keys", { method: "POST", headers: { ...admin.headers, "content-type": "application/json" }, body: JSON.stringify({ name: "newsletter", scopes: ["static_maps"] }) });
+    expect(created.status).toBe(201);
+    const imageKey = (await created.json()) as { key: { id: number; prefix: string }; secret: string };
+
     await page.click("#publish-style");
     await page.waitForSelector('#style-urls code[data-url="Stable"]');
     expect(await page.textContent('#style-urls code[data-url="Stable"]')).toBe(`${t.baseUrl}/styles/v1/acme/parks-map`);
@@ -338,6 +343,75 @@ describe("console in Chromium", () => {
     const painted = total - countColor(px, [0xf4, 0xf1, 0xea], 20);
     expect(painted).toBeGreaterThan(total * 0.05);
     expect(await page.textContent(".map-status")).toBe("Map loaded");
+
+    // Static image panel: the preview's view, a size, @2x and an overlay; the server draws it with the session.
+    await page.click("#static-use-map");
+    await page.waitForSelector('#static-image-preview[data-loaded="true"]', { timeout: 20_000 });
+    const [lon, lat, zoom] = await Promise.all(["#static-lon", "#static-lat", "#static-zoom"].map(async (id) => Number(await page.inputValue(id))));
+    // The preview opened on the extent of the parks (20 W to 28 E, 10 S to 32 N).
+    expect(lon).toBeGreaterThan(-20);
+    expect(lon).toBeLessThan(28);
+    expect(lat).toBeGreaterThan(-10);
+    expect(lat).toBeLessThan(32);
+    expect(zoom).toBeGreaterThan(0);
+    await page.fill("#static-width", "300");
+    await page.fill("#static-height", "200");
+    await page.check("#static-retina");
+    await page.fill("#static-overlay", `pin-l+f00(${lon},${lat})`);
+    await page.click("#static-render");
+    await page.waitForFunction(() => {
+      const img = document.querySelector("#static-image-preview") as HTMLImageElement;
+      return img.dataset.loaded === "true" && img.naturalWidth === 600;
+    }, undefined, { timeout: 20_000 });
+    const drawn = await page.evaluate(() => {
+      const img = document.querySelector("#static-image-preview") as HTMLImageElement;
+      const canvas = document.createElement("canvas");
+      [canvas.width, canvas.height] = [img.naturalWidth, img.naturalHeight];
+      const g = canvas.getContext("2d")!;
+      g.drawImage(img, 0, 0);
+      const data = g.getImageData(0, 0, canvas.width, canvas.height).data;
+      let painted = 0;
+      let red = 0;
+      for (let i = 0; i < data.length; i += 4) {
+        if (Math.abs(data[i]! - 0xf4) + Math.abs(data[i + 1]! - 0xf1) + Math.abs(data[i + 2]! - 0xea) > 30) painted++;
+        if (data[i]! > 200 && data[i + 1]! < 60 && data[i + 2]! < 60) red++;
+      }
+      return { width: img.naturalWidth, height: img.naturalHeight, painted, red, total: data.length / 4 };
+    });
+    expect([drawn.width, drawn.height]).toEqual([600, 400]);
+    expect(drawn.painted).toBeGreaterThan(drawn.total * 0.05);
+    expect(drawn.red).toBeGreaterThan(100);
+    await page.screenshot({ path: join(ARTIFACTS_DIR, "console-static-image.png"), fullPage: true });
+
+    // The URL to copy: the overlay in the path, the key as a placeholder, the chosen key named by its prefix.
+    const imageUrl = (await page.textContent("#static-url"))!;
+    expect(imageUrl.startsWith(`${t.baseUrl}/static/v1/acme/parks-map/${encodeURIComponent(`pin-l+f00(${lon},${lat})`)}/${lon},${lat},${zoom}`)).toBe(true);
+    expect(imageUrl.endsWith("/300x200@2x.png?access_token=YOUR_KEY")).toBe(true);
+    expect(await page.inputValue("#static-key")).toBe(String(imageKey.key.id));
+    const note = (await page.textContent("#static-key-note"))!;
+    expect(note).toContain("newsletter");
+    expect(note).toContain(imageKey.key.prefix);
+    expect(await page.content()).not.toContain(imageKey.secret);
+    // With the real secret in place of the placeholder, the URL is the same image for anyone.
+    const viaKey = await fetch(imageUrl.replace("YOUR_KEY", encodeURIComponent(imageKey.secret)));
+    expect(viaKey.status).toBe(200);
+    expect(viaKey.headers.get("content-type")).toBe("image/png");
+    expect(viaKey.headers.get("x-ratelimit-limit")).toBeTruthy();
+
+    // A value the server refuses shows its message, naming the parameter.
+    await page.fill("#static-zoom", "30");
+    await page.click("#static-render");
+    await page.waitForSelector("#static-status .alert-error");
+    expect(await page.textContent("#static-status")).toContain("zoom 30");
+
+    // Raster tiles of the same style for Leaflet, OpenLayers and QGIS.
+    const template = (await page.textContent("#raster-template"))!;
+    expect(template).toBe(`${t.baseUrl}/styles/v1/acme/parks-map/tiles/256/{z}/{x}/{y}.png`);
+    const rasterTile = await fetch(template.replace("{z}/{x}/{y}", "0/0/0"));
+    expect(rasterTile.status).toBe(200);
+    expect(rasterTile.headers.get("content-type")).toBe("image/png");
+    const tilejson = await fetch((await page.textContent("#raster-tilejson"))!);
+    expect(((await tilejson.json()) as { tiles: string[] }).tiles).toEqual([`${t.baseUrl}/styles/v1/acme/parks-map@1/tiles/256/{z}/{x}/{y}.png`]);
 
     // Every unsafe request went to this origin; no request carried the secret; no CSP violation.
     for (const r of requests) expect(r).toContain(t.baseUrl);

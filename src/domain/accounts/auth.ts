@@ -1,4 +1,5 @@
-// Resolving callers from X-API-Key headers and session cookies. Plain TypeScript, no Elysia.
+// Resolving callers from X-API-Key headers (or `access_token` query parameters where a route allows)
+// and session cookies. Plain TypeScript, no Elysia.
 // One instance per AppContext (createAuthService memoizes), so every module shares the same key and
 // session caches, rate-limit buckets and usage counters.
 //
@@ -23,6 +24,15 @@ export { hashToken };
 export { originAllowed } from "../keys/origins";
 
 export const SESSION_COOKIE = "mapstead_session";
+
+/** The `access_token` query parameter; given more than once it is refused rather than guessed at. */
+function accessTokenOf(request: Request): string | null {
+  const q = request.url.indexOf("?");
+  if (q < 0) return null;
+  const tokens = new URLSearchParams(request.url.slice(q + 1)).getAll("access_token");
+  if (tokens.length > 1) throw new Unauthorized("The access_token query parameter is given more than once");
+  return tokens[0] ?? null;
+}
 /** Verified keys and sessions are trusted this long before the database is asked again (<= 5 s). */
 export const KEY_CACHE_TTL_MS = 4_000;
 /** last_seen_at of a session is written at most this often. */
@@ -204,15 +214,21 @@ export function createAuthService(ctx: AppContext, changes: ChangeBus, counters?
     return entry;
   }
 
-  /** The key of this request, verified; null when there is no X-API-Key header. */
-  function keyFromRequest(request: Request): KeyCaller | null {
-    const raw = request.headers.get("x-api-key");
+  /**
+   * The key of this request, verified; null when it carries none. The X-API-Key header always counts;
+   * with `acceptAccessToken` (routes whose URL must work on its own: an `<img src>`, a tile URL template,
+   * as Mapbox's do) so does the `access_token` query parameter when the header is absent.
+   */
+  function keyFromRequest(request: Request, acceptAccessToken = false): KeyCaller | null {
+    const header = request.headers.get("x-api-key");
+    const raw = header ?? (acceptAccessToken ? accessTokenOf(request) : null);
     if (raw === null) return null;
     const now = Date.now();
     let entry = keyCache.get(raw);
     if (!entry || now - entry.fetchedAt >= KEY_CACHE_TTL_MS) {
       const secret = raw.trim();
-      if (!isWellFormedSecret(secret)) throw new Unauthorized("The X-API-Key header does not hold a well-formed Mapstead API key (msk_...)");
+      if (!isWellFormedSecret(secret))
+        throw new Unauthorized(`The ${header !== null ? "X-API-Key header" : "access_token query parameter"} does not hold a well-formed Mapstead API key (msk_...)`);
       entry = loadKey(secret, now);
       if (secret !== raw) keyCache.set(raw, entry);
     }
@@ -307,15 +323,16 @@ export function createAuthService(ctx: AppContext, changes: ChangeBus, counters?
   }
 
   /** Key or session with `scope`; no rate limit (see authorizeService for service routes). */
-  function requireScope(request: Request, scope: Scope, _headers?: Record<string, string>): Caller {
-    const key = keyFromRequest(request);
+  function requireScope(request: Request, scope: Scope, acceptAccessToken = false): Caller {
+    const key = keyFromRequest(request, acceptAccessToken);
     if (key) {
       if (!key.scopes.includes(scope)) throw new AppError(403, "INSUFFICIENT_SCOPE", `This API key lacks the '${scope}' scope`);
       return key;
     }
     const session = sessionFromRequest(request);
     if (session) return session;
-    throw new Unauthorized(`This route needs an API key with the '${scope}' scope in the X-API-Key header, or a console session`);
+    const where = acceptAccessToken ? "the X-API-Key header or the access_token query parameter" : "the X-API-Key header";
+    throw new Unauthorized(`This route needs an API key with the '${scope}' scope in ${where}, or a console session`);
   }
 
   function rateHeaders(r: BucketResult, headers: Record<string, string | number>) {
@@ -329,8 +346,8 @@ export function createAuthService(ctx: AppContext, changes: ChangeBus, counters?
    * of this service group, and for keys the monthly quota (the call is counted now and refunded by
    * `settle` if it does not succeed). Rate-limit and quota headers are written into `headers`.
    */
-  function authorizeService(request: Request, scope: Scope, headers: Record<string, string | number>): ServiceAuthorization {
-    const caller = requireScope(request, scope);
+  function authorizeService(request: Request, scope: Scope, headers: Record<string, string | number>, acceptAccessToken = false): ServiceAuthorization {
+    const caller = requireScope(request, scope, acceptAccessToken);
     const limit = caller.kind === "key" ? (caller.rateLimitPerMinute ?? ctx.config.rateLimitPerMinute) : ctx.config.rateLimitPerMinute;
     const bucket = limiter.take(caller.id, scope, limit);
     rateHeaders(bucket, headers);
@@ -409,10 +426,10 @@ export function createAuthService(ctx: AppContext, changes: ChangeBus, counters?
     for (let i = 0; i < a.units; i++) usage.refund(a.reservation);
   }
 
-  function viewerFromRequest(request: Request): Viewer {
+  function viewerFromRequest(request: Request, acceptAccessToken = false): Viewer {
     let key: KeyCaller | null = null;
     try {
-      key = keyFromRequest(request);
+      key = keyFromRequest(request, acceptAccessToken);
     } catch {
       // An invalid, expired or origin-refused key reads like no key: public assets still load and
       // private ones answer the same 404 as missing ones.

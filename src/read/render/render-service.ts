@@ -4,7 +4,6 @@
 // stores; the image is drawn by the worker pool. Finished images are kept in a memory LRU (and, for
 // versioned styles, on disk) keyed by everything that determines their pixels, which also makes their
 // strong ETag.
-import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import type { StyleSpecification } from "@maplibre/maplibre-gl-style-spec";
@@ -79,7 +78,7 @@ export function createRenderService(ctx: AppContext, deps: RenderDeps, opts: { w
   const fonts = new Lru<Uint8Array>({ maxBytes: FONT_CACHE_BYTES });
   const disk = new DiskImageCache(join(ctx.config.dataDir, "render-cache"), DISK_CACHE_BYTES, (message) => ctx.log.warn(message));
   const pool = new RenderPool({
-    workers: ctx.config.renderWorkers ?? availableParallelism(),
+    workers: ctx.config.renderWorkers,
     queue: ctx.config.renderQueue,
     timeoutMs: ctx.config.renderTimeoutMs,
     workerUrl: opts.workerUrl ?? renderWorkerUrl(),

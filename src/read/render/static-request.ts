@@ -85,10 +85,13 @@ function parsePadding(raw: string, width: number, height: number): Padding {
  * Parses the path after /static/v1/ (raw, still URL-encoded, so an encoded '/' inside an overlay
  * stays inside it) and the query string.
  */
+/** The answer to a path of any other shape than the two the grammar allows. */
+export const badPathShape = () =>
+  new BadRequest("The path must be /static/v1/{owner}/{style}[/{overlay}]/{lon},{lat},{zoom}[,{bearing}]|auto/{width}x{height}[@2x].{png|jpg|webp} (encode '/' and '?' inside an overlay as %2F and %3F)");
+
 export function parseStaticRequest(rawPath: string, query: URLSearchParams): StaticRequest {
   const segments = rawPath.split("/");
-  if (segments.length < 4 || segments.length > 5)
-    throw new BadRequest("The path must be /static/v1/{owner}/{style}[/{overlay}]/{lon},{lat},{zoom}[,{bearing}]|auto/{width}x{height}[@2x].{png|jpg|webp}");
+  if (segments.length < 4 || segments.length > 5) throw badPathShape();
   const owner = decode(segments[0]!, "owner");
   const style = decode(segments[1]!, "style");
   const overlayPath = segments.length === 5 ? decode(segments[2]!, "overlay") : "";

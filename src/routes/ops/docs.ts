@@ -7,6 +7,7 @@ import scalarScript from "../../../node_modules/@scalar/api-reference/dist/brows
 import type { Services } from "../../services";
 import { finishOpenApiDocument } from "./openapi-document";
 import { withRouteFacts } from "../../http/route-facts";
+import { staticImageWithoutOverlayDocument } from "../services/static";
 
 const ASSET_PATH = "/docs/assets/api-reference.js";
 const SPEC_PATH = "/openapi.json";
@@ -80,9 +81,11 @@ export function docsModule({ ctx }: Services) {
             { name: "Styles management", description: "Style drafts, sprites and publishing" },
             { name: "Fonts management", description: "Installed fonts" },
           ],
+          paths: staticImageWithoutOverlayDocument(),
           components: {
             securitySchemes: {
               apiKey: { type: "apiKey", in: "header", name: "X-API-Key" },
+              accessToken: { type: "apiKey", in: "query", name: "access_token", description: "The API key as a query parameter, only where a route says so (static images, raster tiles)" },
               session: { type: "apiKey", in: "cookie", name: "mapstead_session" },
             },
           },

@@ -2,6 +2,7 @@
 //   GET /styles/v1/{owner}/{style}[@{version}]/tiles/{256|512}/{z}/{x}/{y}[@2x].png
 //   GET /styles/v1/{owner}/{style}[@{version}]/tiles.json[?tile_size=256|512]   raster TileJSON
 // Versioned URLs are immutable; stable ones max-age=60; private styles `private`. Strong ETag, 304.
+// A key may come in `access_token` (route facts), since tile URL templates cannot always send headers.
 import { Elysia, t } from "elysia";
 import { withRouteFacts } from "../../http/route-facts";
 import type { Services } from "../../services";
@@ -16,10 +17,14 @@ const INT = /^\d{1,8}$/;
 const TILE_Y = /^(\d{1,8})(@2x)?\.png$/;
 const envelope = (description: string) => ({ description, content: { "application/json": { schema: ErrorEnvelope } } });
 const CACHING = "Cache-Control: public, max-age=31536000, immutable for {style}@{version}; public, max-age=60 for the stable {style}; private for private styles. Strong ETag, If-None-Match gives 304.";
+const PRIVATE =
+  "Anonymous for a public style; a private style needs a key of its organization with maps:read, in X-API-Key or in the `access_token` query parameter (for clients that cannot send headers), or a member session.";
+const SECURITY: Record<string, string[]>[] = [{}, { apiKey: [] }, { accessToken: [] }, { session: [] }];
+const accessToken = t.Optional(t.String({ description: "An API key with maps:read, for a private style (when the X-API-Key header cannot be sent)" }));
 
 export function rasterTilesModule(services: Services, authPlugin: AuthPlugin) {
   const render = services.render;
-  return withRouteFacts({ cors: "public", group: "raster_tiles" }, new Elysia({ name: "raster-tiles" })
+  return withRouteFacts({ cors: "public", group: "raster_tiles", accessToken: true }, new Elysia({ name: "raster-tiles" })
     .use(authPlugin)
     .get(
       "/styles/v1/:owner/:style/tiles.json",
@@ -28,11 +33,15 @@ export function rasterTilesModule(services: Services, authPlugin: AuthPlugin) {
       {
         viewer: true,
         params: t.Object({ owner: t.String(), style: t.String({ description: "{style} or {style}@{version}" }) }),
-        query: t.Object({ tile_size: t.Optional(t.String({ description: "256 (default) or 512" })) }),
+        query: t.Object({
+          tile_size: t.Optional(t.String({ description: "256 (default) or 512" })),
+          access_token: accessToken,
+        }),
         detail: {
           tags: TAGS,
           summary: "Raster TileJSON 3.0.0 of a published style, for Leaflet, OpenLayers and QGIS (tiles always at versioned URLs)",
-          description: CACHING,
+          description: `${CACHING} ${PRIVATE}`,
+          security: SECURITY,
           responses: {
             200: { description: "TileJSON", content: { "application/json": { schema: { type: "object" } } } },
             304: { description: "Not modified" },
@@ -54,10 +63,12 @@ export function rasterTilesModule(services: Services, authPlugin: AuthPlugin) {
       {
         viewer: true,
         params: t.Object({ owner: t.String(), style: t.String({ description: "{style} or {style}@{version}" }), size: t.String({ description: "256 or 512" }), z: t.String(), x: t.String(), y: t.String({ description: "{y}.png or {y}@2x.png" }) }),
+        query: t.Object({ access_token: accessToken }),
         detail: {
           tags: TAGS,
           summary: "One PNG raster tile of a published style, drawn on the server (256 or 512 px, @2x for high-DPI screens)",
-          description: `A 512 tile at z shows what MapLibre shows at zoom z; a 256 tile at z what it shows at zoom z-1 (the numbering of Leaflet, OpenLayers and QGIS). Zoom 0-22. ${CACHING} 503 RENDER_BUSY (Retry-After) when the render queue is full.`,
+          description: `A 512 tile at z shows what MapLibre shows at zoom z; a 256 tile at z what it shows at zoom z-1 (the numbering of Leaflet, OpenLayers and QGIS). Zoom 0-22. ${CACHING} ${PRIVATE} 503 RENDER_BUSY (Retry-After) when the render queue is full.`,
+          security: SECURITY,
           responses: {
             200: { description: "PNG", content: { "image/png": { schema: { type: "string", format: "binary" } } } },
             304: { description: "Not modified" },

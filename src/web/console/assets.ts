@@ -23,6 +23,7 @@ import viewMembers from "./views/members.js" with { type: "text" };
 import viewOrgs from "./views/orgs.js" with { type: "text" };
 import viewOverview from "./views/overview.js" with { type: "text" };
 import viewSetup from "./views/setup.js" with { type: "text" };
+import viewStaticImage from "./views/static-image.js" with { type: "text" };
 import viewStyle from "./views/style.js" with { type: "text" };
 import viewStyles from "./views/styles.js" with { type: "text" };
 import viewTileset from "./views/tileset.js" with { type: "text" };
@@ -54,6 +55,7 @@ export const CONSOLE_TEXT_ASSETS: Readonly<Record<string, string>> = {
   "views/orgs.js": viewOrgs,
   "views/overview.js": viewOverview,
   "views/setup.js": viewSetup,
+  "views/static-image.js": viewStaticImage,
   "views/style.js": viewStyle,
   "views/styles.js": viewStyles,
   "views/tileset.js": viewTileset,

@@ -82,6 +82,28 @@ describe("tiles", () => {
     expect(ok.headers.get("cache-control")).toBe("private");
   });
 
+  test("a private style with a maps:read key in access_token, for URL templates that cannot send headers", async () => {
+    const key = seedKey(t.ctx, w.orgId, ["maps:read"]).secret;
+    const token = `access_token=${encodeURIComponent(key)}`;
+    const { res, px } = await tile(`/styles/v1/acme/secret/tiles/256/1/1/0.png?${token}`);
+    expect(res.headers.get("cache-control")).toBe("private");
+    expect(countColor(px, LAND)).toBeGreaterThan(256 * 256 * 0.25);
+    const tj = await t.fetch(`/styles/v1/acme/secret/tiles.json?tile_size=512&${token}`);
+    expect(tj.status).toBe(200);
+    // The key is the caller's to add to the template; the TileJSON never repeats it.
+    const text = await tj.text();
+    expect(JSON.parse(text).tiles).toEqual([`${t.baseUrl}/styles/v1/acme/secret@1/tiles/512/{z}/{x}/{y}.png`]);
+    expect(text).not.toContain(key);
+    // Without maps:read, or with a key that is no key, the private style is the same 404 as a missing one;
+    // a public style still loads.
+    for (const other of [w.staticKey, "nope"]) {
+      const hidden = await t.fetch(`/styles/v1/acme/secret/tiles/256/1/1/0.png?access_token=${encodeURIComponent(other)}`);
+      expect(hidden.status).toBe(404);
+      expect((await errorOf(hidden)).code).toBe("STYLE_NOT_FOUND");
+      expect((await t.fetch(`/styles/v1/acme/world/tiles/256/1/1/0.png?access_token=${encodeURIComponent(other)}`)).status).toBe(200);
+    }
+  });
+
   test("bad addresses: 400 for malformed numbers and sizes, 404 outside the world", async () => {
     for (const p of ["/styles/v1/acme/world/tiles/300/1/0/0.png", "/styles/v1/acme/world/tiles/256/a/0/0.png", "/styles/v1/acme/world/tiles/256/1/0/0.jpg", "/styles/v1/acme/world/tiles/256/1/-1/0.png", "/styles/v1/acme/world/tiles/256/1/0/0@3x.png"]) {
       const res = await t.fetch(p);

@@ -4,13 +4,18 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import jpeg from "jpeg-js";
 import { makeTestApp, type TestApp } from "../../support/app";
 import { seedKey } from "../../support/seed";
+import { createLogger } from "../../../src/log";
+import { encodePolyline6 } from "../../../src/backends/routing/polyline";
+import { MAX_MARKERS, MAX_OVERLAY_CHARS } from "../../../src/read/render/overlays";
 import { buildWorld, colorAt, countColor, LAND, OCEAN, pixelsOf, worldStyle, type Pixels, type World } from "./world";
 
 let t: TestApp;
 let w: World;
+/** Every log line of the app (access log included), to prove keys never reach it. */
+const logLines: string[] = [];
 
 beforeAll(async () => {
-  t = await makeTestApp();
+  t = await makeTestApp({ LOG_LEVEL: "info" }, { log: createLogger("info", (line) => logLines.push(line)) });
   w = await buildWorld(t);
 });
 afterAll(() => t?.close());
@@ -145,6 +150,115 @@ describe("images", () => {
   });
 });
 
+/** An encoded polyline of precision 5 (precision 6 of the coordinates divided by ten). */
+const polyline5 = (points: [number, number][]) => encodePolyline6(points.map(([lon, lat]) => [lon / 10, lat / 10]));
+
+describe("path overlays in the URL path (Mapbox's form)", () => {
+  // A line along the equator from 20 W to 20 E whose encoding holds '?', '@' and '\\' (a zero, a -1 and a
+  // -15 step), characters that must be URL-encoded in a path.
+  const equator = polyline5([[-20, 0], [-20.00001, 0], [-20.00016, 0], [20, 0]]);
+
+  test("the polyline holds the characters that need encoding", () => {
+    for (const c of ["?", "@", "\\"]) expect(equator).toContain(c);
+  });
+
+  test("path-{strokeWidth}+{strokeColor}-{strokeOpacity}({polyline}), URL-encoded, draws the line where it lies", async () => {
+    const overlay = encodeURIComponent(`path-4+f0f-1(${equator})`);
+    const px = await image(`/static/v1/acme/world/${overlay}/0,0,2/400x200.png?attribution=false&logo=false`);
+    const line = boxOf(px, MAGENTA);
+    expect(line.minY).toBeGreaterThan(92);
+    expect(line.maxY).toBeLessThan(108);
+    expect(line.maxX - line.minX).toBeGreaterThan(100);
+    // Only the polyline encoded, the rest as Mapbox's examples write it; a version pin works the same.
+    const partly = await image(`/static/v1/acme/world@1/path-4+f0f-1(${encodeURIComponent(equator)})/0,0,2/400x200.png?attribution=false&logo=false`);
+    expect(countColor(partly, MAGENTA, 10)).toBe(countColor(px, MAGENTA, 10));
+  });
+
+  test("with a fill colour and opacity the path is a polygon; auto fits it", async () => {
+    const square = polyline5([[-10, -10], [10, -10], [10, 10], [-10, 10], [-10, -10]]);
+    const overlay = encodeURIComponent(`path-2+0ff-1+ff0-1(${square})`);
+    const px = await image(`/static/v1/acme/world/${overlay}/auto/300x300.png?padding=50&attribution=false&logo=false`);
+    const fill = boxOf(px, YELLOW);
+    expect(fill.minX).toBeCloseTo(50, -1);
+    expect(fill.maxX).toBeCloseTo(250, -1);
+    expect(countColor(px, YELLOW, 10)).toBeGreaterThan(180 * 180);
+    expect(countColor(px, CYAN, 10)).toBeGreaterThan(200);
+  });
+
+  test("an unencoded '?' cuts the path short: a 400 that says to encode it", async () => {
+    const res = await get(`/static/v1/acme/world/path(${equator})/0,0,2/400x200.png`);
+    expect(res.status).toBe(400);
+    expect((await errorOf(res)).message).toContain("%3F");
+  });
+
+  test("the OpenAPI document describes both forms, the overlay segment included", async () => {
+    const doc = (await (await t.fetch("/openapi.json")).json()) as { paths: Record<string, { get?: { parameters?: { in: string; name: string; description?: string }[]; responses: Record<string, unknown> } }> };
+    const withOverlay = doc.paths["/static/v1/{owner}/{style}/{overlay}/{position}/{size}"]?.get;
+    const without = doc.paths["/static/v1/{owner}/{style}/{position}/{size}"]?.get;
+    for (const op of [withOverlay, without]) {
+      expect(Object.keys(op!.responses).sort()).toEqual(["200", "304", "400", "401", "403", "404", "429", "503"]);
+      expect(op!.parameters!.filter((p) => p.in === "query").map((p) => p.name)).toEqual(["overlay", "padding", "attribution", "logo", "access_token"]);
+    }
+    expect(withOverlay!.parameters!.filter((p) => p.in === "path").map((p) => p.name)).toEqual(["owner", "style", "overlay", "position", "size"]);
+    expect(without!.parameters!.filter((p) => p.in === "path").map((p) => p.name)).toEqual(["owner", "style", "position", "size"]);
+    expect(withOverlay!.parameters!.find((p) => p.name === "overlay" && p.in === "path")!.description).toContain("path[-{strokeWidth}][+{strokeColor}][-{strokeOpacity}][+{fillColor}][-{fillOpacity}]({polyline})");
+  });
+});
+
+describe("access_token (the key in the URL, for <img src>)", () => {
+  const path = "/static/v1/acme/world/0,0,1/64x64.png";
+  const token = (key: string) => `access_token=${encodeURIComponent(key)}`;
+
+  test("a static_maps key as access_token draws the image and is billed like the header", async () => {
+    const key = seedKey(t.ctx, w.orgId, ["static_maps"], { monthlyQuota: 10 }).secret;
+    const res = await get(`${path}?${token(key)}`, null);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("image/png");
+    expect(res.headers.get("x-quota-used")).toBe("1");
+    expect(res.headers.get("x-ratelimit-limit")).toBe("600");
+  });
+
+  test("the same rules as X-API-Key: malformed or unknown 401, wrong scope 403, private styles need maps:read", async () => {
+    const malformed = await get(`${path}?access_token=nope`, null);
+    expect(malformed.status).toBe(401);
+    expect((await errorOf(malformed)).message).toContain("access_token");
+    expect((await get(`${path}?${token("msk_" + "a".repeat(43) + "x")}`, null)).status).toBe(401);
+    const wrong = await get(`${path}?${token(w.otherKey)}`, null);
+    expect(wrong.status).toBe(403);
+    expect((await errorOf(wrong)).code).toBe("INSUFFICIENT_SCOPE");
+    const hidden = await get(`/static/v1/acme/secret/0,0,1/64x64.png?${token(w.staticKey)}`, null);
+    expect(hidden.status).toBe(404);
+    expect((await errorOf(hidden)).code).toBe("STYLE_NOT_FOUND");
+    expect((await get(`/static/v1/acme/secret/0,0,1/64x64.png?${token(w.privateKey)}`, null)).status).toBe(200);
+    const twice = await get(`${path}?${token(w.staticKey)}&${token(w.staticKey)}`, null);
+    expect(twice.status).toBe(401);
+    expect((await errorOf(twice)).message).toContain("more than once");
+  });
+
+  test("the header wins over the parameter; the 401 without either names both places", async () => {
+    expect((await get(`${path}?access_token=nope`)).status).toBe(200);
+    const none = await get(path, null);
+    expect((await errorOf(none)).message).toContain("access_token");
+  });
+
+  test("other service routes do not take it: only the header counts there", async () => {
+    const geocoding = await t.fetch(`/geocoding/v1/forward?q=berlin&${token(w.otherKey)}`);
+    expect(geocoding.status).toBe(401);
+    expect((await errorOf(geocoding)).message).not.toContain("access_token");
+  });
+
+  test("keys given as access_token never reach the log", async () => {
+    await get(`${path}?${token(w.staticKey)}&x=1`, null);
+    await get(`/static/v1/acme/world/0,0,99/64x64.png?${token(w.staticKey)}`, null);
+    // The access log is written after the response; wait for the line of the last request.
+    const logged = () => logLines.some((l) => l.includes('"msg":"request"') && l.includes("/static/v1/acme/world/0,0,99/64x64.png"));
+    for (let i = 0; i < 200 && !logged(); i++) await Bun.sleep(5);
+    expect(logged()).toBe(true);
+    for (const key of [w.staticKey, w.privateKey, w.otherKey]) expect(logLines.join("\n")).not.toContain(key);
+    expect(logLines.join("\n")).not.toContain("access_token");
+  });
+});
+
 describe("access and billing", () => {
   const path = "/static/v1/acme/world/0,0,1/64x64.png";
 
@@ -231,6 +345,24 @@ describe("caching and errors", () => {
       ["/static/v1/acme/world/0,0,1/64x64.png?overlay=path(%20%20)", "polyline"],
       ["/static/v1/acme/world/0,0,1/64x64.png?padding=3", "padding"],
       ["/static/v1/acme/world/0,0,1", "path"],
+      ["/static/v1/acme/world/181,0,1/64x64.png", "lon"],
+      ["/static/v1/acme/world/-180.5,0,1/64x64.png", "lon"],
+      ["/static/v1/acme/world/0,86,1/64x64.png", "lat"],
+      ["/static/v1/acme/world/0,-86,1/64x64.png", "lat"],
+      ["/static/v1/acme/world/0,0,-1/64x64.png", "zoom"],
+      ["/static/v1/acme/world/0,0,1,-5/64x64.png", "bearing"],
+      ["/static/v1/acme/world/x,0,1/64x64.png", "position"],
+      ["/static/v1/acme/world/0,0,1/0x64.png", "width"],
+      ["/static/v1/acme/world/0,0,1/64x1281.png", "height"],
+      ["/static/v1/acme/world/0,0,1/1281x64@2x.png", "width"],
+      ["/static/v1/acme/world/0,0,1/64x64@3x.png", "size"],
+      ["/static/v1/acme/world/0,0,1/64x64.png?attribution=maybe", "attribution"],
+      ["/static/v1/acme/world/0,0,1/64x64.png?logo=no", "logo"],
+      [`/static/v1/acme/world/auto/64x64.png?overlay=${encodeURIComponent("pin-s(1,2)")}&padding=40`, "padding"],
+      [`/static/v1/acme/world/${encodeURIComponent("geojson({\"type\":\"Point\"})")}/0,0,1/64x64.png`, "geojson"],
+      [`/static/v1/acme/world/${encodeURIComponent("path-5+f44-0.5(_p~iF~ps|U_ulL)")}/0,0,1/64x64.png`, "polyline"],
+      [`/static/v1/acme/world/0,0,1/64x64.png?overlay=${Array.from({ length: MAX_MARKERS + 1 }, () => "pin-s(1,1)").join(",")}`, "markers"],
+      [`/static/v1/acme/world/0,0,1/64x64.png?overlay=geojson(${encodeURIComponent(JSON.stringify({ type: "MultiPoint", coordinates: Array.from({ length: 1500 }, () => [1.5, 1.5]) }))})`, `at most ${MAX_OVERLAY_CHARS}`],
     ];
     for (const [p, mentions] of cases) {
       const res = await get(p);

@@ -1,5 +1,6 @@
-// One style: its URLs, a live preview (published or draft), the draft JSON editor with the validator's
-// problems, sprite upload, settings, and its versions (re-publish an older one).
+// One style: its URLs, a live preview (published or draft), a static image of it and its raster tile
+// URLs, the draft JSON editor with the validator's problems, sprite upload, settings, and its versions
+// (re-publish an older one).
 import { api, ApiError, upload } from "../lib/api.js";
 import { confirmAndDelete } from "../lib/confirm-delete.js";
 import { $, fill, h } from "../lib/dom.js";
@@ -9,6 +10,7 @@ import { go } from "../lib/router.js";
 import { settingsCard } from "../lib/settings-card.js";
 import { current, enc, orgPath, state } from "../lib/state.js";
 import { badge, copyButton, errorBox, pageHead, showError, toast, urlRow } from "../lib/widgets.js";
+import { rasterTilesCard, staticImageCard } from "./static-image.js";
 
 export async function renderStyle(main, slug, view) {
   const base = orgPath(`/styles/${enc(slug)}`);
@@ -20,6 +22,7 @@ export async function renderStyle(main, slug, view) {
   const versionsBody = h("tbody");
   const previewSlot = h("div");
   const previewTitle = h("h2", "Preview");
+  const rendered = h("div");
   let previewMode = style.published_version !== null ? "published" : "draft";
 
   const renderHead = () =>
@@ -55,6 +58,8 @@ export async function renderStyle(main, slug, view) {
       urlRow("Versioned", style.urls.published, "—"),
       h("p.muted.small", "The stable URL follows every publish (cached for 60 s); a versioned URL never changes and pins the tileset versions published at the time."),
     );
+
+  const renderRendered = () => fill(rendered, staticImageCard(style, view), rasterTilesCard(style));
 
   const renderVersions = () =>
     fill(versionsBody,
@@ -102,6 +107,7 @@ export async function renderStyle(main, slug, view) {
     if (!current(view)) return;
     renderHead();
     renderUrls();
+    renderRendered();
     renderVersions();
     renderIcons();
     showPreview();
@@ -243,12 +249,14 @@ export async function renderStyle(main, slug, view) {
 
   renderHead();
   renderUrls();
+  renderRendered();
   renderVersions();
   renderIcons();
   fill(main,
     head,
     urls,
     h("div.card", h("div.page-head", previewTitle, modeSelect), previewSlot),
+    rendered,
     editor,
     spriteCard,
     settingsCard("style-settings", base, style, [["name", "Name"], ["visibility", "Visibility"]], (fresh) => {
