@@ -19,7 +19,7 @@ interface Row {
   updated_at: number | null;
 }
 
-const UPLOAD_FIX = "upload elevation to it (GeoTIFF, SRTM .hgt or zipped .hgt, or an MBTiles/PMTiles of Terrarium or Terrain-RGB PNG tiles with encoding=terrarium|mapbox) and publish that version";
+const UPLOAD_FIX = "upload elevation to it (GeoTIFF, SRTM .hgt or zipped .hgt, or an MBTiles/PMTiles of Terrarium or Terrain-RGB PNG or lossless WebP tiles with encoding=terrarium|mapbox) and publish that version";
 
 function mib(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;

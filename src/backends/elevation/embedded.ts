@@ -53,7 +53,7 @@ export function createEmbeddedElevation(ctx: AppContext, tileset: { owner: strin
     let dem: DemTile | null = null;
     if (tile) {
       try {
-        dem = decodeDemTile(tile.encoding === "gzip" ? Bun.gunzipSync(tile.data as Uint8Array<ArrayBuffer>) : tile.data, encoding, `${name}@${served.version} tile ${z}/${x}/${y}`);
+        dem = await decodeDemTile(tile.encoding === "gzip" ? Bun.gunzipSync(tile.data as Uint8Array<ArrayBuffer>) : tile.data, encoding, `${name}@${served.version} tile ${z}/${x}/${y}`);
       } catch (err) {
         // A damaged tile is a hole in the coverage, not a failed request; the operator sees it in the log.
         ctx.log.warn("unreadable DEM tile", { tileset: name, version: served.version, tile: `${z}/${x}/${y}`, error: (err as Error).message });
