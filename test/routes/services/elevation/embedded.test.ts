@@ -71,7 +71,7 @@ describe("until the DEM tileset is usable", () => {
     const res = await get("/elevation/v1/7.5,46.5");
     expect(res.status).toBe(503);
     expect((await res.json()).error.code).toBe("ELEVATION_NOT_CONFIGURED");
-    expect(await health()).toMatchObject({ status: "down", backend: "embedded", detail: "ELEVATION_TILESET acme/dem does not exist" });
+    expect(await health()).toMatchObject({ status: "down", backend: "embedded", detail: "the DEM tileset acme/dem does not exist" });
     const check = await preflightCheck();
     expect(check.status).toBe("fail");
     expect(check.fix).toContain("Create the tileset acme/dem");
@@ -79,7 +79,7 @@ describe("until the DEM tileset is usable", () => {
 
   test("an unpublished tileset, then a vector one, are named as such", async () => {
     await createTileset(t, "acme", admin, { slug: "dem", attribution: "Test DEM (CC0)" });
-    expect((await health()).detail).toBe("ELEVATION_TILESET acme/dem has no published version");
+    expect((await health()).detail).toBe("the DEM tileset acme/dem has no published version");
     expect((await preflightCheck()).fix).toContain("Publish a ready version of acme/dem");
     const path = join(dir, "vector.mbtiles");
     writeMbtiles(path, vectorTiles(await cities(10), "cities", 1), { format: "pbf" });
