@@ -28,6 +28,7 @@ import { routingRoutes } from "./routes/services/routing";
 import { staticModule } from "./routes/services/static";
 import { rasterTilesModule } from "./routes/public/raster-tiles";
 import { gazetteerModule } from "./routes/management/gazetteer";
+import { elevationSettingsModule } from "./routes/management/elevation-settings";
 
 export function createApp(services: Services) {
   const { ctx } = services;
@@ -49,6 +50,7 @@ export function createApp(services: Services) {
     .use(geocodingModule(services, callers))
     .use(gazetteerModule(services, callers))
     .use(elevationModule(services, callers))
+    .use(elevationSettingsModule(services, callers))
     .use(routingRoutes(services, callers))
     .use(publicFontsModule(services))
     .use(fontsModule(services, callers))

@@ -86,9 +86,13 @@ export const SETTINGS: SettingSpec[] = [
     name: "ELEVATION",
     accepts: "one of auto, opentopodata, embedded, off",
     default: "auto",
-    description: "elevation backend: auto = OpenTopoData when ELEVATION_INTERNAL_URL is set, else the embedded DEM when ELEVATION_TILESET is set",
+    description: "elevation backend: auto = OpenTopoData when ELEVATION_INTERNAL_URL is set, else the embedded DEM when one is chosen (ELEVATION_TILESET or the console)",
   },
-  { name: "ELEVATION_TILESET", accepts: "owner/slug of a raster-DEM tileset, e.g. acme/srtm", description: "DEM tileset (its published version) that embedded elevation samples" },
+  {
+    name: "ELEVATION_TILESET",
+    accepts: "owner/slug of a raster-DEM tileset, e.g. acme/srtm",
+    description: "DEM tileset (its published version) that embedded elevation samples; when set, it wins over the one chosen in the console",
+  },
   { name: "GEOCODER", accepts: "one of auto, pelias, embedded, off", default: "auto", description: "geocoding backend: auto uses Pelias when GEOCODER_INTERNAL_URL is set, else the embedded gazetteer" },
   { name: "GEOCODER_TIMEOUT_MS", accepts: "an integer from 100 to 120000", default: "5000", description: "timeout per geocoder call" },
   { name: "ELEVATION_TIMEOUT_MS", accepts: "an integer from 100 to 120000", default: "5000", description: "timeout per elevation call" },
@@ -219,7 +223,6 @@ export function loadConfig(env: Record<string, string | undefined>, overrides: R
     throw new ConfigError("ELEVATION_TILESET", `ELEVATION_TILESET=${JSON.stringify(tilesetRaw)} is invalid: expected ${spec("ELEVATION_TILESET").accepts}`);
   const elevationUrl = optionalUrl("ELEVATION_INTERNAL_URL");
   if (elevation === "opentopodata" && !elevationUrl) throw new ConfigError("ELEVATION", "ELEVATION=opentopodata needs ELEVATION_INTERNAL_URL (the OpenTopoData dataset URL)");
-  if (elevation === "embedded" && !tilesetRaw) throw new ConfigError("ELEVATION", "ELEVATION=embedded needs ELEVATION_TILESET (owner/slug of a raster-DEM tileset)");
   const geocoderUrl = optionalUrl("GEOCODER_INTERNAL_URL");
   const geocoder = geocoderBackend(value("GEOCODER"), geocoderUrl, spec("GEOCODER").accepts);
 

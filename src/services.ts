@@ -6,8 +6,9 @@
 import type { AppContext } from "./context";
 import { createChangeBus } from "./domain/changes/bus";
 import { createAuthService, type CallCounters } from "./domain/accounts/auth";
-import { configuredElevationBackend } from "./backends/elevation/select";
+import { liveElevationBackend } from "./backends/elevation/select";
 import { createElevationService } from "./domain/elevation/service";
+import { createElevationSettings } from "./domain/elevation/settings";
 import { FontCatalog } from "./domain/fonts/catalog";
 import { createGeocodingService } from "./domain/geocoding/service";
 import { createRoutingService } from "./domain/routing/service";
@@ -77,7 +78,8 @@ export function createServices(ctx: AppContext, opts: ServiceOptions = {}) {
   });
   const embeddedGazetteer = () => (ctx.config.geocoder === "embedded" ? gazetteer() : undefined);
   const geocoding = once(() => createGeocodingService(ctx, configuredGeocoder(ctx, gazetteer)));
-  const elevation = once(() => createElevationService(ctx, configuredElevationBackend(ctx, tileCatalog)));
+  const elevation = once(() => createElevationService(ctx, liveElevationBackend(ctx, tileCatalog, changes)));
+  const elevationSettings = once(() => createElevationSettings(ctx, changes));
   const routing = once(() => createRoutingService(ctx));
   const idempotency = once(() => {
     const store = createIdempotencyStore(ctx.sqlite, ctx.log, { housekeeping: !opts.worker });
@@ -120,6 +122,8 @@ export function createServices(ctx: AppContext, opts: ServiceOptions = {}) {
     /** the gazetteer when it is what answers geocoding (GEOCODER=embedded), else undefined */
     embeddedGazetteer,
     get elevation() { return elevation(); },
+    /** the console's Elevation settings: the DEM in force, its coverage, and the admin's choice */
+    get elevationSettings() { return elevationSettings(); },
     get routing() { return routing(); },
     get idempotency() { return idempotency(); },
     get health() { return health(); },

@@ -3,13 +3,15 @@
 // upload and publish, style from the template, publish, live MapLibre preview).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
-import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { dirname, join, relative } from "node:path";
 import { makeTestApp, serveTestApp, tempDir, type TestApp } from "../support/app";
 import { ARTIFACTS_DIR, canvasPixels, countColor, launchBrowser } from "../support/browser";
 import { startBinary } from "../support/binary";
 import { seedSession } from "../support/seed";
+import { demMbtiles, ramp } from "../support/dem";
+import { createTileset, publish, upload, waitForVersion } from "../routes/management/tilesets/fixtures";
 import { CONSOLE_CSP } from "../../src/routes/web/console";
 import { CONSOLE_FILE_ASSETS, CONSOLE_TEXT_ASSETS } from "../../src/web/console/assets";
 
@@ -425,6 +427,67 @@ describe("console in Chromium", () => {
     expect(after).toBe(401);
   }, 60_000);
 
+  test("an admin chooses the elevation DEM, sees its coverage and looks up a height through the elevation API", async () => {
+    const admin = await seedSession(t.ctx, { isAdmin: true });
+    const org = await t.fetch("/api/v1/orgs", { method: "POST", headers: { ...admin.headers, "content-type": "application/json" }, body: JSON.stringify({ slug: "relief" }) });
+    expect(org.status).toBe(201);
+    await createTileset(t, "relief", admin.headers, { slug: "alps", attribution: "Alps heights (CC0)" });
+    const dem = join(tempDir("console-dem-"), "alps.mbtiles");
+    demMbtiles(dem, "terrarium", 8, [7, 46, 8, 47], ramp, { declareEncoding: true });
+    expect((await upload(t, "relief", "alps", admin.headers, new Uint8Array(readFileSync(dem)))).status).toBe(202);
+    expect((await waitForVersion(t, "relief", "alps", 1, admin.headers)).state).toBe("ready");
+    expect((await publish(t, "relief", "alps", 1, admin.headers)).status).toBe(200);
+
+    const context = await browser.newContext({ viewport: { width: 1360, height: 1000 } });
+    const tab = await context.newPage();
+    const seen: string[] = [];
+    tab.on("pageerror", (e) => seen.push(`page error: ${e.message}`));
+    tab.on("console", (m) => {
+      if (m.type() === "error" && !/Failed to load resource: the server responded with a status of 4\d\d/.test(m.text())) seen.push(`console: ${m.text()}`);
+    });
+    await tab.goto(`${t.baseUrl}/console#/relief/elevation`);
+    await tab.fill("#login-email", admin.email);
+    await tab.fill("#login-password", admin.password);
+    await tab.click("#login-form button[type=submit]");
+    await tab.waitForSelector("#elevation-backend");
+    expect(await tab.textContent("#elevation-backend")).toContain("Nothing answers yet");
+    expect(await tab.textContent("#elevation-dem")).toContain("No DEM tileset is chosen");
+
+    // Choose the DEM: the page shows the embedded backend, the DEM's version, zooms and coverage.
+    await tab.selectOption("#elevation-tileset", "relief/alps");
+    await tab.click("#elevation-form button[type=submit]");
+    await tab.waitForSelector("#elevation-dem [data-coverage]");
+    expect(await tab.textContent("#elevation-backend")).toContain("The embedded DEM tileset relief/alps answers");
+    const demText = (await tab.textContent("#elevation-dem"))!;
+    expect(demText).toContain("relief/alps v1");
+    expect(demText).toContain("terrarium (png tiles)");
+    expect(demText).toContain("8–8");
+    expect(await tab.textContent("#elevation-dem [data-coverage]")).toBe("7, 46, 8, 47");
+    expect(await tab.inputValue("#elevation-tileset")).toBe("relief/alps");
+
+    // The point query asks the real elevation API with the console session.
+    await tab.fill("#elevation-lon", "7.5");
+    await tab.fill("#elevation-lat", "46.5");
+    await tab.click("#elevation-query button[type=submit]");
+    const height = Number(await (await tab.waitForSelector("#elevation-result [data-height]")).getAttribute("data-height"));
+    expect(Math.abs(height - ramp(7.5, 46.5))).toBeLessThan(0.5);
+    expect(await tab.textContent("#elevation-result")).toContain("Alps heights (CC0)");
+    mkdirSync(ARTIFACTS_DIR, { recursive: true });
+    await tab.screenshot({ path: join(ARTIFACTS_DIR, "console-elevation.png"), fullPage: true });
+    // Outside the DEM the API's 404 is shown, not a height.
+    await tab.fill("#elevation-lon", "20");
+    await tab.click("#elevation-query button[type=submit]");
+    await tab.waitForSelector("#elevation-result .alert-error");
+    expect(await tab.textContent("#elevation-result")).toContain("No elevation data");
+
+    // Back to none: the API answers 503 again, as the page says.
+    await tab.selectOption("#elevation-tileset", "");
+    await tab.click("#elevation-form button[type=submit]");
+    await tab.waitForSelector("#elevation-dem >> text=No DEM tileset is chosen");
+    expect(seen).toEqual([]);
+    await context.close();
+  }, 60_000);
+
   test("a plain member sees no admin sections or key form, and an ended session returns to sign-in", async () => {
     const org = await t.fetch("/api/v1/orgs", { method: "POST", headers: { ...(await seedSession(t.ctx, { isAdmin: true })).headers, "content-type": "application/json" }, body: JSON.stringify({ slug: "team" }) });
     expect(org.status).toBe(201);
@@ -441,6 +504,7 @@ describe("console in Chromium", () => {
     expect(await first.isVisible("#new-key-form")).toBe(false);
     expect(await first.isVisible('#nav a[data-section="fonts"]')).toBe(false);
     expect(await first.isVisible('#nav a[data-section="setup"]')).toBe(false);
+    expect(await first.isVisible('#nav a[data-section="elevation"]')).toBe(false);
     await first.click('#nav a[data-section="members"]');
     await first.waitForSelector('tr[data-member="member@example.com"]');
     expect(await first.$("#add-member-form")).toBeNull();

@@ -1,6 +1,6 @@
 // Embedded elevation: the elevation API answered from a raster-DEM tileset of this server
-// (ELEVATION_TILESET, its published version), bilinear between pixel centres at the archive's highest
-// zoom. Archives are reached through the tile catalog, so publishing a new version or deleting the
+// (ELEVATION_TILESET or the one chosen in the console, its published version), bilinear between pixel
+// centres at the archive's highest zoom. Archives are reached through the tile catalog, so publishing a new version or deleting the
 // tileset takes effect at once; decoded tiles are kept in a byte-bounded LRU (64 MiB, ~250 tiles of 256 px).
 import type { AppContext } from "../../context";
 import { ServiceUnavailable } from "../../errors";
@@ -14,12 +14,15 @@ const DAY_MS = 86_400_000;
 
 type Resolved = { served: Served; encoding: DemEncoding; attribution: string } | { problem: string };
 
-/** Why the chosen tileset cannot answer, in words for the operator (health, preflight) and callers (503). */
+/**
+ * Why the chosen tileset (ELEVATION_TILESET or the console's choice) cannot answer, in words for the
+ * operator (health, preflight, console).
+ */
 export function demTilesetProblem(name: string, state: "missing" | "unpublished" | "not_dem" | "not_ready", format?: string): string {
-  if (state === "missing") return `ELEVATION_TILESET ${name} does not exist`;
-  if (state === "unpublished") return `ELEVATION_TILESET ${name} has no published version`;
-  if (state === "not_ready") return `the published version of ELEVATION_TILESET ${name} cannot be opened`;
-  return `ELEVATION_TILESET ${name} is not a raster DEM (its tiles are ${format ?? "unknown"}, with no Terrarium or Terrain-RGB encoding)`;
+  if (state === "missing") return `the DEM tileset ${name} does not exist`;
+  if (state === "unpublished") return `the DEM tileset ${name} has no published version`;
+  if (state === "not_ready") return `the published version of the DEM tileset ${name} cannot be opened`;
+  return `${name} is not a raster DEM (its tiles are ${format ?? "unknown"}, with no Terrarium or Terrain-RGB encoding)`;
 }
 
 /** @param catalog the tile catalog the tile routes use, so both share one archive cache and one change watcher */
@@ -53,7 +56,7 @@ export function createEmbeddedElevation(ctx: AppContext, tileset: { owner: strin
     let dem: DemTile | null = null;
     if (tile) {
       try {
-        dem = decodeDemTile(tile.encoding === "gzip" ? Bun.gunzipSync(tile.data as Uint8Array<ArrayBuffer>) : tile.data, encoding, `${name}@${served.version} tile ${z}/${x}/${y}`);
+        dem = await decodeDemTile(tile.encoding === "gzip" ? Bun.gunzipSync(tile.data as Uint8Array<ArrayBuffer>) : tile.data, encoding, `${name}@${served.version} tile ${z}/${x}/${y}`);
       } catch (err) {
         // A damaged tile is a hole in the coverage, not a failed request; the operator sees it in the log.
         ctx.log.warn("unreadable DEM tile", { tileset: name, version: served.version, tile: `${z}/${x}/${y}`, error: (err as Error).message });

@@ -1,17 +1,20 @@
 // Which backend answers the elevation API (ELEVATION, CONTRACT.md): `auto` prefers the OpenTopoData
-// URL, then the embedded DEM tileset, else none; an explicit mode is what it says (config.ts refuses
-// one without what it needs).
+// URL, then the embedded DEM tileset (ELEVATION_TILESET, else the one chosen in the console), else
+// none; an explicit mode is what it says (config.ts refuses opentopodata without its URL).
 import type { AppContext } from "../../context";
 import type { Config } from "../../config";
+import type { ChangeBus } from "../../domain/changes/bus";
 import type { TileCatalog } from "../../read/tiles";
+import { effectiveDemTileset, storedDemTileset, tilesetName, type TilesetName } from "./dem-setting";
 import { createEmbeddedElevation } from "./embedded";
 import { createOpenTopoData, type ElevationBackend } from "./opentopodata";
 
 export type ElevationChoice =
   | { backend: "opentopodata"; url: string }
-  | { backend: "embedded"; tileset: { owner: string; slug: string } }
+  | { backend: "embedded"; tileset: TilesetName }
   | { backend: "none"; reason: "off" | "unset" };
 
+/** @param config with `elevationTileset` the DEM in force (ELEVATION_TILESET or the console's choice) */
 export function elevationChoice(config: Pick<Config, "elevation" | "elevationUrl" | "elevationTileset">): ElevationChoice {
   const mode = config.elevation;
   if (mode === "off") return { backend: "none", reason: "off" };
@@ -20,10 +23,30 @@ export function elevationChoice(config: Pick<Config, "elevation" | "elevationUrl
   return { backend: "none", reason: "unset" };
 }
 
-/** The backend ELEVATION chooses, built; the embedded one reads through the tile routes' catalog. */
-export function configuredElevationBackend(ctx: AppContext, catalog: () => TileCatalog): ElevationBackend | null {
-  const choice = elevationChoice(ctx.config);
-  if (choice.backend === "opentopodata") return createOpenTopoData({ baseUrl: choice.url, timeoutMs: ctx.config.elevationTimeoutMs, log: ctx.log });
-  if (choice.backend === "embedded") return createEmbeddedElevation(ctx, choice.tileset, catalog());
-  return null;
+/**
+ * The backend that answers now, for the elevation service: rebuilt when the console's DEM choice
+ * changes, in this process or another (the change bus brings it), and the same object otherwise.
+ * The embedded one reads through the tile routes' catalog.
+ */
+export function liveElevationBackend(ctx: AppContext, catalog: () => TileCatalog, changes: ChangeBus): () => ElevationBackend | null {
+  let stored: TilesetName | null | undefined;
+  changes.on((change) => {
+    if (change.kind === "elevation") stored = undefined;
+  });
+  let built: { key: string; backend: ElevationBackend | null } | null = null;
+  return () => {
+    stored ??= storedDemTileset(ctx.sqlite);
+    const choice = elevationChoice({ ...ctx.config, elevationTileset: effectiveDemTileset(ctx.config, stored)?.tileset ?? null });
+    const key = choice.backend === "embedded" ? `embedded:${tilesetName(choice.tileset)}` : choice.backend;
+    if (built?.key !== key) {
+      const backend =
+        choice.backend === "opentopodata"
+          ? createOpenTopoData({ baseUrl: choice.url, timeoutMs: ctx.config.elevationTimeoutMs, log: ctx.log })
+          : choice.backend === "embedded"
+            ? createEmbeddedElevation(ctx, choice.tileset, catalog())
+            : null;
+      built = { key, backend };
+    }
+    return built.backend;
+  };
 }

@@ -11,7 +11,9 @@ export type Change =
   /** an API key was revoked, edited or deleted */
   | { kind: "key"; keyId: number }
   /** an import changed the embedded gazetteer (DATA_DIR/gazetteer.sqlite) */
-  | { kind: "gazetteer" };
+  | { kind: "gazetteer" }
+  /** an admin chose (or cleared) the DEM tileset of embedded elevation in the console */
+  | { kind: "elevation" };
 
 export type ChangeListener = (change: Change) => void;
 

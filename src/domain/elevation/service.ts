@@ -4,7 +4,7 @@
 import type { AppContext } from "../../context";
 import { BadRequest, NotFound, ServiceUnavailable } from "../../errors";
 import { Lru } from "../../lru";
-import { createOpenTopoData, type ElevationBackend, type LonLat } from "../../backends/elevation/opentopodata";
+import type { ElevationBackend, LonLat } from "../../backends/elevation/opentopodata";
 import { resample } from "./geodesy";
 
 export const MAX_LOOKUP_POINTS = 100;
@@ -47,22 +47,27 @@ const round = (n: number, decimals: number) => {
 };
 const location = (p: LonLat) => ({ lon: round(p.lon, 7), lat: round(p.lat, 7) });
 
-/** @param backend the one ELEVATION chooses (createServices builds it: backends/elevation/select.ts), or null for none */
-export function createElevationService(ctx: AppContext, backend: ElevationBackend | null) {
+/**
+ * @param currentBackend the backend answering now, or null for none: ELEVATION chooses it, and the DEM
+ * tileset of the embedded one can change while running (createServices passes backends/elevation/select.ts's)
+ */
+export function createElevationService(ctx: AppContext, currentBackend: () => ElevationBackend | null) {
   const cache = new Lru<number>({ ttlMs: CACHE_TTL_MS, maxEntries: 500_000, maxBytes: 64 * 1024 * 1024 });
-  const attribution = () => backend?.attribution?.() ?? `Elevation data: ${backend?.dataset ?? "unknown"} via OpenTopoData`;
+  const attribution = (backend: ElevationBackend) => backend.attribution?.() ?? `Elevation data: ${backend.dataset} via OpenTopoData`;
 
   function requireBackend(): ElevationBackend {
+    const backend = currentBackend();
     if (!backend)
       throw new ServiceUnavailable("ELEVATION_NOT_CONFIGURED", "Elevation is not set up on this server (its operator has not configured an elevation backend); your API key is fine");
     return backend;
   }
 
   /** Elevation per point, from the cache or the backend; 404 NO_ELEVATION_DATA lists uncovered indices. */
-  async function elevations(points: LonLat[], what: string): Promise<number[]> {
+  async function elevations(backend: ElevationBackend, points: LonLat[], what: string): Promise<number[]> {
     // Keyed by the point rounded to 1e-7 degrees, the precision the backend is asked for, and by the
-    // revision of the data (a newly published DEM version must not answer with the old one's heights).
-    const revision = backend?.revision?.() ?? "";
+    // revision of the data (a newly published DEM version, or another DEM, must not answer with the
+    // old one's heights).
+    const revision = backend.revision?.() ?? "";
     const keys = points.map((p) => `${revision}${Math.round(p.lon * 1e7)}:${Math.round(p.lat * 1e7)}`);
     const values: (number | null | undefined)[] = keys.map((k) => cache.get(k));
     const missing = new Map<string, LonLat>();
@@ -70,8 +75,7 @@ export function createElevationService(ctx: AppContext, backend: ElevationBacken
       if (values[i] === undefined && !missing.has(k)) missing.set(k, points[i]!);
     });
     if (missing.size) {
-      const b = requireBackend();
-      const fetched = await b.lookup([...missing.values()]);
+      const fetched = await backend.lookup([...missing.values()]);
       const byKey = new Map<string, number | null>();
       [...missing.keys()].forEach((k, i) => {
         const v = fetched[i] ?? null;
@@ -93,11 +97,12 @@ export function createElevationService(ctx: AppContext, backend: ElevationBacken
   }
 
   async function lookup(points: LonLat[]): Promise<string> {
-    const values = await elevations(points, points.length === 1 ? "point" : "points");
+    const backend = requireBackend();
+    const values = await elevations(backend, points, points.length === 1 ? "point" : "points");
     return JSON.stringify({
       elevations: points.map((p, i) => ({ location: location(p), elevation: values[i] })),
       units: "m",
-      attribution: attribution(),
+      attribution: attribution(backend),
     });
   }
 
@@ -112,9 +117,9 @@ export function createElevationService(ctx: AppContext, backend: ElevationBacken
 
   async function along(path: LonLat[], requestedSamples: string | undefined): Promise<string> {
     const { samples, warnings } = sampleCount(requestedSamples);
-    requireBackend();
+    const backend = requireBackend();
     const { points, distances, total } = resample(path, samples);
-    const values = await elevations(points, "samples along the path");
+    const values = await elevations(backend, points, "samples along the path");
     let ascent = 0;
     let descent = 0;
     for (let i = 1; i < values.length; i++) {
@@ -136,7 +141,7 @@ export function createElevationService(ctx: AppContext, backend: ElevationBacken
         total_descent: round(descent, 2),
       },
       units: "m",
-      attribution: attribution(),
+      attribution: attribution(backend),
       warnings,
     });
   }

@@ -1,9 +1,9 @@
 // Upload-time checks of raster-DEM data (422 INVALID_SOURCE_DATA at once rather than a failed version
-// later): the recipe's `encoding` only fits elevation data, DEM archives must hold PNG tiles, and a bare
-// .hgt file must be named after its corner.
+// later): the recipe's `encoding` only fits elevation data, DEM archives must hold PNG or lossless WebP
+// tiles, and a bare .hgt file must be named after its corner.
 import { Unprocessable } from "../../errors";
 import type { SourceFormat } from "../../tiles/detect";
-import { archiveTileType } from "../../tiles/dem/archive";
+import { archiveTileType, firstTileIsLossyWebp } from "../../tiles/dem/archive";
 import { hgtCorner } from "../../tiles/dem/hgt";
 import type { Recipe } from "../../tiles/recipe";
 import { headOf } from "./upload";
@@ -16,9 +16,9 @@ export async function refuseBadDem(format: SourceFormat, path: string, filename:
   if (format === "mbtiles" || format === "pmtiles") {
     if (!recipe.encoding) return;
     const type = await archiveTileType(path, format);
-    if (type === "webp")
-      throw invalid(`${label}: WebP DEM tiles are not supported (this server cannot decode WebP for elevation lookups); convert the tiles to PNG and upload again`);
-    if (type !== null && type !== "png") throw invalid(`${label}: encoding=${recipe.encoding} marks a raster DEM, but the archive holds ${type} tiles; DEM tiles must be PNG`);
+    if (type !== null && type !== "png" && type !== "webp") throw invalid(`${label}: encoding=${recipe.encoding} marks a raster DEM, but the archive holds ${type} tiles; DEM tiles must be PNG or lossless WebP`);
+    if (type === "webp" && firstTileIsLossyWebp(path, format))
+      throw invalid(`${label}: its WebP tiles are lossy, which changes the colours that encode heights (by up to hundreds of metres); encode them as lossless WebP or PNG and upload again`);
     return;
   }
   if (format === "hgt") {
@@ -27,7 +27,7 @@ export async function refuseBadDem(format: SourceFormat, path: string, filename:
     return;
   }
   if (format === "geotiff") return;
-  if (recipe.encoding) throw invalid(`${label}: encoding=${recipe.encoding} is for raster-DEM data (GeoTIFF, .hgt, or MBTiles/PMTiles of PNG elevation tiles), but this upload is ${format}`);
+  if (recipe.encoding) throw invalid(`${label}: encoding=${recipe.encoding} is for raster-DEM data (GeoTIFF, .hgt, or MBTiles/PMTiles of PNG or lossless WebP elevation tiles), but this upload is ${format}`);
 }
 
 /** Several files in one version: elevation rasters make a raster-DEM tileset, so they cannot be mixed with vector data. */

@@ -1,6 +1,7 @@
-// A quick look at an uploaded MBTiles/PMTiles before it is queued as a raster DEM, so a WebP or vector
-// archive gets its 422 at upload time instead of a failed version minutes later.
+// A quick look at an uploaded MBTiles/PMTiles before it is queued as a raster DEM, so a vector archive
+// or lossy WebP tiles get their 422 at upload time instead of a failed version minutes later.
 import { Database } from "bun:sqlite";
+import { webpInfo } from "./webp";
 
 const PMTILES_TILE_TYPES: Record<number, string> = { 1: "mvt", 2: "png", 3: "jpg", 4: "webp", 5: "avif" };
 
@@ -26,6 +27,24 @@ export async function archiveTileType(path: string, format: "mbtiles" | "pmtiles
     return sniff(db.query<{ tile_data: Uint8Array }, []>("SELECT tile_data FROM tiles LIMIT 1").get()?.tile_data);
   } catch {
     return null; // not readable as SQLite: processing says exactly what is wrong
+  } finally {
+    db?.close();
+  }
+}
+
+/**
+ * Whether an MBTiles' first tile is a lossy WebP (heights would be wrong). A PMTiles is not looked into
+ * here: processing decodes one of its tiles and fails the version with the same reason.
+ */
+export function firstTileIsLossyWebp(path: string, format: "mbtiles" | "pmtiles"): boolean {
+  if (format !== "mbtiles") return false;
+  let db: Database | null = null;
+  try {
+    db = new Database(path, { readonly: true });
+    const tile = db.query<{ tile_data: Uint8Array }, []>("SELECT tile_data FROM tiles WHERE length(tile_data) > 0 LIMIT 1").get()?.tile_data;
+    return !!tile && webpInfo(tile)?.kind === "lossy";
+  } catch {
+    return false;
   } finally {
     db?.close();
   }

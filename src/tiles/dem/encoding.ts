@@ -1,9 +1,10 @@
 // Elevation <-> RGB of the two raster-DEM encodings MapLibre reads (`raster-dem` source `encoding`):
 //   terrarium: h = R*256 + G + B/256 - 32768        (Mapzen/AWS terrain tiles; 1/256 m steps)
 //   mapbox:    h = -10000 + (R*65536 + G*256 + B)/10 (Mapbox Terrain-RGB; 0.1 m steps)
-// Tiles are PNG (lossless); WebP DEM tiles are refused where they are imported (no WebP decoder here).
+// Tiles are PNG (what this server writes) or lossless WebP (read, see webp.ts); lossy WebP is refused.
 import { encodePng, PngError, readPng } from "../../sprites/png";
 import { InvalidSource } from "../errors";
+import { decodeWebpPixels, isWebp, webpInfo } from "./webp";
 
 export type DemEncoding = "terrarium" | "mapbox";
 export const DEM_ENCODINGS: DemEncoding[] = ["terrarium", "mapbox"];
@@ -39,15 +40,38 @@ export function encodeDemTile(heights: ArrayLike<number>, size: number, encoding
   return encodePng({ width: size, height: size, data: rgba });
 }
 
-/** Heights of a PNG DEM tile; throws InvalidSource when it is not a square 8-bit PNG. */
-export function decodeDemTile(png: Uint8Array, encoding: DemEncoding, where: string): DemTile {
+const MAX_TILE_PIXELS = 4096 * 4096;
+
+/** RGBA of a PNG DEM tile; throws InvalidSource when it is not an 8-bit PNG. */
+function pngPixels(png: Uint8Array, where: string): { width: number; height: number; data: Uint8Array } {
   let decoded: ReturnType<typeof readPng>;
   try {
-    decoded = readPng(png, { pixels: true, maxPixels: 4096 * 4096 });
+    decoded = readPng(png, { pixels: true, maxPixels: MAX_TILE_PIXELS });
   } catch (err) {
     throw new InvalidSource(`${where}: not a readable PNG DEM tile (${err instanceof PngError ? err.message : "decode error"})`);
   }
   if (!decoded.data) throw new InvalidSource(`${where}: DEM tiles must be 8-bit non-interlaced PNG (found ${decoded.bitDepth}-bit${decoded.interlaced ? ", interlaced" : ""})`);
+  return { width: decoded.width, height: decoded.height, data: decoded.data };
+}
+
+/** RGBA of a lossless WebP DEM tile; throws InvalidSource for lossy, animated or unreadable ones. */
+async function webpPixels(webp: Uint8Array, where: string): Promise<{ width: number; height: number; data: Uint8Array }> {
+  const info = webpInfo(webp);
+  if (info?.kind === "lossy")
+    throw new InvalidSource(`${where}: lossy WebP DEM tiles are refused: lossy compression changes the colours that encode heights (by up to hundreds of metres); encode the tiles as lossless WebP or PNG`);
+  if (info?.kind !== "lossless") throw new InvalidSource(`${where}: not a readable WebP DEM tile (${info ? "animated WebP" : "no VP8L image chunk"})`);
+  // Checked before decoding so a forged header cannot make libwebp allocate gigabytes.
+  if (info.width * info.height > MAX_TILE_PIXELS) throw new InvalidSource(`${where}: WebP DEM tile is ${info.width}x${info.height} pixels, larger than 4096x4096`);
+  try {
+    return await decodeWebpPixels(webp);
+  } catch {
+    throw new InvalidSource(`${where}: not a readable WebP DEM tile (decode error)`);
+  }
+}
+
+/** Heights of a PNG or lossless WebP DEM tile; throws InvalidSource when it is neither, or not square. */
+export async function decodeDemTile(image: Uint8Array, encoding: DemEncoding, where: string): Promise<DemTile> {
+  const decoded = isWebp(image) ? await webpPixels(image, where) : pngPixels(image, where);
   if (decoded.width !== decoded.height) throw new InvalidSource(`${where}: DEM tile is ${decoded.width}x${decoded.height} pixels; tiles must be square`);
   const size = decoded.width;
   const heights = new Float32Array(size * size);

@@ -1,7 +1,7 @@
 // The raster-DEM side of processing an upload (runs in the worker thread like the rest of process.ts):
 // .hgt / zipped .hgt / GeoTIFF files are built into a Terrarium or Terrain-RGB MBTiles, and imported
 // MBTiles/PMTiles marked as DEM (recipe `encoding`, or `encoding` in their metadata) are checked to hold
-// PNG tiles this server can decode for elevation lookups.
+// PNG or lossless WebP tiles this server can decode for elevation lookups.
 import { InvalidSource } from "../errors";
 import type { ProcessInput, ProcessResult, Progress, SourceFile } from "../process";
 import type { TileFacts } from "../source";
@@ -70,14 +70,12 @@ async function sampleTile(path: string, format: "mbtiles" | "pmtiles", facts: Ti
 }
 
 /**
- * An imported archive's facts as a DEM: PNG tiles only (no WebP decoder here), one of them decoded to
- * prove it and to learn the tile size, with the chosen encoding.
+ * An imported archive's facts as a DEM: PNG or lossless WebP tiles only, one of them decoded to prove it
+ * (a lossy WebP is refused there) and to learn the tile size, with the chosen encoding.
  */
 export async function asDemFacts(path: string, format: "mbtiles" | "pmtiles", facts: TileFacts, encoding: DemEncoding, label: string): Promise<TileFacts> {
-  if (facts.format === "webp")
-    throw new InvalidSource(`${label}: WebP DEM tiles cannot be decoded by this server for elevation lookups; convert the tiles to PNG (e.g. with rio-rgbify or gdal) and import again`);
-  if (facts.format !== "png") throw new InvalidSource(`${label}: a raster-DEM archive must hold PNG tiles (it holds ${facts.format})`);
+  if (facts.format !== "png" && facts.format !== "webp") throw new InvalidSource(`${label}: a raster-DEM archive must hold PNG or lossless WebP tiles (it holds ${facts.format})`);
   const sample = await sampleTile(path, format, facts);
-  const size = sample ? decodeDemTile(sample, encoding, `${label}: a tile`).size : undefined;
+  const size = sample ? (await decodeDemTile(sample, encoding, `${label}: a tile`)).size : undefined;
   return { ...facts, encoding, vector_layers: [], ...(size ? { tile_size: size } : {}) };
 }

@@ -16,6 +16,7 @@ import libSettingsCard from "./lib/settings-card.js" with { type: "text" };
 import libState from "./lib/state.js" with { type: "text" };
 import libVersionState from "./lib/version-state.js" with { type: "text" };
 import libWidgets from "./lib/widgets.js" with { type: "text" };
+import viewElevation from "./views/elevation.js" with { type: "text" };
 import viewFonts from "./views/fonts.js" with { type: "text" };
 import viewKeys from "./views/keys.js" with { type: "text" };
 import viewLogin from "./views/login.js" with { type: "text" };
@@ -48,6 +49,7 @@ export const CONSOLE_TEXT_ASSETS: Readonly<Record<string, string>> = {
   "lib/state.js": libState,
   "lib/version-state.js": libVersionState,
   "lib/widgets.js": libWidgets,
+  "views/elevation.js": viewElevation,
   "views/fonts.js": viewFonts,
   "views/keys.js": viewKeys,
   "views/login.js": viewLogin,

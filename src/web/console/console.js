@@ -5,6 +5,7 @@ import { onSessionEnded } from "./lib/api.js";
 import { $, h } from "./lib/dom.js";
 import { go, route, setSections } from "./lib/router.js";
 import { enc, state } from "./lib/state.js";
+import { renderElevation } from "./views/elevation.js";
 import { renderFonts } from "./views/fonts.js";
 import { bindLogin, resumeSession, showLogin } from "./views/login.js";
 import { renderKeys } from "./views/keys.js";
@@ -15,7 +16,7 @@ import { renderSetup } from "./views/setup.js";
 import { renderStyles } from "./views/styles.js";
 import { renderTilesets } from "./views/tilesets.js";
 
-setSections({ overview: renderOverview, tilesets: renderTilesets, styles: renderStyles, keys: renderKeys, members: renderMembers, fonts: renderFonts, setup: renderSetup, "new-org": renderNewOrg });
+setSections({ overview: renderOverview, tilesets: renderTilesets, styles: renderStyles, keys: renderKeys, members: renderMembers, fonts: renderFonts, elevation: renderElevation, setup: renderSetup, "new-org": renderNewOrg });
 onSessionEnded(showLogin);
 
 function startApp(session) {

@@ -1,7 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { decodeDemTile, decodeElevation, encodeDemTile, encodeElevation } from "../../../src/tiles/dem/encoding";
 import { InvalidSource } from "../../../src/tiles/errors";
+import { webpInfo } from "../../../src/tiles/dem/webp";
 import { encodePng } from "../../../src/sprites/png";
+import { encodeDemTileWebp } from "../../support/dem";
 
 describe("DEM RGB encodings", () => {
   test("terrarium and mapbox round-trip within their step (1/256 m, 0.1 m)", () => {
@@ -34,19 +36,53 @@ describe("DEM RGB encodings", () => {
     expect(decodeElevation(rgba[0]!, rgba[1]!, rgba[2]!, "mapbox")).toBe(-10000);
   });
 
-  test("a tile survives PNG encoding and decoding in both encodings", () => {
+  test("a tile survives PNG encoding and decoding in both encodings", async () => {
     const size = 16;
     const heights = Float32Array.from({ length: size * size }, (_, i) => 100 + i * 0.5);
     for (const enc of ["terrarium", "mapbox"] as const) {
-      const tile = decodeDemTile(encodeDemTile(heights, size, enc), enc, "t");
+      const tile = await decodeDemTile(encodeDemTile(heights, size, enc), enc, "t");
       expect(tile.size).toBe(size);
       for (let i = 0; i < heights.length; i++) expect(Math.abs(tile.heights[i]! - heights[i]!)).toBeLessThanOrEqual(0.05 + 1e-6);
     }
   });
 
-  test("non-PNG and non-square tiles are refused with the reason", () => {
-    expect(() => decodeDemTile(new Uint8Array([1, 2, 3]), "terrarium", "z/x/y")).toThrow(InvalidSource);
+  test("non-PNG and non-square tiles are refused with the reason", async () => {
+    await expect(decodeDemTile(new Uint8Array([1, 2, 3]), "terrarium", "z/x/y")).rejects.toThrow(InvalidSource);
     const wide = encodePng({ width: 4, height: 2, data: new Uint8Array(32) });
-    expect(() => decodeDemTile(wide, "terrarium", "z/x/y")).toThrow(/4x2 pixels; tiles must be square/);
+    await expect(decodeDemTile(wide, "terrarium", "z/x/y")).rejects.toThrow(/4x2 pixels; tiles must be square/);
+  });
+});
+
+describe("WebP DEM tiles", () => {
+  // Heights over the whole Terrarium range, so every byte of R, G and B takes many values.
+  const size = 64;
+  const heights = Float32Array.from({ length: size * size }, (_, i) => -400 + ((i * 7919) % 9000) + (i % 256) / 256);
+
+  test("lossless WebP decodes to the same heights as the PNG of the same tile, in both encodings", async () => {
+    for (const enc of ["terrarium", "mapbox"] as const) {
+      const webp = await encodeDemTileWebp(heights, size, enc);
+      expect(webpInfo(webp)).toEqual({ kind: "lossless", width: size, height: size });
+      const fromWebp = await decodeDemTile(webp, enc, "t");
+      const fromPng = await decodeDemTile(encodeDemTile(heights, size, enc), enc, "t");
+      expect(fromWebp.size).toBe(size);
+      expect([...fromWebp.heights]).toEqual([...fromPng.heights]);
+    }
+  });
+
+  test("lossy WebP is refused naming why, before any height is read", async () => {
+    const lossy = await encodeDemTileWebp(heights, size, "terrarium", { lossy: true });
+    expect(webpInfo(lossy)).toEqual({ kind: "lossy" });
+    await expect(decodeDemTile(lossy, "terrarium", "8/133/90")).rejects.toThrow(/8\/133\/90: lossy WebP DEM tiles are refused.*lossless WebP or PNG/);
+  });
+
+  test("truncated, headerless and oversized WebP tiles are refused, not crashed on", async () => {
+    const webp = await encodeDemTileWebp(heights, size, "terrarium");
+    await expect(decodeDemTile(webp.slice(0, 40), "terrarium", "t")).rejects.toThrow(/not a readable WebP DEM tile/);
+    const noImage = new Uint8Array([...new TextEncoder().encode("RIFF"), 4, 0, 0, 0, ...new TextEncoder().encode("WEBPJUNK"), 0, 0, 0, 0]);
+    await expect(decodeDemTile(noImage, "terrarium", "t")).rejects.toThrow(/no VP8L image chunk/);
+    // A VP8L header claiming 16384 x 16384 pixels (1 GiB of RGBA) is refused before libwebp allocates it.
+    const huge = webp.slice();
+    new DataView(huge.buffer).setUint32(21, 0x3fff | (0x3fff << 14), true);
+    await expect(decodeDemTile(huge, "terrarium", "t")).rejects.toThrow(/16384x16384 pixels, larger than 4096x4096/);
   });
 });

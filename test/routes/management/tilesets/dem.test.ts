@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { writeArrayBuffer } from "geotiff";
 import { makeTestApp, tempDir, type TestApp } from "../../../support/app";
 import { seedOrg, seedSession } from "../../../support/seed";
-import { demMbtiles, geotiffBytes, hgtBytes, ramp } from "../../../support/dem";
+import { demMbtiles, demWebpMbtiles, encodeDemTileWebp, geotiffBytes, hgtBytes, lonLatOfPixel, ramp } from "../../../support/dem";
 import { decodeDemTile, encodeDemTile } from "../../../../src/tiles/dem/encoding";
 import { PNG_1x1, createTileset, pmtiles, publish, upload, vectorTiles, waitForVersion, writeMbtiles, cities } from "./fixtures";
 
@@ -65,7 +65,7 @@ describe("importing DEM archives", () => {
     const tile = await t.fetch(tj.tiles[0].replace(t.baseUrl, "").replace("{z}/{x}/{y}", "8/133/90"));
     expect(tile.status).toBe(200);
     expect(tile.headers.get("content-type")).toBe("image/png");
-    const heights = decodeDemTile(new Uint8Array(await tile.arrayBuffer()), "terrarium", "tile");
+    const heights = await decodeDemTile(new Uint8Array(await tile.arrayBuffer()), "terrarium", "tile");
     expect(heights.size).toBe(256);
   });
 
@@ -79,6 +79,20 @@ describe("importing DEM archives", () => {
     const { slug, version } = await importReady(mbtilesFile("terrarium"));
     expect(version.encoding).toBeNull();
     expect((await tilejson(slug)).encoding).toBeUndefined();
+  });
+
+  test("an MBTiles of lossless WebP Terrain-RGB tiles becomes a DEM serving WebP tiles that decode to the heights", async () => {
+    const path = join(dir, "mapbox-webp.mbtiles");
+    await demWebpMbtiles(path, "mapbox", 8, ALPS, ramp);
+    const { slug, version } = await importReady(new Uint8Array(readFileSync(path)), "?encoding=mapbox");
+    expect(version).toMatchObject({ format: "webp", encoding: "mapbox" });
+    const tj = await tilejson(slug);
+    expect(tj).toMatchObject({ format: "webp", encoding: "mapbox", tileSize: 256 });
+    const tile = await t.fetch(tj.tiles[0].replace(t.baseUrl, "").replace("{z}/{x}/{y}", "8/133/90"));
+    expect(tile.headers.get("content-type")).toBe("image/webp");
+    const heights = (await decodeDemTile(new Uint8Array(await tile.arrayBuffer()), "mapbox", "tile")).heights;
+    const [lon, lat] = lonLatOfPixel(133 * 256 + 10, 90 * 256 + 20, 8, 256);
+    expect(Math.abs(heights[20 * 256 + 10]! - ramp(lon, lat))).toBeLessThan(0.06);
   });
 
   test("a PMTiles of Terrarium PNG tiles with encoding in a multipart field", async () => {
@@ -140,11 +154,19 @@ describe("bad DEM uploads", () => {
     await expectRefused(geojson.res, 422, /encoding=mapbox is for raster-DEM data.*this upload is geojson/);
   });
 
-  test("WebP DEM tiles are refused at once: there is no WebP decoder for lookups", async () => {
-    const webp = new Uint8Array([...new TextEncoder().encode("RIFF"), 0, 0, 0, 0, ...new TextEncoder().encode("WEBPVP8 "), 0, 0, 0, 0]);
-    const archive = pmtiles([[0, 0, 0, webp]], { tileType: 4, tileCompression: 1, metadata: {}, bounds: [-180, -85, 180, 85], minzoom: 0, maxzoom: 0 });
-    const { res } = await importInto(archive, "?encoding=terrarium");
-    await expectRefused(res, 422, /WebP DEM tiles are not supported.*convert the tiles to PNG/);
+  test("lossy WebP DEM tiles: 422 at once in an MBTiles, a failed version naming why in a PMTiles", async () => {
+    const path = join(dir, "lossy.mbtiles");
+    await demWebpMbtiles(path, "terrarium", 6, ALPS, ramp, { lossy: true });
+    const { res } = await importInto(new Uint8Array(readFileSync(path)), "?encoding=terrarium");
+    const body = await expectRefused(res, 422, /upload: its WebP tiles are lossy.*encode them as lossless WebP or PNG/);
+    expect(body.error.code).toBe("INVALID_SOURCE_DATA");
+    const lossy = await encodeDemTileWebp(new Float32Array(256 * 256).fill(321), 256, "terrarium", { lossy: true });
+    const archive = pmtiles([[0, 0, 0, lossy]], { tileType: 4, tileCompression: 1, metadata: {}, bounds: [-180, -85, 180, 85], minzoom: 0, maxzoom: 0 });
+    const pm = await importInto(archive, "?encoding=terrarium");
+    expect(pm.res.status).toBe(202);
+    const v = await waitForVersion(t, "acme", pm.slug, 1, headers);
+    expect(v).toMatchObject({ state: "failed", archive_format: null });
+    expect(v.error).toMatch(/a tile: lossy WebP DEM tiles are refused/);
   });
 
   test("an .hgt without its corner in the name is 422; without any name it is not recognised (415)", async () => {

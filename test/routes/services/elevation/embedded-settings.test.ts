@@ -31,7 +31,8 @@ describe("settings", () => {
     expect(refused({ ELEVATION: "srtm" })).toMatchObject({ setting: "ELEVATION", message: expect.stringContaining("one of auto, opentopodata, embedded, off") });
     for (const bad of ["acme", "acme/srtm/v1", "Acme/srtm", "acme/", "../x"]) expect(refused({ ELEVATION_TILESET: bad }).setting).toBe("ELEVATION_TILESET");
     expect(refused({ ELEVATION: "opentopodata" }).message).toContain("needs ELEVATION_INTERNAL_URL");
-    expect(refused({ ELEVATION: "embedded" }).message).toContain("needs ELEVATION_TILESET");
+    // Without ELEVATION_TILESET the DEM is the one an admin chooses in the console.
+    expect(loadConfig({ ELEVATION: "embedded" })).toMatchObject({ elevation: "embedded", elevationTileset: null });
   });
 
   test("which backend each mode chooses", () => {

@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeTestApp, tempDir, type TestApp } from "../../../support/app";
 import { seedKey, seedOrg, seedSession } from "../../../support/seed";
-import { demMbtiles, geotiffBytes, hgtBytes, lonLatOfPixel, ramp, type HeightAt } from "../../../support/dem";
+import { demMbtiles, demWebpMbtiles, geotiffBytes, hgtBytes, lonLatOfPixel, ramp, type HeightAt } from "../../../support/dem";
 import { encodeDemTile } from "../../../../src/tiles/dem/encoding";
 import { createTileset, publish, upload, waitForVersion, writeMbtiles, vectorTiles, cities } from "../../management/tilesets/fixtures";
 
@@ -71,7 +71,7 @@ describe("until the DEM tileset is usable", () => {
     const res = await get("/elevation/v1/7.5,46.5");
     expect(res.status).toBe(503);
     expect((await res.json()).error.code).toBe("ELEVATION_NOT_CONFIGURED");
-    expect(await health()).toMatchObject({ status: "down", backend: "embedded", detail: "ELEVATION_TILESET acme/dem does not exist" });
+    expect(await health()).toMatchObject({ status: "down", backend: "embedded", detail: "the DEM tileset acme/dem does not exist" });
     const check = await preflightCheck();
     expect(check.status).toBe("fail");
     expect(check.fix).toContain("Create the tileset acme/dem");
@@ -79,7 +79,7 @@ describe("until the DEM tileset is usable", () => {
 
   test("an unpublished tileset, then a vector one, are named as such", async () => {
     await createTileset(t, "acme", admin, { slug: "dem", attribution: "Test DEM (CC0)" });
-    expect((await health()).detail).toBe("ELEVATION_TILESET acme/dem has no published version");
+    expect((await health()).detail).toBe("the DEM tileset acme/dem has no published version");
     expect((await preflightCheck()).fix).toContain("Publish a ready version of acme/dem");
     const path = join(dir, "vector.mbtiles");
     writeMbtiles(path, vectorTiles(await cities(10), "cities", 1), { format: "pbf" });
@@ -170,6 +170,18 @@ describe("replacing the DEM", () => {
     // A quarter of the way from the west pixel centre to the east one, half way south: 125 m.
     const [lon, lat] = lonLatOfPixel(0.25, 0.5, 0, 2).map((v) => Math.round(v * 1e7) / 1e7) as [number, number];
     expect(await lookup([[lon, lat]])).toEqual([125]);
+  });
+
+  test("a Terrarium MBTiles of lossless WebP tiles answers within 0.5 m at random points, as its PNG twin does", async () => {
+    const path = join(dir, "terrarium-webp.mbtiles");
+    await demWebpMbtiles(path, "terrarium", 10, ALPS, ramp, { declareEncoding: true });
+    await publishDem(new Uint8Array(readFileSync(path)));
+    const points = randomPoints(40, 11);
+    const got = await lookup(points);
+    got.forEach((h, i) => expect(Math.abs(h - ramp(points[i]![0], points[i]![1]))).toBeLessThan(0.5));
+    expect((await (await t.fetch("/tiles/v1/acme/dem.json")).json()).format).toBe("webp");
+    await publishDem(demArchive("terrarium"));
+    expect(await lookup(points)).toEqual(got);
   });
 
   test("a DEM built from an .hgt answers within 0.5 m at random points", async () => {
