@@ -1,0 +1,99 @@
+// The hot public reads (tiles, TileJSON, style JSON, sprites, glyph ranges, /health) served from Bun's
+// own `routes` table, beside Elysia: the same read/ functions, with every convention the Elysia path
+// applies to them done here through the same functions (request-rules.ts): request id, security and
+// CORS headers, header size and path checks, viewer resolution, the error envelope, HEAD, metrics and
+// the access-log line. Each fast route doubles one Elysia GET route, its twin, whose facts (CORS kind,
+// metric group) and params schema it takes, so OpenAPI keeps documenting it from there. What a fast
+// route does not answer itself goes to Elysia: other methods (preflights, 405) never reach it (Bun
+// hands them to `fetch`), and params its twin's schema refuses are passed on for Elysia's own 400.
+import { TypeCompiler } from "@sinclair/typebox/compiler";
+import type { TSchema } from "@sinclair/typebox";
+import type { BunRequest } from "bun";
+import type { Logger } from "../log";
+import type { ReadAnswer } from "../read/answer";
+import type { RequestObserver } from "./conventions";
+import { corsHeaders } from "./cors";
+import { acceptRequestId } from "./request-context";
+import { checkRequestLine, ERROR_CONTENT_TYPE, logRequest, mapAndLogError, readRequestHeaders, safePathname } from "./request-rules";
+import { factsOf } from "./route-facts";
+
+/** One hot read: `path` is the path of its Elysia twin (a GET route), in Elysia's and Bun's syntax alike. */
+export interface FastRead {
+  path: string;
+  /** Answers the request; `params` are the path parameters, already checked against the twin's schema. */
+  answer(params: Record<string, string>, request: Request): ReadAnswer | Promise<ReadAnswer>;
+}
+
+/** What Elysia knows of a route (its `app.routes` entries). */
+export interface TwinRoute {
+  method: string;
+  path: string;
+  hooks?: unknown;
+}
+
+export interface FastRouteDeps {
+  log: Logger;
+  observe?: RequestObserver;
+  /** headers every answer starts with (a cluster worker's X-Mapstead-Worker) */
+  fixedHeaders?: Record<string, string>;
+  /** Elysia's routes: every fast route must have its twin among them */
+  twins: readonly TwinRoute[];
+  /** Elysia's own handling of a request, for what a fast route leaves to it */
+  elysia: (request: Request) => Response | Promise<Response>;
+}
+
+type BunHandler = (request: BunRequest) => Response | Promise<Response>;
+
+const NOSNIFF = "nosniff";
+
+export function fastRoutes(reads: readonly FastRead[], deps: FastRouteDeps): Record<string, { GET: BunHandler }> {
+  const table: Record<string, { GET: BunHandler }> = {};
+  for (const read of reads) {
+    const twin = deps.twins.find((r) => r.method === "GET" && r.path === read.path);
+    if (!twin) throw new Error(`fast route ${read.path} has no Elysia twin (a GET route with the same path)`);
+    table[read.path] = { GET: fastHandler(read, twin, deps) };
+  }
+  return table;
+}
+
+function fastHandler(read: FastRead, twin: TwinRoute, deps: FastRouteDeps): BunHandler {
+  const { log, observe, fixedHeaders, elysia } = deps;
+  const facts = factsOf(twin);
+  const paramsSchema = (twin.hooks as { params?: TSchema } | undefined)?.params;
+  const paramsOk = paramsSchema ? TypeCompiler.Compile(paramsSchema) : null;
+
+  // Bun sends HEAD here too, and drops the body itself (keeping the GET's Content-Length), as it does
+  // for Elysia's answers.
+  return async (request) => {
+    const startedAt = performance.now();
+    const path = safePathname(request);
+    const seen = readRequestHeaders(request);
+    const params = request.params as Record<string, string>;
+    if (paramsOk && !paramsOk.Check(params)) return elysia(request);
+    const id = acceptRequestId(seen.requestId);
+    const headers: Record<string, string> = fixedHeaders ? { ...fixedHeaders } : {};
+    headers["x-request-id"] = id;
+    headers["x-content-type-options"] = NOSNIFF;
+    if (facts.cors !== "none") Object.assign(headers, corsHeaders(facts.cors, seen.origin));
+    let status: number;
+    let body: ReadAnswer["body"];
+    try {
+      checkRequestLine(seen, path);
+      const pending = read.answer(params, request);
+      const a = pending instanceof Promise ? await pending : pending;
+      Object.assign(headers, a.headers);
+      status = a.status;
+      body = a.body;
+    } catch (error) {
+      const mapped = mapAndLogError("", error, request, log, id);
+      if (mapped.headers) Object.assign(headers, mapped.headers);
+      headers["content-type"] = ERROR_CONTENT_TYPE;
+      status = mapped.status;
+      body = request.method === "HEAD" ? null : JSON.stringify(mapped.body);
+    }
+    const ms = performance.now() - startedAt;
+    observe?.(facts.group, request.method, status, ms);
+    logRequest(log, request.method, path, status, ms, id);
+    return new Response(body as BodyInit | null, { status, headers });
+  };
+}
