@@ -49,6 +49,8 @@ export function fastRoutes(reads: readonly FastRead[], deps: FastRouteDeps): Rec
   for (const read of reads) {
     const twin = deps.twins.find((r) => r.method === "GET" && r.path === read.path);
     if (!twin) throw new Error(`fast route ${read.path} has no Elysia twin (a GET route with the same path)`);
+    // Service routes echo the caller's origin and bill calls: they stay with Elysia.
+    if (factsOf(twin).cors === "service") throw new Error(`fast route ${read.path}: service routes are not served on the fast path`);
     table[read.path] = { GET: fastHandler(read, twin, deps) };
   }
   return table;
@@ -68,8 +70,13 @@ function fastHandler(read: FastRead, twin: TwinRoute, deps: FastRouteDeps): BunH
   const facts = factsOf(twin);
   const paramsSchema = (twin.hooks as { params?: TSchema } | undefined)?.params;
   const paramsOk = paramsSchema ? TypeCompiler.Compile(paramsSchema) : null;
-  // The headers every answer of this route starts with; copying them is cheaper than building them.
-  const start = new Headers({ ...fixedHeaders, "x-content-type-options": "nosniff", ...(facts.cors === "public" ? corsHeaders("public", null) : {}) });
+  // The headers every answer of this route starts with: copying them, then appending the answer's own
+  // (cheaper than set(), which searches), costs less than building them (measured: bench/ and the
+  // CPU profile of a TileJSON load).
+  const startInit: Record<string, string> = { ...fixedHeaders, "x-content-type-options": "nosniff", ...(facts.cors === "public" ? corsHeaders("public", null) : {}) };
+  const start = new Headers(startInit);
+  const startNames = new Set(Object.keys(startInit));
+  const put = (headers: Headers, name: string, value: string) => (startNames.has(name) ? headers.set(name, value) : headers.append(name, value));
 
   const send = (f: InFlight, status: number, body: ReadAnswer["body"]): Response => {
     const ms = performance.now() - f.startedAt;
@@ -80,13 +87,13 @@ function fastHandler(read: FastRead, twin: TwinRoute, deps: FastRouteDeps): BunH
   // Bun sends HEAD here too, and drops the body itself (keeping the GET's Content-Length), as it does
   // for Elysia's answers.
   const answered = (f: InFlight, a: ReadAnswer): Response => {
-    for (const name in a.headers) f.headers.set(name, a.headers[name]!);
+    for (const name in a.headers) put(f.headers, name, a.headers[name]!);
     return send(f, a.status, a.body);
   };
   const failed = (f: InFlight, error: unknown): Response => {
     const mapped = mapAndLogError("", error, f.request, log, f.id);
-    if (mapped.headers) for (const name in mapped.headers) f.headers.set(name, mapped.headers[name]!);
-    f.headers.set("content-type", ERROR_CONTENT_TYPE);
+    if (mapped.headers) for (const name in mapped.headers) put(f.headers, name, mapped.headers[name]!);
+    put(f.headers, "content-type", ERROR_CONTENT_TYPE);
     return send(f, mapped.status, f.request.method === "HEAD" ? null : JSON.stringify(mapped.body));
   };
 
@@ -97,8 +104,7 @@ function fastHandler(read: FastRead, twin: TwinRoute, deps: FastRouteDeps): BunH
     if (paramsOk && !paramsOk.Check(params)) return elysia(request);
     const seen = readRequestHeaders(request);
     const f: InFlight = { request, path: safePathname(request), id: acceptRequestId(seen.requestId), headers: new Headers(start), startedAt };
-    f.headers.set("x-request-id", f.id);
-    if (facts.cors === "service") for (const [name, value] of Object.entries(corsHeaders("service", seen.origin))) f.headers.set(name, value);
+    f.headers.append("x-request-id", f.id);
     try {
       checkRequestLine(seen, f.path);
       const pending = read.answer(params, request);

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createApp, type App } from "../../src/app";
 import { fastRoutes } from "../../src/http/fast-routes";
+import { factsOf } from "../../src/http/route-facts";
 import { createLogger } from "../../src/log";
 import { fastReads } from "../../src/routes/public/fast-reads";
 import { freePort, makeTestApp, type TestApp } from "../support/app";
@@ -25,6 +26,8 @@ const logLines: string[] = [];
 const fastCalls = new Map<string, number>();
 let readKey: string;
 let otherKey: string;
+let expiredKey: string;
+let originKey: string;
 let cookie: string;
 let tileEtag: string;
 let styleEtag: string;
@@ -45,6 +48,10 @@ beforeAll(async () => {
   cookie = session.cookie;
   readKey = seedKey(t.ctx, org.id, ["maps:read"]).secret;
   otherKey = seedKey(t.ctx, other.id, ["maps:read"]).secret;
+  const expiring = seedKey(t.ctx, org.id, ["maps:read"], { expiresAt: Date.now() + 60_000 });
+  t.ctx.sqlite.query("UPDATE api_keys SET expires_at = ? WHERE id = ?").run(Date.now() - 60_000, expiring.id);
+  expiredKey = expiring.secret;
+  originKey = seedKey(t.ctx, org.id, ["maps:read"], { allowedOrigins: ["https://maps.example.org"] }).secret;
 
   const world = JSON.stringify(countries());
   for (const [slug, visibility] of [["world", "public"], ["secret", "private"]] as const) {
@@ -118,6 +125,10 @@ const cases: [string, string, string, () => Record<string, string>, number][] = 
   ["TileJSON private with a maps:read key", "GET", "/tiles/v1/acme/secret.json", () => ({ "x-api-key": readKey }), 200],
   ["TileJSON private with another org's key", "GET", "/tiles/v1/acme/secret.json", () => ({ "x-api-key": otherKey }), 404],
   ["TileJSON private with a session", "GET", "/tiles/v1/acme/secret@1.json", () => ({ cookie }), 200],
+  ["TileJSON private with an expired key", "GET", "/tiles/v1/acme/secret.json", () => ({ "x-api-key": expiredKey }), 404],
+  ["TileJSON private with an origin-bound key, right origin", "GET", "/tiles/v1/acme/secret.json", () => ({ "x-api-key": originKey, origin: "https://maps.example.org" }), 200],
+  ["TileJSON private with an origin-bound key, other origin", "GET", "/tiles/v1/acme/secret.json", () => ({ "x-api-key": originKey, origin: "https://evil.example" }), 404],
+  ["TileJSON private, a key in the query is no key", "GET", "/tiles/v1/acme/secret.json?api_key=msk_nope&key=x", () => anon, 404],
   ["TileJSON with a malformed key", "GET", "/tiles/v1/acme/world.json", () => ({ "x-api-key": "not-a-key" }), 200],
   ["TileJSON owner too long (schema)", "GET", `/tiles/v1/${"a".repeat(201)}/world.json`, () => anon, 400],
   ["TileJSON HEAD", "HEAD", "/tiles/v1/acme/world.json", () => anon, 200],
@@ -156,6 +167,7 @@ const cases: [string, string, string, () => Record<string, string>, number][] = 
   ["sprite png @2x", "GET", "/styles/v1/acme/streets@1/sprite@2x.png", () => anon, 200],
   ["sprite private without a key", "GET", "/styles/v1/acme/hidden/sprite.json", () => anon, 404],
   ["sprite private with a key", "GET", "/styles/v1/acme/hidden/sprite.png", () => ({ "x-api-key": readKey }), 200],
+  ["raster TileJSON of a style is not taken for a sprite file", "GET", "/styles/v1/acme/streets/tiles.json", () => anon, 200],
   ["sprite unknown file", "GET", "/styles/v1/acme/streets/sprite.gif", () => anon, 404],
   ["glyphs", "GET", "/fonts/v1/Noto%20Sans%20Regular/0-255.pbf", () => anon, 200],
   ["glyphs fontstack", "GET", "/fonts/v1/Noto%20Sans%20Bold,Noto%20Sans%20Regular/256-511.pbf", () => anon, 200],
@@ -238,5 +250,12 @@ describe("twins", () => {
   test("a fast route without an Elysia twin is refused when the app is built", () => {
     const reads = [{ path: "/tiles/v1/:owner/:name/:z/:x/:y/extra", answer: () => ({ status: 200, headers: {}, body: null }) }];
     expect(() => fastRoutes(reads, { log: t.ctx.log, twins: fast.routes, elysia: () => new Response() })).toThrow("no Elysia twin");
+  });
+
+  test("a key-protected service route (origin echo, billing) cannot be put on the fast path", () => {
+    const service = fast.routes.find((r) => r.method === "GET" && factsOf(r).cors === "service")!;
+    expect(service).toBeDefined();
+    const reads = [{ path: service.path, answer: () => ({ status: 200, headers: {}, body: null }) }];
+    expect(() => fastRoutes(reads, { log: t.ctx.log, twins: fast.routes, elysia: () => new Response() })).toThrow("service routes");
   });
 });
