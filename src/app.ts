@@ -36,7 +36,7 @@ export interface AppOptions {
   fixedHeaders?: Record<string, string>;
   /**
    * Serve the hot public reads from Bun's `routes` table when listening (src/http/fast-routes.ts);
-   * off only where a test needs their Elysia twins over a socket.
+   * off only to serve their Elysia twins over a socket (the twin test, the benches' Elysia-only figure).
    */
   fastPath?: boolean;
 }
