@@ -2,10 +2,11 @@
 // own `routes` table, beside Elysia: the same read/ functions, with every convention the Elysia path
 // applies to them done here through the same functions (request-rules.ts): request id, security and
 // CORS headers, the path check, viewer resolution, the error envelope, HEAD, metrics and the access-log
-// line (oversized headers never get here: Bun answers them 431 itself). Each fast route doubles one Elysia GET route, its twin, whose facts (CORS kind,
-// metric group) and params schema it takes, so OpenAPI keeps documenting it from there. What a fast
-// route does not answer itself goes to Elysia: other methods (preflights, 405) never reach it (Bun
-// hands them to `fetch`), and params its twin's schema refuses are passed on for Elysia's own 400.
+// line (oversized headers never get here: Bun answers them 431 itself). Each fast route doubles one
+// Elysia GET route, its twin, whose facts (CORS kind, metric group) and params schema it takes, so the
+// OpenAPI keeps documenting it from there. What a fast route does not answer itself goes to Elysia:
+// other methods (preflights, 405) never reach it (Bun hands them to `fetch`), and params its twin's
+// schema refuses are passed on for Elysia's own 400.
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import type { TSchema } from "@sinclair/typebox";
 import type { BunRequest } from "bun";
