@@ -68,12 +68,18 @@ export function batchedWriter(fd: number): { write(line: string, urgent: boolean
 
 let stdoutWriter: ReturnType<typeof batchedWriter> | null = null;
 
-export function createLogger(level: LogLevel, write?: (line: string) => void): Logger {
+/**
+ * `base` fields go on every line (a cluster's HTTP workers add `worker`, so each access-log line says
+ * which worker answered).
+ */
+export function createLogger(level: LogLevel, write?: (line: string) => void, base?: Record<string, string | number>): Logger {
   const min = ORDER[level];
   const out = write ? { write: (l: string) => write(l), flush: () => {} } : (stdoutWriter ??= batchedWriter(1));
+  // Lines written pre-serialized get the base fields spliced in before their closing brace.
+  const suffix = base && Object.keys(base).length ? `,${JSON.stringify(base).slice(1)}` : "}";
   const emit = (lvl: LogLevel, msg: string, fields?: Record<string, unknown>) => {
     if (ORDER[lvl] < min) return;
-    out.write(JSON.stringify({ time: isoNow(), level: lvl, msg, ...fields }), ORDER[lvl] >= ORDER.warn);
+    out.write(JSON.stringify({ time: isoNow(), level: lvl, msg, ...base, ...fields }), ORDER[lvl] >= ORDER.warn);
   };
   return {
     debug: (m, f) => emit("debug", m, f),
@@ -82,7 +88,7 @@ export function createLogger(level: LogLevel, write?: (line: string) => void): L
     error: (m, f) => emit("error", m, f),
     enabled: (lvl) => ORDER[lvl] >= min,
     writeLine: (lvl, json) => {
-      if (ORDER[lvl] >= min) out.write(json, ORDER[lvl] >= ORDER.warn);
+      if (ORDER[lvl] >= min) out.write(suffix === "}" ? json : json.slice(0, -1) + suffix, ORDER[lvl] >= ORDER.warn);
     },
     flush: () => out.flush(),
   };

@@ -6,6 +6,7 @@
 import type { Subprocess } from "bun";
 import type { AppContext } from "../context";
 import { createRateLimiter } from "../domain/accounts/rate-limit";
+import { releaseClaimsOf } from "../domain/idempotency/service";
 import type { Services } from "../services";
 import { createCounterHub } from "./counter-hub";
 import { WORKER_ARG, type ToSupervisor, type ToWorker } from "./protocol";
@@ -88,6 +89,16 @@ export function startCluster(ctx: AppContext, services: Services): Cluster {
     }
   }
 
+  /** A worker that exits mid-request (killed, crashed) leaves its Idempotency-Key claims unfinished. */
+  function freeClaims(pid: number, worker: number) {
+    try {
+      const freed = releaseClaimsOf(ctx.sqlite, pid);
+      if (freed) log.warn("freed the unfinished Idempotency-Key claims of an exited worker", { worker, claims: freed });
+    } catch (err) {
+      log.error("could not free an exited worker's Idempotency-Key claims", { worker, error: String(err) });
+    }
+  }
+
   function spawn(slot: WorkerSlot) {
     slot.startedAt = Date.now();
     const proc = Bun.spawn(workerCommand(), {
@@ -100,6 +111,7 @@ export function startCluster(ctx: AppContext, services: Services): Cluster {
     proc.send({ t: "start", worker: slot.n, config } satisfies ToWorker);
     void proc.exited.then((code) => {
       if (slot.proc === proc) slot.proc = null;
+      freeClaims(proc.pid, slot.n);
       if (stopping) return;
       if (!allReady) {
         settleReady.reject(new Error(`worker ${slot.n} exited with code ${code} while starting`));

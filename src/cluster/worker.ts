@@ -35,7 +35,7 @@ export async function runWorker(): Promise<number> {
   }
   const start = await nextMessage("start");
   const config: Readonly<Config> = Object.freeze(start.config);
-  const log = createLogger(config.logLevel);
+  const log = createLogger(config.logLevel, undefined, { worker: start.worker });
   const ctx = createContext(config, openDatabase(config.dataDir), log);
   const counters = createSharedCounters(ctx, send);
   ctx.onShutdown(() => counters.stop());

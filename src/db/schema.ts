@@ -201,6 +201,8 @@ export const idempotencyRecords = sqliteTable(
     key: text("key").notNull(),
     requestHash: text("request_hash").notNull(),
     state: text("state", { enum: ["in_progress", "done"] }).notNull(),
+    /** the claiming process (its pid) while in progress: a cluster's supervisor frees the claims of a worker that died */
+    owner: integer("owner"),
     status: integer("status"),
     responseBody: text("response_body"),
     createdAt: integer("created_at").notNull().$defaultFn(now),

@@ -43,14 +43,14 @@ export function createIdempotencyStore(sqlite: Database, log: Logger, opts: { re
   const find = sqlite.query<{ request_hash: string; state: string; status: number | null; response_body: string | null; expires_at: number }, [string, string]>(
     "SELECT request_hash, state, status, response_body, expires_at FROM idempotency_records WHERE caller = ? AND key = ?",
   );
-  const claim = sqlite.query<unknown, [string, string, string, number, number]>(
-    `INSERT INTO idempotency_records (caller, key, request_hash, state, created_at, expires_at) VALUES (?, ?, ?, 'in_progress', ?, ?)
+  const claim = sqlite.query<unknown, [string, string, string, number, number, number]>(
+    `INSERT INTO idempotency_records (caller, key, request_hash, state, created_at, expires_at, owner) VALUES (?, ?, ?, 'in_progress', ?, ?, ?)
      ON CONFLICT (caller, key) DO UPDATE SET request_hash = excluded.request_hash, state = 'in_progress', status = NULL, response_body = NULL,
-       created_at = excluded.created_at, expires_at = excluded.expires_at
+       created_at = excluded.created_at, expires_at = excluded.expires_at, owner = excluded.owner
      WHERE idempotency_records.expires_at <= excluded.created_at`,
   );
   const finish = sqlite.query<unknown, [number, string, number, string, string]>(
-    "UPDATE idempotency_records SET state = 'done', status = ?, response_body = ?, expires_at = ? WHERE caller = ? AND key = ? AND state = 'in_progress'",
+    "UPDATE idempotency_records SET state = 'done', status = ?, response_body = ?, expires_at = ?, owner = NULL WHERE caller = ? AND key = ? AND state = 'in_progress'",
   );
   const release = sqlite.query<unknown, [string, string]>("DELETE FROM idempotency_records WHERE caller = ? AND key = ? AND state = 'in_progress'");
   const purgeExpired = sqlite.query<unknown, [number]>("DELETE FROM idempotency_records WHERE expires_at <= ?");
@@ -61,7 +61,7 @@ export function createIdempotencyStore(sqlite: Database, log: Logger, opts: { re
   /** Claims the key for this request, or says why not (replay or 409). Synchronous, hence atomic. */
   function begin(caller: string, key: string, hash: string): Begin {
     const t = now();
-    const inserted = claim.run(caller, key, hash, t, t + retentionMs);
+    const inserted = claim.run(caller, key, hash, t, t + retentionMs, process.pid);
     if (inserted.changes === 1) return { kind: "new" };
     const row = find.get(caller, key);
     if (!row) throw new Conflict("A request with this Idempotency-Key is still being processed; retry shortly", "IDEMPOTENCY_IN_PROGRESS", { "retry-after": "1" });
@@ -102,3 +102,11 @@ export function createIdempotencyStore(sqlite: Database, log: Logger, opts: { re
 }
 
 export type IdempotencyStore = ReturnType<typeof createIdempotencyStore>;
+
+/**
+ * Frees the claims a process left unfinished when it died (a cluster's supervisor calls this when a
+ * worker exits), so their keys can be retried at once instead of answering 409 IN_PROGRESS for a week.
+ */
+export function releaseClaimsOf(sqlite: Database, pid: number): number {
+  return sqlite.query("DELETE FROM idempotency_records WHERE state = 'in_progress' AND owner = ?").run(pid).changes;
+}

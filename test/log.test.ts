@@ -1,0 +1,25 @@
+// The JSON-lines logger: base fields (a cluster worker's number) reach both the lines it serializes and
+// the pre-serialized access-log lines.
+import { describe, expect, test } from "bun:test";
+import { createLogger } from "../src/log";
+
+describe("logger base fields", () => {
+  test("every line carries the base fields, pre-serialized ones too", () => {
+    const lines: string[] = [];
+    const log = createLogger("info", (l) => lines.push(l), { worker: 3 });
+    log.info("hello", { a: 1 });
+    log.writeLine("info", `{"msg":"request","status":200}`);
+    log.debug("dropped");
+    expect(lines.map((l) => JSON.parse(l))).toEqual([
+      { time: expect.any(String), level: "info", msg: "hello", worker: 3, a: 1 },
+      { msg: "request", status: 200, worker: 3 },
+    ]);
+  });
+
+  test("without base fields lines are written as given", () => {
+    const lines: string[] = [];
+    const log = createLogger("info", (l) => lines.push(l));
+    log.writeLine("info", `{"msg":"request"}`);
+    expect(lines).toEqual([`{"msg":"request"}`]);
+  });
+});
