@@ -48,11 +48,6 @@ export function readRequestHeaders(request: Request): RequestHeaders {
 /** Refuses oversized headers (431) and a path that is not valid percent-encoded UTF-8 (400). */
 export function checkRequestLine(seen: RequestHeaders, pathname: string): void {
   if (seen.bytes > MAX_HEADER_BYTES) throw new AppError(431, "BAD_REQUEST", `Request headers exceed ${MAX_HEADER_BYTES} bytes`);
-  checkPathEncoding(pathname);
-}
-
-/** Refuses a path that is not valid percent-encoded UTF-8 (400). */
-export function checkPathEncoding(pathname: string): void {
   if (pathname.includes("%")) {
     try {
       decodeURIComponent(pathname);
