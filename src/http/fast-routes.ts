@@ -6,8 +6,9 @@
 // metric group) and params schema it takes, so the OpenAPI keeps documenting it from there. What a
 // fast route does not answer itself goes to Elysia: other methods (preflights, 405) never reach it (Bun
 // hands them to `fetch`), and params its twin's schema refuses are passed on for Elysia's own 400.
-import { TypeCompiler } from "@sinclair/typebox/compiler";
-import type { TSchema } from "@sinclair/typebox";
+// TypeBox as Elysia ships it (no second copy to keep in step): the twin's params schema is one of its.
+import { TypeCompiler } from "elysia/type-system";
+import type { TSchema } from "elysia";
 import type { BunRequest } from "bun";
 import type { Logger } from "../log";
 import type { ReadAnswer } from "../read/answer";
