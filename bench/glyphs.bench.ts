@@ -2,7 +2,7 @@
 // - cold build of Noto Sans Regular 0-255 (font parse + SDF of every glyph + PBF), the first one in a
 //   fresh process (JIT cold) and the median of fresh builds (new font parse each time) (< 150 ms);
 // - warm range throughput over HTTP (served from the in-memory cache) as a ratio to a bare Bun.serve
-//   answering the same bytes (>= 0.7).
+//   answering the same bytes (issue 9: >= 0.8), alternating rounds, median of the per-round ratios.
 import { BUILTIN_FONTS } from "../src/domain/fonts/builtin";
 import { buildRangePbf, parseFont } from "../src/glyphs";
 import { serveTestApp } from "../test/support/app";
@@ -32,26 +32,44 @@ const app = await serveTestApp();
 try {
   const paths = ["/fonts/v1/Noto%20Sans%20Regular/0-255.pbf", "/fonts/v1/Noto%20Sans%20Regular/256-511.pbf", "/fonts/v1/Noto%20Sans%20Bold/0-255.pbf", "/fonts/v1/Noto%20Sans%20Regular/1024-1279.pbf"];
   for (const p of paths) if ((await app.fetch(p)).status !== 200) throw new Error(`warm-up of ${p} failed`);
-  const body = new Uint8Array(await (await app.fetch(paths[0]!)).arrayBuffer());
+  const bodies = new Map<string, Uint8Array<ArrayBuffer>>();
+  for (const p of paths) bodies.set(p, new Uint8Array(await (await app.fetch(p)).arrayBuffer()));
+  const body = bodies.get(paths[0]!)!;
+  console.log(`  range sizes: ${paths.map((p) => `${p.slice(10)} ${bodies.get(p)!.length} bytes`).join(", ")}`);
   const bare = bareConstantServer(body, { "content-type": "application/x-protobuf" });
+  // The mixed paths differ in size: their baseline answers each path with its own bytes.
+  const bareByPath = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch: (req) => new Response(bodies.get(req.url.slice(req.url.indexOf("/", 8))), { headers: { "content-type": "application/x-protobuf" } }),
+  });
+  const bareByPathUrl = `http://127.0.0.1:${bareByPath.port}`;
   try {
     await wrk(bare.url, { durationS: 1 });
-    const base = await wrk(bare.url, { durationS: DURATION_S });
     await wrk(app.baseUrl + paths[0], { durationS: 1 });
-    const one = await wrk(app.baseUrl + paths[0], { durationS: DURATION_S });
-    // wrk's Lua path picking costs wrk time too: the mixed run is compared with the bare server driven
-    // by the same script.
-    const baseMixed = await wrk(bare.url, { durationS: DURATION_S, paths });
-    const mixed = await wrk(app.baseUrl, { durationS: DURATION_S, paths });
-    wrkLine(`bare Bun.serve constant (${body.length} bytes)`, base);
-    wrkLine("warm range 0-255", one);
-    wrkLine("bare Bun.serve constant, random paths script", baseMixed);
-    wrkLine("warm ranges, 4 mixed (two fonts, three ranges)", mixed);
-    if (one.non2xx || mixed.non2xx) console.log(`  warning: non-2xx answers from the app`);
-    report("warm glyph range throughput / bare Bun.serve", one.rps / base.rps, "ratio", ">= 0.7");
-    report("warm mixed glyph ranges throughput / bare Bun.serve", mixed.rps / baseMixed.rps, "ratio", ">= 0.7");
+    const oneRatios: number[] = [];
+    const mixedRatios: number[] = [];
+    for (let round = 0; round < (QUICK ? 1 : 3); round++) {
+      const base = await wrk(bare.url, { durationS: DURATION_S });
+      const one = await wrk(app.baseUrl + paths[0], { durationS: DURATION_S });
+      // wrk's Lua path picking costs wrk time too: the mixed run is compared with the bare server driven
+      // by the same script.
+      const baseMixed = await wrk(bareByPathUrl, { durationS: DURATION_S, paths });
+      const mixed = await wrk(app.baseUrl, { durationS: DURATION_S, paths });
+      console.log(`  round ${round + 1}:`);
+      wrkLine(`  bare Bun.serve constant (${body.length} bytes)`, base);
+      wrkLine("  warm range 0-255", one);
+      wrkLine("  bare Bun.serve, each path's bytes, random paths script", baseMixed);
+      wrkLine("  warm ranges, 4 mixed (two fonts, three ranges)", mixed);
+      if (one.non2xx || mixed.non2xx) console.log(`  warning: non-2xx answers from the app`);
+      oneRatios.push(one.rps / base.rps);
+      mixedRatios.push(mixed.rps / baseMixed.rps);
+    }
+    report("warm glyph range throughput ratio vs bare constant response", median(oneRatios), "x", ">= 0.8");
+    report("warm mixed glyph ranges throughput ratio vs bare constant response", median(mixedRatios), "x", ">= 0.8");
   } finally {
     bare.stop();
+    bareByPath.stop(true);
   }
 } finally {
   await app.close();

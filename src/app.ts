@@ -5,6 +5,8 @@ import { Elysia } from "elysia";
 import { authPlugin } from "./http/auth";
 import { conventions } from "./http/conventions";
 import { routeTableFrom } from "./http/route-facts";
+import { fastRoutes } from "./http/fast-routes";
+import { fastReads } from "./routes/public/fast-reads";
 import type { Services } from "./services";
 import { docsModule } from "./routes/ops/docs";
 import { healthModule } from "./routes/ops/health";
@@ -30,12 +32,22 @@ import { rasterTilesModule } from "./routes/public/raster-tiles";
 import { gazetteerModule } from "./routes/management/gazetteer";
 import { elevationSettingsModule } from "./routes/management/elevation-settings";
 
-export function createApp(services: Services) {
+export interface AppOptions {
+  /** headers every answer starts with (a cluster worker's X-Mapstead-Worker) */
+  fixedHeaders?: Record<string, string>;
+  /**
+   * Serve the hot public reads from Bun's `routes` table when listening (src/http/fast-routes.ts);
+   * off only to serve their Elysia twins over a socket (the twin test, the benches' Elysia-only figure).
+   */
+  fastPath?: boolean;
+}
+
+export function createApp(services: Services, opts: AppOptions = {}) {
   const { ctx } = services;
   const routes = routeTableFrom(() => app.routes);
   const callers = authPlugin(services.auth);
   const app = new Elysia({ name: "mapstead" })
-    .use(conventions(ctx.config, ctx.log, routes, services.metrics.observe))
+    .use(conventions(ctx.config, ctx.log, routes, services.metrics.observe, opts.fixedHeaders))
     .use(metricsModule(services))
     .use(docsModule(services))
     .use(healthModule(services))
@@ -59,6 +71,12 @@ export function createApp(services: Services) {
     .use(staticModule(services, callers))
     .use(rasterTilesModule(services, callers))
     .use(consoleModule(ctx));
+  // Elysia's listen() puts these in Bun.serve's `routes` over its own entries for the same paths;
+  // requests that go through app.handle() (most tests) take the Elysia twins.
+  if (opts.fastPath !== false) {
+    const fast = fastRoutes(fastReads(services), { log: ctx.log, observe: services.metrics.observe, fixedHeaders: opts.fixedHeaders, twins: app.routes, elysia: (request) => app.fetch(request) });
+    app.config.serve = { ...app.config.serve, routes: fast };
+  }
   return app;
 }
 

@@ -3,7 +3,6 @@
 // the shared port (SO_REUSEPORT) and leaves the single-instance duties to the supervisor. On SIGTERM,
 // or when the supervisor goes away, it stops accepting, finishes in-flight requests, sends its last
 // counts and exits once the supervisor acknowledged them, so no call is lost or counted twice.
-import { Elysia } from "elysia";
 import { createApp } from "../app";
 import type { Config } from "../config";
 import { createContext } from "../context";
@@ -40,8 +39,8 @@ export async function runWorker(): Promise<number> {
   const ctx = createContext(config, openDatabase(config.dataDir), log);
   const counters = createSharedCounters(ctx, send);
   ctx.onShutdown(() => counters.stop());
-  const app = createApp(createServices(ctx, { worker: { counters } }));
-  const served = config.workerHeader ? new Elysia().onRequest(({ set }) => void (set.headers["x-mapstead-worker"] = String(start.worker))).use(app) : app;
+  const fixedHeaders = config.workerHeader ? { "x-mapstead-worker": String(start.worker) } : undefined;
+  const served = createApp(createServices(ctx, { worker: { counters } }), { fixedHeaders });
   process.on("message", (m: ToWorker) => {
     if (m.t === "state") counters.adopt(m);
   });

@@ -11,12 +11,16 @@ interface Series {
 }
 
 export function createMetrics() {
-  const requests = new Map<string, number>(); // `${group}|${method}|${statusClass}` -> count
+  // group -> method -> count per status class (index 1 to 5): no key string is built per request
+  const requests = new Map<string, Map<string, number[]>>();
   const latency = new Map<string, Series>(); // group -> histogram
 
   function observe(group: string, method: string, status: number, ms: number) {
-    const key = `${group}|${method}|${Math.floor(status / 100)}xx`;
-    requests.set(key, (requests.get(key) ?? 0) + 1);
+    let byMethod = requests.get(group);
+    if (!byMethod) requests.set(group, (byMethod = new Map()));
+    let byClass = byMethod.get(method);
+    if (!byClass) byMethod.set(method, (byClass = [0, 0, 0, 0, 0, 0]));
+    byClass[Math.min(5, Math.floor(status / 100))]!++;
     let s = latency.get(group);
     if (!s) latency.set(group, (s = { count: 0, sumMs: 0, buckets: BUCKETS_MS.map(() => 0) }));
     s.count++;
@@ -28,10 +32,13 @@ export function createMetrics() {
     const out: string[] = [];
     out.push("# HELP mapstead_http_requests_total HTTP requests by route group, method and status class.");
     out.push("# TYPE mapstead_http_requests_total counter");
-    for (const [key, n] of [...requests].sort()) {
-      const [group, method, status] = key.split("|");
-      out.push(`mapstead_http_requests_total{group="${group}",method="${method}",status="${status}"} ${n}`);
-    }
+    const lines: [string, string][] = [];
+    for (const [group, byMethod] of requests)
+      for (const [method, byClass] of byMethod)
+        byClass.forEach((n, cls) => {
+          if (n) lines.push([`${group}|${method}|${cls}xx`, `mapstead_http_requests_total{group="${group}",method="${method}",status="${cls}xx"} ${n}`]);
+        });
+    for (const [, line] of lines.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) out.push(line);
     out.push("# HELP mapstead_http_request_duration_seconds Time to produce a response, by route group.");
     out.push("# TYPE mapstead_http_request_duration_seconds histogram");
     for (const [group, s] of [...latency].sort()) {

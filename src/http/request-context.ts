@@ -33,8 +33,13 @@ export function newRequestId(): string {
   return `${PROCESS_PREFIX}-${(++counter).toString(36)}`;
 }
 
+/** The caller's X-Request-Id when it is well formed, else a new one. */
+export function acceptRequestId(incomingId: string | null): string {
+  return incomingId && WELL_FORMED_ID.test(incomingId) ? incomingId : newRequestId();
+}
+
 export function beginRequest(context: object, path: string, incomingId: string | null, facts: ResolvedFacts): RequestState {
-  const id = incomingId && WELL_FORMED_ID.test(incomingId) ? incomingId : newRequestId();
+  const id = acceptRequestId(incomingId);
   const state: RequestState = { id, startedAt: performance.now(), path, facts };
   (context as { [STATE]?: RequestState })[STATE] = state;
   return state;

@@ -88,6 +88,11 @@ function resolve(method: string, hooks: RouteHooks): ResolvedFacts {
   });
 }
 
+/** The facts of one of Elysia's routes (an `app.routes` entry). */
+export function factsOf(route: { method: string; hooks?: unknown }): ResolvedFacts {
+  return resolve(route.method, route.hooks as RouteHooks);
+}
+
 /** Built lazily from the app's routes (the first request comes after every module is mounted). */
 export function routeTableFrom(getRoutes: () => { method: string; path: string; hooks?: unknown }[]): RouteTable {
   let router: Memoirist<ResolvedFacts> | null = null;
@@ -95,7 +100,7 @@ export function routeTableFrom(getRoutes: () => { method: string; path: string; 
     const r = new Memoirist<ResolvedFacts>();
     for (const route of getRoutes()) {
       if (!METHODS.includes(route.method)) continue;
-      r.add(route.method, route.path, resolve(route.method, route.hooks as RouteHooks), { ignoreError: true });
+      r.add(route.method, route.path, factsOf(route), { ignoreError: true });
     }
     return r;
   };

@@ -1,0 +1,114 @@
+// The hot public reads (tiles, TileJSON, style JSON, sprites, glyph ranges, /health) served from Bun's
+// own `routes` table, beside Elysia: the same read/ functions, with every convention the Elysia path
+// applies to them done here through the same functions (request-rules.ts): request id, security and
+// CORS headers, header size and path checks, viewer resolution, the error envelope, HEAD, metrics and
+// the access-log line. Each fast route doubles one Elysia GET route, its twin, whose facts (CORS kind,
+// metric group) and params schema it takes, so the OpenAPI keeps documenting it from there. What a
+// fast route does not answer itself goes to Elysia: other methods (preflights, 405) never reach it (Bun
+// hands them to `fetch`), and params its twin's schema refuses are passed on for Elysia's own 400.
+// TypeBox as Elysia ships it (no second copy to keep in step): the twin's params schema is one of its.
+import { TypeCompiler } from "elysia/type-system";
+import type { TSchema } from "elysia";
+import type { BunRequest } from "bun";
+import type { Logger } from "../log";
+import type { ReadAnswer } from "../read/answer";
+import type { RequestObserver } from "./conventions";
+import { corsHeaders } from "./cors";
+import { acceptRequestId } from "./request-context";
+import { checkRequestLine, ERROR_CONTENT_TYPE, logRequest, mapAndLogError, readRequestHeaders, safePathname } from "./request-rules";
+import { factsOf } from "./route-facts";
+
+/** One hot read: `path` is the path of its Elysia twin (a GET route), in Elysia's and Bun's syntax alike. */
+export interface FastRead {
+  path: string;
+  /** Answers the request; `params` are the path parameters, already checked against the twin's schema. */
+  answer(params: Record<string, string>, request: Request): ReadAnswer | Promise<ReadAnswer>;
+}
+
+/** What Elysia knows of a route (its `app.routes` entries). */
+export interface TwinRoute {
+  method: string;
+  path: string;
+  hooks?: unknown;
+}
+
+export interface FastRouteDeps {
+  log: Logger;
+  observe?: RequestObserver;
+  /** headers every answer starts with (a cluster worker's X-Mapstead-Worker) */
+  fixedHeaders?: Record<string, string>;
+  /** Elysia's routes: every fast route must have its twin among them */
+  twins: readonly TwinRoute[];
+  /** Elysia's own handling of a request, for what a fast route leaves to it */
+  elysia: (request: Request) => Response | Promise<Response>;
+}
+
+type BunHandler = (request: BunRequest) => Response | Promise<Response>;
+
+export function fastRoutes(reads: readonly FastRead[], deps: FastRouteDeps): Record<string, { GET: BunHandler }> {
+  const table: Record<string, { GET: BunHandler }> = {};
+  for (const read of reads) {
+    const twin = deps.twins.find((r) => r.method === "GET" && r.path === read.path);
+    if (!twin) throw new Error(`fast route ${read.path} has no Elysia twin (a GET route with the same path)`);
+    // Service routes echo the caller's origin and bill calls: they stay with Elysia.
+    if (factsOf(twin).cors === "service") throw new Error(`fast route ${read.path}: service routes are not served on the fast path`);
+    table[read.path] = { GET: fastHandler(read, twin, deps) };
+  }
+  return table;
+}
+
+/** One request in flight on a fast route. */
+interface InFlight {
+  request: Request;
+  path: string;
+  id: string;
+  headers: Record<string, string>;
+  startedAt: number;
+}
+
+function fastHandler(read: FastRead, twin: TwinRoute, deps: FastRouteDeps): BunHandler {
+  const { log, observe, fixedHeaders, elysia } = deps;
+  const facts = factsOf(twin);
+  const paramsSchema = (twin.hooks as { params?: TSchema } | undefined)?.params;
+  const paramsOk = paramsSchema ? TypeCompiler.Compile(paramsSchema) : null;
+  // The headers every answer of this route starts with, in the Elysia plugin's order.
+  const start: Record<string, string> = { ...fixedHeaders, "x-request-id": "", "x-content-type-options": "nosniff", ...(facts.cors === "public" ? corsHeaders("public", null) : {}) };
+
+  const send = (f: InFlight, status: number, body: ReadAnswer["body"]): Response => {
+    const ms = performance.now() - f.startedAt;
+    observe?.(facts.group, f.request.method, status, ms);
+    logRequest(log, f.request.method, f.path, status, ms, f.id);
+    return new Response(body as BodyInit | null, { status, headers: f.headers });
+  };
+  // Bun sends HEAD here too, and drops the body itself (keeping the GET's Content-Length), as it does
+  // for Elysia's answers.
+  const answered = (f: InFlight, a: ReadAnswer): Response => {
+    Object.assign(f.headers, a.headers);
+    return send(f, a.status, a.body);
+  };
+  const failed = (f: InFlight, error: unknown): Response => {
+    const mapped = mapAndLogError("", error, f.request, log, f.id);
+    if (mapped.headers) Object.assign(f.headers, mapped.headers);
+    f.headers["content-type"] = ERROR_CONTENT_TYPE;
+    return send(f, mapped.status, f.request.method === "HEAD" ? null : JSON.stringify(mapped.body));
+  };
+
+  // Not async: a read that answers at once (style JSON, sprites, /health) gives Bun a Response, not a Promise.
+  return (request) => {
+    const startedAt = performance.now();
+    const params = request.params as Record<string, string>;
+    if (paramsOk && !paramsOk.Check(params)) return elysia(request);
+    // The header walk is needed although `bun` itself refuses request heads over 16 KiB: the compiled
+    // binary lets up to 64 KiB through, and the conventions answer those 431 (test/binary).
+    const seen = readRequestHeaders(request);
+    const id = acceptRequestId(seen.requestId);
+    const f: InFlight = { request, path: safePathname(request), id, headers: { ...start, "x-request-id": id }, startedAt };
+    try {
+      checkRequestLine(seen, f.path);
+      const pending = read.answer(params, request);
+      return pending instanceof Promise ? pending.then((a) => answered(f, a), (error) => failed(f, error)) : answered(f, pending);
+    } catch (error) {
+      return failed(f, error);
+    }
+  };
+}

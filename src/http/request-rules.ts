@@ -1,0 +1,84 @@
+// The conventions as plain functions, shared by the two ways a request is served: the Elysia plugin
+// (conventions.ts) and the fast routes (fast-routes.ts). Whatever one of them does to a request, the
+// other does through the same function here, so the twins cannot drift apart.
+import { AppError } from "../errors";
+import { isoNow, type Logger } from "../log";
+import { mapError, type MappedError } from "./error-response";
+import type { RequestHeaders } from "./request-context";
+
+export const MAX_HEADER_BYTES = 16 * 1024;
+
+/** The content type of every error envelope. */
+export const ERROR_CONTENT_TYPE = "application/json; charset=utf-8";
+
+export function safePathname(request: Request): string {
+  const raw = request.url;
+  const start = raw.indexOf("/", raw.indexOf("//") + 2);
+  const end = raw.indexOf("?", start);
+  return start < 0 ? "/" : raw.slice(start, end < 0 ? undefined : end);
+}
+
+function collect(this: RequestHeaders, value: string, name: string): void {
+  this.bytes += name.length + value.length + 4;
+  switch (name) {
+    case "x-request-id":
+      this.requestId = value;
+      break;
+    case "origin":
+      this.origin = value;
+      break;
+    case "content-length":
+      this.contentLength = value;
+      break;
+    case "transfer-encoding":
+      this.transferEncoding = value;
+      break;
+    case "access-control-request-method":
+      this.preflight = true;
+  }
+}
+
+/** One walk over the headers: their size and every header the conventions read. */
+export function readRequestHeaders(request: Request): RequestHeaders {
+  const seen: RequestHeaders = { bytes: 0, requestId: null, origin: null, contentLength: null, transferEncoding: null, preflight: false };
+  request.headers.forEach(collect, seen);
+  return seen;
+}
+
+/** Refuses oversized headers (431) and a path that is not valid percent-encoded UTF-8 (400). */
+export function checkRequestLine(seen: RequestHeaders, pathname: string): void {
+  if (seen.bytes > MAX_HEADER_BYTES) throw new AppError(431, "BAD_REQUEST", `Request headers exceed ${MAX_HEADER_BYTES} bytes`);
+  if (pathname.includes("%")) {
+    try {
+      decodeURIComponent(pathname);
+    } catch {
+      throw new AppError(400, "BAD_REQUEST", "The request path is not valid percent-encoded UTF-8");
+    }
+  }
+}
+
+/** Maps anything thrown to the envelope and logs what is ours to fix (with the request id, never a secret). */
+export function mapAndLogError(code: string, error: unknown, request: Request, log: Logger, requestId: unknown): MappedError {
+  const mapped = mapError(code, error, request.url);
+  if (mapped.internal) {
+    log.error("request failed", {
+      request_id: requestId,
+      method: request.method,
+      path: safePathname(request),
+      error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+      stack: error instanceof Error ? error.stack?.split("\n").slice(1, 6).join(" | ") : undefined,
+    });
+  }
+  return mapped;
+}
+
+/** The access-log line of a finished request. */
+export function logRequest(log: Logger, method: string, path: string, status: number, ms: number, requestId: string): void {
+  // Built by hand: this line is written for every request, and a generic object + stringify
+  // was the largest single cost of a small request. Method and id are token characters.
+  if (log.enabled("info"))
+    log.writeLine(
+      "info",
+      `{"time":"${isoNow()}","level":"info","msg":"request","method":"${method}","path":${JSON.stringify(path)},"status":${status},"ms":${Math.round(ms * 100) / 100},"request_id":"${requestId}"}`,
+    );
+}
