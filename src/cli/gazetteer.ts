@@ -102,7 +102,7 @@ export const gazetteerCommand: CliCommand = {
       else
         print(
           `${green("Imported")} ${bold(file ?? tileset!)} into dataset ${bold(result.dataset)} (${result.mode}): ${count(result.places)} places, ${count(result.names)} names from ${count(result.lines)} lines in ${(result.ms / 1000).toFixed(1)} s` +
-            (result.skipped ? dim(`; ${count(result.skipped)} alternate names skipped (their places are not imported)`) : ""),
+            (result.skipped ? dim(`; ${count(result.skipped)} rows skipped (the places they name or stand at are not imported)`) : ""),
         );
       return 0;
     } catch (err) {

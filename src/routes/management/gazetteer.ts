@@ -35,7 +35,7 @@ const ImportAnswer = t.Object({
   lines: t.Integer({ description: "data lines read" }),
   places: t.Integer({ description: "places added (replaced places in add mode are not counted)" }),
   names: t.Integer(),
-  skipped: t.Integer({ description: "alternate names whose place is in no imported GeoNames dataset" }),
+  skipped: t.Integer({ description: "alternate names whose place is in no imported GeoNames dataset; admin1CodesASCII regions with no imported place of theirs to stand at" }),
   ms: t.Integer(),
 });
 

@@ -52,9 +52,10 @@ export async function buildBuiltinGazetteer(path: string, stopped: () => boolean
   const started = performance.now();
   const db = openGazetteerFile(path, { create: true });
   try {
-    const { cities, countries } = await builtinPlaces();
+    const { cities, countries, regions } = await builtinPlaces();
     await writeAll(createDatasetWriter(db, BUILTIN_DATASETS.cities, "replace"), cities, stopped);
     await writeAll(createDatasetWriter(db, BUILTIN_DATASETS.countries, "replace"), countries, stopped);
+    await writeAll(createDatasetWriter(db, BUILTIN_DATASETS.regions, "replace"), regions, stopped);
     db.query("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?), ('built_at', ?)").run(SCHEMA_VERSION, new Date().toISOString());
     db.exec("PRAGMA optimize");
     db.exec("PRAGMA wal_checkpoint(TRUNCATE)");

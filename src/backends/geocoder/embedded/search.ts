@@ -29,6 +29,12 @@ interface PlaceRow {
   lat: number;
 }
 
+/** A country, or one region of it (GeoNames admin1 code), that a query's context names. */
+interface Area {
+  country: string;
+  admin1?: string;
+}
+
 interface Scored {
   row: CandidateRow;
   text: number;
@@ -80,9 +86,16 @@ export function createSearch(db: Database, opts: SearchOptions) {
     "SELECT name FROM names WHERE place_id = ?1 AND lang IN (?2, ?3) ORDER BY lang = ?2 DESC, preferred DESC, id LIMIT 1",
   );
   const countryPlace = db.query<{ id: number; name: string }, [string]>("SELECT id, name FROM places WHERE layer = 'country' AND country_code = ? ORDER BY importance DESC LIMIT 1");
-  const regionPlace = db.query<{ id: number; name: string }, [string, string]>("SELECT id, name FROM places WHERE layer = 'region' AND country_code = ? AND admin1 = ? LIMIT 1");
+  // The latest import's region names it; the built-in region (or any with one) gives its code.
+  const regionPlace = db.query<{ id: number; name: string; abbr: string | null }, [string, string]>(
+    `SELECT id, name, (SELECT abbr FROM places WHERE layer = 'region' AND country_code = ?1 AND admin1 = ?2 AND abbr IS NOT NULL LIMIT 1) AS abbr
+     FROM places WHERE layer = 'region' AND country_code = ?1 AND admin1 = ?2 ORDER BY id DESC LIMIT 1`,
+  );
   const countryByName = db.query<{ code: string }, [string]>(
     "SELECT p.country_code AS code FROM names n JOIN places p ON p.id = n.place_id WHERE n.folded = ? AND p.layer = 'country' LIMIT 1",
+  );
+  const regionsByName = db.query<{ country: string; admin1: string }, [string]>(
+    "SELECT DISTINCT p.country_code AS country, p.admin1 FROM names n JOIN places p ON p.id = n.place_id WHERE n.folded = ? AND p.layer = 'region' AND p.country_code IS NOT NULL AND p.admin1 IS NOT NULL LIMIT 20",
   );
 
   function nameIn(placeId: number, fallback: string, language: string): string {
@@ -90,8 +103,8 @@ export function createSearch(db: Database, opts: SearchOptions) {
     return localName.get(placeId, language, primary)?.name ?? fallback;
   }
 
-  /** SQL conditions on `p` for bbox and country filters, with their parameters. */
-  function filters(bbox: BBox | undefined, countries: string[] | undefined): { sql: string; params: (string | number)[] } {
+  /** SQL conditions on `p` for bbox, country and context ("…, Illinois, USA") filters, with their parameters. */
+  function filters(bbox: BBox | undefined, countries: string[] | undefined, context: Area[][] = []): { sql: string; params: (string | number)[] } {
     const parts: string[] = [];
     const params: (string | number)[] = [];
     if (bbox) {
@@ -101,6 +114,11 @@ export function createSearch(db: Database, opts: SearchOptions) {
     if (countries?.length) {
       parts.push(`p.country_code IN (${countries.map(() => "?").join(", ")})`);
       params.push(...countries);
+    }
+    // Each context part is one of the areas its name can mean: Georgia the country or the US state.
+    for (const areas of context) {
+      parts.push(`(${areas.map((a) => (a.admin1 ? "(p.country_code = ? AND p.admin1 = ?)" : "p.country_code = ?")).join(" OR ")})`);
+      for (const a of areas) params.push(a.country, ...(a.admin1 ? [a.admin1] : []));
     }
     return { sql: parts.map((p) => ` AND ${p}`).join(""), params };
   }
@@ -128,19 +146,25 @@ export function createSearch(db: Database, opts: SearchOptions) {
       .query<CandidateRow, (string | number)[]>(`SELECT p.id, '' AS folded, p.population, p.importance, p.lon, p.lat FROM places p WHERE p.id IN (${ids.map(() => "?").join(", ")})${f.sql}`)
       .all(...ids, ...f.params);
 
-  /** Comma-separated trailing parts that name countries ("Paris, France") narrow the search to them. */
-  function splitContext(text: string): { name: string; countries: string[] } {
+  /**
+   * Comma-separated trailing parts that name regions or countries ("Springfield, Illinois", "Paris,
+   * France", "Springfield, IL, USA") narrow the search to them; a part that names neither makes the
+   * whole text one name.
+   */
+  function splitContext(text: string): { name: string; areas: Area[][] } {
     const parts = text.split(",").map((p) => p.trim()).filter(Boolean);
-    if (parts.length < 2) return { name: foldName(text), countries: [] };
-    const countries: string[] = [];
+    if (parts.length < 2) return { name: foldName(text), areas: [] };
+    const context: Area[][] = [];
     for (const part of parts.slice(1)) {
       const folded = foldName(part);
       const code = /^[a-z]{2}$/.test(folded) ? folded.toUpperCase() : /^[a-z]{3}$/.test(folded) ? alpha2Of(folded) : null;
-      const found = code && alpha3Of(code) ? code : countryByName.get(folded)?.code;
-      if (!found) return { name: foldName(text), countries: [] };
-      countries.push(found);
+      const country = code && alpha3Of(code) ? code : countryByName.get(folded)?.code;
+      const areas: Area[] = regionsByName.all(folded);
+      if (country) areas.push({ country });
+      if (!areas.length) return { name: foldName(text), areas: [] };
+      context.push(areas);
     }
-    return { name: foldName(parts[0]!), countries };
+    return { name: foldName(parts[0]!), areas: context };
   }
 
   function candidates(query: string, f: ReturnType<typeof filters>, limit: number, autocomplete: boolean): Map<number, Scored> {
@@ -186,9 +210,13 @@ export function createSearch(db: Database, opts: SearchOptions) {
     const properties: Place["properties"] = { gid: `${p.dataset}:${p.layer}:${p.ext_id}`, layer: p.layer, source: p.dataset, name };
     const label = [name];
     if (p.layer === "locality") properties.locality = name;
-    if (p.admin1 && p.country_code && p.layer !== "region" && p.layer !== "country") {
+    if (p.admin1 && p.country_code && p.layer !== "country") {
       const region = regionPlace.get(p.country_code, p.admin1);
-      if (region) label.push((properties.region = nameIn(region.id, region.name, language)));
+      if (region) {
+        properties.region = p.layer === "region" ? name : nameIn(region.id, region.name, language);
+        if (p.layer !== "region") label.push(properties.region);
+        if (region.abbr) properties.region_a = region.abbr;
+      }
     }
     if (p.country_code) {
       const country = countryPlace.get(p.country_code);
@@ -213,9 +241,8 @@ export function createSearch(db: Database, opts: SearchOptions) {
   function search(text: string, limit: number, language: string, bbox: BBox | undefined, country: string[] | undefined, focus: { lon: number; lat: number } | undefined, autocomplete: boolean): GeocodeAnswer {
     const context = splitContext(text);
     if (!context.name) return answer([], language);
-    const explicit = country?.map((c) => (c.length === 3 ? alpha2Of(c) : c)).filter((c): c is string => !!c);
-    const countries = explicit?.length ? explicit : context.countries.length ? context.countries : undefined;
-    const scored = [...candidates(context.name, filters(bbox, countries), limit, autocomplete).values()];
+    const countries = country?.map((c) => (c.length === 3 ? alpha2Of(c) : c)).filter((c): c is string => !!c);
+    const scored = [...candidates(context.name, filters(bbox, countries?.length ? countries : undefined, context.areas), limit, autocomplete).values()];
     for (const s of scored) {
       s.score = s.text + 0.3 * popularity(s.row.population) + s.row.importance;
       if (focus) {

@@ -188,6 +188,29 @@ describe("mapstead gazetteer (CLI)", () => {
     expect(cli("status").out).toMatch(/swiss\s+geonames\s+3 places/);
   });
 
+  test("admin1CodesASCII.txt adds regions, placed at their seat among the places already imported", async () => {
+    // 2657895 (canton Zurich) has places in the built-in data; XX.99 has none and is skipped.
+    writeFileSync(join(files, "admin1CodesASCII.txt"), ["CH.ZH\tChanton Züri\tChanton Zuri\t2657895", "XX.99\tNowhere\tNowhere\t1"].join("\n") + "\n");
+    const r = cli("import", join(files, "admin1CodesASCII.txt"));
+    expect(r.code).toBe(0);
+    expect(r.out).toContain("into dataset admin1-codes (add): 1 places");
+    expect(r.out).toContain("1 rows skipped");
+    const app = await makeTestApp({}, { dataDir });
+    try {
+      const k = { "x-api-key": seedKey(app.ctx, seedOrg(app.ctx, "regions").id, ["geocoding"]).secret };
+      const [canton] = (await (await app.fetch("/geocoding/v1/forward?q=chanton%20zuri&limit=1", { headers: k })).json()).features;
+      expect(canton.properties).toMatchObject({ name: "Chanton Züri", layer: "region", source: "admin1-codes", region: "Chanton Züri", region_a: "ZH", country_code: "CH" });
+      // At Zurich, the canton's seat.
+      expect(canton.geometry.coordinates[0]).toBeCloseTo(8.55, 1);
+      expect(canton.geometry.coordinates[1]).toBeCloseTo(47.37, 1);
+    } finally {
+      await app.close();
+    }
+    const bad = join(files, "admin1-bad.txt");
+    writeFileSync(bad, "ZH\tZurich\tZurich\t2657895\n");
+    expect(cli("import", bad, "--dataset", "admin1-bad").err).toContain('admin1-bad.txt line 1: code "ZH" is not COUNTRY.ADMIN1 (as in US.IL)');
+  });
+
   test("a running server hears of a CLI import through the change bus and drops its cached answers", async () => {
     const app = await makeTestApp({}, { dataDir: await dataDirWithGazetteer() });
     try {

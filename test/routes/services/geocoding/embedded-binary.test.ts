@@ -35,6 +35,9 @@ test("first start builds the gazetteer in the background, then forward and rever
   const body = await forward.json();
   expect(body.features[0].properties).toMatchObject({ name: "Paris", country_code: "FR", source: "geonames-cities1000" });
   expect(body.geocoding.attribution).toContain("GeoNames (geonames.org), CC BY 4.0");
+  // The region names embedded in the binary (iso3166-2-db) label the places and narrow "…, Missouri".
+  const springfield = await (await running.fetch("/geocoding/v1/forward?q=Springfield%2C%20Missouri&limit=1", { headers })).json();
+  expect(springfield.features[0].properties).toMatchObject({ name: "Springfield", region: "Missouri", region_a: "MO", country_code: "US" });
   const reverse = await (await running.fetch("/geocoding/v1/reverse?lon=13.4&lat=52.52", { headers })).json();
   // The nearest populated place to Berlin's centre is its Mitte district.
   expect(reverse.features[0].properties).toMatchObject({ name: "Mitte", layer: "neighbourhood", country_code: "DE" });
@@ -54,7 +57,7 @@ test("the gazetteer CLI of the binary imports a GeoNames zip into the same data 
   expect(imported.exitCode).toBe(0);
   expect(imported.stdout).toContain("into dataset swiss (add): 3 places");
   const status = await runBinary(["gazetteer", "status", "--json"], { env: { DATA_DIR: dataDir } });
-  expect(JSON.parse(status.stdout).datasets.map((d: { name: string }) => d.name)).toEqual(["countries", "geonames-cities1000", "swiss"]);
+  expect(JSON.parse(status.stdout).datasets.map((d: { name: string }) => d.name)).toEqual(["countries", "geonames-cities1000", "regions", "swiss"]);
 }, 60_000);
 
 test("GEOCODER=pelias without GEOCODER_INTERNAL_URL refuses to start (exit 2) and says why", async () => {
