@@ -89,7 +89,7 @@ function regionSeats(db: Database): Map<string, { lon: number; lat: number }> {
 export async function importGeonamesFile(
   gazetteer: Gazetteer,
   path: string,
-  opts: { dataset?: string; mode: WriteMode; label?: string; onProgress?: (p: ImportProgress) => void },
+  opts: { dataset?: string; mode: WriteMode; label?: string; onProgress?: (p: ImportProgress) => void; signal?: AbortSignal },
 ): Promise<ImportResult> {
   const started = performance.now();
   const label = opts.label ?? path.split("/").pop()!;
@@ -170,6 +170,7 @@ export async function importGeonamesFile(
     }
 
     function report(force = false) {
+      if (opts.signal?.aborted) throw new Error("the import was stopped (server shutdown)");
       const now = performance.now();
       if (opts.onProgress && (force || now - lastReport > 500)) {
         lastReport = now;

@@ -88,13 +88,7 @@ export function createDatasetWriter(db: Database, dataset: { name: string; kind:
       open = true;
       lastNameBefore = db.query<{ id: number | null }, []>("SELECT MAX(id) AS id FROM names").get()?.id ?? 0;
       lastPlaceBefore = db.query<{ id: number | null }, []>("SELECT MAX(id) AS id FROM places").get()?.id ?? 0;
-      if (mode === "replace") {
-        const ofDataset = "SELECT id FROM places WHERE dataset = ?1";
-        db.query(`DELETE FROM names_fts WHERE rowid IN (SELECT id FROM names WHERE dataset = ?1 OR place_id IN (${ofDataset}))`).run(dataset.name);
-        db.query(`DELETE FROM names WHERE dataset = ?1 OR place_id IN (${ofDataset})`).run(dataset.name);
-        db.query(`DELETE FROM places_rtree WHERE id IN (${ofDataset})`).run(dataset.name);
-        db.query("DELETE FROM places WHERE dataset = ?1").run(dataset.name);
-      }
+      if (mode === "replace") removeDatasetRows(db, dataset.name);
       mayDropIndexes = dataset.kind !== "alternate_names" && !db.query("SELECT 1 FROM places WHERE dataset = ? LIMIT 1").get(dataset.name);
       db.query("INSERT INTO datasets (name, kind, attribution, updated_at) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (name) DO UPDATE SET kind = ?2, attribution = ?3, updated_at = ?4").run(
         dataset.name,
@@ -150,3 +144,23 @@ export function createDatasetWriter(db: Database, dataset: { name: string; kind:
 }
 
 export type DatasetWriter = ReturnType<typeof createDatasetWriter>;
+
+/** Removes a dataset's places and names, and the names other datasets gave its places (inside the caller's transaction). */
+function removeDatasetRows(db: Database, name: string) {
+  const ofDataset = "SELECT id FROM places WHERE dataset = ?1";
+  db.query(`DELETE FROM names_fts WHERE rowid IN (SELECT id FROM names WHERE dataset = ?1 OR place_id IN (${ofDataset}))`).run(name);
+  db.query(`DELETE FROM names WHERE dataset = ?1 OR place_id IN (${ofDataset})`).run(name);
+  db.query(`DELETE FROM places_rtree WHERE id IN (${ofDataset})`).run(name);
+  db.query("DELETE FROM places WHERE dataset = ?1").run(name);
+}
+
+/** Deletes a dataset whole; false when there is none of that name. */
+export function deleteDataset(db: Database, name: string): boolean {
+  return db.transaction(() => {
+    if (!db.query("SELECT 1 FROM datasets WHERE name = ?").get(name)) return false;
+    removeDatasetRows(db, name);
+    db.query("DELETE FROM datasets WHERE name = ?").run(name);
+    db.exec("UPDATE datasets SET names = (SELECT COUNT(*) FROM names WHERE names.dataset = datasets.name)");
+    return true;
+  }).immediate();
+}
