@@ -44,6 +44,14 @@ interface Scored {
 
 const CANDIDATES_PER_LOOKUP = 300;
 const TYPO_CANDIDATES = 500;
+/**
+ * Names read at most by one prefix, substring or typo lookup before ranking: a short prefix of a
+ * million-place import matches tens of thousands, and ranking them all is what makes a slow query.
+ * Past this, the lookup ranks the first names it read (in name order for prefixes), not every match.
+ * With a bbox, country or region filter, ten times more: the first names read might lie outside it.
+ */
+const SCAN_LIMIT = 1000;
+const scanLimit = (f: { sql: string }) => ` LIMIT ${f.sql ? SCAN_LIMIT * 10 : SCAN_LIMIT}`;
 /** Layers whose point is only a label position (a country's capital), never "the nearest place". */
 const AREA_LAYERS = "('country', 'macroregion', 'region')";
 const EARTH_RADIUS_KM = 6371.0088;
@@ -69,11 +77,14 @@ function textScore(query: string, name: string): number {
   return 0;
 }
 
-const trigramsOf = (s: string) => {
-  const out = new Set<string>();
-  for (let i = 0; i + 3 <= s.length; i++) out.add(s.slice(i, i + 3));
-  return [...out];
-};
+/**
+ * A word with at most `budget` typos keeps one of `budget + 1` equal pieces of it intact: names holding
+ * one of those pieces (of 3 or more letters, what the trigram index can find) are the typo candidates.
+ */
+function typoPieces(query: string, budget: number): string[] {
+  const size = Math.floor(query.length / (budget + 1));
+  return Array.from({ length: budget + 1 }, (_, i) => query.slice(i * size, i === budget ? query.length : (i + 1) * size)).filter((p) => p.length >= 3);
+}
 const ftsPhrase = (s: string) => `"${s.replaceAll('"', '""')}"`;
 
 export interface SearchOptions {
@@ -129,18 +140,24 @@ export function createSearch(db: Database, opts: SearchOptions) {
   const substringLookup = (match: string, f: ReturnType<typeof filters>) =>
     db
       .query<CandidateRow, (string | number)[]>(
-        `${SELECT} FROM names_fts JOIN names n ON n.id = names_fts.rowid JOIN places p ON p.id = n.place_id WHERE names_fts MATCH ?${f.sql} ORDER BY p.population DESC LIMIT ${CANDIDATES_PER_LOOKUP}`,
+        `${SELECT} FROM names n JOIN places p ON p.id = n.place_id WHERE n.id IN (SELECT rowid FROM names_fts WHERE names_fts MATCH ?${scanLimit(f)})${f.sql} ORDER BY p.population DESC LIMIT ${CANDIDATES_PER_LOOKUP}`,
       )
       .all(match, ...f.params);
-  // Ranked inside FTS first (bm25 over the trigrams): joining before the LIMIT would rank every match.
-  const typoLookup = (match: string, f: ReturnType<typeof filters>) =>
+  const prefixLookup = (query: string, f: ReturnType<typeof filters>) =>
     db
       .query<CandidateRow, (string | number)[]>(
-        `${SELECT} FROM names n JOIN places p ON p.id = n.place_id WHERE n.id IN (SELECT rowid FROM names_fts WHERE names_fts MATCH ? ORDER BY rank LIMIT ${TYPO_CANDIDATES})${f.sql}`,
+        `${SELECT} FROM names n JOIN places p ON p.id = n.place_id WHERE n.id IN (SELECT id FROM names WHERE folded > ? AND folded < ? ORDER BY folded${scanLimit(f)})${f.sql} ORDER BY p.population DESC LIMIT ${CANDIDATES_PER_LOOKUP}`,
       )
+      .all(query, `${query}\u{10FFFF}`, ...f.params);
+  const typoLookup = (match: string, f: ReturnType<typeof filters>) =>
+    db
+      .query<CandidateRow, (string | number)[]>(`${SELECT} FROM names n JOIN places p ON p.id = n.place_id WHERE n.id IN (SELECT rowid FROM names_fts WHERE names_fts MATCH ?${scanLimit(f)})${f.sql}`)
       .all(match, ...f.params);
 
-  const sameStart = db.query<unknown, [string, string]>("SELECT folded, place_id FROM names WHERE folded >= ? AND folded < ?");
+  // Only names whose length is within the typo budget can be typos of the query.
+  const sameStart = db.query<unknown, [string, string, number, number]>(
+    `SELECT folded, place_id FROM names WHERE folded >= ? AND folded < ? AND length(folded) BETWEEN ? AND ? LIMIT ${SCAN_LIMIT * 4}`,
+  );
   const placesById = (ids: number[], f: ReturnType<typeof filters>) =>
     db
       .query<CandidateRow, (string | number)[]>(`SELECT p.id, '' AS folded, p.population, p.importance, p.lon, p.lat FROM places p WHERE p.id IN (${ids.map(() => "?").join(", ")})${f.sql}`)
@@ -175,12 +192,13 @@ export function createSearch(db: Database, opts: SearchOptions) {
       if (!prev || prev.text < text) best.set(row.id, { row, text, score: 0 });
     };
     for (const row of lookup("n.folded = ?", [query], f, "p.population DESC", CANDIDATES_PER_LOOKUP)) consider(row, 1);
-    for (const row of lookup("n.folded > ? AND n.folded < ?", [query, `${query}\u{10FFFF}`], f, "p.population DESC", CANDIDATES_PER_LOOKUP)) consider(row, textScore(query, row.folded));
+    for (const row of prefixLookup(query, f)) consider(row, textScore(query, row.folded));
     // Words inside longer names ("york" in "New York") only when the name's start found too little.
     const found = (minText: number) => [...best.values()].filter((s) => s.text >= minText).length;
     if (query.length >= 3 && found(0.75) < limit) for (const row of substringLookup(ftsPhrase(query), f)) consider(row, textScore(query, row.folded));
     const budget = typoBudget(query.length);
-    if (found(0.6) < limit && budget > 0) {
+    // A name typed exactly as a place is called is not a typo of another.
+    if (found(0.6) < limit && budget > 0 && found(1) === 0) {
       const typoScore = (folded: string) => {
         const whole = editDistance(query, folded, budget);
         if (whole <= budget) return 0.72 - 0.15 * whole;
@@ -192,14 +210,18 @@ export function createSearch(db: Database, opts: SearchOptions) {
       // are measured before anything is joined. Only when that finds nothing, the trigram index.
       const start = query.slice(0, 2);
       const matched = new Map<number, { folded: string; text: number }>();
-      for (const [folded, placeId] of sameStart.values(start, `${start}\u{10FFFF}`) as [string, number][]) {
+      const longest = autocomplete ? 1000 : query.length + budget;
+      for (const [folded, placeId] of sameStart.values(start, `${start}\u{10FFFF}`, query.length - budget, longest) as [string, number][]) {
         const text = typoScore(folded);
         if (text > (matched.get(placeId)?.text ?? 0)) matched.set(placeId, { folded, text });
       }
       if (matched.size) {
         const ids = [...matched.entries()].sort((a, b) => b[1].text - a[1].text).slice(0, TYPO_CANDIDATES).map(([id]) => id);
         for (const row of placesById(ids, f)) consider({ ...row, folded: matched.get(row.id)!.folded }, matched.get(row.id)!.text);
-      } else for (const row of typoLookup(trigramsOf(query).map(ftsPhrase).join(" OR "), f)) consider(row, typoScore(row.folded));
+      } else {
+        const pieces = typoPieces(query, budget);
+        if (pieces.length) for (const row of typoLookup(pieces.map(ftsPhrase).join(" OR "), f)) consider(row, typoScore(row.folded));
+      }
     }
     return best;
   }
