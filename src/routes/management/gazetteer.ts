@@ -68,10 +68,17 @@ const Import = t.Object({
 
 const Queued = t.Object({ import: Import, status_url: t.String({ description: "GET it for progress until state is done or failed" }) });
 
+const SearchAnswer = t.Object({
+  type: t.Literal("FeatureCollection"),
+  features: t.Array(t.Object({ type: t.Literal("Feature"), geometry: t.Object({ type: t.Literal("Point"), coordinates: t.Array(t.Number()) }), properties: t.Record(t.String(), t.Unknown()) })),
+  attribution: t.String(),
+});
+
 const modeDoc = "add (default): places are added, or updated by their id; replace: the dataset becomes this data";
 const UploadQuery = t.Object({
   name: t.Optional(t.String({ description: "dataset name: 1-64 of a-z 0-9 . _ -; default geonames (places), alternate-names or admin1-codes" })),
   mode: t.Optional(t.String({ description: modeDoc })),
+  filename: t.Optional(t.String({ description: "the file's name, for a raw body (a multipart part or Content-Disposition carries its own)" })),
 });
 
 const TilesetImportBody = t.Object({
@@ -137,7 +144,8 @@ export function gazetteerModule(services: Services, authPlugin: AuthPlugin) {
         try {
           if (upload.files) throw new BadRequest(`send one GeoNames file per import (got ${upload.files.length})`, { parameter: "file" });
           const name = queryName ?? checkName(upload.fields.name);
-          return queued(imports.importFile({ path: upload.path, filename: upload.filename ?? "upload", bytes: upload.bytes }, { dataset: name, mode }), set);
+          const filename = (upload.filename ?? query.filename)?.slice(0, 200) || "upload";
+          return queued(imports.importFile({ path: upload.path, filename, bytes: upload.bytes }, { dataset: name, mode }), set);
         } finally {
           // Queued, the upload was moved away; otherwise it is removed here.
           rmSync(upload.path, { recursive: true, force: true });
@@ -210,6 +218,29 @@ export function gazetteerModule(services: Services, authPlugin: AuthPlugin) {
           tags,
           summary: "Delete an imported gazetteer dataset, with the names other datasets gave its places (admin session)",
           description: "Built-in datasets cannot be deleted (400). 409 IMPORT_IN_PROGRESS while an import is queued or running; 503 GEOCODER_UNAVAILABLE while the gazetteer is first being built.",
+        },
+      },
+    )
+    .get(
+      "/search",
+      async ({ caller, query }) => {
+        requireAdmin(caller);
+        const q = (query.q ?? "").trim();
+        if (!q || q.length > 200) throw new BadRequest("q must be 1 to 200 characters: the place to look for", { parameter: "q" });
+        const limit = query.limit === undefined ? 10 : Number(query.limit);
+        if (!Number.isInteger(limit) || limit < 1 || limit > 25) throw new BadRequest("limit must be a whole number from 1 to 25", { parameter: "limit" });
+        await gazetteer.start();
+        const answer = await gazetteer.geocoder.forward({ q, limit, language: "en" });
+        return { type: "FeatureCollection" as const, features: answer.features.map((f) => ({ ...f, properties: { ...f.properties } })), attribution: answer.attribution ?? "" };
+      },
+      {
+        session: true,
+        query: t.Object({ q: t.Optional(t.String()), limit: t.Optional(t.String({ description: "1 to 25, default 10" })) }),
+        response: { 200: SearchAnswer, 400: ErrorEnvelope, 401: ErrorEnvelope, 403: ErrorEnvelope, 503: ErrorEnvelope },
+        detail: {
+          tags,
+          summary: "Search the embedded gazetteer directly, whichever backend GEOCODER picks (admin session; the console's Geocoding panel)",
+          description: "Answers like /geocoding/v1/forward from the embedded gazetteer, without an API key, usage counting or the answer cache. 503 GEOCODER_UNAVAILABLE while it is first being built.",
         },
       },
     )

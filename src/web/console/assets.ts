@@ -17,6 +17,7 @@ import libState from "./lib/state.js" with { type: "text" };
 import libVersionState from "./lib/version-state.js" with { type: "text" };
 import libWidgets from "./lib/widgets.js" with { type: "text" };
 import viewFonts from "./views/fonts.js" with { type: "text" };
+import viewGeocoding from "./views/geocoding.js" with { type: "text" };
 import viewKeys from "./views/keys.js" with { type: "text" };
 import viewLogin from "./views/login.js" with { type: "text" };
 import viewMembers from "./views/members.js" with { type: "text" };
@@ -48,6 +49,7 @@ export const CONSOLE_TEXT_ASSETS: Readonly<Record<string, string>> = {
   "lib/version-state.js": libVersionState,
   "lib/widgets.js": libWidgets,
   "views/fonts.js": viewFonts,
+  "views/geocoding.js": viewGeocoding,
   "views/keys.js": viewKeys,
   "views/login.js": viewLogin,
   "views/members.js": viewMembers,

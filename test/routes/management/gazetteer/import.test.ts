@@ -174,6 +174,21 @@ describe("POST /api/v1/gazetteer/datasets", () => {
     expect((await bad.json()).error.details).toEqual({ parameter: "id" });
   });
 
+  test("GET /search answers from the gazetteer for the console; q and limit are checked", async () => {
+    const res = await t.fetch("/api/v1/gazetteer/search?q=obertupfingen&limit=1", { headers: admin });
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body.type).toBe("FeatureCollection");
+    expect(body.features[0].properties).toMatchObject({ name: "Obertupfingen", source: "swiss", region_a: "ZH" });
+    expect(body.attribution).toContain("GeoNames");
+    for (const [query, parameter] of [["", "q"], [`?q=${"x".repeat(201)}`, "q"], ["?q=x&limit=0", "limit"], ["?q=x&limit=26", "limit"], ["?q=x&limit=two", "limit"]]) {
+      const bad = await t.fetch(`/api/v1/gazetteer/search${query}`, { headers: admin });
+      expect(bad.status).toBe(400);
+      expect((await bad.json()).error.details).toEqual({ parameter });
+    }
+    expect((await t.fetch("/api/v1/gazetteer/search?q=x", { headers: key })).status).toBe(401);
+  });
+
   test("GET lists the built-in and imported datasets with counts", async () => {
     const res = await t.fetch("/api/v1/gazetteer/datasets", { headers: admin });
     expect(res.status).toBe(200);
