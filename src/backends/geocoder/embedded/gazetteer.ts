@@ -11,6 +11,7 @@ import type { ChangeBus } from "../../../domain/changes/bus";
 import type { Geocoder } from "../types";
 import { BUILTIN_DATASETS, builtinPlaces } from "./builtin";
 import { createSearch } from "./search";
+import { upgradeGazetteerFile } from "./upgrade";
 import { gazetteerPath, listDatasets, metaValue, openGazetteerFile, SCHEMA_VERSION, type DatasetInfo } from "./store";
 import { createDatasetWriter, type DatasetWriter, type PlaceRecord } from "./writer";
 
@@ -129,6 +130,7 @@ export function createGazetteer(opts: { dataDir: string; log: Logger; changes?: 
     if (state === "ready") return Promise.resolve();
     building ??= (async () => {
       try {
+        if (!current() && existsSync(path) && (await upgradeGazetteerFile(path))) opts.log.info("embedded gazetteer upgraded in place, imported datasets kept", { file: path });
         if (!current()) {
           state = "building";
           removeAbandonedBuilds(path);
