@@ -21,6 +21,7 @@ import { createTilesetService } from "./domain/tilesets/service";
 import { createMetrics } from "./http/metrics-registry";
 import { createGazetteer } from "./backends/geocoder/embedded/gazetteer";
 import { configuredGeocoder } from "./backends/geocoder/select";
+import { createGazetteerImports } from "./domain/gazetteer/imports";
 import { GlyphStore } from "./read/glyphs";
 import { createRenderService } from "./read/render/render-service";
 import { createSpriteFiles } from "./read/sprite-files";
@@ -76,6 +77,7 @@ export function createServices(ctx: AppContext, opts: ServiceOptions = {}) {
     ctx.onShutdown(() => g.close());
     return g;
   });
+  const gazetteerImports = once(() => createGazetteerImports(ctx, gazetteer));
   const embeddedGazetteer = () => (ctx.config.geocoder === "embedded" ? gazetteer() : undefined);
   const geocoding = once(() => createGeocodingService(ctx, configuredGeocoder(ctx, gazetteer)));
   const elevation = once(() => createElevationService(ctx, liveElevationBackend(ctx, tileCatalog, changes)));
@@ -100,8 +102,12 @@ export function createServices(ctx: AppContext, opts: ServiceOptions = {}) {
     get auth() { return auth(); },
     /** tileset records, uploads and the processing jobs (the worker host starts with startWorker()) */
     get tilesets() { return tilesets(); },
-    /** Processes queued tileset versions in this process, unless it is a worker (the supervisor does). */
-    startJobs() { if (!opts.worker) tilesets().startWorker(); },
+    /** Processes queued tileset versions and gazetteer imports in this process, unless it is a worker (the supervisor does). */
+    startJobs() {
+      if (opts.worker) return;
+      tilesets().startWorker();
+      gazetteerImports().startWorker();
+    },
     get styles() { return styles(); },
     get sprites() { return sprites(); },
     /** sprite files as HTTP answers with their ETags */
@@ -119,6 +125,8 @@ export function createServices(ctx: AppContext, opts: ServiceOptions = {}) {
     get geocoding() { return geocoding(); },
     /** the embedded gazetteer of DATA_DIR (opened or built on first use; imports go through it) */
     get gazetteer() { return gazetteer(); },
+    /** gazetteer imports asked for over the API: queued as jobs, with their status */
+    get gazetteerImports() { return gazetteerImports(); },
     /** the gazetteer when it is what answers geocoding (GEOCODER=embedded), else undefined */
     embeddedGazetteer,
     get elevation() { return elevation(); },

@@ -18,10 +18,11 @@ const HELP = `Usage:
   mapstead gazetteer import --tileset OWNER/SLUG --name-field FIELD [--dataset NAME] [--replace] [--json]
 
 The embedded gazetteer answers geocoding when no Pelias is configured (GEOCODER=auto or embedded).
-Built in: GeoNames places of over 1000 people and every country. import loads a GeoNames dump
-(download.geonames.org/export/dump): allCountries.zip, citiesN.zip, a country's XX.zip or the .txt
-inside, or alternateNamesV2.zip for names in other languages (import it after the places). Places
-go into the dataset NAME (default geonames; alternate names: alternate-names), added to it or, with
+Built in: GeoNames places of over 1000 people, first-level regions and every country. import loads a
+GeoNames dump (download.geonames.org/export/dump): allCountries.zip, citiesN.zip, a country's XX.zip
+or the .txt inside, alternateNamesV2.zip for names in other languages (import it after the places),
+or admin1CodesASCII.txt for region names. Places go into the dataset NAME (default geonames;
+alternate names: alternate-names; regions: admin1-codes), added to it or, with
 --replace, replacing it. Nothing is written if the file has a bad line. With --tileset, the point
 features of a published vector tileset that have FIELD become places (dataset tileset-OWNER-SLUG).
 
@@ -102,7 +103,7 @@ export const gazetteerCommand: CliCommand = {
       else
         print(
           `${green("Imported")} ${bold(file ?? tileset!)} into dataset ${bold(result.dataset)} (${result.mode}): ${count(result.places)} places, ${count(result.names)} names from ${count(result.lines)} lines in ${(result.ms / 1000).toFixed(1)} s` +
-            (result.skipped ? dim(`; ${count(result.skipped)} alternate names skipped (their places are not imported)`) : ""),
+            (result.skipped ? dim(`; ${count(result.skipped)} rows skipped (the places they name or stand at are not imported)`) : ""),
         );
       return 0;
     } catch (err) {

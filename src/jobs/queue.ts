@@ -36,6 +36,7 @@ export function createJobQueue(sqlite: Database) {
   );
   const beat = sqlite.query<null, [number, number]>("UPDATE jobs SET heartbeat_at = ?1 WHERE id = ?2 AND state = 'running'");
   const progress = sqlite.query<null, [number, number]>("UPDATE jobs SET progress = ?1 WHERE id = ?2");
+  const payload = sqlite.query<null, [string, number]>("UPDATE jobs SET payload = ?1 WHERE id = ?2");
   const finish = sqlite.query<null, [string, string | null, number, number]>(
     "UPDATE jobs SET state = ?1, error = ?2, finished_at = ?3, progress = CASE WHEN ?1 = 'done' THEN 1 ELSE progress END WHERE id = ?4",
   );
@@ -54,6 +55,8 @@ export function createJobQueue(sqlite: Database) {
     claimNext: (kind: string): JobRow | null => parse(claimNext.get(Date.now(), kind)),
     heartbeat: (id: number) => void beat.run(Date.now(), id),
     progress: (id: number, p: number) => void progress.run(p, id),
+    /** Replaces the job's payload: a job that reports more than a fraction keeps its figures there. */
+    setPayload: (id: number, p: Record<string, unknown>) => void payload.run(JSON.stringify(p), id),
     done: (id: number) => void finish.run("done", null, Date.now(), id),
     failed: (id: number, error: string) => void finish.run("failed", error, Date.now(), id),
     requeue: (id: number) => void requeue.run(id),

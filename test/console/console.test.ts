@@ -1,6 +1,7 @@
 // The management console: served with a strict CSP and nothing from another origin, and the whole
 // publishing flow driven through the real page in Chromium (login, organization, API key, tileset
-// upload and publish, style from the template, publish, live MapLibre preview).
+// upload and publish, style from the template, publish, live MapLibre preview), and the admin's
+// Geocoding panel.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
@@ -13,6 +14,7 @@ import { seedSession } from "../support/seed";
 import { demMbtiles, ramp } from "../support/dem";
 import { createTileset, publish, upload, waitForVersion } from "../routes/management/tilesets/fixtures";
 import { CONSOLE_CSP } from "../../src/routes/web/console";
+import { VILLAGES_TSV } from "../backends/geocoder/embedded/fixtures";
 import { CONSOLE_FILE_ASSETS, CONSOLE_TEXT_ASSETS } from "../../src/web/console/assets";
 
 const CONSOLE_DIR = join(import.meta.dir, "..", "..", "src", "web", "console");
@@ -487,6 +489,59 @@ describe("console in Chromium", () => {
     expect(seen).toEqual([]);
     await context.close();
   }, 60_000);
+  test("the Geocoding panel: datasets, a GeoNames upload followed to the end, search results on the map, delete", async () => {
+    const admin = await seedSession(t.ctx, { isAdmin: true, email: "geo-admin@example.com" });
+    const context = await browser.newContext({ viewport: { width: 1360, height: 1000 } });
+    const geo = await context.newPage();
+    const logged: string[] = [];
+    geo.on("pageerror", (e) => logged.push(`page error: ${e.message}`));
+    geo.on("console", (m) => {
+      // The refused tileset import below answers 404, which the browser logs as a failed resource.
+      if (m.type() === "error" && !/Failed to load resource: the server responded with a status of 4\d\d/.test(m.text())) logged.push(`console: ${m.text()}`);
+    });
+    await geo.goto(`${t.baseUrl}/console`);
+    await geo.fill("#login-email", admin.email);
+    await geo.fill("#login-password", admin.password);
+    await geo.click("#login-form button[type=submit]");
+    await geo.click('#nav a[data-section="geocoding"]');
+    // The first visit builds the gazetteer from the built-in data.
+    await geo.waitForSelector('#gazetteer-datasets tr[data-dataset="geonames-cities1000"]', { timeout: 60_000 });
+    expect(await geo.textContent('#gazetteer-datasets tr[data-dataset="regions"]')).toContain("iso3166-2-db");
+    expect(await geo.$('button[data-delete="geonames-cities1000"]')).toBeNull();
+
+    // Upload a GeoNames file: the import runs as a job and the page follows it to the end.
+    await geo.fill("#gazetteer-dataset", "swiss");
+    await geo.setInputFiles("#gazetteer-file", { name: "CH.txt", mimeType: "text/plain", buffer: Buffer.from(VILLAGES_TSV) });
+    await geo.click("#gazetteer-upload-form button[type=submit]");
+    await geo.waitForSelector('#gazetteer-datasets tr[data-dataset="swiss"]', { timeout: 30_000 });
+    expect(await geo.textContent('#gazetteer-datasets tr[data-dataset="swiss"]')).toContain("3");
+    expect(await geo.textContent("#gazetteer-imports")).toContain("CH.txt → swiss (add): done, 3 lines, 3 places");
+
+    // A tileset that does not exist is refused with the API's message, and nothing is queued.
+    await geo.fill("#gazetteer-tileset", "nobody/nothing");
+    await geo.fill("#gazetteer-name-field", "name");
+    await geo.fill("#gazetteer-dataset", "");
+    await geo.click("#gazetteer-tileset-form button[type=submit]");
+    await geo.waitForSelector("#gazetteer-import-error:not([hidden])");
+    expect(await geo.textContent("#gazetteer-import-error")).toContain("does not exist or has no published version");
+
+    // Search: the results are listed and drawn on the map.
+    await geo.fill("#gazetteer-search", "Hintertupfingen");
+    await geo.click("#gazetteer-search-form button[type=submit]");
+    await geo.waitForSelector("#gazetteer-results li");
+    expect(await geo.textContent("#gazetteer-results li")).toContain("Hintertupfingen, Canton of Zurich, Switzerland");
+    await geo.waitForSelector('#map-preview[data-idle="true"]', { timeout: 20_000 });
+    const px = await canvasPixels(geo, "#map-preview canvas");
+    expect(countColor(px, [0xd9, 0x48, 0x0f], 30)).toBeGreaterThan(20);
+
+    // Delete the dataset after confirming.
+    await geo.click('button[data-delete="swiss"]');
+    await geo.waitForSelector("#confirm-dialog[open]");
+    await geo.click("#confirm-ok");
+    await geo.waitForSelector('#gazetteer-datasets tr[data-dataset="swiss"]', { state: "detached" });
+    expect(logged).toEqual([]);
+    await context.close();
+  }, 120_000);
 
   test("a plain member sees no admin sections or key form, and an ended session returns to sign-in", async () => {
     const org = await t.fetch("/api/v1/orgs", { method: "POST", headers: { ...(await seedSession(t.ctx, { isAdmin: true })).headers, "content-type": "application/json" }, body: JSON.stringify({ slug: "team" }) });
@@ -505,6 +560,7 @@ describe("console in Chromium", () => {
     expect(await first.isVisible('#nav a[data-section="fonts"]')).toBe(false);
     expect(await first.isVisible('#nav a[data-section="setup"]')).toBe(false);
     expect(await first.isVisible('#nav a[data-section="elevation"]')).toBe(false);
+    expect(await first.isVisible('#nav a[data-section="geocoding"]')).toBe(false);
     await first.click('#nav a[data-section="members"]');
     await first.waitForSelector('tr[data-member="member@example.com"]');
     expect(await first.$("#add-member-form")).toBeNull();

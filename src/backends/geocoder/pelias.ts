@@ -45,7 +45,7 @@ export function peliasAutocompleteUrl(base: string, q: AutocompleteQuery): strin
   ])}`;
 }
 
-const STRING_PROPS = ["gid", "layer", "source", "name", "label", "housenumber", "street", "postalcode", "locality", "region", "country"] as const;
+const STRING_PROPS = ["gid", "layer", "source", "name", "label", "housenumber", "street", "postalcode", "locality", "region", "region_a", "country"] as const;
 
 const isFiniteNumber = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
 

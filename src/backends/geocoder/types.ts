@@ -39,6 +39,8 @@ export interface PlaceProperties {
   postalcode?: string;
   locality?: string;
   region?: string;
+  /** the region's short code (IL for Illinois) */
+  region_a?: string;
   country?: string;
   /** ISO 3166-1 alpha-2 */
   country_code?: string;

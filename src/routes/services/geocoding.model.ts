@@ -66,6 +66,7 @@ const Place = t.Object({
       postalcode: t.Optional(t.String()),
       locality: t.Optional(t.String()),
       region: t.Optional(t.String()),
+      region_a: t.Optional(t.String({ description: "The region's short code (IL for Illinois, ZH for canton Zurich), when known" })),
       country: t.Optional(t.String()),
       country_code: t.Optional(t.String({ description: "ISO 3166-1 alpha-2" })),
       country_a: t.Optional(t.String({ description: "ISO 3166-1 alpha-3" })),

@@ -18,6 +18,7 @@ import libVersionState from "./lib/version-state.js" with { type: "text" };
 import libWidgets from "./lib/widgets.js" with { type: "text" };
 import viewElevation from "./views/elevation.js" with { type: "text" };
 import viewFonts from "./views/fonts.js" with { type: "text" };
+import viewGeocoding from "./views/geocoding.js" with { type: "text" };
 import viewKeys from "./views/keys.js" with { type: "text" };
 import viewLogin from "./views/login.js" with { type: "text" };
 import viewMembers from "./views/members.js" with { type: "text" };
@@ -51,6 +52,7 @@ export const CONSOLE_TEXT_ASSETS: Readonly<Record<string, string>> = {
   "lib/widgets.js": libWidgets,
   "views/elevation.js": viewElevation,
   "views/fonts.js": viewFonts,
+  "views/geocoding.js": viewGeocoding,
   "views/keys.js": viewKeys,
   "views/login.js": viewLogin,
   "views/members.js": viewMembers,

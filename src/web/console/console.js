@@ -7,6 +7,7 @@ import { go, route, setSections } from "./lib/router.js";
 import { enc, state } from "./lib/state.js";
 import { renderElevation } from "./views/elevation.js";
 import { renderFonts } from "./views/fonts.js";
+import { renderGeocoding } from "./views/geocoding.js";
 import { bindLogin, resumeSession, showLogin } from "./views/login.js";
 import { renderKeys } from "./views/keys.js";
 import { renderMembers } from "./views/members.js";
@@ -16,7 +17,7 @@ import { renderSetup } from "./views/setup.js";
 import { renderStyles } from "./views/styles.js";
 import { renderTilesets } from "./views/tilesets.js";
 
-setSections({ overview: renderOverview, tilesets: renderTilesets, styles: renderStyles, keys: renderKeys, members: renderMembers, fonts: renderFonts, elevation: renderElevation, setup: renderSetup, "new-org": renderNewOrg });
+setSections({ overview: renderOverview, tilesets: renderTilesets, styles: renderStyles, keys: renderKeys, members: renderMembers, fonts: renderFonts, geocoding: renderGeocoding, elevation: renderElevation, setup: renderSetup, "new-org": renderNewOrg });
 onSessionEnded(showLogin);
 
 function startApp(session) {

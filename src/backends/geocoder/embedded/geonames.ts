@@ -1,6 +1,6 @@
 // GeoNames' dump formats (download.geonames.org/export/dump, readme.txt): the `geoname` table
-// (allCountries.txt, citiesN.txt, XX.txt: 19 tab-separated columns) and `alternateNamesV2` (10 columns;
-// the older alternateNames has 8). A line that does not fit throws InvalidGazetteerLine with what is
+// (allCountries.txt, citiesN.txt, XX.txt: 19 tab-separated columns), `alternateNamesV2` (10 columns;
+// the older alternateNames has 8) and admin1CodesASCII.txt (4). A line that does not fit throws InvalidGazetteerLine with what is
 // wrong; the importer adds the file name and line number.
 import type { NameRecord, PlaceRecord } from "./writer";
 
@@ -75,4 +75,19 @@ export function parseAlternateNameLine(cols: string[]): { geonameId: string; nam
   if (NOT_NAMES.has(lang) || historic === "1" || !name.trim()) return null;
   if (lang && !/^[a-z]{2,3}(-[A-Za-z0-9]{1,8})*$/.test(lang)) return null;
   return { geonameId, name: { name: name.trim(), lang: lang.toLowerCase(), preferred: preferred === "1" } };
+}
+
+export const ADMIN1_COLUMNS = 4;
+
+/** One row of admin1CodesASCII.txt: `CC.code`, name, ASCII name, geonameid. */
+export function parseAdmin1Line(cols: string[]): { geonameId: string; country: string; admin1: string; name: string; ascii: string } {
+  if (cols.length !== ADMIN1_COLUMNS) throw new InvalidGazetteerLine(`has ${cols.length} tab-separated columns; an admin1CodesASCII row has ${ADMIN1_COLUMNS}`);
+  const [code, name, ascii, geonameId] = cols as [string, string, string, string];
+  const dot = code.indexOf(".");
+  const country = code.slice(0, dot);
+  const admin1 = code.slice(dot + 1);
+  if (dot !== 2 || !/^[A-Z]{2}$/.test(country) || !admin1) throw new InvalidGazetteerLine(`code ${JSON.stringify(code.slice(0, 30))} is not COUNTRY.ADMIN1 (as in US.IL)`);
+  if (!/^\d+$/.test(geonameId)) throw new InvalidGazetteerLine(`geonameid ${JSON.stringify(geonameId.slice(0, 30))} is not a number`);
+  if (!name.trim()) throw new InvalidGazetteerLine("the name column is empty");
+  return { geonameId, country, admin1, name: name.trim(), ascii: ascii.trim() };
 }

@@ -1,12 +1,13 @@
 // `mapstead gazetteer import` and the admin upload: a GeoNames dump (plain .txt or .zip, streamed and
 // inflated on the fly, never unpacked to disk) into a named dataset, in one transaction. Geoname rows
 // (allCountries, citiesN, XX) become places; alternateNamesV2 rows become names of places already
-// imported. A zip entry that points outside the archive, or inflates suspiciously, is refused.
+// imported; admin1CodesASCII rows become regions, placed at their seat among the places already there. A zip entry that points outside the archive, or inflates suspiciously, is refused.
 import { Unzip, UnzipInflate, type UnzipFile } from "fflate";
-import { GEONAMES_ATTRIBUTION, GEONAME_COLUMNS, InvalidGazetteerLine, parseAlternateNameLine, parseGeonameLine } from "./geonames";
+import { ADMIN1_COLUMNS, GEONAMES_ATTRIBUTION, GEONAME_COLUMNS, InvalidGazetteerLine, parseAdmin1Line, parseAlternateNameLine, parseGeonameLine } from "./geonames";
 import type { Gazetteer } from "./gazetteer";
 import { BUILTIN_DATASETS } from "./builtin";
 import { listDatasets } from "./store";
+import type { Database } from "bun:sqlite";
 import { createDatasetWriter, type DatasetKind, type DatasetWriter, type WriteMode } from "./writer";
 
 /** A file that cannot be imported; `line` (1-based, within `entry` for zips) when one line is at fault. */
@@ -43,7 +44,7 @@ export interface ImportResult {
   lines: number;
   places: number;
   names: number;
-  /** alternate names whose place is in no imported GeoNames dataset */
+  /** alternate names whose place is in no imported GeoNames dataset; regions with no place of theirs to stand at */
   skipped: number;
   ms: number;
 }
@@ -61,14 +62,34 @@ export function checkDatasetName(name: string): string {
   return name;
 }
 
+/** The files a dump can be, told apart by their number of columns. */
+type DumpFormat = "geoname" | "alternate_names" | "admin1";
+const FORMAT_OF_COLUMNS: Record<number, DumpFormat> = { [GEONAME_COLUMNS]: "geoname", 10: "alternate_names", 8: "alternate_names", [ADMIN1_COLUMNS]: "admin1" };
+const DEFAULT_DATASET: Record<DumpFormat, string> = { geoname: "geonames", alternate_names: "alternate-names", admin1: "admin1-codes" };
+
+/** Where each region (`CC.admin1`) is placed: its seat, else its most populous place, among those imported. */
+function regionSeats(db: Database): Map<string, { lon: number; lat: number }> {
+  const seats = new Map<string, { lon: number; lat: number; rank: number }>();
+  for (const p of db
+    .query<{ key: string; lon: number; lat: number; rank: number }, []>(
+      "SELECT country_code || '.' || admin1 AS key, lon, lat, importance * 1e12 + population AS rank FROM places WHERE admin1 IS NOT NULL AND country_code IS NOT NULL AND layer IN ('locality', 'neighbourhood')",
+    )
+    .iterate()) {
+    const best = seats.get(p.key);
+    if (!best || p.rank > best.rank) seats.set(p.key, p);
+  }
+  return seats;
+}
+
 /**
- * Imports `path` into `dataset` (default `geonames` for places, `alternate-names` for names).
+ * Imports `path` into `dataset` (default `geonames` for places, `alternate-names` for names,
+ * `admin1-codes` for regions).
  * Throws InvalidGazetteerData for files it cannot use; nothing is written then.
  */
 export async function importGeonamesFile(
   gazetteer: Gazetteer,
   path: string,
-  opts: { dataset?: string; mode: WriteMode; label?: string; onProgress?: (p: ImportProgress) => void },
+  opts: { dataset?: string; mode: WriteMode; label?: string; onProgress?: (p: ImportProgress) => void; signal?: AbortSignal },
 ): Promise<ImportResult> {
   const started = performance.now();
   const label = opts.label ?? path.split("/").pop()!;
@@ -81,14 +102,17 @@ export async function importGeonamesFile(
   return gazetteer.withWriter(async (db) => {
     let writer: DatasetWriter | null = null;
     let kind: DatasetKind | null = null;
+    let format: DumpFormat | null = null;
+    let seats: ReturnType<typeof regionSeats> | null = null;
     let dataset = "";
     const progress: ImportProgress = { bytesRead: 0, totalBytes, lines: 0, places: 0, names: 0 };
     let skipped = 0;
     let lastReport = 0;
 
     function open(columns: number, entry: string) {
-      kind = columns === GEONAME_COLUMNS ? "geonames" : "alternate_names";
-      dataset = opts.dataset ?? (kind === "geonames" ? "geonames" : "alternate-names");
+      format = FORMAT_OF_COLUMNS[columns]!;
+      kind = format === "alternate_names" ? "alternate_names" : "geonames";
+      dataset = opts.dataset ?? DEFAULT_DATASET[format];
       const existing = listDatasets(db).find((d) => d.name === dataset);
       if (existing && existing.kind !== kind)
         throw new InvalidGazetteerData(`${entry}: dataset ${dataset} holds ${existing.kind === "geonames" ? "places" : "alternate names"}, this file holds ${kind === "geonames" ? "places" : "alternate names"}; choose another --dataset`);
@@ -108,13 +132,23 @@ export async function importGeonamesFile(
         const cols = (text.endsWith("\r") ? text.slice(0, -1) : text).split("\t");
         try {
           if (!writer) {
-            if (cols.length !== GEONAME_COLUMNS && cols.length !== 10 && cols.length !== 8)
-              throw new InvalidGazetteerLine(`has ${cols.length} tab-separated column(s); expected a GeoNames geoname row (${GEONAME_COLUMNS} columns, as in allCountries.txt or cities1000.txt) or an alternateNamesV2 row (10)`);
+            if (!FORMAT_OF_COLUMNS[cols.length])
+              throw new InvalidGazetteerLine(
+                `has ${cols.length} tab-separated column(s); expected a GeoNames geoname row (${GEONAME_COLUMNS} columns, as in allCountries.txt or cities1000.txt), an alternateNamesV2 row (10) or an admin1CodesASCII row (4)`,
+              );
             open(cols.length, entry);
           }
-          if (kind === "geonames") {
+          if (format === "geoname") {
             writer!.addPlace(parseGeonameLine(cols));
             progress.places++;
+          } else if (format === "admin1") {
+            const r = parseAdmin1Line(cols);
+            const seat = (seats ??= regionSeats(db)).get(`${r.country}.${r.admin1}`);
+            if (seat) {
+              const names = r.ascii && r.ascii !== r.name ? [{ name: r.ascii, lang: "" }] : [];
+              writer!.addPlace({ extId: r.geonameId, layer: "region", name: r.name, countryCode: r.country, admin1: r.admin1, population: 0, importance: 0, lon: seat.lon, lat: seat.lat, names });
+              progress.places++;
+            } else skipped++;
           } else {
             const alt = parseAlternateNameLine(cols);
             if (alt && writer!.addAlternateName(alt.geonameId, alt.name)) progress.names++;
@@ -136,6 +170,7 @@ export async function importGeonamesFile(
     }
 
     function report(force = false) {
+      if (opts.signal?.aborted) throw new Error("the import was stopped (server shutdown)");
       const now = performance.now();
       if (opts.onProgress && (force || now - lastReport > 500)) {
         lastReport = now;

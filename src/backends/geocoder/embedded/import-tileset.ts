@@ -29,15 +29,14 @@ function tileToLonLat(z: number, x: number, y: number): [number, number] {
   return [(x / n) * 360 - 180, (Math.atan(Math.sinh(Math.PI * (1 - (2 * y) / n))) * 180) / Math.PI];
 }
 
-export async function importTilesetPoints(
-  gazetteer: Gazetteer,
-  main: { sqlite: Database; dataDir: string },
-  opts: { tileset: string; nameField: string; dataset?: string; mode: WriteMode; onProgress?: (p: ImportProgress) => void },
-): Promise<ImportResult> {
-  const started = performance.now();
-  const [owner, slug, ...extra] = opts.tileset.split("/");
-  if (!owner || !slug || extra.length) throw new InvalidGazetteerData(`--tileset ${JSON.stringify(opts.tileset)} must be owner/slug`);
-  const dataset = checkDatasetName(opts.dataset ?? `tileset-${owner}-${slug}`.toLowerCase());
+/**
+ * The published point tileset `owner/slug` with the field `nameField`, ready to read, and the dataset
+ * its places go to; InvalidGazetteerData says what is wrong (checked before an import is queued).
+ */
+export function findPointTileset(main: { sqlite: Database }, tileset: string, nameField: string, datasetName?: string) {
+  const [owner, slug, ...extra] = tileset.split("/");
+  if (!owner || !slug || extra.length) throw new InvalidGazetteerData(`tileset ${JSON.stringify(tileset.slice(0, 100))} must be owner/slug`);
+  const dataset = checkDatasetName(datasetName ?? `tileset-${owner}-${slug}`.toLowerCase());
   const row = main.sqlite
     .query<TilesetRow, [string, string]>(
       `SELECT v.archive_path, v.archive_format, v.metadata, t.attribution, t.name FROM tilesets t JOIN orgs o ON o.id = t.org_id
@@ -48,13 +47,22 @@ export async function importTilesetPoints(
   const facts = JSON.parse(row.metadata) as TileFacts;
   if (facts.format !== "pbf") throw new InvalidGazetteerData(`tileset ${owner}/${slug} holds ${facts.format} images, not vector features`);
   const fields = [...new Set(facts.vector_layers.flatMap((l) => Object.keys(l.fields ?? {})))];
-  if (!fields.includes(opts.nameField))
-    throw new InvalidGazetteerData(`tileset ${owner}/${slug} has no field ${JSON.stringify(opts.nameField)}; its fields are ${fields.join(", ") || "none"}`);
+  if (!fields.includes(nameField))
+    throw new InvalidGazetteerData(`tileset ${owner}/${slug} has no field ${JSON.stringify(nameField)}; its fields are ${fields.join(", ") || "none"}`);
   const z = facts.maxzoom;
   const range = tileRange(facts.bounds, z);
   const tiles = (range.maxX - range.minX + 1) * (range.maxY - range.minY + 1);
   if (tiles > MAX_TILES) throw new InvalidGazetteerData(`tileset ${owner}/${slug} spans ${tiles} tiles at zoom ${z}; import the points from their source file instead`);
+  return { owner, slug, dataset, row: { ...row, archive_path: row.archive_path }, facts, z, range, tiles };
+}
 
+export async function importTilesetPoints(
+  gazetteer: Gazetteer,
+  main: { sqlite: Database; dataDir: string },
+  opts: { tileset: string; nameField: string; dataset?: string; mode: WriteMode; onProgress?: (p: ImportProgress) => void; signal?: AbortSignal },
+): Promise<ImportResult> {
+  const started = performance.now();
+  const { owner, slug, dataset, row, facts, z, range, tiles } = findPointTileset(main, opts.tileset, opts.nameField, opts.dataset);
   const path = join(main.dataDir, row.archive_path);
   const source = row.archive_format === "pmtiles" ? await openPmtiles(path, facts) : openMbtiles(path, facts);
   try {
@@ -104,6 +112,7 @@ export async function importTilesetPoints(
           }
           opts.onProgress?.({ ...progress });
           await Bun.sleep(0);
+          if (opts.signal?.aborted) throw new Error("the import was stopped (server shutdown)");
         }
         const counts = writer.commit();
         return { dataset, kind: "tileset" as const, mode: opts.mode, lines: progress.lines, places: counts.places, names: counts.names, skipped: 0, ms: Math.round(performance.now() - started) };

@@ -9,7 +9,7 @@ import { gazetteerPath, listDatasets, metaValue, openGazetteerFile, type Dataset
 const SAMPLE = "london";
 const count = (n: number) => n.toLocaleString("en-US");
 const mib = (bytes: number | null) => (bytes === null ? "" : `, ${(bytes / 1024 ** 2).toFixed(0)} MiB`);
-const IMPORT_HINT = "only the built-in places of over 1000 people and countries: import a GeoNames dump (mapstead gazetteer import allCountries.zip) for villages, regions and other places";
+const IMPORT_HINT = "only the built-in places of over 1000 people, regions and countries: import a GeoNames dump (mapstead gazetteer import allCountries.zip) for villages and other places";
 
 function describeData(datasets: DatasetInfo[], bytes: number | null, builtAt: string | null): string {
   const places = datasets.reduce((n, d) => n + d.places, 0);

@@ -29,6 +29,12 @@ interface PlaceRow {
   lat: number;
 }
 
+/** A country, or one region of it (GeoNames admin1 code), that a query's context names. */
+interface Area {
+  country: string;
+  admin1?: string;
+}
+
 interface Scored {
   row: CandidateRow;
   text: number;
@@ -38,6 +44,14 @@ interface Scored {
 
 const CANDIDATES_PER_LOOKUP = 300;
 const TYPO_CANDIDATES = 500;
+/**
+ * Names read at most by one prefix, substring or typo lookup before ranking: a short prefix of a
+ * million-place import matches tens of thousands, and ranking them all is what makes a slow query.
+ * Past this, the lookup ranks the first names it read (in name order for prefixes), not every match.
+ * With a bbox, country or region filter, ten times more: the first names read might lie outside it.
+ */
+const SCAN_LIMIT = 1000;
+const scanLimit = (f: { sql: string }) => ` LIMIT ${f.sql ? SCAN_LIMIT * 10 : SCAN_LIMIT}`;
 /** Layers whose point is only a label position (a country's capital), never "the nearest place". */
 const AREA_LAYERS = "('country', 'macroregion', 'region')";
 const EARTH_RADIUS_KM = 6371.0088;
@@ -63,11 +77,14 @@ function textScore(query: string, name: string): number {
   return 0;
 }
 
-const trigramsOf = (s: string) => {
-  const out = new Set<string>();
-  for (let i = 0; i + 3 <= s.length; i++) out.add(s.slice(i, i + 3));
-  return [...out];
-};
+/**
+ * A word with at most `budget` typos keeps one of `budget + 1` equal pieces of it intact: names holding
+ * one of those pieces (of 3 or more letters, what the trigram index can find) are the typo candidates.
+ */
+function typoPieces(query: string, budget: number): string[] {
+  const size = Math.floor(query.length / (budget + 1));
+  return Array.from({ length: budget + 1 }, (_, i) => query.slice(i * size, i === budget ? query.length : (i + 1) * size)).filter((p) => p.length >= 3);
+}
 const ftsPhrase = (s: string) => `"${s.replaceAll('"', '""')}"`;
 
 export interface SearchOptions {
@@ -80,9 +97,16 @@ export function createSearch(db: Database, opts: SearchOptions) {
     "SELECT name FROM names WHERE place_id = ?1 AND lang IN (?2, ?3) ORDER BY lang = ?2 DESC, preferred DESC, id LIMIT 1",
   );
   const countryPlace = db.query<{ id: number; name: string }, [string]>("SELECT id, name FROM places WHERE layer = 'country' AND country_code = ? ORDER BY importance DESC LIMIT 1");
-  const regionPlace = db.query<{ id: number; name: string }, [string, string]>("SELECT id, name FROM places WHERE layer = 'region' AND country_code = ? AND admin1 = ? LIMIT 1");
+  // The latest import's region names it; the built-in region (or any with one) gives its code.
+  const regionPlace = db.query<{ id: number; name: string; abbr: string | null }, [string, string]>(
+    `SELECT id, name, (SELECT abbr FROM places WHERE layer = 'region' AND country_code = ?1 AND admin1 = ?2 AND abbr IS NOT NULL LIMIT 1) AS abbr
+     FROM places WHERE layer = 'region' AND country_code = ?1 AND admin1 = ?2 ORDER BY id DESC LIMIT 1`,
+  );
   const countryByName = db.query<{ code: string }, [string]>(
     "SELECT p.country_code AS code FROM names n JOIN places p ON p.id = n.place_id WHERE n.folded = ? AND p.layer = 'country' LIMIT 1",
+  );
+  const regionsByName = db.query<{ country: string; admin1: string }, [string]>(
+    "SELECT DISTINCT p.country_code AS country, p.admin1 FROM names n JOIN places p ON p.id = n.place_id WHERE n.folded = ? AND p.layer = 'region' AND p.country_code IS NOT NULL AND p.admin1 IS NOT NULL LIMIT 20",
   );
 
   function nameIn(placeId: number, fallback: string, language: string): string {
@@ -90,8 +114,8 @@ export function createSearch(db: Database, opts: SearchOptions) {
     return localName.get(placeId, language, primary)?.name ?? fallback;
   }
 
-  /** SQL conditions on `p` for bbox and country filters, with their parameters. */
-  function filters(bbox: BBox | undefined, countries: string[] | undefined): { sql: string; params: (string | number)[] } {
+  /** SQL conditions on `p` for bbox, country and context ("…, Illinois, USA") filters, with their parameters. */
+  function filters(bbox: BBox | undefined, countries: string[] | undefined, context: Area[][] = []): { sql: string; params: (string | number)[] } {
     const parts: string[] = [];
     const params: (string | number)[] = [];
     if (bbox) {
@@ -102,6 +126,11 @@ export function createSearch(db: Database, opts: SearchOptions) {
       parts.push(`p.country_code IN (${countries.map(() => "?").join(", ")})`);
       params.push(...countries);
     }
+    // Each context part is one of the areas its name can mean: Georgia the country or the US state.
+    for (const areas of context) {
+      parts.push(`(${areas.map((a) => (a.admin1 ? "(p.country_code = ? AND p.admin1 = ?)" : "p.country_code = ?")).join(" OR ")})`);
+      for (const a of areas) params.push(a.country, ...(a.admin1 ? [a.admin1] : []));
+    }
     return { sql: parts.map((p) => ` AND ${p}`).join(""), params };
   }
 
@@ -111,36 +140,48 @@ export function createSearch(db: Database, opts: SearchOptions) {
   const substringLookup = (match: string, f: ReturnType<typeof filters>) =>
     db
       .query<CandidateRow, (string | number)[]>(
-        `${SELECT} FROM names_fts JOIN names n ON n.id = names_fts.rowid JOIN places p ON p.id = n.place_id WHERE names_fts MATCH ?${f.sql} ORDER BY p.population DESC LIMIT ${CANDIDATES_PER_LOOKUP}`,
+        `${SELECT} FROM names n JOIN places p ON p.id = n.place_id WHERE n.id IN (SELECT rowid FROM names_fts WHERE names_fts MATCH ?${scanLimit(f)})${f.sql} ORDER BY p.population DESC LIMIT ${CANDIDATES_PER_LOOKUP}`,
       )
       .all(match, ...f.params);
-  // Ranked inside FTS first (bm25 over the trigrams): joining before the LIMIT would rank every match.
-  const typoLookup = (match: string, f: ReturnType<typeof filters>) =>
+  const prefixLookup = (query: string, f: ReturnType<typeof filters>) =>
     db
       .query<CandidateRow, (string | number)[]>(
-        `${SELECT} FROM names n JOIN places p ON p.id = n.place_id WHERE n.id IN (SELECT rowid FROM names_fts WHERE names_fts MATCH ? ORDER BY rank LIMIT ${TYPO_CANDIDATES})${f.sql}`,
+        `${SELECT} FROM names n JOIN places p ON p.id = n.place_id WHERE n.id IN (SELECT id FROM names WHERE folded > ? AND folded < ? ORDER BY folded${scanLimit(f)})${f.sql} ORDER BY p.population DESC LIMIT ${CANDIDATES_PER_LOOKUP}`,
       )
+      .all(query, `${query}\u{10FFFF}`, ...f.params);
+  const typoLookup = (match: string, f: ReturnType<typeof filters>) =>
+    db
+      .query<CandidateRow, (string | number)[]>(`${SELECT} FROM names n JOIN places p ON p.id = n.place_id WHERE n.id IN (SELECT rowid FROM names_fts WHERE names_fts MATCH ?${scanLimit(f)})${f.sql}`)
       .all(match, ...f.params);
 
-  const sameStart = db.query<unknown, [string, string]>("SELECT folded, place_id FROM names WHERE folded >= ? AND folded < ?");
+  // Only names whose length is within the typo budget can be typos of the query.
+  const sameStart = db.query<unknown, [string, string, number, number]>(
+    `SELECT folded, place_id FROM names WHERE folded >= ? AND folded < ? AND length(folded) BETWEEN ? AND ? LIMIT ${SCAN_LIMIT * 4}`,
+  );
   const placesById = (ids: number[], f: ReturnType<typeof filters>) =>
     db
       .query<CandidateRow, (string | number)[]>(`SELECT p.id, '' AS folded, p.population, p.importance, p.lon, p.lat FROM places p WHERE p.id IN (${ids.map(() => "?").join(", ")})${f.sql}`)
       .all(...ids, ...f.params);
 
-  /** Comma-separated trailing parts that name countries ("Paris, France") narrow the search to them. */
-  function splitContext(text: string): { name: string; countries: string[] } {
+  /**
+   * Comma-separated trailing parts that name regions or countries ("Springfield, Illinois", "Paris,
+   * France", "Springfield, IL, USA") narrow the search to them; a part that names neither makes the
+   * whole text one name.
+   */
+  function splitContext(text: string): { name: string; areas: Area[][] } {
     const parts = text.split(",").map((p) => p.trim()).filter(Boolean);
-    if (parts.length < 2) return { name: foldName(text), countries: [] };
-    const countries: string[] = [];
+    if (parts.length < 2) return { name: foldName(text), areas: [] };
+    const context: Area[][] = [];
     for (const part of parts.slice(1)) {
       const folded = foldName(part);
       const code = /^[a-z]{2}$/.test(folded) ? folded.toUpperCase() : /^[a-z]{3}$/.test(folded) ? alpha2Of(folded) : null;
-      const found = code && alpha3Of(code) ? code : countryByName.get(folded)?.code;
-      if (!found) return { name: foldName(text), countries: [] };
-      countries.push(found);
+      const country = code && alpha3Of(code) ? code : countryByName.get(folded)?.code;
+      const areas: Area[] = regionsByName.all(folded);
+      if (country) areas.push({ country });
+      if (!areas.length) return { name: foldName(text), areas: [] };
+      context.push(areas);
     }
-    return { name: foldName(parts[0]!), countries };
+    return { name: foldName(parts[0]!), areas: context };
   }
 
   function candidates(query: string, f: ReturnType<typeof filters>, limit: number, autocomplete: boolean): Map<number, Scored> {
@@ -151,12 +192,13 @@ export function createSearch(db: Database, opts: SearchOptions) {
       if (!prev || prev.text < text) best.set(row.id, { row, text, score: 0 });
     };
     for (const row of lookup("n.folded = ?", [query], f, "p.population DESC", CANDIDATES_PER_LOOKUP)) consider(row, 1);
-    for (const row of lookup("n.folded > ? AND n.folded < ?", [query, `${query}\u{10FFFF}`], f, "p.population DESC", CANDIDATES_PER_LOOKUP)) consider(row, textScore(query, row.folded));
+    for (const row of prefixLookup(query, f)) consider(row, textScore(query, row.folded));
     // Words inside longer names ("york" in "New York") only when the name's start found too little.
     const found = (minText: number) => [...best.values()].filter((s) => s.text >= minText).length;
     if (query.length >= 3 && found(0.75) < limit) for (const row of substringLookup(ftsPhrase(query), f)) consider(row, textScore(query, row.folded));
     const budget = typoBudget(query.length);
-    if (found(0.6) < limit && budget > 0) {
+    // A name typed exactly as a place is called is not a typo of another.
+    if (found(0.6) < limit && budget > 0 && found(1) === 0) {
       const typoScore = (folded: string) => {
         const whole = editDistance(query, folded, budget);
         if (whole <= budget) return 0.72 - 0.15 * whole;
@@ -168,14 +210,18 @@ export function createSearch(db: Database, opts: SearchOptions) {
       // are measured before anything is joined. Only when that finds nothing, the trigram index.
       const start = query.slice(0, 2);
       const matched = new Map<number, { folded: string; text: number }>();
-      for (const [folded, placeId] of sameStart.values(start, `${start}\u{10FFFF}`) as [string, number][]) {
+      const longest = autocomplete ? 1000 : query.length + budget;
+      for (const [folded, placeId] of sameStart.values(start, `${start}\u{10FFFF}`, query.length - budget, longest) as [string, number][]) {
         const text = typoScore(folded);
         if (text > (matched.get(placeId)?.text ?? 0)) matched.set(placeId, { folded, text });
       }
       if (matched.size) {
         const ids = [...matched.entries()].sort((a, b) => b[1].text - a[1].text).slice(0, TYPO_CANDIDATES).map(([id]) => id);
         for (const row of placesById(ids, f)) consider({ ...row, folded: matched.get(row.id)!.folded }, matched.get(row.id)!.text);
-      } else for (const row of typoLookup(trigramsOf(query).map(ftsPhrase).join(" OR "), f)) consider(row, typoScore(row.folded));
+      } else {
+        const pieces = typoPieces(query, budget);
+        if (pieces.length) for (const row of typoLookup(pieces.map(ftsPhrase).join(" OR "), f)) consider(row, typoScore(row.folded));
+      }
     }
     return best;
   }
@@ -186,9 +232,13 @@ export function createSearch(db: Database, opts: SearchOptions) {
     const properties: Place["properties"] = { gid: `${p.dataset}:${p.layer}:${p.ext_id}`, layer: p.layer, source: p.dataset, name };
     const label = [name];
     if (p.layer === "locality") properties.locality = name;
-    if (p.admin1 && p.country_code && p.layer !== "region" && p.layer !== "country") {
+    if (p.admin1 && p.country_code && p.layer !== "country") {
       const region = regionPlace.get(p.country_code, p.admin1);
-      if (region) label.push((properties.region = nameIn(region.id, region.name, language)));
+      if (region) {
+        properties.region = p.layer === "region" ? name : nameIn(region.id, region.name, language);
+        if (p.layer !== "region") label.push(properties.region);
+        if (region.abbr) properties.region_a = region.abbr;
+      }
     }
     if (p.country_code) {
       const country = countryPlace.get(p.country_code);
@@ -213,9 +263,8 @@ export function createSearch(db: Database, opts: SearchOptions) {
   function search(text: string, limit: number, language: string, bbox: BBox | undefined, country: string[] | undefined, focus: { lon: number; lat: number } | undefined, autocomplete: boolean): GeocodeAnswer {
     const context = splitContext(text);
     if (!context.name) return answer([], language);
-    const explicit = country?.map((c) => (c.length === 3 ? alpha2Of(c) : c)).filter((c): c is string => !!c);
-    const countries = explicit?.length ? explicit : context.countries.length ? context.countries : undefined;
-    const scored = [...candidates(context.name, filters(bbox, countries), limit, autocomplete).values()];
+    const countries = country?.map((c) => (c.length === 3 ? alpha2Of(c) : c)).filter((c): c is string => !!c);
+    const scored = [...candidates(context.name, filters(bbox, countries?.length ? countries : undefined, context.areas), limit, autocomplete).values()];
     for (const s of scored) {
       s.score = s.text + 0.3 * popularity(s.row.population) + s.row.importance;
       if (focus) {

@@ -8,9 +8,19 @@ import { join } from "node:path";
 
 export const GAZETTEER_FILE = "gazetteer.sqlite";
 /** Bumped when the schema or the built-in data changes: an older file is rebuilt. */
-export const SCHEMA_VERSION = "2";
+export const SCHEMA_VERSION = "3";
 
 export const gazetteerPath = (dataDir: string) => join(dataDir, GAZETTEER_FILE);
+
+/**
+ * The indexes of \`names\`, apart so that a large import can drop them and build them again at the end:
+ * sorting once is far faster than a million inserts at random places of a B-tree.
+ */
+export const NAME_INDEXES = `
+CREATE INDEX IF NOT EXISTS names_by_place ON names (place_id);
+CREATE INDEX IF NOT EXISTS names_by_folded ON names (folded, place_id);
+CREATE INDEX IF NOT EXISTS names_by_dataset ON names (dataset);`;
+export const NAME_INDEX_NAMES = ["names_by_place", "names_by_folded", "names_by_dataset"];
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -30,13 +40,13 @@ CREATE TABLE IF NOT EXISTS places (
   name TEXT NOT NULL,
   country_code TEXT,             -- ISO 3166-1 alpha-2
   admin1 TEXT,                   -- GeoNames first-level region code, for region names in labels
+  abbr TEXT,                     -- a region's ISO 3166-2 code (IL for Illinois): its region_a
   population INTEGER NOT NULL DEFAULT 0,
   importance REAL NOT NULL DEFAULT 0,
   lon REAL NOT NULL,
   lat REAL NOT NULL
 );
 CREATE UNIQUE INDEX IF NOT EXISTS places_by_dataset_id ON places (dataset, ext_id);
-CREATE INDEX IF NOT EXISTS places_by_ext_id ON places (ext_id);
 CREATE INDEX IF NOT EXISTS places_by_region ON places (country_code, admin1) WHERE layer = 'region';
 CREATE INDEX IF NOT EXISTS places_by_country ON places (country_code) WHERE layer = 'country';
 CREATE TABLE IF NOT EXISTS names (
@@ -48,9 +58,7 @@ CREATE TABLE IF NOT EXISTS names (
   lang TEXT NOT NULL DEFAULT '',
   preferred INTEGER NOT NULL DEFAULT 0
 );
-CREATE INDEX IF NOT EXISTS names_by_place ON names (place_id);
-CREATE INDEX IF NOT EXISTS names_by_folded ON names (folded, place_id);
-CREATE INDEX IF NOT EXISTS names_by_dataset ON names (dataset);
+${NAME_INDEXES}
 CREATE VIRTUAL TABLE IF NOT EXISTS names_fts USING fts5 (folded, content = '', contentless_delete = 1, tokenize = 'trigram');
 CREATE VIRTUAL TABLE IF NOT EXISTS places_rtree USING rtree (id, min_lon, max_lon, min_lat, max_lat);
 `;

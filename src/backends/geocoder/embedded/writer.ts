@@ -1,6 +1,7 @@
 // Writes one dataset into the gazetteer file inside one transaction: a failed or refused import rolls
 // back whole, and readers (another connection) keep seeing the previous data until the commit.
 import type { Database } from "bun:sqlite";
+import { NAME_INDEX_NAMES, NAME_INDEXES } from "./store";
 import { foldName } from "./text";
 
 export type DatasetKind = "builtin" | "geonames" | "alternate_names" | "tileset";
@@ -19,6 +20,8 @@ export interface PlaceRecord {
   name: string;
   countryCode: string | null;
   admin1: string | null;
+  /** a region's short code (ISO 3166-2 without the country), answered as `region_a` */
+  abbr?: string | null;
   population: number;
   importance: number;
   lon: number;
@@ -29,14 +32,18 @@ export interface PlaceRecord {
 
 /** A place keeps at most this many names: some GeoNames rows list hundreds of spellings. */
 const MAX_NAMES_PER_PLACE = 64;
+/** Names written with their indexes in place; past this, the indexes are dropped and built again at commit. */
+const BULK_AFTER_NAMES = 50_000;
+/** The import connection's page cache (KiB): the R*Tree and index builds run several times faster in memory. */
+const IMPORT_CACHE_KIB = 256 * 1024;
 
 export function createDatasetWriter(db: Database, dataset: { name: string; kind: DatasetKind; attribution: string }, mode: WriteMode) {
   const findPlace = db.query<{ id: number }, [string, string]>("SELECT id FROM places WHERE dataset = ? AND ext_id = ?");
-  const insertPlace = db.query<{ id: number }, [string, string, string, string, string | null, string | null, number, number, number, number]>(
-    "INSERT INTO places (dataset, ext_id, layer, name, country_code, admin1, population, importance, lon, lat) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+  const insertPlace = db.query<{ id: number }, [string, string, string, string, string | null, string | null, string | null, number, number, number, number]>(
+    "INSERT INTO places (dataset, ext_id, layer, name, country_code, admin1, abbr, population, importance, lon, lat) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
   );
-  const updatePlace = db.query<null, [string, string, string | null, string | null, number, number, number, number, number]>(
-    "UPDATE places SET layer = ?, name = ?, country_code = ?, admin1 = ?, population = ?, importance = ?, lon = ?, lat = ? WHERE id = ?",
+  const updatePlace = db.query<null, [string, string, string | null, string | null, string | null, number, number, number, number, number]>(
+    "UPDATE places SET layer = ?, name = ?, country_code = ?, admin1 = ?, abbr = ?, population = ?, importance = ?, lon = ?, lat = ? WHERE id = ?",
   );
   const insertName = db.query<null, [number, string, string, string, string, number]>("INSERT INTO names (place_id, dataset, name, folded, lang, preferred) VALUES (?, ?, ?, ?, ?, ?)");
   const insertPoint = db.query<null, [number, number, number, number, number]>("INSERT INTO places_rtree (id, min_lon, max_lon, min_lat, max_lat) VALUES (?, ?, ?, ?, ?)");
@@ -45,8 +52,9 @@ export function createDatasetWriter(db: Database, dataset: { name: string; kind:
     db.query<null, [number]>("DELETE FROM names WHERE place_id = ?"),
     db.query<null, [number]>("DELETE FROM places_rtree WHERE id = ?"),
   ];
+  // The (dataset, ext_id) index answers this as one lookup per GeoNames-based dataset.
   const placesByGeonameId = db.query<{ id: number }, [string]>(
-    "SELECT id FROM places WHERE ext_id = ? AND dataset IN (SELECT name FROM datasets WHERE kind IN ('builtin', 'geonames'))",
+    "SELECT id FROM places WHERE dataset IN (SELECT name FROM datasets WHERE kind IN ('builtin', 'geonames')) AND ext_id = ?",
   );
   let places = 0;
   let names = 0;
@@ -55,6 +63,10 @@ export function createDatasetWriter(db: Database, dataset: { name: string; kind:
   // statement each at commit, which is faster than a call per row.
   let lastNameBefore = 0;
   let lastPlaceBefore = 0;
+  // Only a dataset that starts empty may lose the name indexes mid-import: updating places of a dataset
+  // in add mode looks names up by place.
+  let mayDropIndexes = false;
+  let indexesDropped = false;
 
   function addName(placeId: number, n: NameRecord, seen: Set<string>) {
     const folded = foldName(n.name);
@@ -62,22 +74,22 @@ export function createDatasetWriter(db: Database, dataset: { name: string; kind:
     if (!folded || seen.has(key) || seen.size >= MAX_NAMES_PER_PLACE) return;
     seen.add(key);
     insertName.run(placeId, dataset.name, n.name, folded, n.lang, n.preferred ? 1 : 0);
-    names++;
+    if (++names === BULK_AFTER_NAMES && mayDropIndexes) {
+      for (const index of NAME_INDEX_NAMES) db.exec(`DROP INDEX IF EXISTS ${index}`);
+      indexesDropped = true;
+    }
   }
 
   return {
     begin() {
+      db.exec(`PRAGMA cache_size = -${IMPORT_CACHE_KIB}`);
+      db.exec("PRAGMA temp_store = MEMORY");
       db.exec("BEGIN IMMEDIATE");
       open = true;
       lastNameBefore = db.query<{ id: number | null }, []>("SELECT MAX(id) AS id FROM names").get()?.id ?? 0;
       lastPlaceBefore = db.query<{ id: number | null }, []>("SELECT MAX(id) AS id FROM places").get()?.id ?? 0;
-      if (mode === "replace") {
-        const ofDataset = "SELECT id FROM places WHERE dataset = ?1";
-        db.query(`DELETE FROM names_fts WHERE rowid IN (SELECT id FROM names WHERE dataset = ?1 OR place_id IN (${ofDataset}))`).run(dataset.name);
-        db.query(`DELETE FROM names WHERE dataset = ?1 OR place_id IN (${ofDataset})`).run(dataset.name);
-        db.query(`DELETE FROM places_rtree WHERE id IN (${ofDataset})`).run(dataset.name);
-        db.query("DELETE FROM places WHERE dataset = ?1").run(dataset.name);
-      }
+      if (mode === "replace") removeDatasetRows(db, dataset.name);
+      mayDropIndexes = dataset.kind !== "alternate_names" && !db.query("SELECT 1 FROM places WHERE dataset = ? LIMIT 1").get(dataset.name);
       db.query("INSERT INTO datasets (name, kind, attribution, updated_at) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (name) DO UPDATE SET kind = ?2, attribution = ?3, updated_at = ?4").run(
         dataset.name,
         dataset.kind,
@@ -91,11 +103,11 @@ export function createDatasetWriter(db: Database, dataset: { name: string; kind:
       let id: number;
       if (existing) {
         id = existing.id;
-        updatePlace.run(p.layer, p.name, p.countryCode, p.admin1, p.population, p.importance, p.lon, p.lat, id);
+        updatePlace.run(p.layer, p.name, p.countryCode, p.admin1, p.abbr ?? null, p.population, p.importance, p.lon, p.lat, id);
         for (const q of dropPlaceNames) q.run(id);
         insertPoint.run(id, p.lon, p.lon, p.lat, p.lat);
       } else {
-        id = insertPlace.get(dataset.name, p.extId, p.layer, p.name, p.countryCode, p.admin1, p.population, p.importance, p.lon, p.lat)!.id;
+        id = insertPlace.get(dataset.name, p.extId, p.layer, p.name, p.countryCode, p.admin1, p.abbr ?? null, p.population, p.importance, p.lon, p.lat)!.id;
         places++;
       }
       const seen = new Set<string>();
@@ -112,6 +124,7 @@ export function createDatasetWriter(db: Database, dataset: { name: string; kind:
 
     /** Commits and refreshes every dataset's counts (a replaced dataset may take others' names with it). */
     commit(): { places: number; names: number } {
+      if (indexesDropped) db.exec(NAME_INDEXES);
       db.query("INSERT INTO names_fts (rowid, folded) SELECT id, folded FROM names WHERE id > ?").run(lastNameBefore);
       db.query("INSERT INTO places_rtree (id, min_lon, max_lon, min_lat, max_lat) SELECT id, lon, lon, lat, lat FROM places WHERE id > ?").run(lastPlaceBefore);
       db.exec(
@@ -125,8 +138,29 @@ export function createDatasetWriter(db: Database, dataset: { name: string; kind:
     rollback() {
       if (open) db.exec("ROLLBACK");
       open = false;
+      indexesDropped = false;
     },
   };
 }
 
 export type DatasetWriter = ReturnType<typeof createDatasetWriter>;
+
+/** Removes a dataset's places and names, and the names other datasets gave its places (inside the caller's transaction). */
+function removeDatasetRows(db: Database, name: string) {
+  const ofDataset = "SELECT id FROM places WHERE dataset = ?1";
+  db.query(`DELETE FROM names_fts WHERE rowid IN (SELECT id FROM names WHERE dataset = ?1 OR place_id IN (${ofDataset}))`).run(name);
+  db.query(`DELETE FROM names WHERE dataset = ?1 OR place_id IN (${ofDataset})`).run(name);
+  db.query(`DELETE FROM places_rtree WHERE id IN (${ofDataset})`).run(name);
+  db.query("DELETE FROM places WHERE dataset = ?1").run(name);
+}
+
+/** Deletes a dataset whole; false when there is none of that name. */
+export function deleteDataset(db: Database, name: string): boolean {
+  return db.transaction(() => {
+    if (!db.query("SELECT 1 FROM datasets WHERE name = ?").get(name)) return false;
+    removeDatasetRows(db, name);
+    db.query("DELETE FROM datasets WHERE name = ?").run(name);
+    db.exec("UPDATE datasets SET names = (SELECT COUNT(*) FROM names WHERE names.dataset = datasets.name)");
+    return true;
+  }).immediate();
+}

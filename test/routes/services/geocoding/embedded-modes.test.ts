@@ -107,7 +107,7 @@ describe("first start of the embedded gazetteer", () => {
       const c = await componentOf(t);
       expect(c.status).toBe("ok");
       expect(typeof c.latency_ms).toBe("number");
-      expect(c.detail).toContain('sample search "london" answered "London, United Kingdom"');
+      expect(c.detail).toContain('sample search "london" answered "London, England, United Kingdom"');
       expect(c.detail).toMatch(/geonames-cities1000 135,\d{3}/);
       expect(c.detail).toMatch(/countries 2\d\d/);
       expect(c.detail).toMatch(/\d+ MiB/);

@@ -29,7 +29,7 @@ describe("forward", () => {
     expect(status).toBe(200);
     expect(features.length).toBe(5);
     const paris = features[0]!;
-    expect(paris.properties).toMatchObject({ name: "Paris", label: "Paris, France", layer: "locality", locality: "Paris", country: "France", country_code: "FR", country_a: "FRA", confidence: 1 });
+    expect(paris.properties).toMatchObject({ name: "Paris", label: "Paris, Île-de-France, France", layer: "locality", locality: "Paris", country: "France", country_code: "FR", country_a: "FRA", confidence: 1 });
     expect(paris.properties.source).toBe("geonames-cities1000");
     expect(paris.properties.gid).toBe("geonames-cities1000:locality:2988507");
     expect(paris.geometry.coordinates[0]).toBeCloseTo(2.3488, 3);
@@ -41,9 +41,9 @@ describe("forward", () => {
   });
 
   test("a prefix finds the big city first; accents and case do not matter", async () => {
-    expect(labels((await places("/geocoding/v1/forward?q=lond&limit=1")).features)).toEqual(["London, United Kingdom"]);
-    expect(labels((await places("/geocoding/v1/forward?q=SAO%20PAULO&limit=1")).features)).toEqual(["São Paulo, Brazil"]);
-    expect(labels((await places("/geocoding/v1/forward?q=z%C3%BCrich&limit=1")).features)).toEqual(["Zürich, Switzerland"]);
+    expect(labels((await places("/geocoding/v1/forward?q=lond&limit=1")).features)).toEqual(["London, England, United Kingdom"]);
+    expect(labels((await places("/geocoding/v1/forward?q=SAO%20PAULO&limit=1")).features)).toEqual(["São Paulo, São Paulo, Brazil"]);
+    expect(labels((await places("/geocoding/v1/forward?q=z%C3%BCrich&limit=1")).features)).toEqual(["Zürich, Canton of Zurich, Switzerland"]);
   });
 
   test("typos are tolerated: berln finds Berlin, tokio finds Tokyo", async () => {
@@ -64,6 +64,23 @@ describe("forward", () => {
     expect(context[0]!.properties).toMatchObject({ name: "London", country_code: "CA" });
   });
 
+  test("built-in regions: results carry region and region_a; a region or its code after a comma picks the right place", async () => {
+    const [springfield] = (await places("/geocoding/v1/forward?q=springfield&limit=1")).features;
+    expect(springfield!.properties).toMatchObject({ name: "Springfield", region: "Illinois", region_a: "IL", country_code: "US" });
+    for (const q of ["Springfield, Missouri", "Springfield, MO", "springfield, mo, usa"]) {
+      const features = (await places(`/geocoding/v1/forward?q=${encodeURIComponent(q)}&limit=5`)).features;
+      expect(features.length).toBeGreaterThan(0);
+      for (const f of features) expect(f.properties).toMatchObject({ region: "Missouri", region_a: "MO", country_code: "US" });
+    }
+    expect((await places("/geocoding/v1/forward?q=Springfield%2C%20Ohio&limit=1")).features[0]!.properties).toMatchObject({ name: "Springfield", region_a: "OH" });
+    // The region itself is a place, with its names in other languages.
+    const [bavaria] = (await places("/geocoding/v1/forward?q=bayern&limit=1")).features;
+    expect(bavaria!.properties).toMatchObject({ layer: "region", name: "Bavaria", region: "Bavaria", region_a: "BY", country_code: "DE", label: "Bavaria, Germany" });
+    expect((await places("/geocoding/v1/forward?q=bayern&limit=1&language=de")).features[0]!.properties.name).toBe("Bayern");
+    // A city outranks the region of the same name.
+    expect((await places("/geocoding/v1/forward?q=zurich&limit=1")).features[0]!.properties).toMatchObject({ layer: "locality", region: "Canton of Zurich", region_a: "ZH" });
+  });
+
   test("bbox keeps only places inside it", async () => {
     // Around Paris, Texas.
     const { features } = await places("/geocoding/v1/forward?q=paris&bbox=-96,33,-95,34");
@@ -82,7 +99,7 @@ describe("forward", () => {
     const de = (await places("/geocoding/v1/forward?q=frankreich&limit=1&language=de")).features[0]!;
     expect(de.properties).toMatchObject({ layer: "country", name: "Frankreich", country: "Frankreich", country_code: "FR", label: "Frankreich" });
     const paris = (await places("/geocoding/v1/forward?q=paris&limit=1&language=de")).features[0]!;
-    expect(paris.properties.label).toBe("Paris, Frankreich");
+    expect(paris.properties.label).toBe("Paris, Île-de-France, Frankreich");
     const en = (await places("/geocoding/v1/forward?q=frankreich&limit=1")).features[0]!;
     expect(en.properties).toMatchObject({ name: "France", label: "France" });
   });
@@ -100,12 +117,12 @@ describe("forward", () => {
 describe("autocomplete", () => {
   test('"lond" completes to London, and focus brings the nearby London first with its distance', async () => {
     const plain = (await places("/geocoding/v1/autocomplete?text=lond&limit=3")).features;
-    expect(plain[0]!.properties.label).toBe("London, United Kingdom");
+    expect(plain[0]!.properties.label).toBe("London, England, United Kingdom");
     expect(plain[0]!.properties.distance).toBeUndefined();
     const focused = (await places("/geocoding/v1/autocomplete?text=lond&limit=3&focus.lon=-81.25&focus.lat=42.98")).features;
     expect(focused[0]!.properties).toMatchObject({ name: "London", country_code: "CA" });
     expect(focused[0]!.properties.distance as number).toBeLessThan(10);
-    expect(labels(focused)).toContain("London, United Kingdom");
+    expect(labels(focused)).toContain("London, England, United Kingdom");
   });
 
   test("a typo in the typed prefix still completes", async () => {

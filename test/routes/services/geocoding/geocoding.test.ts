@@ -80,6 +80,7 @@ describe("forward", () => {
         postalcode: "8001",
         locality: "Zürich",
         region: "Zurich",
+        region_a: "ZH",
         country: "Switzerland",
         confidence: 0.9,
         country_code: "CH",

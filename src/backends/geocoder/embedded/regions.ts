@@ -1,0 +1,74 @@
+// The built-in first-level regions (states, provinces, cantons...): iso3166-2-db's subdivisions (MIT,
+// from Wikidata and GeoNames), which carry each region's GeoNames admin1 code, so a place's `admin1`
+// finds its region's names, and its ISO 3166-2 code for `region_a`. Regions have no position in that
+// data: each is placed at its seat (a GeoNames PPLA place of the region), else its most populous place.
+import subdivisionsJson from "../../../../node_modules/iso3166-2-db/data/iso3166-2.json" with { type: "file" };
+import type { NameRecord, PlaceRecord } from "./writer";
+
+export const REGIONS_ATTRIBUTION = "Region names: iso3166-2-db (MIT; Wikidata, GeoNames)";
+
+interface Subdivision {
+  name: string;
+  names: Record<string, string>;
+  iso: string;
+  admin: string;
+  reference?: { geonames?: number };
+}
+
+/** A place of the built-in cities that can stand for its region's position. */
+export interface RegionSeat {
+  country: string;
+  admin1: string;
+  featureCode: string;
+  population: number;
+  lon: number;
+  lat: number;
+}
+
+const LANGUAGE = /^[a-z]{2,3}$/;
+
+export async function builtinRegions(seats: RegionSeat[]): Promise<PlaceRecord[]> {
+  // TypeScript types JSON modules by their content; `type: "file"` makes it the embedded file's path.
+  const countries = (await Bun.file(subdivisionsJson as unknown as string).json()) as Record<string, { regions: Subdivision[] }>;
+  const seatOf = new Map<string, RegionSeat>();
+  for (const s of seats) {
+    if (!s.admin1) continue;
+    const key = `${s.country}.${s.admin1}`;
+    const best = seatOf.get(key);
+    const isSeat = (p: RegionSeat) => p.featureCode === "PPLA" || p.featureCode === "PPLC";
+    if (!best || isSeat(s) > isSeat(best) || (isSeat(s) === isSeat(best) && s.population > best.population)) seatOf.set(key, s);
+  }
+  const out: PlaceRecord[] = [];
+  const taken = new Set<string>();
+  for (const [country, { regions }] of Object.entries(countries)) {
+    for (const r of regions) {
+      const seat = r.admin ? seatOf.get(`${country}.${r.admin}`) : undefined;
+      const extId = String(r.reference?.geonames ?? `${country}.${r.admin}`);
+      // Some subdivisions are listed twice (under two ISO codes): the first one is kept.
+      if (!seat || taken.has(extId)) continue;
+      taken.add(extId);
+      const english = r.names.en ?? r.name;
+      const names: NameRecord[] = [{ name: r.name, lang: "" }];
+      for (const [lang, name] of Object.entries(r.names)) if (LANGUAGE.test(lang) && name) names.push({ name, lang, preferred: true });
+      if (r.names.geonames) names.push({ name: r.names.geonames, lang: "" });
+      // "Springfield, IL" names its state by the code people write.
+      if (r.iso) names.push({ name: r.iso, lang: "abbr" });
+      out.push({
+        extId,
+        layer: "region",
+        name: english,
+        countryCode: country,
+        admin1: r.admin,
+        abbr: r.iso || null,
+        // No population and no prior: a region ranks below a place of the same name (Zurich the city
+        // before the canton, New York City before the state), as people mostly mean the place.
+        population: 0,
+        importance: 0,
+        lon: seat.lon,
+        lat: seat.lat,
+        names,
+      });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,46 @@
+// A gazetteer file of the previous schema (version 2, before built-in regions) is upgraded in place at
+// start: the operator's imported datasets stay, and the regions arrive.
+import { expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { join } from "node:path";
+import { writeFileSync } from "node:fs";
+import { createGazetteer } from "../../../../src/backends/geocoder/embedded/gazetteer";
+import { importGeonamesFile } from "../../../../src/backends/geocoder/embedded/import-file";
+import { GAZETTEER_FILE } from "../../../../src/backends/geocoder/embedded/store";
+import { deleteDataset } from "../../../../src/backends/geocoder/embedded/writer";
+import { silentLogger } from "../../../../src/log";
+import { dataDirWithGazetteer, VILLAGES_TSV } from "./fixtures";
+
+test("a version 2 file keeps its imported datasets and gains the built-in regions", async () => {
+  const dataDir = await dataDirWithGazetteer();
+  const first = createGazetteer({ dataDir, log: silentLogger });
+  const file = join(dataDir, "CH.txt");
+  writeFileSync(file, VILLAGES_TSV);
+  await importGeonamesFile(first, file, { dataset: "swiss", mode: "add" });
+  first.close();
+
+  // What version 2 wrote: no regions dataset, no abbr column, an ext_id index, its version number.
+  const db = new Database(join(dataDir, GAZETTEER_FILE));
+  deleteDataset(db, "regions");
+  db.exec("ALTER TABLE places DROP COLUMN abbr");
+  db.exec("CREATE INDEX places_by_ext_id ON places (ext_id)");
+  db.exec("UPDATE meta SET value = '2' WHERE key = 'schema_version'");
+  db.close();
+
+  const upgraded = createGazetteer({ dataDir, log: silentLogger });
+  try {
+    await upgraded.start();
+    const names = upgraded.status().datasets.map((d) => d.name);
+    expect(names).toEqual(["countries", "geonames-cities1000", "regions", "swiss"]);
+    const [village] = (await upgraded.geocoder.forward({ q: "hintertupfingen", limit: 1, language: "en" })).features;
+    expect(village!.properties).toMatchObject({ source: "swiss", region_a: "ZH" });
+    const [springfield] = (await upgraded.geocoder.forward({ q: "Springfield, Illinois", limit: 1, language: "en" })).features;
+    expect(springfield!.properties).toMatchObject({ region: "Illinois", region_a: "IL" });
+  } finally {
+    upgraded.close();
+  }
+  const after = new Database(join(dataDir, GAZETTEER_FILE), { readonly: true });
+  expect(after.query("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: "3" });
+  expect(after.query("SELECT name FROM sqlite_master WHERE name = 'places_by_ext_id'").get()).toBeNull();
+  after.close();
+}, 60_000);
