@@ -33,7 +33,7 @@ import { expandZip } from "./zip-layers";
 import { readCsv } from "./readers/csv";
 import { readFlatgeobuf } from "./readers/flatgeobuf";
 import { readGeojson, readNdjson } from "./readers/geojson";
-import { readShapefile } from "./readers/shapefile";
+import { readShapefile, type ShapefileParts } from "./readers/shapefile";
 import type { FeatureReader, ReadProgress } from "./readers/types";
 
 export interface SourceFile {
@@ -44,8 +44,8 @@ export interface SourceFile {
   label: string;
   /** the file's own name when known: names its layer and picks its `layers` recipe entry */
   fileName: string | null;
-  /** the .shp to read when the file is a zip of several layers */
-  entry?: string;
+  /** a Shapefile layer's files, extracted from the zip at `path` */
+  shapefile?: ShapefileParts;
 }
 
 export interface ProcessInput {
@@ -99,7 +99,6 @@ const READERS: Partial<Record<SourceFormat, FeatureReader>> = {
   geojson: readGeojson,
   ndjson: readNdjson,
   csv: readCsv,
-  shapefile: readShapefile,
   flatgeobuf: readFlatgeobuf,
 };
 
@@ -184,11 +183,7 @@ export async function processSource(input: ProcessInput, report: (p: Progress) =
   try {
     for (const [i, source] of input.sources.entries()) {
       if (source.format !== "shapefile") sources.push(source);
-      else {
-        const zip = await expandZip(source, `${input.outPath}.entry-${i}`);
-        sources.push(...zip.sources);
-        scratch.push(...zip.scratch);
-      }
+      else sources.push(...(await expandZip(source, `${input.outPath}.entry-${i}`, scratch)));
     }
     store = new FeatureStore(`${input.outPath}.features`);
     return await processWithStore(input, sources, store, started, report);
@@ -212,8 +207,8 @@ async function processWithStore(input: ProcessInput, sources: SourceFile[], stor
 
   // 1. Read every file into the store: one layer each.
   for (const source of sources) {
-    const entry = source.entry;
-    const reader: FeatureReader | undefined = entry ? (path, label, progress) => readShapefile(path, label, progress, entry) : READERS[source.format];
+    const parts = source.shapefile;
+    const reader: FeatureReader | undefined = parts ? (_path, label, progress) => readShapefile(parts, label, progress) : READERS[source.format];
     if (!reader) throw new InvalidSource(`${source.label}: format ${source.format} cannot be processed${ARCHIVE_FORMATS.includes(source.format) ? " together with other files" : ""}`);
     const recipe = layerRecipe(input.recipe, source.fileName, sources.length === 1);
     const name = recipe.layer ?? (sources.length === 1 ? layerNameFrom(input.defaultLayer) : layerNameFrom(source.fileName ?? source.label));
