@@ -7,7 +7,7 @@ import { rmSync, statSync } from "node:fs";
 import { repairAntimeridian } from "./antimeridian";
 import { ARCHIVE_FORMATS, type SourceFormat } from "./detect";
 import { InvalidSource } from "./errors";
-import { FeatureStore, type UnitBox } from "./feature-store";
+import { FeatureStore, type Cluster, type UnitBox } from "./feature-store";
 import { passes } from "./filter";
 import { cleanGeometry, extendBounds } from "./geometry";
 import { inspectMbtiles, MbtilesWriter } from "./mbtiles";
@@ -15,6 +15,7 @@ import { inspectPmtiles } from "./pmtiles";
 import { PmtilesWriter } from "./pmtiles-writer";
 import {
   DEFAULT_BUFFER,
+  DEFAULT_CLUSTER_RADIUS,
   DEFAULT_POINT_SPACING,
   DEFAULT_TILE_BYTES,
   defaultMaxzoom,
@@ -28,7 +29,7 @@ import {
 import { cleanBounds, type TileFacts } from "./source";
 import { asDemFacts, processElevation } from "./dem/process";
 import { tileAll, type TilerLayer } from "./tiler";
-import { toUnitSquare } from "./readers/mercator";
+import { fromUnitSquare, toUnitSquare } from "./readers/mercator";
 import { expandZip } from "./zip-layers";
 import { readCsv } from "./readers/csv";
 import { readFlatgeobuf } from "./readers/flatgeobuf";
@@ -116,6 +117,27 @@ interface PlannedLayer {
   fields: Map<string, FieldType | "Mixed">;
   bbox: [number, number, number, number];
   points: number;
+}
+
+/** Attributes of a cluster feature, like supercluster's and tippecanoe's. */
+const CLUSTER_FIELDS: [string, FieldType][] = [
+  ["cluster", "Boolean"],
+  ["point_count", "Number"],
+  ["point_count_abbreviated", "String"],
+];
+
+/** 999, 1.2k, 35k, 1.5M: short enough for a label. */
+function abbreviated(n: number): string {
+  if (n >= 1_000_000) return `${n >= 10_000_000 ? Math.round(n / 1_000_000) : Math.round(n / 100_000) / 10}M`;
+  if (n >= 1000) return `${n >= 10_000 ? Math.round(n / 1000) : Math.round(n / 100) / 10}k`;
+  return String(n);
+}
+
+function clusterFeature(c: Cluster): { geometry: GeoJSON.Point; properties: Record<string, unknown> } {
+  return {
+    geometry: { type: "Point", coordinates: fromUnitSquare(c.x, c.y) },
+    properties: { cluster: true, point_count: c.count, point_count_abbreviated: abbreviated(c.count) },
+  };
 }
 
 function coerce(v: unknown, type: AttributeType): unknown {
@@ -219,7 +241,8 @@ async function processWithStore(input: ProcessInput, sources: SourceFile[], stor
     const keep = recipe.include?.length ? new Set(recipe.include) : null;
     const drop = recipe.exclude?.length ? new Set(recipe.exclude) : null;
     const types = recipe.types ?? {};
-    const thin = (recipe.point_spacing ?? DEFAULT_POINT_SPACING) > 0;
+    // Clustered or thinned points get their first zoom after reading (clusterPoints, thinPoints).
+    const thin = recipe.cluster !== undefined || (recipe.point_spacing ?? DEFAULT_POINT_SPACING) > 0;
     const tinyDrop = (recipe.tiny ?? "drop") === "drop";
     const progress: ReadProgress = { bytes: 0, total: Math.max(1, statSync(source.path).size), warnings: [] };
     let layerRead = 0;
@@ -320,8 +343,14 @@ async function processWithStore(input: ProcessInput, sources: SourceFile[], stor
   const minzoom = Math.min(...tilerLayers.map((l) => l.minzoom));
   report({ progress: SHARE.reading, phase: "indexing", features: store.count, tiles: 0 });
   for (const l of tilerLayers) {
-    const spacing = layers[l.id]!.recipe.point_spacing ?? DEFAULT_POINT_SPACING;
-    if (spacing > 0 && layers[l.id]!.points)
+    const { cluster, point_spacing: spacing = DEFAULT_POINT_SPACING } = layers[l.id]!.recipe;
+    if (cluster && layers[l.id]!.points) {
+      const until = Math.max(l.minzoom, Math.min(cluster.maxzoom ?? l.maxzoom, l.maxzoom));
+      store.clusterPoints(l.id, l.minzoom, until, cluster.radius ?? DEFAULT_CLUSTER_RADIUS, clusterFeature, (z) =>
+        report({ progress: SHARE.reading + SHARE.indexing * ((z + 1) / (l.maxzoom + 1)), phase: "indexing", features: store.count, tiles: 0 }),
+      );
+      for (const [k, type] of CLUSTER_FIELDS) layers[l.id]!.fields.set(k, type);
+    } else if (spacing > 0 && layers[l.id]!.points)
       store.thinPoints(l.id, l.minzoom, l.maxzoom, spacing, (z) =>
         report({ progress: SHARE.reading + SHARE.indexing * ((z + 1) / (l.maxzoom + 1)), phase: "indexing", features: store.count, tiles: 0 }),
       );

@@ -22,7 +22,7 @@ const list = (s: string | undefined) =>
 
 const NUMBERS = ["minzoom", "maxzoom", "simplification", "point_spacing", "buffer", "tile_bytes"];
 const STRINGS = ["layer", "rank", "tiny", "output", "encoding"];
-const OBJECTS = ["types", "filter", "layers"];
+const OBJECTS = ["types", "filter", "layers", "cluster"];
 const KNOWN = new Set([...NUMBERS, ...STRINGS, ...OBJECTS, "include", "exclude"]);
 
 function parseRecipeJson(text: string, where: string): Record<string, unknown> {
