@@ -72,6 +72,8 @@ export interface ProcessStats {
   features_filtered: number;
   /** features left out of tiles to honour the tile byte limit, by zoom */
   dropped_by_size: Record<string, number>;
+  /** features kept per vector layer */
+  features_by_layer: Record<string, number>;
   tiles: number;
   bytes: number;
   seconds: number;
@@ -117,6 +119,7 @@ interface PlannedLayer {
   fields: Map<string, FieldType | "Mixed">;
   bbox: [number, number, number, number];
   points: number;
+  features: number;
 }
 
 /** Attributes of a cluster feature, like supercluster's and tippecanoe's. */
@@ -179,6 +182,7 @@ async function processArchive(source: SourceFile, recipe: Recipe, started: numbe
       features_repaired: 0,
       features_filtered: 0,
       dropped_by_size: {},
+      features_by_layer: {},
       tiles: inspected.tiles,
       bytes: statSync(source.path).size,
       seconds: (performance.now() - started) / 1000,
@@ -236,7 +240,7 @@ async function processWithStore(input: ProcessInput, sources: SourceFile[], stor
     const name = recipe.layer ?? (sources.length === 1 ? layerNameFrom(input.defaultLayer) : layerNameFrom(source.fileName ?? source.label));
     const clash = layers.find((l) => l.name === name);
     if (clash) throw new InvalidSource(`${source.label}: makes layer '${name}' like an earlier file; give one of them another name with the recipe's layers.<file>.layer`);
-    const layer: PlannedLayer = { id: layers.length, name, recipe, fields: new Map(), bbox: [Infinity, Infinity, -Infinity, -Infinity], points: 0 };
+    const layer: PlannedLayer = { id: layers.length, name, recipe, fields: new Map(), bbox: [Infinity, Infinity, -Infinity, -Infinity], points: 0, features: 0 };
     layers.push(layer);
     const keep = recipe.include?.length ? new Set(recipe.include) : null;
     const drop = recipe.exclude?.length ? new Set(recipe.exclude) : null;
@@ -297,6 +301,7 @@ async function processWithStore(input: ProcessInput, sources: SourceFile[], stor
         layer.bbox[i + 2] = Math.max(layer.bbox[i + 2]!, bbox[i + 2]!);
       }
       const box = unitBox(bbox);
+      layer.features++;
       const rank = recipe.rank !== undefined ? properties[recipe.rank] : undefined;
       if (geometry.type === "Point") {
         layer.points++;
@@ -423,6 +428,7 @@ async function processWithStore(input: ProcessInput, sources: SourceFile[], stor
         features_repaired: repaired,
         features_filtered: filtered,
         dropped_by_size: tiled.dropped_by_size,
+        features_by_layer: Object.fromEntries(tilerLayers.map((t) => [t.name, layers[t.id]!.features])),
         tiles: tiled.tiles,
         bytes: writer.bytes,
         seconds: Math.round((performance.now() - started) / 10) / 100,
