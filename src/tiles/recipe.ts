@@ -58,7 +58,9 @@ export const DEFAULT_POINT_SPACING = 1;
 export const DEFAULT_CLUSTER_RADIUS = 40;
 export const LAYER_NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
 const TYPES = new Set(["string", "number", "boolean"]);
-const LAYER_KEYS = new Set(["layer", "minzoom", "maxzoom", "simplification", "include", "exclude", "types", "filter", "rank", "point_spacing", "tiny", "cluster"]);
+/** Settings of one layer (the recipe's own, or under `layers`), and of the whole version: the docs list them all. */
+export const LAYER_KEYS = new Set(["layer", "minzoom", "maxzoom", "simplification", "include", "exclude", "types", "filter", "rank", "point_spacing", "tiny", "cluster"]);
+export const VERSION_KEYS = new Set(["buffer", "tile_bytes", "output", "encoding", "layers"]);
 
 function layerProblem(r: LayerRecipe): string | null {
   for (const k of ["minzoom", "maxzoom"] as const) {
