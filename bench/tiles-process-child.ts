@@ -1,6 +1,6 @@
 // One processing run in a fresh process, so peak RSS (VmHWM) belongs to that run alone.
 // Usage: bun bench/tiles-process-child.ts mapstead|plain OUT_DIR INPUT.geojson...
-// Prints one JSON line: {"seconds", "peakRssMb", "tiles", "bytes"}.
+// BENCH_MAXZOOM sets the deepest zoom (default 8). Prints one JSON line: {"seconds", "peakRssMb", "tiles", "bytes"}.
 import { GeoJSONVT } from "@maplibre/geojson-vt";
 import { fromGeojsonVt } from "@maplibre/vt-pbf";
 import { readFileSync } from "node:fs";
@@ -8,7 +8,7 @@ import { basename, join } from "node:path";
 import { processSource } from "../src/tiles/process";
 
 const [mode, outDir, ...inputs] = process.argv.slice(2);
-const MAXZOOM = 8;
+const MAXZOOM = Number(process.env.BENCH_MAXZOOM ?? 8);
 
 /** The baseline: what anyone would write with the same two libraries, top-down over non-empty tiles. */
 function plain(path: string): { tiles: number; bytes: number } {
