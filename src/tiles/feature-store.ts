@@ -136,26 +136,32 @@ export class FeatureStore {
          SELECT id FROM (SELECT id, minzoom, COUNT(*) OVER (PARTITION BY ${cell}) AS n FROM features WHERE layer = ?4 AND x IS NOT NULL)
          WHERE n = 1 AND minzoom IS NULL)`,
     );
-    const groups = this.db.prepare<{ x: number; y: number; count: number; importance: number }, [number, number, number]>(
-      `SELECT AVG(x) AS x, AVG(y) AS y, COUNT(*) AS count, MAX(importance) AS importance FROM features
+    // A zoom's clusters are grouped into a scratch table first, then added page by page: memory holds
+    // one page whatever the number of points, and no read is open on the table being written.
+    this.db.exec("CREATE TEMP TABLE IF NOT EXISTS clusters (id INTEGER PRIMARY KEY, x REAL, y REAL, count INTEGER, importance REAL)");
+    const group = this.db.prepare(
+      `INSERT INTO clusters (x, y, count, importance) SELECT AVG(x), AVG(y), COUNT(*), MAX(importance) FROM features
        WHERE layer = ?3 AND x IS NOT NULL GROUP BY ${cell} HAVING COUNT(*) > 1`,
     );
+    const page = this.db.prepare<Cluster & { id: number; importance: number }, [number]>(`SELECT id, x, y, count, importance FROM clusters WHERE id > ? ORDER BY id LIMIT ${BATCH}`);
     this.db.exec("BEGIN");
     for (let z = minzoom; z < until; z++) {
       const cells = (256 * 2 ** z) / radius;
       alone.run(cells, Math.ceil(cells) * 4, z, layer);
-      // Read whole before writing: the clusters go into the table being grouped.
-      for (const g of groups.all(cells, Math.ceil(cells) * 4, layer)) {
-        const { geometry, properties } = feature(g);
-        this.insert(layer, geometry, properties, [g.x, g.y, g.x, g.y], z, z, g.count + g.importance, null);
-      }
+      this.db.exec("DELETE FROM clusters");
+      group.run(cells, Math.ceil(cells) * 4, layer);
+      for (let rows = page.all(0); rows.length; rows = page.all(rows[rows.length - 1]!.id))
+        for (const c of rows) {
+          const { geometry, properties } = feature(c);
+          this.insert(layer, geometry, properties, [c.x, c.y, c.x, c.y], z, z, c.count + c.importance, null);
+        }
       onZoom(z);
     }
     this.db.prepare("UPDATE features SET minzoom = ? WHERE layer = ? AND minzoom IS NULL").run(until, layer);
+    this.db.exec("DELETE FROM clusters");
     this.db.exec("COMMIT");
     this.pending = 0;
-    alone.finalize();
-    groups.finalize();
+    for (const s of [alone, group, page]) s.finalize();
   }
 
   /** Brings a layer's first zooms into its zoom range (points left to thinning stay unset). */
