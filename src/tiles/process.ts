@@ -1,5 +1,5 @@
 // Turns an upload into a servable archive. Source files (GeoJSON, NDJSON, CSV, Shapefile, FlatGeobuf),
-// one layer each, are streamed, cleaned and spilled into a disk-backed FeatureStore, points are thinned,
+// one layer each, are streamed, cleaned and spilled into a disk-backed FeatureStore, points are thinned or clustered,
 // and the pyramid is cut zoom by zoom into gzip MVT tiles (tiler.ts) in a new MBTiles file, so memory
 // stays bounded whatever the input size. MBTiles and PMTiles archives are validated and kept as they are.
 // Runs inside the worker thread.
