@@ -21,11 +21,13 @@ function plain(path: string): { tiles: number; bytes: number } {
     const next: number[][] = [];
     for (const [x, y] of level) {
       const tile = index.getTile(z, x!, y!);
-      if (!tile || !tile.features.length) continue;
+      if (!tile) continue;
+      // Shapes too small to draw here may still draw deeper: descend, but write only tiles with features.
+      if (z < MAXZOOM) next.push([2 * x!, 2 * y!], [2 * x! + 1, 2 * y!], [2 * x!, 2 * y! + 1], [2 * x! + 1, 2 * y! + 1]);
+      if (!tile.features.length) continue;
       const data = Bun.gzipSync(fromGeojsonVt({ layer: tile }, { version: 2, extent: 4096 }) as Uint8Array<ArrayBuffer>);
       tiles++;
       bytes += data.length;
-      if (z < MAXZOOM) next.push([2 * x!, 2 * y!], [2 * x! + 1, 2 * y!], [2 * x!, 2 * y! + 1], [2 * x! + 1, 2 * y! + 1]);
     }
     level = next;
   }

@@ -153,9 +153,10 @@ export function tileAll(store: FeatureStore, layers: TilerLayer[], opts: TilerOp
       for (const [layer, index] of indexes) {
         if (z > layer.maxzoom) continue;
         const tile = index.getTile(z, x, y);
-        if (!tile?.features.length) continue;
+        if (!tile) continue;
+        // Data reaches this tile even when all of it is too small to draw here: its children may draw it.
         any = true;
-        if (z < layer.minzoom) continue;
+        if (!tile.features.length || z < layer.minzoom) continue;
         const shown = tile.features.filter((f) => showsAt(f.tags ?? {}, z)).map((f) => ({ ...f, tags: withoutZoom(f.tags ?? {}) }));
         if (shown.length) tiles[layer.name] = { ...tile, features: shown as typeof tile.features };
       }

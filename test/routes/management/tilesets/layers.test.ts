@@ -217,6 +217,14 @@ describe("generalization", () => {
     expect(String(biggest.point_count_abbreviated)).toBe(Number(biggest.point_count) >= 1000 ? `${Math.round(Number(biggest.point_count) / 100) / 10}k` : String(biggest.point_count));
   });
 
+  test("a polygon too small to draw at low zooms still appears at the zooms where it is a few pixels", async () => {
+    const field: Feature = { type: "Feature", properties: { name: "field" }, geometry: { type: "Polygon", coordinates: [[[10, 40], [10.1, 40], [10.1, 40.07], [10, 40.07], [10, 40]]] } };
+    const { slug, v } = await ready(JSON.stringify({ type: "FeatureCollection", features: [field] }), "?maxzoom=6");
+    expect(v.stats.tiles).toBeGreaterThan(0);
+    // z6 tile holding 10.05°E 40.03°N: x = 33, y = 24.
+    expect(names((await tile(slug, 6, 33, 24))?.layers[slug])).toEqual(["field"]);
+  });
+
   test("a Fiji-like polygon crossing the antimeridian draws on both edges without a band", async () => {
     const fiji: Feature = {
       type: "Feature",
