@@ -1,6 +1,6 @@
 // One processing run in a fresh process, so peak RSS (VmHWM) belongs to that run alone.
 // Usage: bun bench/tiles-process-child.ts mapstead|plain OUT_DIR INPUT.geojson...
-// Prints one JSON line: {"seconds", "peakRssMb", "tiles", "bytes"}.
+// BENCH_MAXZOOM sets the deepest zoom (default 8). Prints one JSON line: {"seconds", "peakRssMb", "tiles", "bytes"}.
 import { GeoJSONVT } from "@maplibre/geojson-vt";
 import { fromGeojsonVt } from "@maplibre/vt-pbf";
 import { readFileSync } from "node:fs";
@@ -8,7 +8,7 @@ import { basename, join } from "node:path";
 import { processSource } from "../src/tiles/process";
 
 const [mode, outDir, ...inputs] = process.argv.slice(2);
-const MAXZOOM = 8;
+const MAXZOOM = Number(process.env.BENCH_MAXZOOM ?? 8);
 
 /** The baseline: what anyone would write with the same two libraries, top-down over non-empty tiles. */
 function plain(path: string): { tiles: number; bytes: number } {
@@ -21,11 +21,13 @@ function plain(path: string): { tiles: number; bytes: number } {
     const next: number[][] = [];
     for (const [x, y] of level) {
       const tile = index.getTile(z, x!, y!);
-      if (!tile || !tile.features.length) continue;
+      if (!tile) continue;
+      // Shapes too small to draw here may still draw deeper: descend, but write only tiles with features.
+      if (z < MAXZOOM) next.push([2 * x!, 2 * y!], [2 * x! + 1, 2 * y!], [2 * x!, 2 * y! + 1], [2 * x! + 1, 2 * y! + 1]);
+      if (!tile.features.length) continue;
       const data = Bun.gzipSync(fromGeojsonVt({ layer: tile }, { version: 2, extent: 4096 }) as Uint8Array<ArrayBuffer>);
       tiles++;
       bytes += data.length;
-      if (z < MAXZOOM) next.push([2 * x!, 2 * y!], [2 * x! + 1, 2 * y!], [2 * x!, 2 * y! + 1], [2 * x! + 1, 2 * y! + 1]);
     }
     level = next;
   }

@@ -1,5 +1,5 @@
 // Turns an upload into a servable archive. Source files (GeoJSON, NDJSON, CSV, Shapefile, FlatGeobuf),
-// one layer each, are streamed, cleaned and spilled into a disk-backed FeatureStore, points are thinned,
+// one layer each, are streamed, cleaned and spilled into a disk-backed FeatureStore, points are thinned or clustered,
 // and the pyramid is cut zoom by zoom into gzip MVT tiles (tiler.ts) in a new MBTiles file, so memory
 // stays bounded whatever the input size. MBTiles and PMTiles archives are validated and kept as they are.
 // Runs inside the worker thread.
@@ -7,7 +7,7 @@ import { rmSync, statSync } from "node:fs";
 import { repairAntimeridian } from "./antimeridian";
 import { ARCHIVE_FORMATS, type SourceFormat } from "./detect";
 import { InvalidSource } from "./errors";
-import { FeatureStore, type UnitBox } from "./feature-store";
+import { FeatureStore, type Cluster, type UnitBox } from "./feature-store";
 import { passes } from "./filter";
 import { cleanGeometry, extendBounds } from "./geometry";
 import { inspectMbtiles, MbtilesWriter } from "./mbtiles";
@@ -15,6 +15,7 @@ import { inspectPmtiles } from "./pmtiles";
 import { PmtilesWriter } from "./pmtiles-writer";
 import {
   DEFAULT_BUFFER,
+  DEFAULT_CLUSTER_RADIUS,
   DEFAULT_POINT_SPACING,
   DEFAULT_TILE_BYTES,
   defaultMaxzoom,
@@ -28,12 +29,12 @@ import {
 import { cleanBounds, type TileFacts } from "./source";
 import { asDemFacts, processElevation } from "./dem/process";
 import { tileAll, type TilerLayer } from "./tiler";
-import { toUnitSquare } from "./readers/mercator";
+import { fromUnitSquare, toUnitSquare } from "./readers/mercator";
 import { expandZip } from "./zip-layers";
 import { readCsv } from "./readers/csv";
 import { readFlatgeobuf } from "./readers/flatgeobuf";
 import { readGeojson, readNdjson } from "./readers/geojson";
-import { readShapefile } from "./readers/shapefile";
+import { readShapefile, type ShapefileParts } from "./readers/shapefile";
 import type { FeatureReader, ReadProgress } from "./readers/types";
 
 export interface SourceFile {
@@ -44,8 +45,8 @@ export interface SourceFile {
   label: string;
   /** the file's own name when known: names its layer and picks its `layers` recipe entry */
   fileName: string | null;
-  /** the .shp to read when the file is a zip of several layers */
-  entry?: string;
+  /** a Shapefile layer's files, extracted from the zip at `path` */
+  shapefile?: ShapefileParts;
 }
 
 export interface ProcessInput {
@@ -71,6 +72,8 @@ export interface ProcessStats {
   features_filtered: number;
   /** features left out of tiles to honour the tile byte limit, by zoom */
   dropped_by_size: Record<string, number>;
+  /** features kept per vector layer */
+  features_by_layer: Record<string, number>;
   tiles: number;
   bytes: number;
   seconds: number;
@@ -99,7 +102,6 @@ const READERS: Partial<Record<SourceFormat, FeatureReader>> = {
   geojson: readGeojson,
   ndjson: readNdjson,
   csv: readCsv,
-  shapefile: readShapefile,
   flatgeobuf: readFlatgeobuf,
 };
 
@@ -117,6 +119,28 @@ interface PlannedLayer {
   fields: Map<string, FieldType | "Mixed">;
   bbox: [number, number, number, number];
   points: number;
+  features: number;
+}
+
+/** Attributes of a cluster feature, like supercluster's and tippecanoe's. */
+const CLUSTER_FIELDS: [string, FieldType][] = [
+  ["cluster", "Boolean"],
+  ["point_count", "Number"],
+  ["point_count_abbreviated", "String"],
+];
+
+/** 999, 1.2k, 35k, 1.5M: short enough for a label. */
+function abbreviated(n: number): string {
+  if (n >= 1_000_000) return `${n >= 10_000_000 ? Math.round(n / 1_000_000) : Math.round(n / 100_000) / 10}M`;
+  if (n >= 1000) return `${n >= 10_000 ? Math.round(n / 1000) : Math.round(n / 100) / 10}k`;
+  return String(n);
+}
+
+function clusterFeature(c: Cluster): { geometry: GeoJSON.Point; properties: Record<string, unknown> } {
+  return {
+    geometry: { type: "Point", coordinates: fromUnitSquare(c.x, c.y) },
+    properties: { cluster: true, point_count: c.count, point_count_abbreviated: abbreviated(c.count) },
+  };
 }
 
 function coerce(v: unknown, type: AttributeType): unknown {
@@ -158,6 +182,7 @@ async function processArchive(source: SourceFile, recipe: Recipe, started: numbe
       features_repaired: 0,
       features_filtered: 0,
       dropped_by_size: {},
+      features_by_layer: {},
       tiles: inspected.tiles,
       bytes: statSync(source.path).size,
       seconds: (performance.now() - started) / 1000,
@@ -184,11 +209,7 @@ export async function processSource(input: ProcessInput, report: (p: Progress) =
   try {
     for (const [i, source] of input.sources.entries()) {
       if (source.format !== "shapefile") sources.push(source);
-      else {
-        const zip = await expandZip(source, `${input.outPath}.entry-${i}`);
-        sources.push(...zip.sources);
-        scratch.push(...zip.scratch);
-      }
+      else sources.push(...(await expandZip(source, `${input.outPath}.entry-${i}`, scratch)));
     }
     store = new FeatureStore(`${input.outPath}.features`);
     return await processWithStore(input, sources, store, started, report);
@@ -212,19 +233,20 @@ async function processWithStore(input: ProcessInput, sources: SourceFile[], stor
 
   // 1. Read every file into the store: one layer each.
   for (const source of sources) {
-    const entry = source.entry;
-    const reader: FeatureReader | undefined = entry ? (path, label, progress) => readShapefile(path, label, progress, entry) : READERS[source.format];
+    const parts = source.shapefile;
+    const reader: FeatureReader | undefined = parts ? (_path, label, progress) => readShapefile(parts, label, progress) : READERS[source.format];
     if (!reader) throw new InvalidSource(`${source.label}: format ${source.format} cannot be processed${ARCHIVE_FORMATS.includes(source.format) ? " together with other files" : ""}`);
     const recipe = layerRecipe(input.recipe, source.fileName, sources.length === 1);
     const name = recipe.layer ?? (sources.length === 1 ? layerNameFrom(input.defaultLayer) : layerNameFrom(source.fileName ?? source.label));
     const clash = layers.find((l) => l.name === name);
     if (clash) throw new InvalidSource(`${source.label}: makes layer '${name}' like an earlier file; give one of them another name with the recipe's layers.<file>.layer`);
-    const layer: PlannedLayer = { id: layers.length, name, recipe, fields: new Map(), bbox: [Infinity, Infinity, -Infinity, -Infinity], points: 0 };
+    const layer: PlannedLayer = { id: layers.length, name, recipe, fields: new Map(), bbox: [Infinity, Infinity, -Infinity, -Infinity], points: 0, features: 0 };
     layers.push(layer);
     const keep = recipe.include?.length ? new Set(recipe.include) : null;
     const drop = recipe.exclude?.length ? new Set(recipe.exclude) : null;
     const types = recipe.types ?? {};
-    const thin = (recipe.point_spacing ?? DEFAULT_POINT_SPACING) > 0;
+    // Clustered or thinned points get their first zoom after reading (clusterPoints, thinPoints).
+    const thin = recipe.cluster !== undefined || (recipe.point_spacing ?? DEFAULT_POINT_SPACING) > 0;
     const tinyDrop = (recipe.tiny ?? "drop") === "drop";
     const progress: ReadProgress = { bytes: 0, total: Math.max(1, statSync(source.path).size), warnings: [] };
     let layerRead = 0;
@@ -279,6 +301,7 @@ async function processWithStore(input: ProcessInput, sources: SourceFile[], stor
         layer.bbox[i + 2] = Math.max(layer.bbox[i + 2]!, bbox[i + 2]!);
       }
       const box = unitBox(bbox);
+      layer.features++;
       const rank = recipe.rank !== undefined ? properties[recipe.rank] : undefined;
       if (geometry.type === "Point") {
         layer.points++;
@@ -325,8 +348,14 @@ async function processWithStore(input: ProcessInput, sources: SourceFile[], stor
   const minzoom = Math.min(...tilerLayers.map((l) => l.minzoom));
   report({ progress: SHARE.reading, phase: "indexing", features: store.count, tiles: 0 });
   for (const l of tilerLayers) {
-    const spacing = layers[l.id]!.recipe.point_spacing ?? DEFAULT_POINT_SPACING;
-    if (spacing > 0 && layers[l.id]!.points)
+    const { cluster, point_spacing: spacing = DEFAULT_POINT_SPACING } = layers[l.id]!.recipe;
+    if (cluster && layers[l.id]!.points) {
+      const until = Math.max(l.minzoom, Math.min(cluster.maxzoom ?? l.maxzoom, l.maxzoom));
+      store.clusterPoints(l.id, l.minzoom, until, cluster.radius ?? DEFAULT_CLUSTER_RADIUS, clusterFeature, (z) =>
+        report({ progress: SHARE.reading + SHARE.indexing * ((z + 1) / (l.maxzoom + 1)), phase: "indexing", features: store.count, tiles: 0 }),
+      );
+      for (const [k, type] of CLUSTER_FIELDS) layers[l.id]!.fields.set(k, type);
+    } else if (spacing > 0 && layers[l.id]!.points)
       store.thinPoints(l.id, l.minzoom, l.maxzoom, spacing, (z) =>
         report({ progress: SHARE.reading + SHARE.indexing * ((z + 1) / (l.maxzoom + 1)), phase: "indexing", features: store.count, tiles: 0 }),
       );
@@ -399,6 +428,7 @@ async function processWithStore(input: ProcessInput, sources: SourceFile[], stor
         features_repaired: repaired,
         features_filtered: filtered,
         dropped_by_size: tiled.dropped_by_size,
+        features_by_layer: Object.fromEntries(tilerLayers.map((t) => [t.name, layers[t.id]!.features])),
         tiles: tiled.tiles,
         bytes: writer.bytes,
         seconds: Math.round((performance.now() - started) / 10) / 100,

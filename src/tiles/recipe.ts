@@ -25,6 +25,15 @@ export interface LayerRecipe {
   point_spacing?: number;
   /** lines and polygons smaller than a pixel at a zoom: left out there ("drop", default) or kept */
   tiny?: "drop" | "keep";
+  /** points: below `maxzoom`, points closer than `radius` pixels become one feature with a point_count */
+  cluster?: ClusterRecipe;
+}
+
+export interface ClusterRecipe {
+  /** cell size in pixels of a 256-pixel tile; default 40 */
+  radius?: number;
+  /** first zoom where every point shows on its own; default the layer's maxzoom */
+  maxzoom?: number;
 }
 
 export type OutputFormat = "mbtiles" | "pmtiles";
@@ -46,9 +55,12 @@ export const MAX_ZOOM = 16;
 export const DEFAULT_TILE_BYTES = 500_000;
 export const DEFAULT_BUFFER = 4;
 export const DEFAULT_POINT_SPACING = 1;
+export const DEFAULT_CLUSTER_RADIUS = 40;
 export const LAYER_NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
 const TYPES = new Set(["string", "number", "boolean"]);
-const LAYER_KEYS = new Set(["layer", "minzoom", "maxzoom", "simplification", "include", "exclude", "types", "filter", "rank", "point_spacing", "tiny"]);
+/** Settings of one layer (the recipe's own, or under `layers`), and of the whole version: the docs list them all. */
+export const LAYER_KEYS = new Set(["layer", "minzoom", "maxzoom", "simplification", "include", "exclude", "types", "filter", "rank", "point_spacing", "tiny", "cluster"]);
+export const VERSION_KEYS = new Set(["buffer", "tile_bytes", "output", "encoding", "layers"]);
 
 function layerProblem(r: LayerRecipe): string | null {
   for (const k of ["minzoom", "maxzoom"] as const) {
@@ -74,6 +86,14 @@ function layerProblem(r: LayerRecipe): string | null {
   if (r.point_spacing !== undefined && !(Number.isFinite(r.point_spacing) && r.point_spacing >= 0 && r.point_spacing <= 256))
     return "point_spacing must be a number of pixels from 0 to 256";
   if (r.tiny !== undefined && r.tiny !== "drop" && r.tiny !== "keep") return 'tiny must be "drop" or "keep"';
+  if (r.cluster !== undefined) {
+    const c = r.cluster;
+    if (!c || typeof c !== "object" || Array.isArray(c)) return 'cluster must be an object like {"radius": 40, "maxzoom": 12}';
+    const unknown = Object.keys(c).find((k) => k !== "radius" && k !== "maxzoom");
+    if (unknown) return `cluster: unknown setting '${unknown.slice(0, 64)}' (radius and maxzoom are known)`;
+    if (c.radius !== undefined && !(typeof c.radius === "number" && Number.isFinite(c.radius) && c.radius >= 1 && c.radius <= 256)) return "cluster.radius must be a number of pixels from 1 to 256";
+    if (c.maxzoom !== undefined && !(Number.isInteger(c.maxzoom) && c.maxzoom >= 0 && c.maxzoom <= MAX_ZOOM)) return `cluster.maxzoom must be an integer from 0 to ${MAX_ZOOM}`;
+  }
   return null;
 }
 

@@ -57,14 +57,21 @@ function encode(tiles: Record<string, GeoJSONVTTile>): Uint8Array {
   return Bun.gzipSync(fromGeojsonVt(tiles, { version: 2, extent: EXTENT }) as Uint8Array<ArrayBuffer>);
 }
 
-/** Hidden attribute carrying a feature's first zoom through a block's GeoJSONVT index. */
+/** Hidden attributes carrying a feature's zoom range through a block's GeoJSONVT index. */
 const MINZOOM_TAG = "\u0000minzoom";
+const MAXZOOM_TAG = "\u0000maxzoom";
 
 function toFeature(f: StoredFeature, tagZoom: boolean): GeoJSON.Feature {
   const properties = JSON.parse(f.properties) as Record<string, unknown>;
-  if (tagZoom) properties[MINZOOM_TAG] = f.minzoom;
+  if (tagZoom) {
+    properties[MINZOOM_TAG] = f.minzoom;
+    properties[MAXZOOM_TAG] = f.maxzoom ?? Infinity;
+  }
   return { type: "Feature", geometry: JSON.parse(f.geometry), properties };
 }
+
+/** Whether a feature of a block's index shows at zoom z. */
+const showsAt = (tags: Record<string, unknown>, z: number) => (tags[MINZOOM_TAG] as number) <= z && z <= (tags[MAXZOOM_TAG] as number);
 
 /**
  * Walks the pyramid depth first. Where the features reaching into a tile fit BLOCK_BUDGET, one geojson-vt
@@ -146,10 +153,11 @@ export function tileAll(store: FeatureStore, layers: TilerLayer[], opts: TilerOp
       for (const [layer, index] of indexes) {
         if (z > layer.maxzoom) continue;
         const tile = index.getTile(z, x, y);
-        if (!tile?.features.length) continue;
+        if (!tile) continue;
+        // Data reaches this tile even when all of it is too small to draw here: its children may draw it.
         any = true;
-        if (z < layer.minzoom) continue;
-        const shown = tile.features.filter((f) => (f.tags?.[MINZOOM_TAG] as number) <= z).map((f) => ({ ...f, tags: withoutZoom(f.tags ?? {}) }));
+        if (!tile.features.length || z < layer.minzoom) continue;
+        const shown = tile.features.filter((f) => showsAt(f.tags ?? {}, z)).map((f) => ({ ...f, tags: withoutZoom(f.tags ?? {}) }));
         if (shown.length) tiles[layer.name] = { ...tile, features: shown as typeof tile.features };
       }
       if (!any) return;
@@ -187,6 +195,6 @@ export function tileAll(store: FeatureStore, layers: TilerLayer[], opts: TilerOp
 }
 
 function withoutZoom(tags: Record<string, unknown>): Record<string, unknown> {
-  const { [MINZOOM_TAG]: _, ...rest } = tags;
+  const { [MINZOOM_TAG]: _min, [MAXZOOM_TAG]: _max, ...rest } = tags;
   return rest;
 }

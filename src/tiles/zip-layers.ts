@@ -1,35 +1,53 @@
-// A zip may hold several layers: each .shp (with its .dbf, .prj and .cpg) and each GeoJSON, NDJSON,
-// CSV or FlatGeobuf file is one, named after the file. Data files are inflated (with the same traversal
-// and zip-bomb checks as Shapefiles) to scratch files beside the archive being written.
-import { writeFileSync } from "node:fs";
+// A zip upload holds one layer or several: each .shp (with its .dbf, .prj and .cpg) and each GeoJSON,
+// NDJSON, CSV or FlatGeobuf file is one, named after the file. The entries are streamed out to scratch
+// files beside the archive being written (zip-extract.ts, with its traversal and zip-bomb checks), and
+// every reader then streams from those files.
+import { closeSync, openSync, readSync } from "node:fs";
 import { basename } from "node:path";
 import { ARCHIVE_FORMATS, detectFormat } from "./detect";
 import { InvalidSource } from "./errors";
 import type { SourceFile } from "./process";
-import { unzipChecked, zipEntries } from "./readers/shapefile";
+import type { ShapefileParts } from "./readers/shapefile";
+import { extractZip } from "./zip-extract";
 
+const SHAPE_PART = /\.(shp|dbf|prj|cpg)$/i;
 const DATA_ENTRY = /\.(geojson|json|ndjson|geojsonl|geojsons|csv|tsv|fgb)$/i;
 
-/** The layers of a zip upload, and the scratch files made for them (the caller removes those). */
-export async function expandZip(source: SourceFile, scratchPrefix: string): Promise<{ sources: SourceFile[]; scratch: string[] }> {
-  const zip = await Bun.file(source.path).bytes();
-  const names = zipEntries(zip, source.label);
+function head(path: string): Uint8Array {
+  const fd = openSync(path, "r");
+  try {
+    const bytes = Buffer.alloc(64 * 1024);
+    return bytes.subarray(0, readSync(fd, bytes, 0, bytes.length, 0));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The layers of a zip upload. Scratch files are pushed to `scratch` as they are made; the caller
+ * removes them, also when this throws.
+ */
+export async function expandZip(source: SourceFile, scratchPrefix: string, scratch: string[]): Promise<SourceFile[]> {
+  const files = await extractZip(source.path, source.label, scratchPrefix, (n) => SHAPE_PART.test(n) || DATA_ENTRY.test(n), scratch);
+  const names = [...files.keys()];
   const shps = names.filter((n) => /\.shp$/i.test(n)).sort();
   const data = names.filter((n) => DATA_ENTRY.test(n)).sort();
-  // One Shapefile (or none: its reader says what is missing) is read as before.
-  if (!data.length && shps.length <= 1) return { sources: [source], scratch: [] };
-  const sources: SourceFile[] = shps.map((shp) => ({ ...source, fileName: basename(shp), entry: shp }));
-  const scratch: string[] = [];
-  for (const [i, name] of data.entries()) {
-    const inflated = unzipChecked(zip, source.label, (n) => n === name)[name];
-    if (!inflated) continue;
-    const detected = detectFormat(inflated.subarray(0, 64 * 1024), { filename: name });
-    if (detected.format === null || ARCHIVE_FORMATS.includes(detected.format))
-      throw new InvalidSource(`${source.label}: ${name} in the zip ${detected.format === null ? `is not usable: ${detected.reason}` : "is a tile archive; upload archives alone"}`);
-    const path = `${scratchPrefix}-${i}`;
-    scratch.push(path);
-    writeFileSync(path, inflated);
+  if (!shps.length && !data.length)
+    throw new InvalidSource(`${source.label}: the zip holds no .shp file (nor GeoJSON, CSV or FlatGeobuf); zip the .shp, .shx, .dbf and .prj of one layer together`);
+  // A lone Shapefile is the upload's one layer, named like a single file would be.
+  const alone = shps.length === 1 && !data.length;
+  const sources: SourceFile[] = shps.map((shp) => {
+    const stem = shp.slice(0, -4).toLowerCase();
+    const sibling = (ext: string) => files.get(names.find((n) => n.toLowerCase() === `${stem}.${ext}`) ?? "");
+    const shapefile: ShapefileParts = { name: shp, shp: files.get(shp)!, dbf: sibling("dbf"), prj: sibling("prj"), cpg: sibling("cpg") };
+    return { ...source, fileName: alone ? source.fileName : basename(shp), shapefile };
+  });
+  for (const name of data) {
+    const path = files.get(name)!;
+    const detected = detectFormat(head(path), { filename: name });
+    if (detected.format === null || ARCHIVE_FORMATS.includes(detected.format) || detected.format === "shapefile")
+      throw new InvalidSource(`${source.label}: ${name} in the zip ${detected.format === null ? `is not usable: ${detected.reason}` : "is an archive; upload archives alone"}`);
     sources.push({ path, format: detected.format, label: `${source.label} (${name})`, fileName: basename(name) });
   }
-  return { sources, scratch };
+  return sources;
 }

@@ -278,6 +278,10 @@ describe("console in Chromium", () => {
     await page.click("#upload-button");
     await page.waitForSelector('tr[data-version="1"][data-state="ready"]', { timeout: 20_000 });
     expect(await page.evaluate(() => (document.querySelector("#upload-progress") as HTMLProgressElement).value)).toBe(100);
+    // The ready version lists its layers: name, features kept, zooms.
+    const v1 = (await (await t.fetch("/api/v1/orgs/acme/tilesets/parks/versions/1", { headers: admin.headers })).json()) as any;
+    expect(v1.stats.features_by_layer).toEqual({ parks: 6 });
+    expect(await page.textContent('tr[data-version="1"] .version-layers tr[data-layer="parks"]')).toBe(`parks6z${v1.minzoom}–${v1.maxzoom}`);
     // The preview card turns into a map of the version as soon as it is ready, before any click.
     await page.waitForSelector('#tileset-preview #map-preview[data-idle="true"]', { timeout: 20_000 });
     expect(await page.textContent("#tileset-preview h2")).toBe("Preview of v1");
@@ -305,6 +309,29 @@ describe("console in Chromium", () => {
     await page.click("#confirm-ok");
     await page.waitForSelector('tr[data-version="2"]', { state: "detached" });
     expect((await t.fetch("/api/v1/orgs/acme/tilesets/parks/versions/2", { headers: admin.headers })).status).toBe(404);
+
+    // What was left out shows with the version: an invalid feature skipped, points shed from tiles over
+    // a tiny byte limit, by zoom.
+    const crowd = Array.from({ length: 3000 }, (_, i) => ({ type: "Feature", properties: { name: `spot ${i}` }, geometry: { type: "Point", coordinates: [(i % 60) / 6, Math.floor(i / 60) / 6] } }));
+    const shed = await t.fetch("/api/v1/orgs/acme/tilesets/parks/versions?tile_bytes=1024&point_spacing=0&maxzoom=2", {
+      method: "POST",
+      headers: admin.headers,
+      body: JSON.stringify({ type: "FeatureCollection", features: [...crowd, { type: "Feature", properties: {}, geometry: { type: "Point", coordinates: [999, 0] } }] }),
+    });
+    expect(shed.status).toBe(202);
+    // A version caught mid-processing: its row as the worker leaves it between two progress reports.
+    const tilesetId = t.ctx.sqlite.query<{ id: number }, []>("SELECT id FROM tilesets WHERE slug = 'parks'").get()!.id;
+    t.ctx.sqlite
+      .query("INSERT INTO tileset_versions (tileset_id, version, state, progress, stats, created_at, updated_at) VALUES (?, 9, 'processing', 0.5, ?, ?, ?)")
+      .run(tilesetId, JSON.stringify({ phase: "tiling", features: 3000, tiles: 40, rate: 1234, rate_unit: "tiles/s", eta_seconds: 75 }), Date.now(), Date.now());
+    await page.reload();
+    const dropped = await page.waitForSelector('tr[data-version="3"][data-state="ready"] .version-dropped', { timeout: 20_000 });
+    const v3 = (await (await t.fetch("/api/v1/orgs/acme/tilesets/parks/versions/3", { headers: admin.headers })).json()) as any;
+    expect(await dropped.textContent()).toContain("1 skipped (invalid geometry)");
+    expect(await dropped.textContent()).toContain(`placements shed for the tile byte limit (z0: ${v3.stats.dropped_by_size["0"].toLocaleString("en-US")}`);
+    expect(await page.textContent('tr[data-version="9"] .version-progress')).toBe("tiling · 1,234 tiles/s · ETA 1 min 15 s");
+    expect((await t.fetch("/api/v1/orgs/acme/tilesets/parks/versions/9", { method: "DELETE", headers: admin.headers })).status).toBe(204);
+    expect((await t.fetch("/api/v1/orgs/acme/tilesets/parks/versions/3", { method: "DELETE", headers: admin.headers })).status).toBe(204);
 
     // Style from the template; a bad draft lists the validator's problems with their paths.
     await page.click('#nav a[data-section="styles"]');

@@ -1,5 +1,6 @@
 // Recipe `output: "pmtiles"`: source data tiled straight into a clustered, deduplicated PMTiles v3
-// archive, read back by the `pmtiles` package, served by the PMTiles source, drawn by MapLibre GL JS.
+// archive, read back by the `pmtiles` package, served by the PMTiles source, drawn by MapLibre GL JS
+// (the cities layer clustered below zoom 4, its clusters drawn by their point_count).
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { VectorTile } from "@mapbox/vector-tile";
 import { PbfReader } from "pbf";
@@ -24,7 +25,7 @@ beforeAll(async () => {
   const form = new FormData();
   form.append("file", new Blob([JSON.stringify(countries())]), "countries.geojson");
   form.append("file", new Blob([JSON.stringify(await cities(500))]), "cities.geojson");
-  form.append("recipe", JSON.stringify({ output: "pmtiles", maxzoom: 5 }));
+  form.append("recipe", JSON.stringify({ output: "pmtiles", maxzoom: 5, layers: { cities: { cluster: { radius: 40, maxzoom: 4 } } } }));
   expect((await upload(t, "acme", "atlas", headers, form)).status).toBe(202);
   const v = (await waitForVersion(t, "acme", "atlas", 1, headers)) as any;
   expect(v.error).toBeNull();
@@ -55,17 +56,26 @@ test("the archive reads back with the pmtiles package: header, metadata, tiles, 
   expect(served.status).toBe(200);
 });
 
-test("MapLibre GL JS draws the PMTiles-backed tileset with no failed request", async () => {
+test("MapLibre GL JS draws the PMTiles-backed tileset, clusters and single cities, with no failed request", async () => {
   browser = await launchBrowser();
   const LAND: [number, number, number] = [40, 180, 60];
   const CITY: [number, number, number] = [230, 30, 30];
+  const CLUSTER: [number, number, number] = [250, 210, 20];
   const style = {
     version: 8,
     sources: { atlas: { type: "vector", url: `${t.baseUrl}/tiles/v1/acme/atlas.json` } },
     layers: [
       { id: "ocean", type: "background", paint: { "background-color": "rgb(20,60,160)" } },
       { id: "land", type: "fill", source: "atlas", "source-layer": "countries", paint: { "fill-color": `rgb(${LAND})`, "fill-antialias": false } },
-      { id: "towns", type: "circle", source: "atlas", "source-layer": "cities", paint: { "circle-color": `rgb(${CITY})`, "circle-radius": 3 } },
+      { id: "towns", type: "circle", source: "atlas", "source-layer": "cities", filter: ["!", ["has", "point_count"]], paint: { "circle-color": `rgb(${CITY})`, "circle-radius": 3 } },
+      {
+        id: "clusters",
+        type: "circle",
+        source: "atlas",
+        "source-layer": "cities",
+        filter: ["has", "point_count"],
+        paint: { "circle-color": `rgb(${CLUSTER})`, "circle-radius": ["step", ["get", "point_count"], 6, 10, 10, 50, 14] },
+      },
     ],
   };
   const map = await openMap(browser, { style, center: [10, 30], zoom: 2 });
@@ -73,6 +83,7 @@ test("MapLibre GL JS draws the PMTiles-backed tileset with no failed request", a
     const px = await map.pixels();
     expect(countColor(px, LAND)).toBeGreaterThan(px.width * px.height * 0.1);
     expect(countColor(px, CITY, 30)).toBeGreaterThan(100);
+    expect(countColor(px, CLUSTER, 30)).toBeGreaterThan(500);
     expect(await map.mapErrors()).toEqual([]);
     expect(map.failedRequests).toEqual([]);
   } finally {

@@ -84,6 +84,7 @@ export function versionRecord(ctx: AppContext, org: Org, t: TilesetRow, v: Versi
       features_repaired: typeof stats.features_repaired === "number" ? stats.features_repaired : 0,
       features_filtered: typeof stats.features_filtered === "number" ? stats.features_filtered : 0,
       dropped_by_size: (stats.dropped_by_size && typeof stats.dropped_by_size === "object" ? stats.dropped_by_size : {}) as Record<string, number>,
+      features_by_layer: (stats.features_by_layer && typeof stats.features_by_layer === "object" ? stats.features_by_layer : {}) as Record<string, number>,
       tiles: typeof stats.tiles === "number" ? stats.tiles : 0,
       bytes: typeof stats.bytes === "number" ? stats.bytes : 0,
       seconds: typeof stats.seconds === "number" ? stats.seconds : null,

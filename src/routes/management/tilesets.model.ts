@@ -98,6 +98,7 @@ export const Version = t.Object({
     features_repaired: t.Integer(),
     features_filtered: t.Integer({ description: "left out by the recipe filter" }),
     dropped_by_size: t.Record(t.String(), t.Integer(), { description: "feature placements left out of tiles over the byte limit, by zoom" }),
+    features_by_layer: t.Record(t.String(), t.Integer(), { description: "features kept per vector layer (input features; clusters not counted)" }),
     tiles: t.Integer(),
     bytes: t.Integer(),
     seconds: t.Union([t.Number(), t.Null()]),

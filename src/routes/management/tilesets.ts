@@ -22,7 +22,7 @@ const list = (s: string | undefined) =>
 
 const NUMBERS = ["minzoom", "maxzoom", "simplification", "point_spacing", "buffer", "tile_bytes"];
 const STRINGS = ["layer", "rank", "tiny", "output", "encoding"];
-const OBJECTS = ["types", "filter", "layers"];
+const OBJECTS = ["types", "filter", "layers", "cluster"];
 const KNOWN = new Set([...NUMBERS, ...STRINGS, ...OBJECTS, "include", "exclude"]);
 
 function parseRecipeJson(text: string, where: string): Record<string, unknown> {
@@ -163,13 +163,19 @@ export function tilesetsModule(services: Services, authPlugin: AuthPlugin) {
                   required: ["file"],
                   properties: {
                     file: { type: "string", format: "binary" },
-                    recipe: { type: "string", description: 'JSON object, e.g. {"layer":"roads","maxzoom":12}' },
+                    recipe: { type: "string", description: 'the whole recipe as a JSON object, e.g. {"maxzoom":12,"layers":{"places.csv":{"rank":"population","cluster":{"radius":40,"maxzoom":10}}}}' },
                     layer: { type: "string" },
                     minzoom: { type: "integer" },
                     maxzoom: { type: "integer" },
                     simplification: { type: "number" },
                     include: { type: "string" },
                     exclude: { type: "string" },
+                    rank: { type: "string" },
+                    point_spacing: { type: "number" },
+                    tiny: { type: "string", enum: ["drop", "keep"] },
+                    buffer: { type: "integer" },
+                    tile_bytes: { type: "integer" },
+                    output: { type: "string", enum: ["mbtiles", "pmtiles"] },
                     encoding: { type: "string", enum: ["terrarium", "mapbox"], description: "raster DEM: RGB encoding of imported elevation tiles, or the one to build" },
                   },
                 },
@@ -177,9 +183,16 @@ export function tilesetsModule(services: Services, authPlugin: AuthPlugin) {
             },
           },
           description:
-            "Body: the file itself (curl --data-binary @file) or multipart/form-data with one file part plus optional recipe fields " +
-            "(layer, minzoom, maxzoom, simplification, include, exclude, encoding, or a JSON `recipe` field). The format is detected from the content: " +
-            "GeoJSON, newline-delimited GeoJSON, CSV with lon/lat columns, zipped Shapefile (WGS84 or Web Mercator), FlatGeobuf, MBTiles, PMTiles. " +
+            "Body: the file itself (curl --data-binary @file) or multipart/form-data with one or more file parts (one layer each; a zip may hold " +
+            "several files too) plus optional recipe fields, or the whole recipe as JSON in a `recipe` field or query parameter (named fields win). " +
+            "The format is detected from the content: GeoJSON, newline-delimited GeoJSON, CSV with lon/lat columns, zipped Shapefile (WGS84 or Web Mercator), " +
+            "FlatGeobuf, MBTiles, PMTiles. " +
+            "Layer settings (recipe top level, or per input file under `layers`): `layer` (name), `minzoom`/`maxzoom` (0-16), `simplification` " +
+            "(tile pixels, default 3), `include`/`exclude` (attribute names), `types` ({attribute: string|number|boolean}), `filter` (legacy MapLibre " +
+            "filter on the file's attributes), `rank` (numeric attribute kept first), `point_spacing` (pixels, default 1; 0 keeps every point), " +
+            "`tiny` (drop|keep), `cluster` ({radius: 1-256 pixels, default 40; maxzoom: first zoom without clusters, default the layer's maxzoom}: " +
+            "points of a cell become one feature with cluster, point_count and point_count_abbreviated). Version settings: `buffer` (pixels, default 4), " +
+            "`tile_bytes` (largest gzipped tile, default 500000), `output` (mbtiles|pmtiles), `encoding` (raster DEM), `layers` ({file name: layer settings}). " +
             "Raster DEM (elevation): a GeoTIFF in lon/lat or SRTM .hgt files (one named like N46E007.hgt via ?filename=, or a zip of them) are built into a " +
             "Terrarium (default) or Terrain-RGB (`encoding=mapbox`) MBTiles from zoom 0 (or minzoom) to maxzoom (default: the data's resolution); " +
             "an MBTiles/PMTiles of PNG or lossless WebP elevation tiles becomes a DEM with `encoding=terrarium|mapbox` or when its metadata declares `encoding`. " +

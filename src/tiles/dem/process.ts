@@ -42,7 +42,7 @@ export async function processElevation(input: ProcessInput, report: (p: Progress
     archivePath: input.outPath,
     facts: built.facts,
     warnings,
-    stats: { features: 0, features_skipped: 0, features_repaired: 0, features_filtered: 0, dropped_by_size: {}, tiles: built.tiles, bytes: built.bytes, seconds: Math.round((performance.now() - started) / 10) / 100 },
+    stats: { features: 0, features_skipped: 0, features_repaired: 0, features_filtered: 0, dropped_by_size: {}, features_by_layer: {}, tiles: built.tiles, bytes: built.bytes, seconds: Math.round((performance.now() - started) / 10) / 100 },
   };
 }
 

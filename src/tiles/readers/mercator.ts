@@ -23,3 +23,8 @@ export function toUnitSquare(lon: number, lat: number): [number, number] {
   const sin = Math.sin((Math.max(-85.0511287798, Math.min(85.0511287798, lat)) * Math.PI) / 180);
   return [lon / 360 + 0.5, 0.5 - (0.25 * Math.log((1 + sin) / (1 - sin))) / Math.PI];
 }
+
+/** The Web Mercator unit square back to longitude/latitude. */
+export function fromUnitSquare(x: number, y: number): [number, number] {
+  return [x * 360 - 180, (Math.atan(Math.sinh(Math.PI * (1 - 2 * y))) * 180) / Math.PI];
+}

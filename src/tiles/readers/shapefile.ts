@@ -1,46 +1,11 @@
-// Zipped Shapefile: the .shp geometry, .dbf attributes, .prj projection and .cpg encoding are read
-// here directly (the formats are small and fixed). The zip is checked before anything is inflated:
-// entries escaping the archive and zip bombs (declared sizes or ratios too large) are refused.
-import { unzipSync } from "fflate";
+// Shapefile: the .shp geometry, .dbf attributes, .prj projection and .cpg encoding are read here
+// directly (the formats are small and fixed), from the files extracted out of the upload's zip
+// (zip-extract.ts), record by record, so memory holds one record at a time whatever the file size.
+import { readFileSync } from "node:fs";
 import { InvalidSource } from "../errors";
+import { FileWindow } from "./file-window";
 import { unproject } from "./mercator";
 import type { RawFeature, ReadProgress } from "./types";
-
-/** Largest total of inflated .shp/.dbf/.prj/.cpg bytes accepted from one archive. */
-export const MAX_UNZIPPED_BYTES = 1024 * 1024 * 1024;
-/** Largest compression ratio accepted for an entry over 1 MiB (real shapefiles compress ~3-10x). */
-export const MAX_RATIO = 200;
-
-const WANTED = /\.(shp|dbf|prj|cpg)$/i;
-
-function unsafeName(name: string): boolean {
-  const n = name.replaceAll("\\", "/");
-  return n.startsWith("/") || /^[a-zA-Z]:/.test(n) || n.split("/").some((seg) => seg === "..");
-}
-
-const junk = (name: string) => name.split("/").some((s) => s.startsWith("__MACOSX") || s.startsWith("._"));
-
-/** Inflates the entries `wanted` picks, refusing traversal and bombs before inflating anything. */
-export function unzipChecked(zip: Uint8Array, label: string, wanted: (name: string) => boolean = (n) => WANTED.test(n)): Record<string, Uint8Array> {
-  let total = 0;
-  try {
-    return unzipSync(zip, {
-      filter(file) {
-        if (unsafeName(file.name)) throw new InvalidSource(`${label}: archive entry '${file.name}' points outside the archive; refused`);
-        if (!wanted(file.name) || junk(file.name)) return false;
-        total += file.originalSize;
-        if (total > MAX_UNZIPPED_BYTES)
-          throw new InvalidSource(`${label}: the archive would inflate to more than ${MAX_UNZIPPED_BYTES / 1024 / 1024} MiB; refused (split the data or upload FlatGeobuf)`);
-        if (file.originalSize > 1024 * 1024 && file.originalSize / Math.max(1, file.size) > MAX_RATIO)
-          throw new InvalidSource(`${label}: entry '${file.name}' claims a ${Math.round(file.originalSize / Math.max(1, file.size))}:1 compression ratio; refused as a possible zip bomb`);
-        return true;
-      },
-    });
-  } catch (err) {
-    if (err instanceof InvalidSource) throw err;
-    throw new InvalidSource(`${label}: the zip archive is damaged or truncated (${(err as Error).message}); upload it again`);
-  }
-}
 
 type Projection = "wgs84" | "mercator";
 
@@ -68,28 +33,30 @@ interface DbfField {
   offset: number;
 }
 
-function* dbfRecords(dbf: Uint8Array, name: string, decoder: TextDecoder): Generator<Record<string, unknown> | null> {
-  const view = new DataView(dbf.buffer, dbf.byteOffset, dbf.byteLength);
-  if (dbf.length < 32) throw new InvalidSource(`${name}: the .dbf file is truncated (no header)`);
+function* dbfRecords(dbf: FileWindow, name: string, decoder: TextDecoder): Generator<Record<string, unknown> | null> {
+  const head = dbf.bytes(0, 32);
+  if (head.length < 32) throw new InvalidSource(`${name}: the .dbf file is truncated (no header)`);
+  const view = new DataView(head.buffer, head.byteOffset, head.byteLength);
   const count = view.getUint32(4, true);
   const headerLength = view.getUint16(8, true);
   const recordLength = view.getUint16(10, true);
+  const header = dbf.bytes(0, headerLength);
   const fields: DbfField[] = [];
   let offset = 1;
-  for (let p = 32; p + 32 <= headerLength && dbf[p] !== 0x0d; p += 32) {
-    const raw = dbf.subarray(p, p + 11);
+  for (let p = 32; p + 32 <= header.length && header[p] !== 0x0d; p += 32) {
+    const raw = header.subarray(p, p + 11);
     const end = raw.indexOf(0);
     const fieldName = new TextDecoder("latin1").decode(end < 0 ? raw : raw.subarray(0, end)).trim();
-    const f = { name: fieldName, type: String.fromCharCode(dbf[p + 11]!), length: dbf[p + 16]!, offset };
+    const f = { name: fieldName, type: String.fromCharCode(header[p + 11]!), length: header[p + 16]!, offset };
     offset += f.length;
     fields.push(f);
   }
   for (let i = 0; i < count; i++) {
-    const start = headerLength + i * recordLength;
-    if (start + recordLength > dbf.length) throw new InvalidSource(`${name}: the .dbf file is truncated at record ${i + 1} of ${count}; upload it again`);
+    const record = dbf.bytes(headerLength + i * recordLength, recordLength);
+    if (record.length < recordLength) throw new InvalidSource(`${name}: the .dbf file is truncated at record ${i + 1} of ${count}; upload it again`);
     const props: Record<string, unknown> = {};
     for (const f of fields) {
-      const text = decoder.decode(dbf.subarray(start + f.offset, start + f.offset + f.length)).replace(/\0+$/, "").trim();
+      const text = decoder.decode(record.subarray(f.offset, f.offset + f.length)).replace(/\0+$/, "").trim();
       if (text === "") continue;
       if (f.type === "N" || f.type === "F") {
         const n = Number(text);
@@ -100,7 +67,7 @@ function* dbfRecords(dbf: Uint8Array, name: string, decoder: TextDecoder): Gener
       } else if (f.type === "D" && /^\d{8}$/.test(text)) props[f.name] = `${text.slice(0, 4)}-${text.slice(4, 6)}-${text.slice(6, 8)}`;
       else props[f.name] = text;
     }
-    yield dbf[start] === 0x2a ? null : props;
+    yield record[0] === 0x2a ? null : props;
   }
 }
 
@@ -133,87 +100,99 @@ function polygonsOf(rings: number[][][]): number[][][][] {
   return polys;
 }
 
-function* shpGeometries(shp: Uint8Array, name: string, project: (x: number, y: number) => number[]): Generator<{ geometry: unknown; record: number }> {
-  const view = new DataView(shp.buffer, shp.byteOffset, shp.byteLength);
-  if (shp.length < 100 || view.getInt32(0, false) !== 9994) throw new InvalidSource(`${name}: not a Shapefile .shp (bad header)`);
-  const declared = view.getInt32(24, false) * 2;
-  if (declared > shp.length) throw new InvalidSource(`${name}: the .shp header declares ${declared} bytes but the file has ${shp.length}: it is truncated; upload it again`);
-  let p = 100;
+function* shpGeometries(shp: FileWindow, name: string, project: (x: number, y: number) => number[]): Generator<{ geometry: unknown; record: number; end: number }> {
+  const head = shp.bytes(0, 100);
+  const headView = new DataView(head.buffer, head.byteOffset, head.byteLength);
+  if (head.length < 100 || headView.getInt32(0, false) !== 9994) throw new InvalidSource(`${name}: not a Shapefile .shp (bad header)`);
+  const declared = headView.getInt32(24, false) * 2;
+  if (declared > shp.size) throw new InvalidSource(`${name}: the .shp header declares ${declared} bytes but the file has ${shp.size}: it is truncated; upload it again`);
+  let next = 100;
   let record = 0;
-  while (p + 8 <= declared) {
+  while (next + 8 <= declared) {
     record++;
-    const length = view.getInt32(p + 4, false) * 2;
-    const start = p + 8;
-    p = start + length;
-    if (p > shp.length) throw new InvalidSource(`${name}: record ${record} runs past the end of the file: it is truncated; upload it again`);
+    const recordHead = shp.bytes(next, 8);
+    const length = new DataView(recordHead.buffer, recordHead.byteOffset, 8).getInt32(4, false) * 2;
     if (length < 4) throw new InvalidSource(`${name}: record ${record} is malformed (length ${length})`);
-    const type = view.getInt32(start, true);
-    const point = (o: number) => project(view.getFloat64(o, true), view.getFloat64(o + 8, true));
-    const base = type % 10; // Z (1x) and M (2x) variants share the 2D layout first
-    if (type === 0) {
-      yield { geometry: null, record };
-    } else if (base === 1 && type !== 31) {
-      yield { geometry: { type: "Point", coordinates: point(start + 4) }, record };
-    } else if (base === 8) {
-      const n = view.getInt32(start + 36, true);
-      if (start + 40 + n * 16 > p) throw new InvalidSource(`${name}: record ${record} declares more points than it holds`);
-      const pts = Array.from({ length: n }, (_, i) => point(start + 40 + i * 16));
-      yield { geometry: { type: "MultiPoint", coordinates: pts }, record };
-    } else if (base === 3 || base === 5) {
-      const parts = view.getInt32(start + 36, true);
-      const n = view.getInt32(start + 40, true);
-      const ptsAt = start + 44 + parts * 4;
-      if (parts < 0 || n < 0 || ptsAt + n * 16 > p) throw new InvalidSource(`${name}: record ${record} declares more points than it holds`);
-      const lines: number[][][] = [];
-      for (let i = 0; i < parts; i++) {
-        const from = view.getInt32(start + 44 + i * 4, true);
-        const to = i + 1 < parts ? view.getInt32(start + 44 + (i + 1) * 4, true) : n;
-        const line: number[][] = [];
-        for (let k = from; k < to && k < n; k++) line.push(point(ptsAt + k * 16));
-        lines.push(line);
-      }
-      if (base === 3) yield { geometry: lines.length === 1 ? { type: "LineString", coordinates: lines[0] } : { type: "MultiLineString", coordinates: lines }, record };
-      else {
-        const polys = polygonsOf(lines);
-        yield { geometry: polys.length === 1 ? { type: "Polygon", coordinates: polys[0] } : { type: "MultiPolygon", coordinates: polys }, record };
-      }
-    } else {
-      yield { geometry: { type: `shape type ${type}` }, record };
+    if (next + 8 + length > shp.size) throw new InvalidSource(`${name}: record ${record} runs past the end of the file: it is truncated; upload it again`);
+    const content = shp.bytes(next + 8, length);
+    next += 8 + length;
+    let geometry: unknown;
+    try {
+      geometry = shapeOf(new DataView(content.buffer, content.byteOffset, content.byteLength), record, name, project);
+    } catch (err) {
+      if (err instanceof RangeError) throw new InvalidSource(`${name}: record ${record} is malformed (shorter than its shape needs)`);
+      throw err;
     }
+    yield { geometry, record, end: next };
   }
 }
 
-/** Names of a zip's entries (directories and macOS metadata left out), without inflating anything. */
-export function zipEntries(zip: Uint8Array, label: string): string[] {
-  const names: string[] = [];
-  unzipChecked(zip, label, (name) => {
-    if (!name.endsWith("/") && !junk(name)) names.push(name);
-    return false;
-  });
-  return names;
+/** One record's shape as GeoJSON; `view` holds the record's content only. */
+function shapeOf(view: DataView, record: number, name: string, project: (x: number, y: number) => number[]): unknown {
+  const end = view.byteLength;
+  const type = view.getInt32(0, true);
+  const point = (o: number) => project(view.getFloat64(o, true), view.getFloat64(o + 8, true));
+  const base = type % 10; // Z (1x) and M (2x) variants share the 2D layout first
+  if (type === 0) return null;
+  if (base === 1 && type !== 31) return { type: "Point", coordinates: point(4) };
+  if (base === 8) {
+    const n = view.getInt32(36, true);
+    if (n < 0 || 40 + n * 16 > end) throw new InvalidSource(`${name}: record ${record} declares more points than it holds`);
+    return { type: "MultiPoint", coordinates: Array.from({ length: n }, (_, i) => point(40 + i * 16)) };
+  }
+  if (base === 3 || base === 5) {
+    const parts = view.getInt32(36, true);
+    const n = view.getInt32(40, true);
+    const ptsAt = 44 + parts * 4;
+    if (parts < 0 || n < 0 || ptsAt + n * 16 > end) throw new InvalidSource(`${name}: record ${record} declares more points than it holds`);
+    const lines: number[][][] = [];
+    for (let i = 0; i < parts; i++) {
+      const from = view.getInt32(44 + i * 4, true);
+      const to = i + 1 < parts ? view.getInt32(44 + (i + 1) * 4, true) : n;
+      const line: number[][] = [];
+      for (let k = Math.max(0, from); k < to && k < n; k++) line.push(point(ptsAt + k * 16));
+      lines.push(line);
+    }
+    if (base === 3) return lines.length === 1 ? { type: "LineString", coordinates: lines[0] } : { type: "MultiLineString", coordinates: lines };
+    const polys = polygonsOf(lines);
+    return polys.length === 1 ? { type: "Polygon", coordinates: polys[0] } : { type: "MultiPolygon", coordinates: polys };
+  }
+  return { type: `shape type ${type}` };
 }
 
-/** One layer of a zipped Shapefile: the .shp named `shp`, or the first one in the zip. */
-export async function* readShapefile(path: string, label: string, progress: ReadProgress, shp?: string): AsyncGenerator<RawFeature> {
-  const stemOf = (n: string) => n.replace(/\.[^./]*$/, "").toLowerCase();
-  const files = unzipChecked(await Bun.file(path).bytes(), label, (n) => WANTED.test(n) && (shp === undefined || stemOf(n) === stemOf(shp)));
-  progress.bytes = progress.total;
-  const shps = Object.keys(files).filter((n) => /\.shp$/i.test(n)).sort();
-  if (!shps.length) throw new InvalidSource(`${label}: the zip holds no .shp file; zip the .shp, .shx, .dbf and .prj of one layer together`);
-  const shpName = shps[0]!;
-  const stem = shpName.slice(0, -4);
-  const sibling = (ext: string) => Object.keys(files).find((n) => n.toLowerCase() === `${stem}.${ext}`.toLowerCase());
-  const prjName = sibling("prj");
-  const projection = projectionOf(prjName ? new TextDecoder().decode(files[prjName]) : undefined, `${label} (${prjName ?? shpName})`);
-  const cpg = sibling("cpg") ? new TextDecoder().decode(files[sibling("cpg")!]).trim().toLowerCase() : "utf-8";
+/** The files of one Shapefile layer, extracted from its zip to scratch files. */
+export interface ShapefileParts {
+  /** the .shp entry's name in the zip: messages name it */
+  name: string;
+  shp: string;
+  dbf?: string;
+  prj?: string;
+  cpg?: string;
+}
+
+/** One Shapefile layer, its .shp and .dbf read record by record from disk. */
+export async function* readShapefile(parts: ShapefileParts, label: string, progress: ReadProgress): AsyncGenerator<RawFeature> {
+  const text = (path: string | undefined) => (path === undefined ? undefined : readFileSync(path, "utf8"));
+  const prjName = parts.name.replace(/\.shp$/i, ".prj");
+  const projection = projectionOf(text(parts.prj), `${label} (${parts.prj ? prjName : parts.name})`);
+  const cpg = text(parts.cpg)?.trim().toLowerCase() ?? "utf-8";
   const decoder = new TextDecoder(/1252|8859|latin/.test(cpg) ? "latin1" : "utf-8");
-  const dbfName = sibling("dbf");
-  const records = dbfName ? dbfRecords(files[dbfName]!, `${label} (${dbfName})`, decoder) : null;
   const project = projection === "mercator" ? unproject : (x: number, y: number) => [x, y];
-  if (!prjName) progress.warnings?.push(`${label}: no .prj file; coordinates were taken as WGS84 longitude/latitude`);
-  for (const { geometry, record } of shpGeometries(files[shpName]!, `${label} (${shpName})`, project)) {
-    const props = records ? records.next().value : {};
-    if (props === null) continue; // deleted in the .dbf
-    yield { geometry, properties: props ?? {}, where: `record ${record} of ${shpName}` };
+  if (!parts.prj) progress.warnings?.push(`${label}: no .prj file; coordinates were taken as WGS84 longitude/latitude`);
+  const shp = new FileWindow(parts.shp);
+  const dbf = parts.dbf ? new FileWindow(parts.dbf) : null;
+  try {
+    const records = dbf ? dbfRecords(dbf, `${label} (${parts.name.replace(/\.shp$/i, ".dbf")})`, decoder) : null;
+    const share = progress.total / Math.max(1, shp.size);
+    for (const { geometry, record, end } of shpGeometries(shp, `${label} (${parts.name})`, project)) {
+      const props = records ? records.next().value : {};
+      progress.bytes = end * share;
+      if (props === null) continue; // deleted in the .dbf
+      yield { geometry, properties: props ?? {}, where: `record ${record} of ${parts.name}` };
+    }
+    progress.bytes = progress.total;
+  } finally {
+    shp.close();
+    dbf?.close();
   }
 }

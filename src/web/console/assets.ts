@@ -29,6 +29,7 @@ import viewStaticImage from "./views/static-image.js" with { type: "text" };
 import viewStyle from "./views/style.js" with { type: "text" };
 import viewStyles from "./views/styles.js" with { type: "text" };
 import viewTileset from "./views/tileset.js" with { type: "text" };
+import viewTilesetVersion from "./views/tileset-version.js" with { type: "text" };
 import viewTilesets from "./views/tilesets.js" with { type: "text" };
 import maplibreJs from "../../../node_modules/maplibre-gl/dist/maplibre-gl.mjs" with { type: "file" };
 import maplibreWorker from "../../../node_modules/maplibre-gl/dist/maplibre-gl-worker.mjs" with { type: "file" };
@@ -63,6 +64,7 @@ export const CONSOLE_TEXT_ASSETS: Readonly<Record<string, string>> = {
   "views/style.js": viewStyle,
   "views/styles.js": viewStyles,
   "views/tileset.js": viewTileset,
+  "views/tileset-version.js": viewTilesetVersion,
   "views/tilesets.js": viewTilesets,
 };
 

@@ -3,13 +3,14 @@
 import { api, errorFrom, upload } from "../lib/api.js";
 import { confirmAndDelete } from "../lib/confirm-delete.js";
 import { fill, h } from "../lib/dom.js";
-import { fmtBytes, fmtDate, fmtNum } from "../lib/format.js";
+import { fmtBytes, fmtDate } from "../lib/format.js";
 import { showMap } from "../lib/map.js";
 import { tilesetPreviewStyle } from "../lib/preview-style.js";
 import { go } from "../lib/router.js";
 import { settingsCard } from "../lib/settings-card.js";
 import { current, enc, orgPath, state } from "../lib/state.js";
 import { TERMINAL, versionStateCell } from "../lib/version-state.js";
+import { versionDetails, versionProgress } from "./tileset-version.js";
 import { badge, errorBox, pageHead, showError, toast, urlRow } from "../lib/widgets.js";
 
 const UPLOAD_ACCEPT = ".geojson,.json,.ndjson,.geojsonl,.csv,.zip,.fgb,.mbtiles,.pmtiles";
@@ -77,22 +78,12 @@ export async function renderTileset(main, slug, view) {
               actions.append(h("button.btn.btn-small.btn-primary", { type: "button", "data-publish": v.version, onclick: () => publish(v.version) }, "Publish"));
             if (v.state === "ready") actions.append(h("button.btn.btn-small", { type: "button", onclick: () => preview(v) }, "Preview"));
             if (!v.published) actions.append(h("button.btn.btn-small.btn-danger", { type: "button", onclick: () => removeVersion(v.version) }, "Delete"));
-            const stats = v.stats || {};
             return h(
               "tr",
               { "data-version": v.version, "data-state": v.state },
               h("td", h("strong", `v${v.version}`), v.published ? [" ", badge("published")] : null),
-              h("td", versionStateCell(v), v.stats?.phase && !TERMINAL.has(v.state) ? h("div.muted.small", v.stats.phase) : null),
-              h(
-                "td.small",
-                v.state === "failed"
-                  ? h("div.alert.alert-error.version-error", v.error || "Processing failed")
-                  : [
-                      h("div", `${fmtNum(stats.features)} features · ${fmtNum(stats.tiles)} tiles · ${stats.bytes ? fmtBytes(stats.bytes) : "—"}`),
-                      h("div.muted", [v.source_format, v.minzoom !== null ? `z${v.minzoom}–${v.maxzoom}` : null, (v.layers || []).map((l) => l.id).join(", ")].filter(Boolean).join(" · ")),
-                      v.warnings && v.warnings.length ? h("div.muted", `${v.warnings.length} warning(s): ${v.warnings[0]}`) : null,
-                    ],
-              ),
+              h("td", versionStateCell(v), versionProgress(v)),
+              h("td.small", versionDetails(v)),
               h("td.muted.small", fmtDate(v.created_at)),
               h("td.right", actions),
             );

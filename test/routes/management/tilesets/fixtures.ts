@@ -133,7 +133,7 @@ function dbf(features: Feature[], fields: { name: string; type: "C" | "N"; lengt
   return out;
 }
 
-export function shapefileZip(features: Feature[], opts: { prj?: string | null; extra?: Record<string, Uint8Array> } = {}): Bytes {
+export function shapefileZip(features: Feature[], opts: { prj?: string | null; extra?: Record<string, Uint8Array>; level?: 0 | 6 } = {}): Bytes {
   const fields = Object.keys(features[0]!.properties ?? {}).map((name) => ({
     name,
     type: typeof features[0]!.properties![name] === "number" ? ("N" as const) : ("C" as const),
@@ -141,7 +141,7 @@ export function shapefileZip(features: Feature[], opts: { prj?: string | null; e
   }));
   const files: Record<string, Uint8Array> = { "data/layer.shp": shp(features), "data/layer.dbf": dbf(features, fields), ...(opts.extra ?? {}) };
   if (opts.prj !== null) files["data/layer.prj"] = new TextEncoder().encode(opts.prj ?? WGS84_PRJ);
-  return zipSync(files) as Bytes;
+  return zipSync(files, { level: opts.level ?? 6 }) as Bytes;
 }
 
 // ---- archives ---------------------------------------------------------------------------------

@@ -135,6 +135,10 @@ describe("several layers per version", () => {
       [{ types: { population: "int" } }, "types.population"],
       [{ tile_bytes: 10 }, "tile_bytes"],
       [{ output: "zip" }, "output"],
+      [{ cluster: 40 }, "cluster must be an object"],
+      [{ cluster: { radius: 0 } }, "cluster.radius"],
+      [{ layers: { "a.geojson": { cluster: { maxzoom: 17 } } } }, "layers.a.geojson: cluster.maxzoom"],
+      [{ cluster: { size: 4 } }, "cluster: unknown setting 'size'"],
       [{ nonsense: 1 }, "'nonsense' is unknown"],
     ] as const) {
       const res = await upload(t, "acme", slug, headers, form([["a.geojson", JSON.stringify(countries())]], recipe));
@@ -187,6 +191,40 @@ describe("generalization", () => {
     expect(kept).toContain(towns.features[0]!.properties!.name);
   });
 
+  test("clustering: below cluster.maxzoom dense points become counted clusters whose counts sum to the input", async () => {
+    const towns = await cities(2000);
+    const recipe = { maxzoom: 4, cluster: { radius: 60, maxzoom: 3 } };
+    const { slug, v } = await ready(JSON.stringify(towns), `?recipe=${encodeURIComponent(JSON.stringify(recipe))}`);
+    expect(v.stats.features).toBe(2000);
+    const tj = (await (await t.fetch(`/tiles/v1/acme/${slug}@1.json`)).json()) as any;
+    expect(tj.vector_layers[0].fields).toMatchObject({ point_count: "Number", point_count_abbreviated: "String", cluster: "Boolean" });
+    for (let z = 0; z <= 4; z++) {
+      const { features, points, clusters } = pointCounts(slug, z);
+      // Every input point is counted once at every zoom: alone, or inside exactly one cluster.
+      expect(points).toBe(2000);
+      if (z < 3) {
+        expect(clusters).toBeGreaterThan(0);
+        expect(features).toBeLessThan(2000);
+      } else {
+        expect(clusters).toBe(0);
+        expect(features).toBe(2000);
+      }
+    }
+    const world = (await tile(slug, 0, 0, 0))!.layers[slug]!;
+    const biggest = Array.from({ length: world.length }, (_, i) => world.feature(i).properties).sort((a, b) => Number(b.point_count ?? 1) - Number(a.point_count ?? 1))[0]!;
+    expect(biggest.cluster).toBe(true);
+    expect(Number(biggest.point_count)).toBeGreaterThan(10);
+    expect(String(biggest.point_count_abbreviated)).toBe(Number(biggest.point_count) >= 1000 ? `${Math.round(Number(biggest.point_count) / 100) / 10}k` : String(biggest.point_count));
+  });
+
+  test("a polygon too small to draw at low zooms still appears at the zooms where it is a few pixels", async () => {
+    const field: Feature = { type: "Feature", properties: { name: "field" }, geometry: { type: "Polygon", coordinates: [[[10, 40], [10.1, 40], [10.1, 40.07], [10, 40.07], [10, 40]]] } };
+    const { slug, v } = await ready(JSON.stringify({ type: "FeatureCollection", features: [field] }), "?maxzoom=6");
+    expect(v.stats.tiles).toBeGreaterThan(0);
+    // z6 tile holding 10.05°E 40.03°N: x = 33, y = 24.
+    expect(names((await tile(slug, 6, 33, 24))?.layers[slug])).toEqual(["field"]);
+  });
+
   test("a Fiji-like polygon crossing the antimeridian draws on both edges without a band", async () => {
     const fiji: Feature = {
       type: "Feature",
@@ -228,4 +266,22 @@ function countFeatures(slug: string, z: number): number {
       }
   db.close();
   return n;
+}
+
+/** Features in the tiles of one zoom (each in the tile that holds it), and the points they stand for. */
+function pointCounts(slug: string, z: number): { features: number; points: number; clusters: number } {
+  const db = new Database(archiveOf(slug), { readonly: true });
+  const out = { features: 0, points: 0, clusters: 0 };
+  for (const r of db.query<{ d: Uint8Array<ArrayBuffer> }, [number]>("SELECT tile_data AS d FROM tiles WHERE zoom_level = ?").all(z))
+    for (const layer of Object.values(new VectorTile(new PbfReader(Bun.gunzipSync(r.d))).layers))
+      for (let i = 0; i < layer.length; i++) {
+        const f = layer.feature(i);
+        const p = f.loadGeometry()[0]![0]!;
+        if (p.x < 0 || p.x >= layer.extent || p.y < 0 || p.y >= layer.extent) continue;
+        out.features++;
+        out.points += Number(f.properties.point_count ?? 1);
+        if (f.properties.cluster) out.clusters++;
+      }
+  db.close();
+  return out;
 }
