@@ -1,4 +1,5 @@
-// Run by `bun run test` before the suite: the browser tests need Debian's chromium (MapLibre GL JS
+// Run by `bun run test` before the suite: the browser tests need Debian's chromium (and the suite
+// shellcheck and /usr/bin/time) (MapLibre GL JS
 // renders there with WebGL through SwiftShader). As root on Debian it is installed here; otherwise
 // the message says what to install.
 import { existsSync } from "node:fs";
@@ -7,6 +8,8 @@ const needed: { bin: string; pkg: string }[] = [
   { bin: "chromium", pkg: "chromium" },
   // test/install runs shellcheck on install.sh
   { bin: "shellcheck", pkg: "shellcheck" },
+  // the large-input tiling test reads the importer's own peak RSS from /usr/bin/time
+  { bin: "time", pkg: "time" },
 ];
 const missing = needed.filter((n) => !Bun.which(n.bin));
 if (missing.length) {
