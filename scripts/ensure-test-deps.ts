@@ -1,6 +1,5 @@
-// Run by `bun run test` before the suite: the browser tests need Debian's chromium (and the suite
-// shellcheck and /usr/bin/time) (MapLibre GL JS
-// renders there with WebGL through SwiftShader). As root on Debian it is installed here; otherwise
+// Run by `bun run test` before the suite: the browser tests need Debian's chromium (MapLibre GL JS
+// renders there with WebGL through SwiftShader), other tests shellcheck and /usr/bin/time. As root on Debian it is installed here; otherwise
 // the message says what to install.
 import { existsSync } from "node:fs";
 
