@@ -47,7 +47,8 @@ export function createTileReads(catalog: TileCatalog, published: PublishedCache)
 
   return {
     /** GET /tiles/v1/{owner}/{tileset}[@{version}].json */
-    async tileJson(owner: string, name: string, request: Request, viewer: Viewer): Promise<ReadAnswer> {
+    /** Answers at once (no Promise) when the version is open already, as it is after the first request. */
+    tileJson(owner: string, name: string, request: Request, viewer: Viewer): ReadAnswer | Promise<ReadAnswer> {
       const parsed = name.endsWith(".json") ? parseVersionedSlug(name.slice(0, -5)) : null;
       if (!parsed || !isSlug(owner)) throw new NotFound(`No such TileJSON: use /tiles/v1/{owner}/{tileset}.json or /tiles/v1/{owner}/{tileset}@{version}.json`);
       let version = parsed.version;
@@ -57,12 +58,15 @@ export function createTileReads(catalog: TileCatalog, published: PublishedCache)
         if (st.published_version === null) throw new NotFound(`Tileset '${owner}/${parsed.slug}' has no published version`, "TILESET_NOT_FOUND");
         version = st.published_version;
       }
-      const served = await catalog.version(owner, parsed.slug, version);
-      if (!visible(served, viewer)) throw tilesetMissing(owner, `${parsed.slug}@${version}`);
-      const cache = served.private ? "private" : parsed.version === null ? STABLE : IMMUTABLE;
-      const headers = { "content-type": "application/json; charset=utf-8", "cache-control": cache, etag: served.tilejsonEtag, vary: "Accept-Encoding" };
-      if (ifNoneMatchHits(request, served.tilejsonEtag)) return { status: 304, headers, body: null };
-      return { status: 200, headers, body: served.tilejson };
+      const answer = (served: Served | null): ReadAnswer => {
+        if (!visible(served, viewer)) throw tilesetMissing(owner, `${parsed.slug}@${version}`);
+        const cache = served.private ? "private" : parsed.version === null ? STABLE : IMMUTABLE;
+        const headers = { "content-type": "application/json; charset=utf-8", "cache-control": cache, etag: served.tilejsonEtag, vary: "Accept-Encoding" };
+        if (ifNoneMatchHits(request, served.tilejsonEtag)) return { status: 304, headers, body: null };
+        return { status: 200, headers, body: served.tilejson };
+      };
+      const pending = catalog.version(owner, parsed.slug, version);
+      return pending instanceof Promise ? pending.then(answer) : answer(pending);
     },
 
     /** GET /tiles/v1/{owner}/{tileset}@{version}/{z}/{x}/{y}.{ext} */
