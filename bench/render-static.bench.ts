@@ -24,6 +24,8 @@ interface View {
 
 const SIZE = 512;
 const SAMPLES = QUICK ? 8 : 24;
+/** Warm-up images per render worker and per Chromium page: JIT and WebAssembly tiers settle on both sides. */
+const WARM_UP = QUICK ? 3 : 8;
 const app = await serveTestApp();
 const world = await buildWorld(app);
 const headers = { "x-api-key": world.staticKey };
@@ -79,18 +81,20 @@ function line(label: string, times: number[]): void {
 const browser = await launchBrowser();
 try {
   const cores = app.ctx.config.renderWorkers ?? availableParallelism();
-  console.log(`  ${SAMPLES} views of ${SIZE}x${SIZE} at zoom 1-5, the same for every side, taken in turns`);
+  console.log(`  ${SAMPLES} views of ${SIZE}x${SIZE} at zoom 1-5, the same for every side, taken in turns, after ${WARM_UP} warm-up images per worker and page`);
   console.log("  mapstead: GET /static/v1/... over HTTP (style, tiles, labels, render worker, PNG), bytes read");
   console.log("  chromium: MapLibre GL JS, warm page: jumpTo + wait for idle + PNG bytes back (screenshot or toDataURL)");
 
   // Warm-up on views outside the measured set: worker threads, WebAssembly, fonts; page, MapLibre, style.
-  const warm = views(cores + 2, 1);
-  await Promise.all(warm.slice(0, cores).map(mapstead));
+  const warm = views(WARM_UP * cores, 1);
+  await Promise.all(Array.from({ length: cores }, async (_, w) => {
+    for (let i = w; i < warm.length; i += cores) await mapstead(warm[i]!);
+  }));
   const pages: Record<Capture, Page> = {
     screenshot: (await openMap(browser, { style: styleUrl, width: SIZE, height: SIZE, center: [0, 0], zoom: 1, timeoutMs: 120_000 })).page,
     dataUrl: (await openMap(browser, { style: styleUrl, width: SIZE, height: SIZE, center: [0, 0], zoom: 1, timeoutMs: 120_000 })).page,
   };
-  for (const capture of ["screenshot", "dataUrl"] as const) await chromium(pages[capture], warm[cores]!, capture);
+  for (const capture of ["screenshot", "dataUrl"] as const) for (const v of warm.slice(0, WARM_UP)) await chromium(pages[capture], v, capture);
 
   const ours: number[] = [];
   const theirs: Record<Capture, number[]> = { screenshot: [], dataUrl: [] };
