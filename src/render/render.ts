@@ -21,7 +21,7 @@ import { withTranslate } from "./translate";
 import { loadVectorTiles, tileFeatures, type LoadedTile } from "./tiles";
 import type { RenderOptions, RenderResources, RenderView } from "./types";
 import { camera, coveringTiles } from "./view";
-import { layerVisible } from "./style-eval";
+import { featureConstant, layerVisible, prop } from "./style-eval";
 
 export class RenderInputError extends Error {}
 export class RenderAborted extends Error {}
@@ -64,6 +64,10 @@ export async function renderSvg(
   const layers = (style.layers ?? []).filter((l) => layerVisible(l, zoom));
   const svg = new SvgDocument(view.width, view.height);
 
+  // the sprite and fonts are asked for alongside the tiles rather than one round trip after another
+  const fonts = new FontBook(res);
+  const fontsPrefetched = prefetchFonts(layers, zoom, fonts);
+  const spriteLoaded = layers.some(usesSprite) ? res.sprite(view.pixelRatio).catch(() => null) : Promise.resolve(null);
   const vectorTiles = new Map<string, LoadedTile[]>();
   const rasterTiles = new Map<string, RasterTile[]>();
   const sourceIds = new Set(layers.map((l) => (l as { source?: string }).source).filter((s): s is string => !!s));
@@ -76,8 +80,7 @@ export async function renderSvg(
   );
   checkAborted(options);
 
-  const needsSprite = layers.some(usesSprite);
-  const sprite = new SpriteImages(svg, needsSprite ? await res.sprite(view.pixelRatio).catch(() => null) : null);
+  const sprite = new SpriteImages(svg, await spriteLoaded);
 
   const featureCache = new Map<string, RenderFeature[]>();
   const ctx: DrawContext = {
@@ -102,7 +105,7 @@ export async function renderSvg(
     },
   };
 
-  const fonts = new FontBook(res);
+  await fontsPrefetched;
   const placed = await placeSymbols(layers, ctx, fonts, () => checkAborted(options));
   for (const layer of layers) {
     checkAborted(options);
@@ -142,6 +145,18 @@ async function loadRasterTiles(
   const ids = coveringTiles(cam, info, true);
   const tiles = await Promise.all(ids.map(async (id) => ({ id, bytes: await res.tile(sourceId, id.z, id.x, id.y) })));
   return tiles.filter((t): t is RasterTile => !!t.bytes && t.bytes.length > 0);
+}
+
+/**
+ * Asks for the fonts of every symbol layer with a fixed text-font while the tiles load, instead of one
+ * round trip per font once placement reaches its layer (FontBook keeps them for placement).
+ */
+function prefetchFonts(layers: LayerSpecification[], zoom: number, fonts: FontBook): Promise<unknown> {
+  const stacks = layers
+    .filter((l) => l.type === "symbol" && l.layout?.["text-field"] !== undefined && featureConstant(l, "layout", "text-font"))
+    .map((l) => prop(l, "layout", "text-font", zoom))
+    .filter((names): names is unknown[] => Array.isArray(names));
+  return Promise.all(stacks.map((names) => fonts.stack(names.map(String))));
 }
 
 function usesSprite(layer: LayerSpecification): boolean {

@@ -1,5 +1,7 @@
-// Sprite images for icons and patterns: each image used is cut out of the sheet once per render and
-// defined once in the SVG as an <image> of its CSS-pixel size.
+// Sprite images for icons and patterns: each image used is defined once per render in the SVG as an
+// <image> of its CSS-pixel size. The decoded sheet and the PNG of each image cut from it are kept across
+// renders (keyed by the sheet's bytes), since decoding a sheet costs more than drawing most maps.
+import { ByteLru } from "../read/byte-lru";
 import { encodePng, readPng } from "../sprites/png";
 import type { SvgDocument } from "./svg";
 import type { SpriteEntry } from "./types";
@@ -20,10 +22,21 @@ export interface SpriteImage {
 
 /** Largest sprite sheet decoded (pixels); a bigger sheet draws no icons rather than exhausting memory. */
 const MAX_SHEET_PIXELS = 8192 * 8192;
+const SHEET_CACHE_BYTES = 128 * 1024 * 1024;
+const MAX_CUT_IMAGES = 2048;
+
+interface DecodedSheet {
+  width: number;
+  data: Uint8Array;
+  /** data: URI of each image cut out (and tinted) so far, by name and tint */
+  hrefs: Map<string, string>;
+}
+
+const sheets = new ByteLru<DecodedSheet | null>(SHEET_CACHE_BYTES);
 
 export class SpriteImages {
   private readonly cache = new Map<string, SpriteImage | null>();
-  private sheet: { width: number; data: Uint8Array } | null | undefined;
+  private sheet: DecodedSheet | null | undefined;
 
   constructor(
     private readonly svg: SvgDocument,
@@ -52,14 +65,21 @@ export class SpriteImages {
     const { x, y, width, height } = entry;
     const sheetHeight = sheet.data.length / 4 / sheet.width;
     if (x < 0 || y < 0 || x + width > sheet.width || y + height > sheetHeight) return null;
-    const data = new Uint8Array(width * height * 4);
-    for (let row = 0; row < height; row++) {
-      const from = ((y + row) * sheet.width + x) * 4;
-      data.set(sheet.data.subarray(from, from + width * 4), row * width * 4);
-    }
     const sdf = entry.sdf === true;
-    if (sdf && tint) drawSdf(data, tint);
-    const href = `data:image/png;base64,${Buffer.from(encodePng({ width, height, data })).toString("base64")}`;
+    const hrefKey = `${x},${y},${width},${height}|${sdf && tint ? tint.join() : ""}`;
+    let href = sheet.hrefs.get(hrefKey);
+    if (!href) {
+      const data = new Uint8Array(width * height * 4);
+      for (let row = 0; row < height; row++) {
+        const from = ((y + row) * sheet.width + x) * 4;
+        data.set(sheet.data.subarray(from, from + width * 4), row * width * 4);
+      }
+      if (sdf && tint) drawSdf(data, tint);
+      href = `data:image/png;base64,${Buffer.from(encodePng({ width, height, data })).toString("base64")}`;
+      // data-driven icon-color can ask for endless tints: start over rather than grow without bound
+      if (sheet.hrefs.size >= MAX_CUT_IMAGES) sheet.hrefs.clear();
+      sheet.hrefs.set(hrefKey, href);
+    }
     const pixelRatio = entry.pixelRatio > 0 ? entry.pixelRatio : 1;
     const w = width / pixelRatio;
     const h = height / pixelRatio;
@@ -67,18 +87,28 @@ export class SpriteImages {
     return { id, width: w, height: h, pixelRatio, href, sdf, name };
   }
 
-  private decodedSheet(): { width: number; data: Uint8Array } | null {
+  private decodedSheet(): DecodedSheet | null {
     if (this.sheet !== undefined) return this.sheet;
-    this.sheet = null;
-    if (!this.source) return null;
+    this.sheet = this.source ? sheetOf(this.source.png) : null;
+    return this.sheet;
+  }
+}
+
+function sheetOf(png: Uint8Array): DecodedSheet | null {
+  const key = `${png.length}:${Bun.hash(png).toString(36)}`;
+  let sheet = sheets.get(key);
+  if (sheet === undefined) {
+    sheet = null;
     try {
-      const png = readPng(this.source.png, { pixels: true, maxPixels: MAX_SHEET_PIXELS });
-      if (png.data) this.sheet = { width: png.width, data: png.data };
+      const image = readPng(png, { pixels: true, maxPixels: MAX_SHEET_PIXELS });
+      if (image.data) sheet = { width: image.width, data: image.data, hrefs: new Map() };
     } catch {
       // an unreadable sheet draws no icons, as a missing sprite does in MapLibre
     }
-    return this.sheet;
+    // the cut images' PNGs are smaller than the sheet's pixels; counted twice to leave them room
+    sheets.set(key, sheet, 2 * (sheet?.data.length ?? 0) + png.length);
   }
+  return sheet;
 }
 
 /** SDF icons keep the distance in alpha; MapLibre draws them in one colour with the edge at 0.75. */

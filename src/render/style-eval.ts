@@ -19,6 +19,12 @@ export interface EvalFeature {
 
 type Evaluator = (zoom: number, feature?: EvalFeature, images?: string[]) => unknown;
 
+interface CompiledProperty {
+  evaluate: Evaluator;
+  /** the value depends on the zoom at most, never on a feature */
+  featureConstant: boolean;
+}
+
 /**
  * Compiled expressions and filters shared across renders, keyed by their JSON: render workers get a fresh
  * copy of the style for every job, and compiling a 100-layer style costs tens of milliseconds.
@@ -28,7 +34,7 @@ const COMPILED_CACHE_BYTES = 8 * 1024 * 1024;
 const compiledExpressions = new Lru<StylePropertyExpression>({ maxBytes: COMPILED_CACHE_BYTES });
 const compiledFilters = new Lru<ReturnType<typeof featureFilter>>({ maxBytes: COMPILED_CACHE_BYTES });
 
-const compiled = new WeakMap<LayerSpecification, Map<string, Evaluator>>();
+const compiled = new WeakMap<LayerSpecification, Map<string, CompiledProperty>>();
 const filters = new WeakMap<LayerSpecification, (zoom: number, f: EvalFeature) => boolean>();
 
 function specFor(layer: LayerSpecification, kind: "paint" | "layout", name: string) {
@@ -36,9 +42,9 @@ function specFor(layer: LayerSpecification, kind: "paint" | "layout", name: stri
   return group?.[name] as Parameters<typeof expression.normalizePropertyExpression>[2] | undefined;
 }
 
-function compile(layer: LayerSpecification, kind: "paint" | "layout", name: string): Evaluator {
+function compile(layer: LayerSpecification, kind: "paint" | "layout", name: string): CompiledProperty {
   const spec = specFor(layer, kind, name);
-  if (!spec) return () => undefined;
+  if (!spec) return { evaluate: () => undefined, featureConstant: true };
   const raw = (layer as unknown as Record<string, Record<string, unknown> | undefined>)[kind]?.[name];
   const key = `${layer.type}|${kind}|${name}|${JSON.stringify(raw ?? null)}`;
   let expr = compiledExpressions.get(key);
@@ -51,13 +57,26 @@ function compile(layer: LayerSpecification, kind: "paint" | "layout", name: stri
     }
     compiledExpressions.set(key, expr, key.length);
   }
-  return (zoom, feature, images) => {
+  const evaluate: Evaluator = (zoom, feature, images) => {
     try {
       return expr.evaluate({ zoom }, feature as never, {}, undefined, (images ?? ANY_IMAGE) as never);
     } catch {
       return spec.default;
     }
   };
+  if (expr.kind !== "constant" && expr.kind !== "camera") return { evaluate, featureConstant: false };
+  // the same for every feature: evaluated once per zoom instead of once per feature
+  let lastZoom = NaN;
+  let lastValue: unknown;
+  const once: Evaluator = (zoom, feature, images) => {
+    if (images) return evaluate(zoom, feature, images);
+    if (zoom !== lastZoom) {
+      lastValue = evaluate(zoom);
+      lastZoom = zoom;
+    }
+    return lastValue;
+  };
+  return { evaluate: once, featureConstant: true };
 }
 
 // without a list, image expressions treat every image as present; the sprite module checks afterwards
@@ -72,12 +91,21 @@ export function prop(
   feature?: EvalFeature,
   images?: string[],
 ): unknown {
+  return compiledProperty(layer, kind, name).evaluate(zoom, feature, images);
+}
+
+/** Whether a property is the same for every feature of the layer (constant, or a function of zoom only). */
+export function featureConstant(layer: LayerSpecification, kind: "paint" | "layout", name: string): boolean {
+  return compiledProperty(layer, kind, name).featureConstant;
+}
+
+function compiledProperty(layer: LayerSpecification, kind: "paint" | "layout", name: string): CompiledProperty {
   let byName = compiled.get(layer);
   if (!byName) compiled.set(layer, (byName = new Map()));
   const key = `${kind}:${name}`;
-  let fn = byName.get(key);
-  if (!fn) byName.set(key, (fn = compile(layer, kind, name)));
-  return fn(zoom, feature, images);
+  let property = byName.get(key);
+  if (!property) byName.set(key, (property = compile(layer, kind, name)));
+  return property;
 }
 
 export function num(layer: LayerSpecification, kind: "paint" | "layout", name: string, zoom: number, feature?: EvalFeature): number {

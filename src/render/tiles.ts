@@ -1,9 +1,7 @@
-// Vector tiles for a view: fetched once per render through RenderResources, decoded with
-// @mapbox/vector-tile, and exposed per source layer as RenderFeatures in screen pixels.
-import { VectorTile } from "@mapbox/vector-tile";
-import { PbfReader } from "pbf";
+// Vector tiles for a view: fetched once per render through RenderResources, decoded (or found decoded,
+// see decoded-tiles.ts), and exposed per source layer as RenderFeatures in screen pixels.
+import { decodeTile, type DecodedTile } from "./decoded-tiles";
 import { renderFeature, type RenderFeature } from "./features";
-import type { Ring } from "./geometry";
 import type { RenderResources } from "./types";
 import { coveringTiles, invert, apply, worldToScreen, type Camera, type TileId } from "./view";
 
@@ -12,7 +10,7 @@ export const CLIP_MARGIN_PX = 64;
 
 export interface LoadedTile {
   id: TileId;
-  tile: VectorTile;
+  tile: DecodedTile;
 }
 
 export async function loadVectorTiles(cam: Camera, sourceId: string, res: RenderResources): Promise<LoadedTile[]> {
@@ -24,7 +22,7 @@ export async function loadVectorTiles(cam: Camera, sourceId: string, res: Render
       const bytes = await res.tile(sourceId, id.z, id.x, id.y);
       if (!bytes || bytes.length === 0) return null;
       try {
-        return { id, tile: new VectorTile(new PbfReader(bytes)) };
+        return { id, tile: decodeTile(bytes) };
       } catch {
         return null; // a corrupt tile draws as empty, as in MapLibre
       }
@@ -38,8 +36,8 @@ export function tileFeatures(cam: Camera, tiles: LoadedTile[], sourceLayer: stri
   const out: RenderFeature[] = [];
   const tolerance = 0.5 / cam.view.pixelRatio;
   for (const { id, tile } of tiles) {
-    const layer = tile.layers[sourceLayer];
-    if (!layer || layer.length === 0) continue;
+    const layer = tile.layer(sourceLayer);
+    if (!layer || layer.features.length === 0) continue;
     const extent = layer.extent;
     const tileWorld = cam.worldSize / 2 ** id.z;
     const m = worldToScreen(cam, id.wrappedX * tileWorld, id.y * tileWorld, tileWorld / extent);
@@ -64,12 +62,7 @@ export function tileFeatures(cam: Camera, tiles: LoadedTile[], sourceLayer: stri
       ownsPoint: (x: number, y: number) => x >= 0 && x < extent && y >= 0 && y < extent,
       tolerance,
     };
-    for (let i = 0; i < layer.length; i++) {
-      const f = layer.feature(i);
-      if (f.type === 0) continue;
-      const rings = (): Ring[] => f.loadGeometry().map((ring) => ring.flatMap((p) => [p.x, p.y]));
-      out.push(renderFeature(f.type, f.id, f.properties, rings, space));
-    }
+    for (const f of layer.features) out.push(renderFeature(f.type, f.id, f.properties, f.rings, space));
   }
   return out;
 }

@@ -50,9 +50,14 @@ export function rasterize(svg: string, scale: number): RgbaImage {
 }
 
 function unpremultiply(px: Uint8Array): void {
-  for (let i = 0; i < px.length; i += 4) {
+  // most pixels of a map are opaque: read each pixel as one word (alpha is its high byte on the
+  // little-endian machines Bun runs on) and touch only the translucent ones
+  const words = new Uint32Array(px.buffer, px.byteOffset, px.byteLength >> 2);
+  for (let w = 0; w < words.length; w++) {
+    const alphaByte = words[w]! >>> 24;
+    if (alphaByte === 0 || alphaByte === 255) continue;
+    const i = w * 4;
     const a = px[i + 3]!;
-    if (a === 0 || a === 255) continue;
     px[i] = Math.min(255, Math.round((px[i]! * 255) / a));
     px[i + 1] = Math.min(255, Math.round((px[i + 1]! * 255) / a));
     px[i + 2] = Math.min(255, Math.round((px[i + 2]! * 255) / a));

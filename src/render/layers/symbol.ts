@@ -392,12 +392,25 @@ function outlinePathData(commands: PathCommand[], scale: number): string {
   return d;
 }
 
+/** Outline path data per glyph, kept across renders (fonts are kept too; see text.ts). */
+const outlines = new WeakMap<LoadedFont, Map<number, string>>();
+
+function outlineOf(font: LoadedFont, glyphIndex: number): string {
+  let byGlyph = outlines.get(font);
+  if (!byGlyph) outlines.set(font, (byGlyph = new Map()));
+  let d = byGlyph.get(glyphIndex);
+  if (d === undefined) {
+    d = outlinePathData(font.parsed.font.glyphs.get(glyphIndex).path.commands, ONE_EM / font.upm);
+    byGlyph.set(glyphIndex, d);
+  }
+  return d;
+}
+
 /** The glyph outline as a def at the 24-px em (y down; stroking in font units is many times slower), shared by every use; null for blank glyphs. */
 function glyphDef(ctx: DrawContext, g: PlacedGlyph): string | null {
   const key = `glyph:${g.font.name}:${g.glyphIndex}`;
-  let d: string | null = null;
   const id = ctx.svg.defOnce(key, (defId) => {
-    d = outlinePathData(g.font.parsed.font.glyphs.get(g.glyphIndex).path.commands, ONE_EM / g.font.upm);
+    const d = outlineOf(g.font, g.glyphIndex);
     return d ? `<path id="${defId}" d="${d}"/>` : "";
   });
   return ctx.svg.isEmptyDef(id) ? null : id;
