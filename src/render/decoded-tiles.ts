@@ -3,7 +3,7 @@
 // the tile's bytes (their length and hash), so a republished tileset can never be served stale.
 import { VectorTile, type VectorTileFeature, type VectorTileLayer } from "@mapbox/vector-tile";
 import { PbfReader } from "pbf";
-import { ByteLru } from "../read/byte-lru";
+import { Lru } from "../lru";
 import type { Ring } from "./geometry";
 
 export interface DecodedFeature {
@@ -27,7 +27,7 @@ export interface DecodedTile {
 /** Decoded objects take several times the bytes of their PBF; this bounds each worker's share. */
 const DECODED_CACHE_BYTES = 64 * 1024 * 1024;
 const DECODED_PER_PBF_BYTE = 8;
-const decoded = new ByteLru<DecodedTile>(DECODED_CACHE_BYTES);
+const decoded = new Lru<DecodedTile>({ maxBytes: DECODED_CACHE_BYTES });
 
 /** The decoded tile; throws on a corrupt tile. */
 export function decodeTile(bytes: Uint8Array): DecodedTile {

@@ -1,7 +1,7 @@
 // Sprite images for icons and patterns: each image used is defined once per render in the SVG as an
 // <image> of its CSS-pixel size. The decoded sheet and the PNG of each image cut from it are kept across
 // renders (keyed by the sheet's bytes), since decoding a sheet costs more than drawing most maps.
-import { ByteLru } from "../read/byte-lru";
+import { Lru } from "../lru";
 import { encodePng, readPng } from "../sprites/png";
 import type { SvgDocument } from "./svg";
 import type { SpriteEntry } from "./types";
@@ -32,7 +32,7 @@ interface DecodedSheet {
   hrefs: Map<string, string>;
 }
 
-const sheets = new ByteLru<DecodedSheet | null>(SHEET_CACHE_BYTES);
+const sheets = new Lru<DecodedSheet | null>({ maxBytes: SHEET_CACHE_BYTES });
 
 export class SpriteImages {
   private readonly cache = new Map<string, SpriteImage | null>();
