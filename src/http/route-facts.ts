@@ -32,6 +32,15 @@ export interface RouteFacts {
 
 type RouteHooks = { facts?: Partial<RouteFacts>; parse?: unknown } | undefined;
 
+/**
+ * Whether a route reads its body itself. A module's route says `parse: "none"`; once mounted, Elysia
+ * holds its parsers as a list of `{ fn }` entries, which is what the route table reads.
+ */
+function readsOwnBody(parse: unknown): boolean {
+  if (parse === "none") return true;
+  return Array.isArray(parse) && parse.some((p) => p === "none" || (p as { fn?: unknown } | null)?.fn === "none");
+}
+
 export interface ResolvedFacts {
   cors: CorsKind;
   body: BodyKind;
@@ -82,7 +91,7 @@ function resolve(method: string, hooks: RouteHooks): ResolvedFacts {
   const facts = hooks?.facts;
   return Object.freeze({
     cors: facts?.cors ?? "none",
-    body: facts?.body ?? (method === "GET" || method === "HEAD" ? "none" : hooks?.parse === "none" ? "upload" : "json"),
+    body: facts?.body ?? (method === "GET" || method === "HEAD" ? "none" : readsOwnBody(hooks?.parse) ? "upload" : "json"),
     group: facts?.group ?? "other",
     accessToken: facts?.accessToken ?? false,
   });
