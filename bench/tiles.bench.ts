@@ -19,10 +19,19 @@ const session = await seedSession(app.ctx, { orgId: org.id });
 const json = { ...session.headers, "content-type": "application/json" };
 const geojson = (w: unknown) => JSON.stringify(topojson.feature(w as never, (w as { objects: { countries: never } }).objects.countries));
 
+/** Sends a management request the bench depends on; a refusal ends the bench instead of a wait forever. */
+async function must(path: string, init: RequestInit, expected: number) {
+  const res = await app.fetch(path, init);
+  if (res.status !== expected) throw new Error(`${init.method ?? "GET"} ${path}: ${res.status} ${(await res.text()).slice(0, 300)}`);
+  return res;
+}
+
+// Polls a version until `until` holds; a version that fails (or ends ready while waited for as
+// processing) also ends the wait, so the bench never polls forever.
 async function waitState(slug: string, version: number, until: (state: string) => boolean) {
   for (;;) {
-    const v = (await (await app.fetch(`/api/v1/orgs/bench/tilesets/${slug}/versions/${version}`, { headers: session.headers })).json()) as { state: string; stats: { tiles: number } };
-    if (until(v.state)) return v;
+    const v = (await (await must(`/api/v1/orgs/bench/tilesets/${slug}/versions/${version}`, { headers: session.headers }, 200)).json()) as { state: string; stats: { tiles: number } };
+    if (until(v.state) || v.state === "ready" || v.state === "failed") return v;
     await Bun.sleep(100);
   }
 }
@@ -34,11 +43,11 @@ const twinPort = freePort();
 twin.listen({ hostname: "127.0.0.1", port: twinPort });
 const twinUrl = `http://127.0.0.1:${twinPort}`;
 try {
-  await app.fetch("/api/v1/orgs/bench/tilesets", { method: "POST", headers: json, body: JSON.stringify({ slug: "world" }) });
-  await app.fetch("/api/v1/orgs/bench/tilesets/world/versions?maxzoom=8", { method: "POST", headers: session.headers, body: geojson(world50) });
-  const ready = await waitState("world", 1, (s) => s === "ready" || s === "failed");
+  await must("/api/v1/orgs/bench/tilesets", { method: "POST", headers: json, body: JSON.stringify({ slug: "world" }) }, 201);
+  await must("/api/v1/orgs/bench/tilesets/world/versions?maxzoom=8", { method: "POST", headers: session.headers, body: geojson(world50) }, 202);
+  const ready = await waitState("world", 1, () => false);
   if (ready.state !== "ready") throw new Error("bench tileset failed to process");
-  await app.fetch("/api/v1/orgs/bench/tilesets/world/publish", { method: "POST", headers: json, body: JSON.stringify({ version: 1 }) });
+  await must("/api/v1/orgs/bench/tilesets/world/publish", { method: "POST", headers: json, body: JSON.stringify({ version: 1 }) }, 200);
   console.log(`  tileset: countries-50m z0-z8, ${ready.stats.tiles} tiles`);
 
   // Random existing z3-z8 tiles, the same list for both servers.
@@ -132,8 +141,8 @@ try {
   }
 
   // (2) The same tile load while a large import is being processed.
-  await app.fetch("/api/v1/orgs/bench/tilesets", { method: "POST", headers: json, body: JSON.stringify({ slug: "big" }) });
-  await app.fetch("/api/v1/orgs/bench/tilesets/big/versions?maxzoom=8", { method: "POST", headers: session.headers, body: geojson(world10) });
+  await must("/api/v1/orgs/bench/tilesets", { method: "POST", headers: json, body: JSON.stringify({ slug: "big" }) }, 201);
+  await must("/api/v1/orgs/bench/tilesets/big/versions?maxzoom=8", { method: "POST", headers: session.headers, body: geojson(world10) }, 202);
   await waitState("big", 1, (s) => s === "processing");
   const during = await wrk(app.baseUrl, { ...opts, durationS: QUICK ? 3 : 8 });
   const after = (await (await app.fetch("/api/v1/orgs/bench/tilesets/big/versions/1", { headers: session.headers })).json()) as { state: string; progress: number };
