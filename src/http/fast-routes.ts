@@ -17,6 +17,7 @@ import { corsHeaders } from "./cors";
 import { acceptRequestId } from "./request-context";
 import { checkRequestLine, ERROR_CONTENT_TYPE, logRequest, mapAndLogError, readRequestHeaders, safePathname } from "./request-rules";
 import { factsOf } from "./route-facts";
+import { wireHeaders } from "./wire-headers";
 
 /** One hot read: `path` is the path of its Elysia twin (a GET route), in Elysia's and Bun's syntax alike. */
 export interface FastRead {
@@ -57,15 +58,6 @@ export function fastRoutes(reads: readonly FastRead[], deps: FastRouteDeps): Rec
   return table;
 }
 
-/** One request in flight on a fast route. */
-interface InFlight {
-  request: Request;
-  path: string;
-  id: string;
-  headers: Record<string, string>;
-  startedAt: number;
-}
-
 function fastHandler(read: FastRead, twin: TwinRoute, deps: FastRouteDeps): BunHandler {
   const { log, observe, fixedHeaders, elysia } = deps;
   const facts = factsOf(twin);
@@ -73,27 +65,24 @@ function fastHandler(read: FastRead, twin: TwinRoute, deps: FastRouteDeps): BunH
   const paramsOk = paramsSchema ? TypeCompiler.Compile(paramsSchema) : null;
   // The headers every answer of this route starts with, in the Elysia plugin's order.
   const start: Record<string, string> = { ...fixedHeaders, "x-request-id": "", "x-content-type-options": "nosniff", ...(facts.cors === "public" ? corsHeaders("public", null) : {}) };
+  const headersFor = wireHeaders(start);
 
-  const send = (f: InFlight, status: number, body: ReadAnswer["body"]): Response => {
-    const ms = performance.now() - f.startedAt;
-    observe?.(facts.group, f.request.method, status, ms);
-    logRequest(log, f.request.method, f.path, status, ms, f.id);
-    return new Response(body as BodyInit | null, { status, headers: f.headers });
-  };
   // Bun sends HEAD here too, and drops the body itself (keeping the GET's Content-Length), as it does
   // for Elysia's answers.
-  const answered = (f: InFlight, a: ReadAnswer): Response => {
-    Object.assign(f.headers, a.headers);
-    return send(f, a.status, a.body);
+  const send = (request: Request, path: string, id: string, startedAt: number, a: ReadAnswer): Response => {
+    const ms = performance.now() - startedAt;
+    observe?.(facts.group, request.method, a.status, ms);
+    logRequest(log, request.method, path, a.status, ms, id);
+    return new Response(a.body as BodyInit | null, { status: a.status, headers: headersFor(a.headers, id) });
   };
-  const failed = (f: InFlight, error: unknown): Response => {
-    const mapped = mapAndLogError("", error, f.request, log, f.id);
-    if (mapped.headers) Object.assign(f.headers, mapped.headers);
-    f.headers["content-type"] = ERROR_CONTENT_TYPE;
-    return send(f, mapped.status, f.request.method === "HEAD" ? null : JSON.stringify(mapped.body));
+  const failed = (request: Request, path: string, id: string, startedAt: number, error: unknown): Response => {
+    const mapped = mapAndLogError("", error, request, log, id);
+    const headers = { ...mapped.headers, "content-type": ERROR_CONTENT_TYPE };
+    return send(request, path, id, startedAt, { status: mapped.status, headers, body: request.method === "HEAD" ? null : JSON.stringify(mapped.body) });
   };
 
-  // Not async: a read that answers at once (style JSON, sprites, /health) gives Bun a Response, not a Promise.
+  // Not async: a read that answers at once (a cached tile, TileJSON, style JSON, /health) gives Bun a
+  // Response, not a Promise.
   return (request) => {
     const startedAt = performance.now();
     const params = request.params as Record<string, string>;
@@ -102,13 +91,19 @@ function fastHandler(read: FastRead, twin: TwinRoute, deps: FastRouteDeps): BunH
     // binary lets up to 64 KiB through, and the conventions answer those 431 (test/binary).
     const seen = readRequestHeaders(request);
     const id = acceptRequestId(seen.requestId);
-    const f: InFlight = { request, path: safePathname(request), id, headers: { ...start, "x-request-id": id }, startedAt };
+    const path = safePathname(request);
+    let pending: ReadAnswer | Promise<ReadAnswer>;
     try {
-      checkRequestLine(seen, f.path);
-      const pending = read.answer(params, request);
-      return pending instanceof Promise ? pending.then((a) => answered(f, a), (error) => failed(f, error)) : answered(f, pending);
+      checkRequestLine(seen, path);
+      pending = read.answer(params, request);
     } catch (error) {
-      return failed(f, error);
+      return failed(request, path, id, startedAt, error);
     }
+    if (pending instanceof Promise)
+      return pending.then(
+        (a) => send(request, path, id, startedAt, a),
+        (error) => failed(request, path, id, startedAt, error),
+      );
+    return send(request, path, id, startedAt, pending);
   };
 }

@@ -6,7 +6,7 @@ import type { AuthService, Viewer } from "../domain/accounts/auth";
 import { isSpriteFile } from "../domain/sprites/store";
 import { styleNotFound, type PublishedStyle } from "../domain/styles/service";
 import { NotFound } from "../errors";
-import { IMMUTABLE, STABLE, type ReadAnswer } from "./answer";
+import { fixedAnswer, IMMUTABLE, STABLE, type ReadAnswer } from "./answer";
 import { ifNoneMatchHits, strongEtag } from "./etag";
 import type { PublishedCache } from "./published-cache";
 import type { SpriteFiles } from "./sprite-files";
@@ -28,9 +28,11 @@ interface StyleSource {
   resolvePublic(owner: string, param: string): PublishedStyle | null;
 }
 
-/** A published style as served: its bytes and their ETag. */
+/** A published style as served: its bytes, their ETag, and its answers (built once, with the entry). */
 export interface ResolvedStyle extends PublishedStyle {
   etag: string;
+  ok: ReadAnswer;
+  notModified: ReadAnswer;
 }
 
 /**
@@ -44,7 +46,7 @@ export function styleViewer(auth: AuthService, request: Request): Viewer | null 
 const mayRead = (resolved: ResolvedStyle | null, viewer: Viewer | null): resolved is ResolvedStyle =>
   !!resolved && (resolved.visibility === "public" || !!viewer?.privateOrgIds.has(resolved.orgId));
 
-const cacheControlOf = (resolved: ResolvedStyle) => (resolved.visibility === "private" ? "private" : resolved.stable ? STABLE : IMMUTABLE);
+const cacheControlOf = (resolved: PublishedStyle) => (resolved.visibility === "private" ? "private" : resolved.stable ? STABLE : IMMUTABLE);
 
 export function createStyleReads(styles: StyleSource, spriteFiles: SpriteFiles, published: PublishedCache) {
   const cache = published.slot<ResolvedStyle>("style");
@@ -55,7 +57,9 @@ export function createStyleReads(styles: StyleSource, spriteFiles: SpriteFiles, 
     if (hit) return hit;
     const found = styles.resolvePublic(owner, param);
     if (!found) return null;
-    const resolved = { ...found, etag: strongEtag(found.body) };
+    const etag = strongEtag(found.body);
+    const headers = { "content-type": "application/json; charset=utf-8", "cache-control": cacheControlOf(found), etag };
+    const resolved = { ...found, etag, ok: fixedAnswer(200, headers, found.body), notModified: fixedAnswer(304, headers, null) };
     cache.set(owner, param, "", resolved, resolved.body.length + 256);
     return resolved;
   }
@@ -66,9 +70,7 @@ export function createStyleReads(styles: StyleSource, spriteFiles: SpriteFiles, 
     style(params: StyleRequest, request: Request, viewer: Viewer | null): ReadAnswer {
       const resolved = resolve(params.owner, params.style);
       if (!mayRead(resolved, viewer)) throw styleNotFound();
-      const headers = { "content-type": "application/json; charset=utf-8", "cache-control": cacheControlOf(resolved), etag: resolved.etag };
-      if (ifNoneMatchHits(request, resolved.etag)) return { status: 304, headers, body: null };
-      return { status: 200, headers, body: resolved.body };
+      return ifNoneMatchHits(request, resolved.etag) ? resolved.notModified : resolved.ok;
     },
 
     sprite(params: SpriteRequest, request: Request, viewer: Viewer | null): ReadAnswer {

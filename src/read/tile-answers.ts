@@ -7,7 +7,7 @@ import { BadRequest, NotFound } from "../errors";
 import type { Viewer } from "../domain/accounts/auth";
 import { isSlug } from "../domain/orgs/slug";
 import { parseVersionedSlug } from "../domain/orgs/versioned-slug";
-import { IMMUTABLE, STABLE, type ReadAnswer } from "./answer";
+import { fixedAnswer, IMMUTABLE, STABLE, type ReadAnswer } from "./answer";
 import { ifNoneMatchHits } from "./etag";
 import { CONTENT_TYPES, EXTENSIONS, tileBytes, tileInRange, type Tile } from "../tiles/source";
 import type { PublishedCache } from "./published-cache";
@@ -39,6 +39,20 @@ function acceptsGzip(request: Request): boolean {
   return false;
 }
 
+/** A TileJSON's answers at its stable URL and at its versioned one, built once when its version opens. */
+export interface TileJsonAnswers {
+  stable: { ok: ReadAnswer; notModified: ReadAnswer };
+  versioned: { ok: ReadAnswer; notModified: ReadAnswer };
+}
+
+export function tileJsonAnswers(body: string, etag: string, isPrivate: boolean): TileJsonAnswers {
+  const at = (cache: string) => {
+    const headers = { "content-type": "application/json; charset=utf-8", "cache-control": isPrivate ? "private" : cache, etag, vary: "Accept-Encoding" };
+    return { ok: fixedAnswer(200, headers, body), notModified: fixedAnswer(304, headers, null) };
+  };
+  return { stable: at(STABLE), versioned: at(IMMUTABLE) };
+}
+
 const visible = (served: Served | null, viewer: Viewer): served is Served => served !== null && (!served.private || viewer.privateOrgIds.has(served.orgId));
 
 export function createTileReads(catalog: TileCatalog, published: PublishedCache) {
@@ -60,10 +74,8 @@ export function createTileReads(catalog: TileCatalog, published: PublishedCache)
       }
       const answer = (served: Served | null): ReadAnswer => {
         if (!visible(served, viewer)) throw tilesetMissing(owner, `${parsed.slug}@${version}`);
-        const cache = served.private ? "private" : parsed.version === null ? STABLE : IMMUTABLE;
-        const headers = { "content-type": "application/json; charset=utf-8", "cache-control": cache, etag: served.tilejsonEtag, vary: "Accept-Encoding" };
-        if (ifNoneMatchHits(request, served.tilejsonEtag)) return { status: 304, headers, body: null };
-        return { status: 200, headers, body: served.tilejson };
+        const answers = parsed.version === null ? served.tilejsonAnswers.stable : served.tilejsonAnswers.versioned;
+        return ifNoneMatchHits(request, served.tilejsonEtag) ? answers.notModified : answers.ok;
       };
       const pending = catalog.version(owner, parsed.slug, version);
       return pending instanceof Promise ? pending.then(answer) : answer(pending);

@@ -8,6 +8,7 @@ import { openMbtiles } from "../tiles/mbtiles";
 import { openPmtiles } from "../tiles/pmtiles";
 import type { TileFacts, TileSource } from "../tiles/source";
 import { strongEtag } from "./etag";
+import { tileJsonAnswers, type TileJsonAnswers } from "./tile-answers";
 import type { PublishedCache } from "./published-cache";
 
 export interface Served {
@@ -25,6 +26,7 @@ export interface Served {
   ext: string;
   tilejson: string;
   tilejsonEtag: string;
+  tilejsonAnswers: TileJsonAnswers;
 }
 
 interface StableRow {
@@ -107,6 +109,8 @@ export function createTileCatalog(ctx: AppContext, published: PublishedCache) {
     if (facts.encoding) tilejson.encoding = facts.encoding;
     if (facts.tile_size) tilejson.tileSize = facts.tile_size;
     const body = JSON.stringify(tilejson);
+    const etag = strongEtag(body);
+    const isPrivate = row.visibility === "private";
     return {
       tilesetId: row.id,
       orgId: row.org_id,
@@ -114,12 +118,13 @@ export function createTileCatalog(ctx: AppContext, published: PublishedCache) {
       slug,
       version,
       name: `${slug}@${version}`,
-      private: row.visibility === "private",
+      private: isPrivate,
       source,
       facts,
       ext,
       tilejson: body,
-      tilejsonEtag: strongEtag(body),
+      tilejsonEtag: etag,
+      tilejsonAnswers: tileJsonAnswers(body, etag, isPrivate),
     };
   }
 
