@@ -7,7 +7,11 @@ export const strongEtag = (bytes: string | Uint8Array) => `"${createHash("sha256
 
 export function ifNoneMatchHits(request: Request, etag: string): boolean {
   const header = request.headers.get("if-none-match");
-  if (!header) return false;
+  return header ? etagListHits(header, etag) : false;
+}
+
+/** Whether an If-None-Match header's value names `etag`. */
+export function etagListHits(header: string, etag: string): boolean {
   const ours = etag.replace(/^W\//, "");
   return header.split(",").some((part) => {
     const tag = part.trim().replace(/^W\//, "");

@@ -8,7 +8,7 @@ import type { Viewer } from "../domain/accounts/auth";
 import { isSlug } from "../domain/orgs/slug";
 import { parseVersionedSlug } from "../domain/orgs/versioned-slug";
 import { fixedAnswer, IMMUTABLE, STABLE, type ReadAnswer } from "./answer";
-import { ifNoneMatchHits } from "./etag";
+import { etagListHits, ifNoneMatchHits } from "./etag";
 import { CONTENT_TYPES, EXTENSIONS, tileBytes, tileInRange, type Tile } from "../tiles/source";
 import type { PublishedCache } from "./published-cache";
 import type { Served, TileCatalog } from "./tiles";
@@ -27,8 +27,18 @@ const INT_RE = /^\d{1,10}$/;
 
 const tilesetMissing = (owner: string, slug: string) => new NotFound(`Tileset '${owner.slice(0, 100)}/${slug.slice(0, 100)}' not found`, "TILESET_NOT_FOUND");
 
-function acceptsGzip(request: Request): boolean {
-  const h = request.headers.get("accept-encoding");
+// A browser sends the same Accept-Encoding on every request: its last answer is kept.
+let lastAcceptEncoding: string | null = null;
+let lastAcceptsGzip = false;
+
+function acceptsGzip(header: string | null): boolean {
+  if (header === lastAcceptEncoding) return lastAcceptsGzip;
+  lastAcceptsGzip = parseAcceptsGzip(header);
+  lastAcceptEncoding = header;
+  return lastAcceptsGzip;
+}
+
+function parseAcceptsGzip(h: string | null): boolean {
   if (!h) return false;
   for (const part of h.split(",")) {
     const [coding, ...params] = part.trim().toLowerCase().split(";");
@@ -55,9 +65,79 @@ export function tileJsonAnswers(body: string, etag: string, isPrivate: boolean):
 
 const visible = (served: Served | null, viewer: Viewer): served is Served => served !== null && (!served.private || viewer.privateOrgIds.has(served.orgId));
 
+/** A tile's place, parsed from its URL. */
+interface TileAddress {
+  owner: string;
+  z: number;
+  x: number;
+  y: number;
+  /** the URL's extension, lowercased */
+  ext: string;
+  /** "slug@version", as the URL spells it (for messages) */
+  name: string;
+}
+
+/**
+ * A tile as kept in memory: its bytes, and its answer to a client that takes gzip (every browser, and
+ * any client of a raster tileset), built once with it; null when the tile is empty outside the
+ * tileset's range (a 404).
+ */
+interface CachedTile {
+  tile: Tile | null;
+  gzipAnswer: ReadAnswer | null;
+}
+
+/** What a CachedTile costs beyond the tile bytes (its answer and headers). */
+const ANSWER_BYTES = 256;
+
+/** The answer's ETag: per tileset version and address, and whether the bytes are sent gzipped. */
+const tileEtag = (served: Served, a: TileAddress, gzipOk: boolean) => `"${served.tilesetId}.${served.version}.${a.z}.${a.x}.${a.y}${gzipOk && served.facts.format === "pbf" ? ".gz" : ""}"`;
+
 export function createTileReads(catalog: TileCatalog, published: PublishedCache) {
-  // Recently served tiles of every archive, by tileset, version and address (archives never change).
-  const tileCache = published.slot<Tile | null>("tile");
+  // Recently served tiles of every archive, by tileset, version and address (archives never change;
+  // a change of the tileset drops its entries, answers and all).
+  const tileCache = published.slot<CachedTile>("tile");
+
+  /** The answer to a client: with gzip as stored, or (rarely) decoded per request for one without. */
+  function answerOf(served: Served, a: TileAddress, tile: Tile | null, gzipOk: boolean, inRange: boolean): ReadAnswer | null {
+    const cache = served.private ? "private" : IMMUTABLE;
+    const etag = tileEtag(served, a, gzipOk);
+    if (!tile || tile.data.length === 0) return inRange ? fixedAnswer(204, { "cache-control": cache, etag, vary: "Accept-Encoding" }, null) : null;
+    const headers: Record<string, string> = { "content-type": CONTENT_TYPES[served.facts.format], "cache-control": cache, etag, vary: "Accept-Encoding" };
+    if (tile.encoding !== "gzip") return fixedAnswer(200, headers, tile.data);
+    if (gzipOk) return fixedAnswer(200, { ...headers, "content-encoding": "gzip" }, tile.data);
+    return { status: 200, headers, body: Bun.gunzipSync(tile.data as Uint8Array<ArrayBuffer>) };
+  }
+
+  function remember(served: Served, a: TileAddress, tile: Tile | null): CachedTile {
+    const cached = { tile, gzipAnswer: answerOf(served, a, tile, true, tileInRange(served.facts, a.z, a.x, a.y)) };
+    tileCache.set(served.owner, served.name, `${a.z}/${a.x}/${a.y}`, cached, tileBytes(tile) + ANSWER_BYTES);
+    return cached;
+  }
+
+  function tileOf(served: Served | null, a: TileAddress, request: Request, viewer: Viewer): ReadAnswer | Promise<ReadAnswer> {
+    if (!visible(served, viewer)) throw tilesetMissing(a.owner, a.name);
+    const format = EXTENSIONS[a.ext];
+    if (format !== served.facts.format) throw new NotFound(`This tileset serves .${served.ext} tiles`, "TILE_NOT_FOUND");
+    const { z, x, y } = a;
+    if (z > 30 || x >= 2 ** z || y >= 2 ** z) throw new NotFound(`Tile ${z}/${x}/${y} does not exist`, "TILE_NOT_FOUND");
+    const gzipOk = format !== "pbf" || acceptsGzip(request.headers.get("accept-encoding"));
+    const ifNoneMatch = request.headers.get("if-none-match");
+    if (ifNoneMatch !== null && etagListHits(ifNoneMatch, tileEtag(served, a, gzipOk)) && tileInRange(served.facts, z, x, y))
+      return { status: 304, headers: { etag: tileEtag(served, a, gzipOk), "cache-control": served.private ? "private" : IMMUTABLE, vary: "Accept-Encoding" }, body: null };
+    const cached = tileCache.get(served.owner, served.name, `${z}/${x}/${y}`);
+    if (cached !== undefined) return answered(served, a, cached, gzipOk);
+    const read = served.source.getTile(z, x, y);
+    if (read instanceof Promise) return read.then((tile) => answered(served, a, remember(served, a, tile), gzipOk));
+    return answered(served, a, remember(served, a, read), gzipOk);
+  }
+
+  function answered(served: Served, a: TileAddress, cached: CachedTile, gzipOk: boolean): ReadAnswer {
+    const answer = gzipOk ? cached.gzipAnswer : answerOf(served, a, cached.tile, false, tileInRange(served.facts, a.z, a.x, a.y));
+    if (answer === null)
+      throw new NotFound(`Tile ${a.z}/${a.x}/${a.y} is outside the tileset's zoom range ${served.facts.minzoom}-${served.facts.maxzoom} or bounds`, "TILE_NOT_FOUND");
+    return answer;
+  }
 
   return {
     /** GET /tiles/v1/{owner}/{tileset}[@{version}].json */
@@ -82,7 +162,8 @@ export function createTileReads(catalog: TileCatalog, published: PublishedCache)
     },
 
     /** GET /tiles/v1/{owner}/{tileset}@{version}/{z}/{x}/{y}.{ext} */
-    async tile(params: TileRequest, request: Request, viewer: Viewer): Promise<ReadAnswer> {
+    /** Answers at once (no Promise) when the version is open and the tile in memory, as hot tiles are. */
+    tile(params: TileRequest, request: Request, viewer: Viewer): ReadAnswer | Promise<ReadAnswer> {
       const { owner } = params;
       const parsed = parseVersionedSlug(params.name);
       if (!parsed || parsed.version === null || !isSlug(owner)) throw new NotFound("Tile URLs look like /tiles/v1/{owner}/{tileset}@{version}/{z}/{x}/{y}.{ext}");
@@ -90,40 +171,11 @@ export function createTileReads(catalog: TileCatalog, published: PublishedCache)
       const yRaw = dot < 0 ? params.y : params.y.slice(0, dot);
       const ext = dot < 0 ? "" : params.y.slice(dot + 1).toLowerCase();
       if (!INT_RE.test(params.z) || !INT_RE.test(params.x) || !INT_RE.test(yRaw)) throw new BadRequest("Path parameters z, x and y must be non-negative integers");
-      const z = Number(params.z);
-      const x = Number(params.x);
-      const y = Number(yRaw);
+      const address: TileAddress = { owner, z: Number(params.z), x: Number(params.x), y: Number(yRaw), ext, name: params.name };
       const pending = catalog.version(owner, parsed.slug, parsed.version);
-      const served = pending instanceof Promise ? await pending : pending;
-      if (!visible(served, viewer)) throw tilesetMissing(owner, params.name);
-      const format = EXTENSIONS[ext];
-      if (format !== served.facts.format) throw new NotFound(`This tileset serves .${served.ext} tiles`, "TILE_NOT_FOUND");
-      if (z > 30 || x >= 2 ** z || y >= 2 ** z) throw new NotFound(`Tile ${z}/${x}/${y} does not exist`, "TILE_NOT_FOUND");
-      const inRange = tileInRange(served.facts, z, x, y);
-      const gzipOk = format !== "pbf" || acceptsGzip(request);
-      const etag = `"${served.tilesetId}.${served.version}.${z}.${x}.${y}${gzipOk && format === "pbf" ? ".gz" : ""}"`;
-      const cache = served.private ? "private" : IMMUTABLE;
-      if (ifNoneMatchHits(request, etag) && inRange) return { status: 304, headers: { etag, "cache-control": cache, vary: "Accept-Encoding" }, body: null };
-      const address = `${z}/${x}/${y}`;
-      let tile = tileCache.get(served.owner, served.name, address);
-      if (tile === undefined) {
-        const r = served.source.getTile(z, x, y);
-        tile = r instanceof Promise ? await r : r;
-        tileCache.set(served.owner, served.name, address, tile, tileBytes(tile));
-      }
-      if (!tile || tile.data.length === 0) {
-        if (!inRange) throw new NotFound(`Tile ${z}/${x}/${y} is outside the tileset's zoom range ${served.facts.minzoom}-${served.facts.maxzoom} or bounds`, "TILE_NOT_FOUND");
-        return { status: 204, headers: { "cache-control": cache, etag, vary: "Accept-Encoding" }, body: null };
-      }
-      const headers: Record<string, string> = { "content-type": CONTENT_TYPES[format], "cache-control": cache, etag, vary: "Accept-Encoding" };
-      let data = tile.data;
-      if (tile.encoding === "gzip") {
-        if (gzipOk) headers["content-encoding"] = "gzip";
-        else data = Bun.gunzipSync(data as Uint8Array<ArrayBuffer>);
-      }
-      return { status: 200, headers, body: data };
+      if (pending instanceof Promise) return pending.then((served) => tileOf(served, address, request, viewer));
+      return tileOf(pending, address, request, viewer);
     },
-
     /** Closes the open archives and empties the tile memory (on shutdown). */
     close() {
       catalog.close();
