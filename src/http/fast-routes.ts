@@ -14,16 +14,19 @@ import type { Logger } from "../log";
 import type { ReadAnswer } from "../read/answer";
 import type { RequestObserver } from "./conventions";
 import { corsHeaders } from "./cors";
-import { acceptRequestId } from "./request-context";
-import { checkRequestLine, ERROR_CONTENT_TYPE, logRequest, mapAndLogError, readRequestHeaders, safePathname } from "./request-rules";
+import { acceptRequestId, type RequestHeaders } from "./request-context";
+import { checkHeaderBytes, checkPathEncoding, ERROR_CONTENT_TYPE, logRequest, mapAndLogError, readRequestHeaders, safePathname } from "./request-rules";
 import { factsOf } from "./route-facts";
 import { wireHeaders } from "./wire-headers";
 
 /** One hot read: `path` is the path of its Elysia twin (a GET route), in Elysia's and Bun's syntax alike. */
 export interface FastRead {
   path: string;
-  /** Answers the request; `params` are the path parameters, already checked against the twin's schema. */
-  answer(params: Record<string, string>, request: Request): ReadAnswer | Promise<ReadAnswer>;
+  /**
+   * Answers the request; `params` are the path parameters, already checked against the twin's schema,
+   * and `seen` what the conventions read from its headers (whether it carries credentials at all).
+   */
+  answer(params: Record<string, string>, request: Request, seen: RequestHeaders): ReadAnswer | Promise<ReadAnswer>;
 }
 
 /** What Elysia knows of a route (its `app.routes` entries). */
@@ -68,14 +71,14 @@ function fastHandler(read: FastRead, twin: TwinRoute, deps: FastRouteDeps): BunH
   const headersFor = wireHeaders(start);
 
   // Bun sends HEAD here too, and drops the body itself (keeping the GET's Content-Length), as it does
-  // for Elysia's answers.
-  const send = (request: Request, path: string, id: string, startedAt: number, a: ReadAnswer): Response => {
+  // for Elysia's answers. `path` is null when the access log is off (see below).
+  const send = (request: Request, path: string | null, id: string, startedAt: number, a: ReadAnswer): Response => {
     const ms = performance.now() - startedAt;
     observe?.(facts.group, request.method, a.status, ms);
-    logRequest(log, request.method, path, a.status, ms, id);
+    if (path !== null) logRequest(log, request.method, path, a.status, ms, id);
     return new Response(a.body as BodyInit | null, { status: a.status, headers: headersFor(a.headers, id) });
   };
-  const failed = (request: Request, path: string, id: string, startedAt: number, error: unknown): Response => {
+  const failed = (request: Request, path: string | null, id: string, startedAt: number, error: unknown): Response => {
     const mapped = mapAndLogError("", error, request, log, id);
     const headers = { ...mapped.headers, "content-type": ERROR_CONTENT_TYPE };
     return send(request, path, id, startedAt, { status: mapped.status, headers, body: request.method === "HEAD" ? null : JSON.stringify(mapped.body) });
@@ -91,11 +94,14 @@ function fastHandler(read: FastRead, twin: TwinRoute, deps: FastRouteDeps): BunH
     // binary lets up to 64 KiB through, and the conventions answer those 431 (test/binary).
     const seen = readRequestHeaders(request);
     const id = acceptRequestId(seen.requestId);
-    const path = safePathname(request);
+    // Reading request.url costs about as much as the rest of the conventions, so it is read only when
+    // the access log needs the path or a parameter may hide a malformed escape (the path check's 400).
+    const path = log.enabled("info") || mayHideBadEscape(params) ? safePathname(request) : null;
     let pending: ReadAnswer | Promise<ReadAnswer>;
     try {
-      checkRequestLine(seen, path);
-      pending = read.answer(params, request);
+      checkHeaderBytes(seen);
+      if (path !== null) checkPathEncoding(path);
+      pending = read.answer(params, request, seen);
     } catch (error) {
       return failed(request, path, id, startedAt, error);
     }
@@ -106,4 +112,18 @@ function fastHandler(read: FastRead, twin: TwinRoute, deps: FastRouteDeps): BunH
       );
     return send(request, path, id, startedAt, pending);
   };
+}
+
+/**
+ * Bun hands the route its parameters percent-decoded, with U+FFFD for every escape that is not valid
+ * UTF-8 (test/http/fast-routes.test.ts holds malformed paths to the Elysia twin's 400 with the access
+ * log on and off). Only a parameter with U+FFFD, or a "%" (had Bun left an escape as it came), can
+ * come from such a path.
+ */
+function mayHideBadEscape(params: Record<string, string>): boolean {
+  for (const name in params) {
+    const value = params[name]!;
+    if (value.includes("\uFFFD") || value.includes("%")) return true;
+  }
+  return false;
 }

@@ -19,6 +19,8 @@ export interface RequestHeaders {
   contentLength: string | null;
   transferEncoding: string | null;
   preflight: boolean;
+  /** an X-API-Key or a Cookie was sent: without either the caller is anonymous, and no lookup is needed */
+  credentials: boolean;
 }
 
 const STATE = Symbol("mapstead.request");

@@ -35,19 +35,33 @@ function collect(this: RequestHeaders, value: string, name: string): void {
       break;
     case "access-control-request-method":
       this.preflight = true;
+      break;
+    case "x-api-key":
+    case "cookie":
+      this.credentials = true;
   }
 }
 
 /** One walk over the headers: their size and every header the conventions read. */
 export function readRequestHeaders(request: Request): RequestHeaders {
-  const seen: RequestHeaders = { bytes: 0, requestId: null, origin: null, contentLength: null, transferEncoding: null, preflight: false };
+  const seen: RequestHeaders = { bytes: 0, requestId: null, origin: null, contentLength: null, transferEncoding: null, preflight: false, credentials: false };
   request.headers.forEach(collect, seen);
   return seen;
 }
 
 /** Refuses oversized headers (431) and a path that is not valid percent-encoded UTF-8 (400). */
 export function checkRequestLine(seen: RequestHeaders, pathname: string): void {
+  checkHeaderBytes(seen);
+  checkPathEncoding(pathname);
+}
+
+/** Refuses oversized headers (431). */
+export function checkHeaderBytes(seen: RequestHeaders): void {
   if (seen.bytes > MAX_HEADER_BYTES) throw new AppError(431, "BAD_REQUEST", `Request headers exceed ${MAX_HEADER_BYTES} bytes`);
+}
+
+/** Refuses a path that is not valid percent-encoded UTF-8 (400). */
+export function checkPathEncoding(pathname: string): void {
   if (pathname.includes("%")) {
     try {
       decodeURIComponent(pathname);

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createApp, type App } from "../../src/app";
 import { fastRoutes } from "../../src/http/fast-routes";
 import { factsOf } from "../../src/http/route-facts";
-import { createLogger } from "../../src/log";
+import { createLogger, silentLogger } from "../../src/log";
 import { fastReads } from "../../src/routes/public/fast-reads";
 import { freePort, makeTestApp, type TestApp } from "../support/app";
 import { seedKey, seedOrg, seedSession } from "../support/seed";
@@ -21,6 +21,9 @@ let fast: App;
 let twin: App;
 let fastUrl: string;
 let twinUrl: string;
+/** the same fast routes with the access log off: they read the URL only when a parameter needs it */
+let quiet: App;
+let quietUrl: string;
 const logLines: string[] = [];
 /** calls that reached a fast handler, by path pattern: proves Bun did not hand them to Elysia */
 const fastCalls = new Map<string, number>();
@@ -80,6 +83,10 @@ beforeAll(async () => {
   fastUrl = listen(fast);
   twin = createApp(t.services, { fastPath: false });
   twinUrl = listen(twin);
+  quiet = createApp(t.services, { fastPath: false });
+  const quietRoutes = fastRoutes(fastReads(t.services), { log: silentLogger, twins: quiet.routes, elysia: (request) => quiet.fetch(request) });
+  quiet.config.serve = { ...quiet.config.serve, routes: quietRoutes };
+  quietUrl = listen(quiet);
   tileEtag = (await fetch(`${fastUrl}/tiles/v1/acme/world@1/0/0/0.mvt`, { headers: { "accept-encoding": "gzip" } })).headers.get("etag")!;
   styleEtag = (await fetch(`${fastUrl}/styles/v1/acme/streets`)).headers.get("etag")!;
   tileJsonEtag = (await fetch(`${fastUrl}/tiles/v1/acme/world.json`)).headers.get("etag")!;
@@ -88,6 +95,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await fast?.server?.stop(true);
   await twin?.server?.stop(true);
+  await quiet?.server?.stop(true);
   await t.close();
 });
 
@@ -152,6 +160,12 @@ const cases: [string, string, string, () => Record<string, string>, number][] = 
   ["tile private with a maps:read key", "GET", "/tiles/v1/acme/secret@1/0/0/0.mvt", () => ({ ...gzip, "x-api-key": readKey }), 200],
   ["tile with a bad key", "GET", TILE, () => ({ ...gzip, "x-api-key": "msk_" + "x".repeat(40) }), 200],
   ["tile path not UTF-8", "GET", "/tiles/v1/acme/world%E0%A4%A@1/0/0/0.mvt", () => anon, 400],
+  ["tile path with a lone %", "GET", "/tiles/v1/acme/world@1/0/0/0%.mvt", () => anon, 400],
+  ["TileJSON path with a malformed escape", "GET", "/tiles/v1/ac%ZZme/world.json", () => anon, 400],
+  ["TileJSON path with an escaped letter", "GET", "/tiles/v1/acme/w%6Frld.json", () => anon, 200],
+  ["style path with an overlong UTF-8 escape", "GET", "/styles/v1/acme/%C0%80", () => anon, 400],
+  ["style path with an escaped U+FFFD", "GET", "/styles/v1/acme/%EF%BF%BD", () => anon, 404],
+  ["glyphs path with a truncated escape", "GET", "/fonts/v1/Noto%20Sans%E2%82/0-255.pbf", () => anon, 400],
   // `bun` refuses a request head over 16 KiB itself (the compiled binary lets up to 64 KiB through to the
   // conventions' own 431: test/binary/serve.test.ts asks that of /health, a fast route).
   ["tile oversized headers", "GET", TILE, () => ({ "x-padding": "p".repeat(17 * 1024) }), 431],
@@ -167,6 +181,8 @@ const cases: [string, string, string, () => Record<string, string>, number][] = 
   ["style private with a maps:read key", "GET", "/styles/v1/acme/hidden", () => ({ "x-api-key": readKey }), 200],
   ["style private with a session", "GET", "/styles/v1/acme/hidden@1", () => ({ cookie }), 200],
   ["style private with a bad key", "GET", "/styles/v1/acme/hidden", () => ({ "x-api-key": "msk_nope" }), 404],
+  ["style private with an unrelated cookie", "GET", "/styles/v1/acme/hidden", () => ({ cookie: "theme=dark" }), 404],
+  ["tile private with an unrelated cookie", "GET", "/tiles/v1/acme/secret@1/0/0/0.mvt", () => ({ ...gzip, cookie: "theme=dark" }), 404],
   ["style HEAD", "HEAD", "/styles/v1/acme/streets", () => anon, 200],
   ["style preflight", "OPTIONS", "/styles/v1/acme/streets", () => preflight, 204],
   ["style PUT", "PUT", "/styles/v1/acme/streets", () => anon, 405],
@@ -191,6 +207,7 @@ describe("every fast route answers byte for byte as its Elysia twin", () => {
       const a = await seen(fastUrl, path, init());
       const b = await seen(twinUrl, path, init());
       expect(a).toEqual(b);
+      expect(await seen(quietUrl, path, init())).toEqual(b);
       expect(a.status).toBe(status);
       // Bun itself refuses headers past its own limit, before any route (and so without a request id).
       if (status !== 431) expect(a.headers.some(([name]) => name === "x-request-id")).toBe(true);
