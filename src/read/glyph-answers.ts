@@ -1,8 +1,8 @@
 // GET /fonts/v1/{fontstack}/{range}.pbf as (parsed request) -> ReadAnswer: glyph ranges are public and
 // change only when a font is installed (the store's memory is keyed by the catalog's generation).
-import type { ReadAnswer } from "./answer";
+import { fixedAnswer, type ReadAnswer } from "./answer";
 import { ifNoneMatchHits } from "./etag";
-import type { GlyphStore } from "./glyphs";
+import type { GlyphAnswer, GlyphStore } from "./glyphs";
 
 export interface GlyphRequest {
   /** comma-separated font names, URL-decoded */
@@ -13,8 +13,22 @@ export interface GlyphRequest {
 
 const FONT_CACHE = "public, max-age=86400";
 
-export async function glyphAnswer(glyphs: GlyphStore, params: GlyphRequest, request: Request): Promise<ReadAnswer> {
-  const { body, etag } = await glyphs.range(params.fontstack, params.range);
-  if (ifNoneMatchHits(request, etag)) return { status: 304, headers: { "cache-control": FONT_CACHE, etag }, body: null };
-  return { status: 200, headers: { "cache-control": FONT_CACHE, etag, "content-type": "application/x-protobuf" }, body };
+/** The HTTP answers of a glyph range the store keeps in memory, built once for it. */
+const answersOf = new WeakMap<GlyphAnswer, { ok: ReadAnswer; notModified: ReadAnswer }>();
+
+function answer(glyphs: GlyphAnswer, request: Request): ReadAnswer {
+  let answers = answersOf.get(glyphs);
+  if (answers === undefined) {
+    const { body, etag } = glyphs;
+    answers = { ok: fixedAnswer(200, { "cache-control": FONT_CACHE, etag, "content-type": "application/x-protobuf" }, body), notModified: fixedAnswer(304, { "cache-control": FONT_CACHE, etag }, null) };
+    answersOf.set(glyphs, answers);
+  }
+  return ifNoneMatchHits(request, glyphs.etag) ? answers.notModified : answers.ok;
+}
+
+/** Answers at once (no Promise) when the range is in memory, as warm ranges are. */
+export function glyphAnswer(glyphs: GlyphStore, params: GlyphRequest, request: Request): ReadAnswer | Promise<ReadAnswer> {
+  const hit = glyphs.inMemory(params.fontstack, params.range);
+  if (hit !== undefined) return answer(hit, request);
+  return glyphs.range(params.fontstack, params.range).then((built) => answer(built, request));
 }

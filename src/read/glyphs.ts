@@ -81,6 +81,11 @@ export class GlyphStore {
    * found by the raw segments before any parsing (only valid requests are ever stored, under the
    * catalog generation they were built for).
    */
+  /** The answer when it is in memory already (no Promise, for the hot path), else undefined. */
+  inMemory(rawStack: string, rawRange: string): GlyphAnswer | undefined {
+    return this.answers.get(this.catalog.generation, rawRange, rawStack);
+  }
+
   async range(rawStack: string, rawRange: string): Promise<GlyphAnswer> {
     const generation = this.catalog.generation;
     const hit = this.answers.get(generation, rawRange, rawStack);
