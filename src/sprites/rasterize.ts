@@ -45,7 +45,8 @@ export function rasterizePremultiplied(svg: string, scale: number): RgbaImage {
   try {
     r = new Resvg(svg, { font: { loadSystemFonts: false }, fitTo: { mode: "zoom", value: scale }, shapeRendering: 2 });
     const img = r.render();
-    const out = { width: img.width, height: img.height, data: new Uint8Array(img.pixels) };
+    // the pixels getter already hands back a fresh copy out of WebAssembly memory
+    const out = { width: img.width, height: img.height, data: img.pixels as Uint8Array };
     img.free();
     return out;
   } catch (err) {
