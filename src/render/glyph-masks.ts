@@ -16,8 +16,11 @@ import type { LoadedFont } from "./text";
 export const SUBPIXEL_STEPS = 4;
 /** Masks are a few hundred bytes; this bounds each render worker's share. */
 const MASK_CACHE_BYTES = 16 * 1024 * 1024;
-/** Em sizes (device px) above this are too rare to be worth keeping; they are made per render. */
-const MAX_CACHED_EM_PX = 256;
+/**
+ * Glyphs larger than this (device px per em) stay SVG outlines: rare on maps, and their masks would be
+ * large to keep and slow to make (a halo measures every pixel's distance to the outline).
+ */
+export const MAX_MASK_EM_PX = 128;
 
 export interface GlyphMask {
   /** where the mask's top-left pixel lies relative to the pixel that holds the glyph origin */
@@ -35,6 +38,11 @@ const fontIds = new WeakMap<LoadedFont, number>();
 let nextFontId = 0;
 const raster = new CoverageRaster();
 
+/** Whether glyphs of this em size (device px) are drawn from masks. */
+export function maskable(emPx: number): boolean {
+  return emPx <= MAX_MASK_EM_PX;
+}
+
 /** Rounds a length in device px to the mask grid. */
 export function quantize(v: number): number {
   return Math.round(v * SUBPIXEL_STEPS) / SUBPIXEL_STEPS;
@@ -51,7 +59,7 @@ export function glyphMask(font: LoadedFont, glyphIndex: number, emPx: number, fx
   let mask = masks.get(key);
   if (!mask) {
     mask = makeMask(font, glyphIndex, emPx, fx, fy, haloPx);
-    if (emPx <= MAX_CACHED_EM_PX) masks.set(key, mask, mask.alpha.length + key.length + 64);
+    masks.set(key, mask, mask.alpha.length + key.length + 64);
   }
   return mask;
 }
@@ -83,27 +91,35 @@ function fill(outline: Polylines, ox: number, oy: number, width: number, height:
 
 /** The glyph grown by `radius`: full inside, then a one-pixel ramp around distance `radius` from the outline. */
 function grown(outline: Polylines, ox: number, oy: number, coverage: Float32Array, width: number, height: number, radius: number, out: Uint8Array): void {
-  const edges: number[] = [];
-  forEachEdge(outline, ox, oy, (x0, y0, x1, y1) => edges.push(x0, y0, x1, y1));
   const reach = radius + 0.5;
+  // each row measures only the edges that come within reach of its pixel centres
+  const rows: number[][] = Array.from({ length: height }, () => []);
+  const edges: number[] = [];
+  forEachEdge(outline, ox, oy, (x0, y0, x1, y1) => {
+    const e = edges.length;
+    edges.push(x0, y0, x1, y1);
+    const first = Math.max(0, Math.floor(Math.min(y0, y1) - reach - 0.5));
+    const last = Math.min(height - 1, Math.ceil(Math.max(y0, y1) + reach - 0.5));
+    for (let y = first; y <= last; y++) rows[y]!.push(e);
+  });
   for (let y = 0; y < height; y++) {
     const cy = y + 0.5;
+    const near = rows[y]!;
     for (let x = 0; x < width; x++) {
       const i = y * width + x;
       const inside = coverage[i]!;
-      if (inside >= 1) {
+      if (inside >= 0.5) {
         out[i] = 255;
         continue;
       }
       const cx = x + 0.5;
       let best = reach * reach;
-      for (let e = 0; e < edges.length; e += 4) {
+      for (let k = 0; k < near.length; k++) {
+        const e = near[k]!;
         const d = segmentDistanceSquared(cx, cy, edges[e]!, edges[e + 1]!, edges[e + 2]!, edges[e + 3]!);
         if (d < best) best = d;
       }
-      const ring = reach - Math.sqrt(best);
-      const a = inside >= 0.5 ? 1 : Math.max(inside, Math.min(1, ring));
-      out[i] = Math.round(a * 255);
+      out[i] = Math.round(Math.max(inside, Math.min(1, reach - Math.sqrt(best))) * 255);
     }
   }
 }

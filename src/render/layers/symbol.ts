@@ -6,6 +6,7 @@ import type { PathCommand } from "opentype.js";
 import { CollisionIndex, type CollisionBox } from "../collision";
 import type { DrawContext } from "../draw-context";
 import type { RenderFeature } from "../features";
+import { maskable } from "../glyph-masks";
 import { glyphsAlongLine, lineAnchors } from "../line-label";
 import { labelPoint } from "../polylabel";
 import type { SpriteImage } from "../sprite";
@@ -350,7 +351,8 @@ export function drawSymbols(layer: SymbolLayerSpecification, ctx: DrawContext, p
     body.push(`<use xlink:href="#${image.id}" transform="${matrix(s.icon.transform)}"${opacity < 1 ? ` opacity="${opacity}"` : ""}/>`);
   }
   // Upright glyphs become glyph masks (compose.ts); turned ones (along lines, text-rotate, map-aligned
-  // under a bearing) stay SVG outlines. Either way a layer draws every halo before any text.
+  // under a bearing) and very large ones stay SVG outlines. Either way a layer draws every halo before
+  // any text.
   const halos: string[] = [];
   const fills: string[] = [];
   const haloMasks: MaskGlyph[] = [];
@@ -366,8 +368,9 @@ export function drawSymbols(layer: SymbolLayerSpecification, ctx: DrawContext, p
     const halo = svgColor(haloValue);
     const fill = svgColor(fillValue);
     const drawHalo = haloWidth > 0 && halo.alpha > 0;
-    const upright = s.glyphs.filter(isUpright);
-    const turned = upright.length === s.glyphs.length ? [] : s.glyphs.filter((g) => !isUpright(g));
+    const asMask = (g: PlacedGlyph) => isUpright(g) && maskable(g.transform.a * ONE_EM * ctx.cam.view.pixelRatio);
+    const upright = s.glyphs.filter(asMask);
+    const turned = upright.length === s.glyphs.length ? [] : s.glyphs.filter((g) => !asMask(g));
     const haloRgba = withOpacity(straightColor(haloValue), opacity);
     const fillRgba = withOpacity(straightColor(fillValue), opacity);
     for (const g of upright) {

@@ -302,6 +302,13 @@ describe("upright text drawn from glyph masks", () => {
     expect(count(under, dark)).toBeGreaterThan(100);
   });
 
+  test("a label too large for masks is drawn from outlines, at its size", async () => {
+    const big = inkBox(await render([point(0, 0, { name: "Hi" })], [BG, labels({ "text-size": 140 }, { "text-halo-color": "#ff0000", "text-halo-width": 3 })]), dark);
+    expect(big.height).toBeGreaterThan(90);
+    expect(big.height).toBeLessThan(130);
+    expect(Math.abs((big.x1 + big.x2) / 2 - 128)).toBeLessThan(6);
+  });
+
   test("at @2x the label has twice the size", async () => {
     const res = await resources({ vector: { v: { layers: { pts: hamburg } } } });
     const style = { version: 8, sources: { v: { type: "vector" } }, layers: [BG, labels()] } as StyleSpecification;
