@@ -20,10 +20,20 @@ function chunk(type: string, payload: Uint8Array): Uint8Array {
   return out;
 }
 
+/**
+ * The rows with their filter bytes, reused from image to image (deflate is synchronous and keeps none of
+ * it): a fresh megabyte per image cost more in page faults than copying the rows into it.
+ */
+let rows = new Uint8Array(0);
+/** Larger images (rare, up to 64 MB at the renderer's limit) get rows of their own rather than pinning that much. */
+const REUSED_ROWS_MAX_BYTES = 8 * 1024 * 1024;
+
 export function encodeRenderPng(image: RgbaImage): Uint8Array {
   const { width, height, data } = image;
   const stride = width * 4;
-  const raw = new Uint8Array((stride + 1) * height);
+  const size = (stride + 1) * height;
+  if (rows.length < size && size <= REUSED_ROWS_MAX_BYTES) rows = new Uint8Array(size);
+  const raw = size <= REUSED_ROWS_MAX_BYTES ? rows.subarray(0, size) : new Uint8Array(size);
   for (let y = 0; y < height; y++) {
     const from = y * stride;
     const to = y * (stride + 1);

@@ -1,8 +1,10 @@
 // renderMap: style + view + resources -> PNG. Loads what the visible layers need (tiles, geojson, sprite,
-// fonts), places labels, paints every layer in style order into one SVG and rasterizes it with resvg.
+// fonts), places labels, paints every layer in style order into one SVG (upright text as glyph runs
+// beside it) and composes the pixels with resvg and cached glyph masks.
 import type { LayerSpecification, StyleSpecification } from "@maplibre/maplibre-gl-style-spec";
 import type { RgbaImage } from "../sprites/png";
-import { rasterize, resvgReady } from "../sprites/rasterize";
+import { resvgReady } from "../sprites/rasterize";
+import { composeImage } from "./compose";
 import type { DrawContext, RasterTile } from "./draw-context";
 import type { RenderFeature } from "./features";
 import { geojsonFeatures } from "./geojson";
@@ -48,7 +50,7 @@ export async function renderImage(
   const svg = await renderSvg(style, view, res, options);
   await resvgReady();
   checkAborted(options);
-  return rasterize(svg.toString(), view.pixelRatio);
+  return composeImage(svg, view.pixelRatio);
 }
 
 /** The SVG of a render (exported for tests and debugging). */

@@ -142,10 +142,17 @@ export function passesFilter(layer: LayerSpecification, zoom: number, feature: E
 
 /** A colour as SVG wants it: opaque rgb plus a separate opacity (Color is premultiplied). */
 export function svgColor(value: unknown): { rgb: string; alpha: number } {
+  const [r, g, b, alpha] = straightColor(value);
+  if (alpha <= 0) return { rgb: "#000", alpha: 0 };
+  return { rgb: `rgb(${r},${g},${b})`, alpha };
+}
+
+/** A style colour as straight-alpha [r, g, b] in 0-255 and alpha in 0-1 (transparent black when not a colour). */
+export function straightColor(value: unknown): [number, number, number, number] {
   const c = value instanceof Color ? value : Color.parse(typeof value === "string" ? value : undefined);
-  if (!c || c.a <= 0) return { rgb: "#000", alpha: 0 };
+  if (!c || c.a <= 0) return [0, 0, 0, 0];
   const ch = (v: number) => Math.max(0, Math.min(255, Math.round((v / c.a) * 255)));
-  return { rgb: `rgb(${ch(c.r)},${ch(c.g)},${ch(c.b)})`, alpha: c.a };
+  return [ch(c.r), ch(c.g), ch(c.b), c.a];
 }
 
 /** Whether the layer draws at this zoom (visibility and min/maxzoom, as MapLibre's isHidden). */

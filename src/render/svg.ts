@@ -1,8 +1,34 @@
 // The SVG document a render builds: <defs> (patterns, sprite images, glyph outlines) and the body in
-// layer order, plus the few formatting helpers every layer uses.
+// layer order, plus the few formatting helpers every layer uses. Upright label text is not SVG: it is
+// kept as runs of glyphs, each marked at its place in the body, and laid onto the pixels as cached
+// masks (compose.ts), so what is drawn after a run still covers it.
+import type { LoadedFont } from "./text";
+
+/** One upright glyph to lay onto the image as a mask (CSS px; compose.ts scales by the pixel ratio). */
+export interface MaskGlyph {
+  font: LoadedFont;
+  glyphIndex: number;
+  /** px per em */
+  size: number;
+  /** the pen position (baseline) of the glyph */
+  x: number;
+  y: number;
+  /** halo radius; 0 draws the glyph itself */
+  halo: number;
+  /** straight-alpha colour, 0-255 channels and alpha 0-1 (opacity included) */
+  color: [number, number, number, number];
+}
+
+export interface TextRun {
+  /** the run is drawn after body[0, at) and before body[at, ...) */
+  at: number;
+  glyphs: MaskGlyph[];
+}
+
 export class SvgDocument {
   readonly defs: string[] = [];
   readonly body: string[] = [];
+  readonly textRuns: TextRun[] = [];
   private ids = 0;
   private readonly named = new Map<string, string>();
   private readonly empty = new Set<string>();
@@ -35,11 +61,25 @@ export class SvgDocument {
     return this.empty.has(id);
   }
 
-  toString(): string {
+  /** Adds glyphs to draw as masks at this point of the body. */
+  text(glyphs: MaskGlyph[]): void {
+    if (!glyphs.length) return;
+    const last = this.textRuns[this.textRuns.length - 1];
+    if (last && last.at === this.body.length) last.glyphs.push(...glyphs);
+    else this.textRuns.push({ at: this.body.length, glyphs });
+  }
+
+  /** The SVG of body[from, to) with every def. */
+  slice(from: number, to: number): string {
     return (
       `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="${this.width}" height="${this.height}" viewBox="0 0 ${this.width} ${this.height}">` +
-      `<defs>${this.defs.join("")}</defs>${this.body.join("")}</svg>`
+      `<defs>${this.defs.join("")}</defs>${this.body.slice(from, to).join("")}</svg>`
     );
+  }
+
+  /** The whole body as SVG (without the text runs). */
+  toString(): string {
+    return this.slice(0, this.body.length);
   }
 }
 

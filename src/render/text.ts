@@ -47,7 +47,7 @@ export class FontBook {
 
 function parsedFont(name: string, bytes: Uint8Array): LoadedFont | null {
   const cached = parsedFonts.get(name);
-  if (cached && (cached.bytes === bytes || Buffer.from(cached.bytes).equals(Buffer.from(bytes)))) return cached.font;
+  if (cached && (cached.bytes === bytes || sameBytes(cached.bytes, bytes))) return cached.font;
   let parsed: ParsedFont;
   try {
     parsed = parseFont(bytes.slice().buffer);
@@ -57,6 +57,11 @@ function parsedFont(name: string, bytes: Uint8Array): LoadedFont | null {
   const font: LoadedFont = { name, parsed, upm: parsed.font.unitsPerEm, ascender: parsed.ascenderPx };
   parsedFonts.set(name, { bytes, font });
   return font;
+}
+
+/** Byte-wise equality without copying either side (Buffer.from(view) would copy a whole font). */
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.byteLength === b.byteLength && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
 }
 
 export interface TextSection {

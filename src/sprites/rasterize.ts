@@ -34,13 +34,20 @@ export function svgSize(svg: string): { width: number; height: number } {
 
 /** Renders at `scale` and returns straight-alpha RGBA (resvg hands back premultiplied pixels). */
 export function rasterize(svg: string, scale: number): RgbaImage {
+  const out = rasterizePremultiplied(svg, scale);
+  unpremultiply(out.data);
+  return out;
+}
+
+/** Renders at `scale` and returns resvg's premultiplied RGBA, for callers that compose more on top. */
+export function rasterizePremultiplied(svg: string, scale: number): RgbaImage {
   let r: InstanceType<typeof Resvg> | undefined;
   try {
     r = new Resvg(svg, { font: { loadSystemFonts: false }, fitTo: { mode: "zoom", value: scale }, shapeRendering: 2 });
     const img = r.render();
-    const out = { width: img.width, height: img.height, data: new Uint8Array(img.pixels) };
+    // the pixels getter already hands back a fresh copy out of WebAssembly memory
+    const out = { width: img.width, height: img.height, data: img.pixels as Uint8Array };
     img.free();
-    unpremultiply(out.data);
     return out;
   } catch (err) {
     throw new SvgRenderError(`could not be rendered (${String(err instanceof Error ? err.message : err).slice(0, 200)})`);
@@ -49,7 +56,8 @@ export function rasterize(svg: string, scale: number): RgbaImage {
   }
 }
 
-function unpremultiply(px: Uint8Array): void {
+/** Premultiplied RGBA to straight alpha, in place. */
+export function unpremultiply(px: Uint8Array): void {
   // most pixels of a map are opaque: read each pixel as one word (alpha is its high byte on the
   // little-endian machines Bun runs on) and touch only the translucent ones
   const words = new Uint32Array(px.buffer, px.byteOffset, px.byteLength >> 2);

@@ -162,7 +162,7 @@ export class RenderPool {
       const answer = (value: unknown) => {
         // The job may have timed out meanwhile; its worker is gone.
         if (slot.current !== pending) return;
-        // Copied, not transferred: tiles and fonts are shared with this thread's caches.
+        // Not transferred: tiles and fonts stay in this thread's caches (in shared memory, so posting copies nothing).
         slot.worker.postMessage({ type: "resource", rid: msg.rid, value } satisfies WorkerRequest);
       };
       let work: Promise<unknown>;

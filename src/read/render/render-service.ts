@@ -47,6 +47,7 @@ export interface RasterTileRequest {
 
 const IMAGE_CACHE_BYTES = 128 * 1024 * 1024;
 const FONT_CACHE_BYTES = 64 * 1024 * 1024;
+const UNZIPPED_TILE_CACHE_BYTES = 64 * 1024 * 1024;
 const DISK_CACHE_BYTES = 1024 * 1024 * 1024;
 export const RASTER_MAX_ZOOM = MAX_ZOOM;
 const IMMUTABLE = "public, max-age=31536000, immutable";
@@ -75,7 +76,12 @@ export function createRenderService(ctx: AppContext, deps: RenderDeps, opts: { w
   // The tile reads' memory: a tile drawn into an image is often one that was just served, and vice versa.
   const tiles = deps.published.slot<Tile | null>("tile");
   const images = new Lru<Uint8Array>({ maxBytes: IMAGE_CACHE_BYTES });
+  // Fonts and unzipped tiles go to a worker render after render: kept in shared memory, posting them
+  // shares the bytes instead of copying them (a font is over half a megabyte), and a tile is unzipped
+  // once rather than per render. An unzipped tile is only used for the very tile object it was made
+  // from, so a tile the published cache dropped (a publish) is never answered from here.
   const fonts = new Lru<Uint8Array>({ maxBytes: FONT_CACHE_BYTES });
+  const unzipped = new Lru<{ tile: Tile; bytes: Uint8Array }>({ maxBytes: UNZIPPED_TILE_CACHE_BYTES });
   const disk = new DiskImageCache(join(ctx.config.dataDir, "render-cache"), DISK_CACHE_BYTES, (message) => ctx.log.warn(message));
   const pool = new RenderPool({
     workers: ctx.config.renderWorkers,
@@ -118,7 +124,12 @@ export function createRenderService(ctx: AppContext, deps: RenderDeps, opts: { w
           tiles.set(served.owner, served.name, address, tile, tileBytes(tile));
         }
         if (!tile || tile.data.length === 0) return null;
-        return tile.encoding === "gzip" ? new Uint8Array(gunzipSync(tile.data)) : tile.data;
+        const key = `${served.owner}/${served.name}/${address}`;
+        const kept = unzipped.get(key);
+        if (kept?.tile === tile) return kept.bytes;
+        const bytes = sharedCopy(tile.encoding === "gzip" ? gunzipSync(tile.data) : tile.data);
+        unzipped.set(key, { tile, bytes }, bytes.length + key.length);
+        return bytes;
       },
       async sprite(pixelRatio) {
         if (!resolved.spritePath) return null;
@@ -133,7 +144,7 @@ export function createRenderService(ctx: AppContext, deps: RenderDeps, opts: { w
         if (!entry) return null;
         let bytes = fonts.get(entry.path);
         if (!bytes) {
-          bytes = await Bun.file(entry.path).bytes();
+          bytes = sharedCopy(await Bun.file(entry.path).bytes());
           fonts.set(entry.path, bytes, bytes.length);
         }
         return bytes;
@@ -251,6 +262,13 @@ export function createRenderService(ctx: AppContext, deps: RenderDeps, opts: { w
 }
 
 export type RenderService = ReturnType<typeof createRenderService>;
+
+/** The bytes in a SharedArrayBuffer: a render worker that is sent them shares them instead of copying. */
+function sharedCopy(bytes: Uint8Array): Uint8Array {
+  const shared = new Uint8Array(new SharedArrayBuffer(bytes.length));
+  shared.set(bytes);
+  return shared;
+}
 
 /** tile_size of the raster TileJSON: 256 (Leaflet's and QGIS's default) or 512. */
 export function parseTileSize(raw: string | null | undefined, name: string): 256 | 512 {

@@ -6,12 +6,13 @@ import type { PathCommand } from "opentype.js";
 import { CollisionIndex, type CollisionBox } from "../collision";
 import type { DrawContext } from "../draw-context";
 import type { RenderFeature } from "../features";
+import { maskable } from "../glyph-masks";
 import { glyphsAlongLine, lineAnchors } from "../line-label";
 import { labelPoint } from "../polylabel";
 import type { SpriteImage } from "../sprite";
-import { num, passesFilter, prop, svgColor } from "../style-eval";
+import { num, passesFilter, prop, straightColor, svgColor } from "../style-eval";
 import { iconImage, textSections } from "../symbol-layout";
-import { matrix, n } from "../svg";
+import { matrix, n, type MaskGlyph } from "../svg";
 import { ONE_EM, anchorAlignment, shapeText, type FontBook, type LoadedFont, type Shaping, type TextSection } from "../text";
 import type { Affine } from "../view";
 
@@ -349,18 +350,37 @@ export function drawSymbols(layer: SymbolLayerSpecification, ctx: DrawContext, p
     const image = s.icon.image.sdf ? (ctx.sprite.get(s.icon.image.name, tintOf(prop(layer, "paint", "icon-color", zoom, s.feature))) ?? s.icon.image) : s.icon.image;
     body.push(`<use xlink:href="#${image.id}" transform="${matrix(s.icon.transform)}"${opacity < 1 ? ` opacity="${opacity}"` : ""}/>`);
   }
+  // Upright glyphs become glyph masks (compose.ts); turned ones (along lines, text-rotate, map-aligned
+  // under a bearing) and very large ones stay SVG outlines. Either way a layer draws every halo before
+  // any text.
   const halos: string[] = [];
   const fills: string[] = [];
+  const haloMasks: MaskGlyph[] = [];
+  const fillMasks: MaskGlyph[] = [];
   for (const s of placed) {
     if (!s.glyphs.length) continue;
     const f = s.feature;
     const opacity = num(layer, "paint", "text-opacity", zoom, f);
     if (opacity <= 0) continue;
     const haloWidth = Math.min(num(layer, "paint", "text-halo-width", zoom, f), (num(layer, "layout", "text-size", zoom, f) || ONE_EM) / 4);
-    const halo = svgColor(prop(layer, "paint", "text-halo-color", zoom, f));
-    const fill = svgColor(prop(layer, "paint", "text-color", zoom, f));
-    const uses = s.glyphs.map((g) => ({ g, href: glyphDef(ctx, g) })).filter((u) => u.href);
-    if (haloWidth > 0 && halo.alpha > 0) {
+    const haloValue = prop(layer, "paint", "text-halo-color", zoom, f);
+    const fillValue = prop(layer, "paint", "text-color", zoom, f);
+    const halo = svgColor(haloValue);
+    const fill = svgColor(fillValue);
+    const drawHalo = haloWidth > 0 && halo.alpha > 0;
+    const asMask = (g: PlacedGlyph) => isUpright(g) && maskable(g.transform.a * ONE_EM * ctx.cam.view.pixelRatio);
+    const upright = s.glyphs.filter(asMask);
+    const turned = upright.length === s.glyphs.length ? [] : s.glyphs.filter((g) => !asMask(g));
+    const haloRgba = withOpacity(straightColor(haloValue), opacity);
+    const fillRgba = withOpacity(straightColor(fillValue), opacity);
+    for (const g of upright) {
+      const mask = { font: g.font, glyphIndex: g.glyphIndex, size: g.transform.a * ONE_EM, x: g.transform.e, y: g.transform.f };
+      if (drawHalo) haloMasks.push({ ...mask, halo: haloWidth, color: haloRgba });
+      fillMasks.push({ ...mask, halo: 0, color: g.color ? withOpacity(straightColor(g.color), opacity) : fillRgba });
+    }
+    const uses = turned.map((g) => ({ g, href: glyphDef(ctx, g) })).filter((u) => u.href);
+    if (!uses.length) continue;
+    if (drawHalo) {
       halos.push(
         `<g fill="${halo.rgb}" stroke="${halo.rgb}" fill-opacity="${halo.alpha * opacity}" stroke-opacity="${halo.alpha * opacity}" stroke-linejoin="round">` +
           uses.map(({ g, href }) => `<use xlink:href="#${href}" stroke-width="${n(2 * haloWidth * g.unitsPerPx)}" transform="${matrix(g.transform)}"/>`).join("") +
@@ -377,6 +397,16 @@ export function drawSymbols(layer: SymbolLayerSpecification, ctx: DrawContext, p
     for (const [attrs, parts] of groups) fills.push(`<g ${attrs}>${parts.join("")}</g>`);
   }
   body.push(...halos, ...fills);
+  svg.text([...haloMasks, ...fillMasks]);
+}
+
+/** Drawn without turning (the transform only scales and moves), so a cached mask fits. */
+function isUpright(g: PlacedGlyph): boolean {
+  return g.transform.b === 0 && g.transform.c === 0 && g.transform.a > 0 && g.transform.a === g.transform.d;
+}
+
+function withOpacity(c: [number, number, number, number], opacity: number): [number, number, number, number] {
+  return [c[0], c[1], c[2], c[3] * opacity];
 }
 
 /** opentype.js outline commands (font units, y up) as SVG path data with y pointing down. */

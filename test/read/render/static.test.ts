@@ -7,6 +7,7 @@ import { seedKey } from "../../support/seed";
 import { createLogger } from "../../../src/log";
 import { encodePolyline6 } from "../../../src/backends/routing/polyline";
 import { MAX_MARKERS, MAX_OVERLAY_CHARS } from "../../../src/read/render/overlays";
+import { publish, upload, waitForVersion } from "../../routes/management/tilesets/fixtures";
 import { buildWorld, colorAt, countColor, LAND, OCEAN, pixelsOf, worldStyle, type Pixels, type World } from "./world";
 
 let t: TestApp;
@@ -387,5 +388,15 @@ describe("publishing", () => {
     expect(countColor(after, red)).toBeGreaterThan(64 * 64 * 0.5);
     const pinned = await image("/static/v1/acme/world@1/-30,0,2/64x64.png?attribution=false&logo=false");
     expect(countColor(pinned, OCEAN)).toBeGreaterThan(64 * 64 * 0.5);
+  });
+
+  test("a new tileset version changes the stable image at once: no tile kept for renders shows the old data", async () => {
+    const view = "/static/v1/acme/world/10,30,1/64x64.png?attribution=false&logo=false";
+    expect(countColor(await image(view), LAND)).toBeGreaterThan(64 * 64 * 0.2);
+    const islet = { type: "FeatureCollection", features: [{ type: "Feature", properties: {}, geometry: { type: "Polygon", coordinates: [[[-170, -1], [-169, -1], [-169, 1], [-170, 1], [-170, -1]]] } }] };
+    expect((await upload(t, "acme", "countries", w.session.headers, JSON.stringify(islet), "?maxzoom=4&layer=countries")).status).toBe(202);
+    expect(((await waitForVersion(t, "acme", "countries", 2, w.session.headers)) as { state: string }).state).toBe("ready");
+    expect((await publish(t, "acme", "countries", 2, w.session.headers)).status).toBe(200);
+    expect(countColor(await image(view), LAND)).toBe(0);
   });
 });

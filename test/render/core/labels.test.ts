@@ -4,7 +4,7 @@ import { describe, expect, test } from "bun:test";
 import type { StyleSpecification } from "@maplibre/maplibre-gl-style-spec";
 import { renderMap } from "../../../src/render";
 import { encodePng } from "../../../src/sprites/png";
-import { count, line, near, pixels, point, resources, type Pixels } from "./fixtures";
+import { box, count, line, near, pixels, point, resources, type Pixels } from "./fixtures";
 
 const BG = { id: "bg", type: "background", paint: { "background-color": "#ffffff" } };
 const view = { center: [0, 0] as [number, number], zoom: 4, bearing: 0, width: 256, height: 256, pixelRatio: 1 as const };
@@ -264,5 +264,58 @@ describe("placement along lines", () => {
       return [-4 + 4 * Math.sin(a), -4 + 4 * Math.cos(a) + 4] as [number, number];
     });
     expect(await draw(arc)).toBeGreaterThan(100);
+  });
+});
+
+describe("upright text drawn from glyph masks", () => {
+  const hamburg = [point(0, 0, { name: "Hamburg" })];
+  const diff = (a: Pixels, b: Pixels) => {
+    let sum = 0;
+    for (let y = 0; y < a.height; y++) for (let x = 0; x < a.width; x++) for (let c = 0; c < 3; c++) sum += Math.abs(a.at(x, y)[c]! - b.at(x, y)[c]!);
+    return sum / 255;
+  };
+
+  test("looks like the outlines resvg draws for the same label turned by a hair", async () => {
+    // text-rotate 0.01 degrees turns every glyph (outlines in the SVG) by far less than a pixel
+    const paint = { "text-color": "rgba(0,0,80,0.8)", "text-halo-color": "#ff0000", "text-halo-width": 1.5, "text-opacity": 0.9 };
+    const masks = await render(hamburg, [BG, labels({}, paint)]);
+    const outlines = await render(hamburg, [BG, labels({ "text-rotate": 0.01 }, paint)]);
+    const red = (px: [number, number, number, number]) => near(px, [255, 0, 0], 60);
+    expect(count(masks, dark)).toBeGreaterThan(100);
+    expect(count(masks, red)).toBeGreaterThan(150);
+    expect(Math.abs(count(masks, dark) / count(outlines, dark) - 1)).toBeLessThan(0.08);
+    expect(Math.abs(count(masks, red) / count(outlines, red) - 1)).toBeLessThan(0.08);
+    expect(inkBox(masks, dark)).toEqual(inkBox(outlines, dark));
+    // what differs is anti-aliasing at the edges: a few pixels' worth over the whole label
+    const inkPixels = count(masks, (px) => !near(px, [255, 255, 255], 2));
+    expect(diff(masks, outlines)).toBeLessThan(inkPixels * 0.15);
+  });
+
+  test("a layer after the labels covers them; one before stays under them", async () => {
+    const res = await resources({ vector: { v: { layers: { pts: hamburg, land: [box(-10, -3, 10, 3)] } } } });
+    const cover = { id: "cover", type: "fill", source: "v", "source-layer": "land", paint: { "fill-color": "#00c000" } };
+    const draw = async (layers: unknown[]) => pixels(await renderMap({ version: 8, sources: { v: { type: "vector" } }, layers } as StyleSpecification, view, res));
+    const over = await draw([BG, labels(), cover]);
+    expect(count(over, dark)).toBe(0);
+    expect(near(over.at(128, 128), [0, 0xc0, 0])).toBe(true);
+    const under = await draw([BG, cover, labels()]);
+    expect(count(under, dark)).toBeGreaterThan(100);
+  });
+
+  test("a label too large for masks is drawn from outlines, at its size", async () => {
+    const big = inkBox(await render([point(0, 0, { name: "Hi" })], [BG, labels({ "text-size": 140 }, { "text-halo-color": "#ff0000", "text-halo-width": 3 })]), dark);
+    expect(big.height).toBeGreaterThan(90);
+    expect(big.height).toBeLessThan(130);
+    expect(Math.abs((big.x1 + big.x2) / 2 - 128)).toBeLessThan(6);
+  });
+
+  test("at @2x the label has twice the size", async () => {
+    const res = await resources({ vector: { v: { layers: { pts: hamburg } } } });
+    const style = { version: 8, sources: { v: { type: "vector" } }, layers: [BG, labels()] } as StyleSpecification;
+    const one = inkBox(pixels(await renderMap(style, view, res)), dark);
+    const two = inkBox(pixels(await renderMap(style, { ...view, pixelRatio: 2 }, res)), dark);
+    expect(two.width / one.width).toBeGreaterThan(1.85);
+    expect(two.width / one.width).toBeLessThan(2.15);
+    expect(Math.abs((two.x1 + two.x2) / 2 - 256)).toBeLessThan(5);
   });
 });
