@@ -6,6 +6,7 @@
 import type { Database } from "bun:sqlite";
 import { alpha2Of, alpha3Of } from "../countries";
 import type { AutocompleteQuery, BBox, ForwardQuery, GeocodeAnswer, Place, ReverseQuery } from "../types";
+import { LAT_BAND } from "./store";
 import { editDistance, foldName, typoBudget } from "./text";
 
 interface CandidateRow {
@@ -55,6 +56,13 @@ const scanLimit = (f: { sql: string }) => ` LIMIT ${f.sql ? SCAN_LIMIT * 10 : SC
 /** Layers whose point is only a label position (a country's capital), never "the nearest place". */
 const AREA_LAYERS = "('country', 'macroregion', 'region')";
 const EARTH_RADIUS_KM = 6371.0088;
+/** store.ts's LAT_BAND on the alias `p`, word for word, so SQLite matches it to the index's expression. */
+const LAT_BAND_OF_P = LAT_BAND.replace("lat", "p.lat");
+/** The latitude bands (LAT_BAND) a box from `minLat` to `maxLat` spans. */
+function latBands(minLat: number, maxLat: number): number[] {
+  const band = (lat: number) => Math.trunc(lat + 90);
+  return Array.from({ length: band(maxLat) - band(minLat) + 1 }, (_, i) => band(minLat) + i);
+}
 
 export function distanceKm(lon1: number, lat1: number, lon2: number, lat2: number): number {
   const rad = Math.PI / 180;
@@ -277,12 +285,13 @@ export function createSearch(db: Database, opts: SearchOptions) {
   }
 
   function reverse(q: ReverseQuery): GeocodeAnswer {
-    // Inside a box, SQLite keeps the nearest few by a flat-earth distance (a bounded sort, no row objects
-    // for the rest); great-circle distances then order those exactly.
-    const near = db.query<CandidateRow, [number, number, number, number, number, number, number, number]>(
-      `SELECT p.id, '' AS folded, p.population, p.importance, p.lon, p.lat FROM places_rtree r JOIN places p ON p.id = r.id
-       WHERE r.min_lon >= ?1 AND r.max_lon <= ?2 AND r.min_lat >= ?3 AND r.max_lat <= ?4 AND p.layer NOT IN ${AREA_LAYERS}
-       ORDER BY (p.lat - ?5) * (p.lat - ?5) + (p.lon - ?6) * (p.lon - ?6) * ?7 LIMIT ?8`,
+    // Inside a box (one index seek per latitude band it spans), SQLite keeps the nearest few by a
+    // flat-earth distance (a bounded sort, no row objects for the rest); great-circle distances then
+    // order those exactly.
+    const near = db.query<CandidateRow, [string, number, number, number, number, number, number, number, number]>(
+      `SELECT p.id, '' AS folded, p.population, p.importance, p.lon, p.lat FROM places p
+       WHERE ${LAT_BAND_OF_P} IN (SELECT value FROM json_each(?1)) AND p.lon BETWEEN ?2 AND ?3 AND p.lat BETWEEN ?4 AND ?5 AND p.layer NOT IN ${AREA_LAYERS}
+       ORDER BY (p.lat - ?6) * (p.lat - ?6) + (p.lon - ?7) * (p.lon - ?7) * ?8 LIMIT ?9`,
     );
     const cos2 = Math.cos((q.lat * Math.PI) / 180) ** 2;
     const keep = Math.max(64, q.limit * 8);
@@ -292,10 +301,11 @@ export function createSearch(db: Database, opts: SearchOptions) {
       const maxLat = Math.min(90, q.lat + radius);
       const minLon = q.lon - lonRadius;
       const maxLon = q.lon + lonRadius;
-      rows.push(...near.all(Math.max(-180, minLon), Math.min(180, maxLon), minLat, maxLat, q.lat, q.lon, cos2, keep));
+      const bands = JSON.stringify(latBands(minLat, maxLat));
+      rows.push(...near.all(bands, Math.max(-180, minLon), Math.min(180, maxLon), minLat, maxLat, q.lat, q.lon, cos2, keep));
       // The part of the box beyond the antimeridian, measured from the point shifted by 360 degrees.
-      if (minLon < -180) rows.push(...near.all(Math.max(-180, minLon + 360), 180, minLat, maxLat, q.lat, q.lon + 360, cos2, keep));
-      if (maxLon > 180) rows.push(...near.all(-180, Math.min(180, maxLon - 360), minLat, maxLat, q.lat, q.lon - 360, cos2, keep));
+      if (minLon < -180) rows.push(...near.all(bands, Math.max(-180, minLon + 360), 180, minLat, maxLat, q.lat, q.lon + 360, cos2, keep));
+      if (maxLon > 180) rows.push(...near.all(bands, -180, Math.min(180, maxLon - 360), minLat, maxLat, q.lat, q.lon - 360, cos2, keep));
       const scored: Scored[] = rows.map((row) => ({ row, text: 1, score: 0, distance: distanceKm(q.lon, q.lat, row.lon, row.lat) }));
       return scored.sort((a, b) => a.distance! - b.distance! || b.row.population - a.row.population).slice(0, q.limit);
     };
