@@ -142,20 +142,26 @@ export function createSearch(db: Database, opts: SearchOptions) {
     return { sql: parts.map((p) => ` AND ${p}`).join(""), params };
   }
 
+  // Each lookup first picks names from the names_by_folded index (or the trigram index), which carries
+  // each name's population: only the most populous few are joined to their places (a read at a random
+  // spot of a large file each). With a bbox, country or region filter the join must come first, so
+  // more are read: the most populous names might lie outside it.
   const SELECT = "SELECT p.id, n.folded, p.population, p.importance, p.lon, p.lat";
-  const lookup = (where: string, first: (string | number)[], f: ReturnType<typeof filters>, order: string, limit: number) =>
-    db.query<CandidateRow, (string | number)[]>(`${SELECT} FROM names n JOIN places p ON p.id = n.place_id WHERE ${where}${f.sql} ORDER BY ${order} LIMIT ${limit}`).all(...first, ...f.params);
+  /** `names` (place_id, folded, population rows, at most scanLimit of them) to candidates. */
+  const joined = (names: string, f: ReturnType<typeof filters>) =>
+    f.sql
+      ? `${SELECT} FROM (${names}) n JOIN places p ON p.id = n.place_id WHERE 1${f.sql} ORDER BY p.population DESC LIMIT ${CANDIDATES_PER_LOOKUP}`
+      : `${SELECT} FROM (SELECT * FROM (${names}) ORDER BY population DESC LIMIT ${CANDIDATES_PER_LOOKUP}) n JOIN places p ON p.id = n.place_id`;
+  const NAME_COLUMNS = "SELECT place_id, folded, population FROM names";
+  const exactLookup = (query: string, f: ReturnType<typeof filters>) =>
+    db.query<CandidateRow, (string | number)[]>(joined(`${NAME_COLUMNS} WHERE folded = ? ORDER BY population DESC${scanLimit(f)}`, f)).all(query, ...f.params);
   const substringLookup = (match: string, f: ReturnType<typeof filters>) =>
     db
-      .query<CandidateRow, (string | number)[]>(
-        `${SELECT} FROM names n JOIN places p ON p.id = n.place_id WHERE n.id IN (SELECT rowid FROM names_fts WHERE names_fts MATCH ?${scanLimit(f)})${f.sql} ORDER BY p.population DESC LIMIT ${CANDIDATES_PER_LOOKUP}`,
-      )
+      .query<CandidateRow, (string | number)[]>(joined(`${NAME_COLUMNS} WHERE id IN (SELECT rowid FROM names_fts WHERE names_fts MATCH ?${scanLimit(f)})`, f))
       .all(match, ...f.params);
   const prefixLookup = (query: string, f: ReturnType<typeof filters>) =>
     db
-      .query<CandidateRow, (string | number)[]>(
-        `${SELECT} FROM names n JOIN places p ON p.id = n.place_id WHERE n.id IN (SELECT id FROM names WHERE folded > ? AND folded < ? ORDER BY folded${scanLimit(f)})${f.sql} ORDER BY p.population DESC LIMIT ${CANDIDATES_PER_LOOKUP}`,
-      )
+      .query<CandidateRow, (string | number)[]>(joined(`${NAME_COLUMNS} WHERE folded > ? AND folded < ? ORDER BY folded${scanLimit(f)}`, f))
       .all(query, `${query}\u{10FFFF}`, ...f.params);
   const typoLookup = (match: string, f: ReturnType<typeof filters>) =>
     db
@@ -199,7 +205,7 @@ export function createSearch(db: Database, opts: SearchOptions) {
       const prev = best.get(row.id);
       if (!prev || prev.text < text) best.set(row.id, { row, text, score: 0 });
     };
-    for (const row of lookup("n.folded = ?", [query], f, "p.population DESC", CANDIDATES_PER_LOOKUP)) consider(row, 1);
+    for (const row of exactLookup(query, f)) consider(row, 1);
     for (const row of prefixLookup(query, f)) consider(row, textScore(query, row.folded));
     // Words inside longer names ("york" in "New York") only when the name's start found too little.
     const found = (minText: number) => [...best.values()].filter((s) => s.text >= minText).length;
@@ -214,14 +220,18 @@ export function createSearch(db: Database, opts: SearchOptions) {
         const head = editDistance(query, folded.slice(0, query.length), budget);
         return head <= budget ? 0.6 - 0.15 * head : 0;
       };
-      // Most typos keep the first two letters: those names come from the folded-name index alone and
-      // are measured before anything is joined. Only when that finds nothing, the trigram index.
-      const start = query.slice(0, 2);
+      // Most typos keep the first letters: those names come from the folded-name index alone and are
+      // measured before anything is joined. The names sharing the first three letters first (a narrow
+      // range even in a large import, where the two-letter range holds tens of thousands of names),
+      // then, when none of them is close enough, those sharing the first two; then the trigram index.
       const matched = new Map<number, { folded: string; text: number }>();
       const longest = autocomplete ? 1000 : query.length + budget;
-      for (const [folded, placeId] of sameStart.values(start, `${start}\u{10FFFF}`, query.length - budget, longest) as [string, number][]) {
-        const text = typoScore(folded);
-        if (text > (matched.get(placeId)?.text ?? 0)) matched.set(placeId, { folded, text });
+      for (const start of [query.slice(0, 3), query.slice(0, 2)]) {
+        for (const [folded, placeId] of sameStart.values(start, `${start}\u{10FFFF}`, query.length - budget, longest) as [string, number][]) {
+          const text = typoScore(folded);
+          if (text > (matched.get(placeId)?.text ?? 0)) matched.set(placeId, { folded, text });
+        }
+        if (matched.size) break;
       }
       if (matched.size) {
         const ids = [...matched.entries()].sort((a, b) => b[1].text - a[1].text).slice(0, TYPO_CANDIDATES).map(([id]) => id);

@@ -19,7 +19,7 @@ export const gazetteerPath = (dataDir: string) => join(dataDir, GAZETTEER_FILE);
  */
 export const NAME_INDEXES = `
 CREATE INDEX IF NOT EXISTS names_by_place ON names (place_id);
-CREATE INDEX IF NOT EXISTS names_by_folded ON names (folded, place_id);
+CREATE INDEX IF NOT EXISTS names_by_folded ON names (folded, population DESC, place_id);
 CREATE INDEX IF NOT EXISTS names_by_dataset ON names (dataset);`;
 export const NAME_INDEX_NAMES = ["names_by_place", "names_by_folded", "names_by_dataset"];
 
@@ -64,7 +64,8 @@ CREATE TABLE IF NOT EXISTS names (
   name TEXT NOT NULL,
   folded TEXT NOT NULL,
   lang TEXT NOT NULL DEFAULT '',
-  preferred INTEGER NOT NULL DEFAULT 0
+  preferred INTEGER NOT NULL DEFAULT 0,
+  population INTEGER NOT NULL DEFAULT 0 -- its place's, so lookups rank names without reading places
 );
 ${NAME_INDEXES}
 CREATE VIRTUAL TABLE IF NOT EXISTS names_fts USING fts5 (folded, content = '', contentless_delete = 1, tokenize = 'trigram');
@@ -76,9 +77,21 @@ export function openGazetteerFile(path: string, opts: { create?: boolean; readon
   if (!opts.readonly) {
     db.exec("PRAGMA journal_mode = WAL");
     db.exec("PRAGMA synchronous = NORMAL");
+    addNamePopulation(db);
     db.exec(SCHEMA);
   }
   return db;
+}
+
+/**
+ * Files before version 4 have no names.population, and their names_by_folded lacks it: the column comes
+ * first (the schema's index needs it), its values with the upgrade (upgrade.ts).
+ */
+function addNamePopulation(db: Database) {
+  const columns = db.query<{ name: string }, []>("PRAGMA table_info(names)").all().map((c) => c.name);
+  if (!columns.length || columns.includes("population")) return;
+  db.exec("ALTER TABLE names ADD COLUMN population INTEGER NOT NULL DEFAULT 0");
+  db.exec("DROP INDEX IF EXISTS names_by_folded");
 }
 
 export interface DatasetInfo {

@@ -1,7 +1,7 @@
 // A gazetteer file of an earlier schema is brought up to date in place, so the datasets an operator
 // imported survive the upgrade; files older than version 2 are rebuilt. Version 2 had no regions and
 // no region codes; version 3 kept points in an R*Tree, now a B-tree (store.ts's PLACE_POINT_INDEX,
-// which opening the file creates). Every step can run again: a process stopped halfway finishes the
+// which opening the file creates), and its names had no copy of their place's population. Every step can run again: a process stopped halfway finishes the
 // upgrade at its next start.
 import type { Database } from "bun:sqlite";
 import { BUILTIN_DATASETS, builtinPlaces } from "./builtin";
@@ -33,6 +33,8 @@ export async function upgradeGazetteerFile(path: string): Promise<boolean> {
     if (version !== "2" && version !== "3") return false;
     if (version === "2") await addRegions(db);
     db.exec("DROP TABLE IF EXISTS places_rtree");
+    // store.ts added the column when it opened the file; names take their place's population now.
+    db.exec("UPDATE names SET population = (SELECT population FROM places WHERE places.id = names.place_id) WHERE population = 0");
     db.query("UPDATE meta SET value = ? WHERE key = 'schema_version'").run(SCHEMA_VERSION);
     return true;
   } finally {

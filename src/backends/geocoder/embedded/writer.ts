@@ -34,9 +34,9 @@ export interface PlaceRecord {
 const MAX_NAMES_PER_PLACE = 64;
 /** Names written with their indexes in place; past this, the name and point indexes are dropped and built again at commit. */
 const BULK_AFTER_NAMES = 50_000;
-/** Names written by one INSERT statement (6 columns each, far below SQLite's 32766 parameters). */
+/** Names written by one INSERT statement (7 columns each, far below SQLite's 32766 parameters). */
 const NAMES_PER_INSERT = 64;
-const NAME_COLUMNS = 6;
+const NAME_COLUMNS = 7;
 type NameColumn = string | number;
 /** The import connection's page cache (KiB): the R*Tree and index builds run several times faster in memory. */
 const IMPORT_CACHE_KIB = 256 * 1024;
@@ -49,8 +49,8 @@ export function createDatasetWriter(db: Database, dataset: { name: string; kind:
   const updatePlace = db.query<null, [string, string, string | null, string | null, string | null, number, number, number, number, number]>(
     "UPDATE places SET layer = ?, name = ?, country_code = ?, admin1 = ?, abbr = ?, population = ?, importance = ?, lon = ?, lat = ? WHERE id = ?",
   );
-  const NAME_ROW = "(?, ?, ?, ?, ?, ?)";
-  const insertNames = (rows: number) => db.query<null, NameColumn[]>(`INSERT INTO names (place_id, dataset, name, folded, lang, preferred) VALUES ${Array(rows).fill(NAME_ROW).join(", ")}`);
+  const NAME_ROW = "(?, ?, ?, ?, ?, ?, ?)";
+  const insertNames = (rows: number) => db.query<null, NameColumn[]>(`INSERT INTO names (place_id, dataset, name, folded, lang, preferred, population) VALUES ${Array(rows).fill(NAME_ROW).join(", ")}`);
   const insertNameBatch = insertNames(NAMES_PER_INSERT);
   // Names wait here and go in NAMES_PER_INSERT at a time: one statement call per row costs more than the row.
   const pending: NameColumn[] = [];
@@ -64,8 +64,8 @@ export function createDatasetWriter(db: Database, dataset: { name: string; kind:
     db.query<null, [number]>("DELETE FROM names WHERE place_id = ?"),
   ];
   // The (dataset, ext_id) index answers this as one lookup per GeoNames-based dataset.
-  const placesByGeonameId = db.query<{ id: number }, [string]>(
-    "SELECT id FROM places WHERE dataset IN (SELECT name FROM datasets WHERE kind IN ('builtin', 'geonames')) AND ext_id = ?",
+  const placesByGeonameId = db.query<{ id: number; population: number }, [string]>(
+    "SELECT id, population FROM places WHERE dataset IN (SELECT name FROM datasets WHERE kind IN ('builtin', 'geonames')) AND ext_id = ?",
   );
   let places = 0;
   let names = 0;
@@ -78,12 +78,12 @@ export function createDatasetWriter(db: Database, dataset: { name: string; kind:
   let mayDropIndexes = false;
   let indexesDropped = false;
 
-  function addName(placeId: number, n: NameRecord, seen: Set<string>) {
+  function addName(placeId: number, population: number, n: NameRecord, seen: Set<string>) {
     const folded = foldName(n.name);
     const key = `${n.lang}\u0000${folded}`;
     if (!folded || seen.has(key) || seen.size >= MAX_NAMES_PER_PLACE) return;
     seen.add(key);
-    pending.push(placeId, dataset.name, n.name, folded, n.lang, n.preferred ? 1 : 0);
+    pending.push(placeId, dataset.name, n.name, folded, n.lang, n.preferred ? 1 : 0, population);
     if (pending.length === NAMES_PER_INSERT * NAME_COLUMNS) flushNames();
     if (++names === BULK_AFTER_NAMES && mayDropIndexes) {
       for (const index of [...NAME_INDEX_NAMES, PLACE_POINT_INDEX_NAME]) db.exec(`DROP INDEX IF EXISTS ${index}`);
@@ -121,14 +121,14 @@ export function createDatasetWriter(db: Database, dataset: { name: string; kind:
         places++;
       }
       const seen = new Set<string>();
-      addName(id, { name: p.name, lang: "", preferred: true }, seen);
-      for (const n of p.names) addName(id, n, seen);
+      addName(id, p.population, { name: p.name, lang: "", preferred: true }, seen);
+      for (const n of p.names) addName(id, p.population, n, seen);
     },
 
     /** A name for the GeoNames place `geonameId` in any GeoNames-based dataset; false when none has it. */
     addAlternateName(geonameId: string, n: NameRecord): boolean {
       const targets = placesByGeonameId.all(geonameId);
-      for (const t of targets) addName(t.id, n, new Set());
+      for (const t of targets) addName(t.id, t.population, n, new Set());
       return targets.length > 0;
     },
 
