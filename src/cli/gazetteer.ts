@@ -2,6 +2,7 @@
 // embedded gazetteer's datasets, for the operator on the machine (the same import as the admin API).
 // A running server hears of an import through the change bus.
 import { existsSync, statSync } from "node:fs";
+import { basename } from "node:path";
 import { parseArgs } from "node:util";
 import type { CliCommand } from "./command";
 import { UsageError, settingsHelp } from "./args";
@@ -61,7 +62,8 @@ export const gazetteerCommand: CliCommand = {
     const config = configOrExit(overrides);
     // Through the services, so an import is published on the change bus and a running server hears it.
     const ctx = openContext(config, { quiet: true });
-    const gazetteer = createServices(ctx).gazetteer;
+    const services = createServices(ctx);
+    const gazetteer = services.gazetteer;
     try {
       if (!existsSync(gazetteer.path) && !json) printErr(dim("building the gazetteer from the built-in data (first use, a few seconds)..."));
       await gazetteer.start();
@@ -79,24 +81,40 @@ export const gazetteerCommand: CliCommand = {
         }
         return 0;
       }
-      const startedAt = performance.now();
-      const tty = process.stderr.isTTY === true;
-      const common = {
-        dataset: parsed.values.dataset,
-        mode: parsed.values.replace ? ("replace" as const) : ("add" as const),
-        onProgress: json ? undefined : (p: ImportProgress) => process.stderr.write(tty ? `\r${progressLine(p, startedAt)}\x1b[K` : `${progressLine(p, startedAt)}\n`),
-      };
-      let result: ImportResult;
-      if (tileset !== undefined) {
-        result = await importTilesetPoints(gazetteer, { sqlite: ctx.sqlite, dataDir: config.dataDir }, { ...common, tileset, nameField: nameField! });
-      } else {
+      if (tileset === undefined) {
         try {
           statSync(file!);
         } catch {
           printErr(red(`mapstead gazetteer: cannot read ${file}`));
           return 1;
         }
-        result = await importGeonamesFile(gazetteer, file!, common);
+      }
+      const mode = parsed.values.replace ? ("replace" as const) : ("add" as const);
+      // One import at a time with the server's (API) imports: 409 IMPORT_IN_PROGRESS ends here with its message.
+      const turn = services.gazetteerImports.claimForCli(
+        tileset !== undefined ? { type: "tileset", tileset, name_field: nameField! } : { type: "file", path: "", filename: basename(file!), bytes: statSync(file!).size },
+        { dataset: parsed.values.dataset, mode },
+      );
+      const startedAt = performance.now();
+      const tty = process.stderr.isTTY === true;
+      const common = {
+        dataset: parsed.values.dataset,
+        mode,
+        onProgress: (p: ImportProgress) => {
+          turn.progress(p);
+          if (!json) process.stderr.write(tty ? `\r${progressLine(p, startedAt)}\x1b[K` : `${progressLine(p, startedAt)}\n`);
+        },
+      };
+      let result: ImportResult;
+      try {
+        result =
+          tileset !== undefined
+            ? await importTilesetPoints(gazetteer, { sqlite: ctx.sqlite, dataDir: config.dataDir }, { ...common, tileset, nameField: nameField! })
+            : await importGeonamesFile(gazetteer, file!, common);
+        turn.done(result);
+      } catch (err) {
+        turn.failed(err);
+        throw err;
       }
       if (tty && !json) process.stderr.write("\n");
       if (json) print(JSON.stringify(result, null, 2));

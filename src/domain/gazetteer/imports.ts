@@ -2,13 +2,15 @@
 // the request: an upload is moved to DATA_DIR/gazetteer-uploads and queued, a tileset import is checked
 // and queued; the process that runs jobs (the server, or a cluster's supervisor) imports it, keeping
 // the job's progress and figures in its row for the status route. One import at a time, across every
-// process of the data directory: a second is 409 IMPORT_IN_PROGRESS.
+// process of the data directory: a second is 409 IMPORT_IN_PROGRESS. `mapstead gazetteer import` takes
+// the same turn: it writes a running job row of its own (beating like a runner's) for its import, so an
+// API import meanwhile is refused, and it refuses to start while an API import is queued or running.
 import type { Database } from "bun:sqlite";
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { AppContext } from "../../context";
 import { BadRequest, Conflict, NotFound } from "../../errors";
-import { createJobQueue, type JobRow } from "../../jobs/queue";
+import { createJobQueue, HEARTBEAT_MS, STALE_AFTER_MS, type JobRow } from "../../jobs/queue";
 import { createJobRunner, type JobRunner } from "../../jobs/runner";
 import type { Gazetteer } from "../../backends/geocoder/embedded/gazetteer";
 import { importGeonamesFile, InvalidGazetteerData, type ImportProgress, type ImportResult } from "../../backends/geocoder/embedded/import-file";
@@ -19,6 +21,7 @@ export const IMPORT_JOB = "gazetteer-import";
 const UPLOAD_DIR = "gazetteer-uploads";
 /** Interrupted this many times (server stopped mid-import), a job fails instead of starting over again. */
 const MAX_ATTEMPTS = 3;
+const CLI_STOPPED = "The command-line import (mapstead gazetteer import) stopped before it finished; nothing of it was written; run it again";
 
 export type ImportSource = { type: "file"; path: string; filename: string; bytes: number } | { type: "tileset"; tileset: string; name_field: string };
 
@@ -30,6 +33,8 @@ interface ImportPayload {
   result?: ImportResult;
   /** where a bad file is wrong */
   details?: { line?: number; entry?: string };
+  /** run by `mapstead gazetteer import` in its own process, not by a job runner */
+  cli?: true;
 }
 
 export interface ImportStatus {
@@ -90,7 +95,16 @@ export function createGazetteerImports(ctx: AppContext, gazetteer: () => Gazette
   const recent = sqlite.query<ImportRow, [string, number]>(`${COLUMNS} ORDER BY id DESC LIMIT ?2`);
   const active = sqlite.query<{ id: number }, [string]>("SELECT id FROM jobs WHERE kind = ?1 AND state IN ('queued', 'running') LIMIT 1");
 
+  // A command-line import whose process died (kill -9) stops beating: its row is closed here, so that the
+  // next import need not wait for a server's job runner (there may be none) to notice.
+  const closeDeadCliImports = sqlite.query<null, [string, string, number]>(
+    "UPDATE jobs SET state = 'failed', error = ?2, finished_at = ?3 WHERE kind = ?1 AND state = 'running' AND json_extract(payload, '$.cli') AND (heartbeat_at IS NULL OR heartbeat_at < ?3 - " +
+      STALE_AFTER_MS +
+      ")",
+  );
+
   function refuseWhileImporting() {
+    closeDeadCliImports.run(IMPORT_JOB, CLI_STOPPED, Date.now());
     const running = active.get(IMPORT_JOB);
     if (running)
       throw new Conflict(`Gazetteer import ${running.id} is queued or running; wait for it to finish (GET /api/v1/gazetteer/imports/${running.id})`, "IMPORT_IN_PROGRESS", { "retry-after": "10" });
@@ -122,6 +136,9 @@ export function createGazetteerImports(ctx: AppContext, gazetteer: () => Gazette
 
   async function run(job: JobRow, signal: AbortSignal): Promise<void> {
     const payload = job.payload as unknown as ImportPayload;
+    // A command-line import's row whose process stopped beating (killed): its transaction rolled back,
+    // nothing is left to run or remove (its file is the operator's), only the row to close.
+    if (payload.cli) throw new Error(CLI_STOPPED);
     const upload = payload.source.type === "file" ? join(ctx.config.dataDir, payload.source.path) : null;
     const removeUpload = () => upload && rmSync(upload, { force: true });
     if (job.attempts > MAX_ATTEMPTS) {
@@ -160,6 +177,36 @@ export function createGazetteerImports(ctx: AppContext, gazetteer: () => Gazette
     },
 
     refuseWhileImporting,
+
+    /**
+     * Takes the import turn for `mapstead gazetteer import` (409 IMPORT_IN_PROGRESS while another import
+     * is queued or running): a running job row that this process keeps beating until `finish`.
+     */
+    claimForCli(source: ImportSource, opts: { dataset?: string; mode: WriteMode }) {
+      const payload: ImportPayload = { source, dataset: opts.dataset ?? null, mode: opts.mode, cli: true };
+      const id = sqlite.transaction(() => {
+        refuseWhileImporting();
+        return queue.enqueue(IMPORT_JOB, payload as unknown as Record<string, unknown>, { running: true });
+      }).immediate();
+      const beat = setInterval(() => queue.heartbeat(id), HEARTBEAT_MS);
+      return {
+        id,
+        progress(p: ImportProgress) {
+          queue.progress(id, p.totalBytes ? Math.min(0.99, p.bytesRead / p.totalBytes) : 0);
+          queue.setPayload(id, { ...payload, counts: { lines: p.lines, places: p.places, names: p.names } });
+        },
+        done(result: ImportResult) {
+          clearInterval(beat);
+          queue.setPayload(id, { ...payload, result });
+          queue.done(id);
+        },
+        failed(err: unknown) {
+          clearInterval(beat);
+          if (err instanceof InvalidGazetteerData && err.line !== undefined) queue.setPayload(id, { ...payload, details: { line: err.line, ...(err.entry ? { entry: err.entry } : {}) } });
+          queue.failed(id, String((err as Error)?.message ?? err));
+        },
+      };
+    },
 
     /** Queues the import of an uploaded file (absolute path of the received temp file); it is moved away from uploads/. */
     importFile(upload: { path: string; filename: string; bytes: number }, opts: { dataset?: string; mode: WriteMode }): ImportStatus {

@@ -6,6 +6,7 @@
 import type { Database } from "bun:sqlite";
 import { alpha2Of, alpha3Of } from "../countries";
 import type { AutocompleteQuery, BBox, ForwardQuery, GeocodeAnswer, Place, ReverseQuery } from "../types";
+import { LAT_BAND } from "./store";
 import { editDistance, foldName, typoBudget } from "./text";
 
 interface CandidateRow {
@@ -55,6 +56,13 @@ const scanLimit = (f: { sql: string }) => ` LIMIT ${f.sql ? SCAN_LIMIT * 10 : SC
 /** Layers whose point is only a label position (a country's capital), never "the nearest place". */
 const AREA_LAYERS = "('country', 'macroregion', 'region')";
 const EARTH_RADIUS_KM = 6371.0088;
+/** store.ts's LAT_BAND on the alias `p`, word for word, so SQLite matches it to the index's expression. */
+const LAT_BAND_OF_P = LAT_BAND.replace("lat", "p.lat");
+/** The latitude bands (LAT_BAND) a box from `minLat` to `maxLat` spans. */
+function latBands(minLat: number, maxLat: number): number[] {
+  const band = (lat: number) => Math.trunc(lat + 90);
+  return Array.from({ length: band(maxLat) - band(minLat) + 1 }, (_, i) => band(minLat) + i);
+}
 
 export function distanceKm(lon1: number, lat1: number, lon2: number, lat2: number): number {
   const rad = Math.PI / 180;
@@ -134,20 +142,26 @@ export function createSearch(db: Database, opts: SearchOptions) {
     return { sql: parts.map((p) => ` AND ${p}`).join(""), params };
   }
 
+  // Each lookup first picks names from the names_by_folded index (or the trigram index), which carries
+  // each name's population: only the most populous few are joined to their places (a read at a random
+  // spot of a large file each). With a bbox, country or region filter the join must come first, so
+  // more are read: the most populous names might lie outside it.
   const SELECT = "SELECT p.id, n.folded, p.population, p.importance, p.lon, p.lat";
-  const lookup = (where: string, first: (string | number)[], f: ReturnType<typeof filters>, order: string, limit: number) =>
-    db.query<CandidateRow, (string | number)[]>(`${SELECT} FROM names n JOIN places p ON p.id = n.place_id WHERE ${where}${f.sql} ORDER BY ${order} LIMIT ${limit}`).all(...first, ...f.params);
+  /** `names` (place_id, folded, population rows, at most scanLimit of them) to candidates. */
+  const joined = (names: string, f: ReturnType<typeof filters>) =>
+    f.sql
+      ? `${SELECT} FROM (${names}) n JOIN places p ON p.id = n.place_id WHERE 1${f.sql} ORDER BY p.population DESC LIMIT ${CANDIDATES_PER_LOOKUP}`
+      : `${SELECT} FROM (SELECT * FROM (${names}) ORDER BY population DESC LIMIT ${CANDIDATES_PER_LOOKUP}) n JOIN places p ON p.id = n.place_id`;
+  const NAME_COLUMNS = "SELECT place_id, folded, population FROM names";
+  const exactLookup = (query: string, f: ReturnType<typeof filters>) =>
+    db.query<CandidateRow, (string | number)[]>(joined(`${NAME_COLUMNS} WHERE folded = ? ORDER BY population DESC${scanLimit(f)}`, f)).all(query, ...f.params);
   const substringLookup = (match: string, f: ReturnType<typeof filters>) =>
     db
-      .query<CandidateRow, (string | number)[]>(
-        `${SELECT} FROM names n JOIN places p ON p.id = n.place_id WHERE n.id IN (SELECT rowid FROM names_fts WHERE names_fts MATCH ?${scanLimit(f)})${f.sql} ORDER BY p.population DESC LIMIT ${CANDIDATES_PER_LOOKUP}`,
-      )
+      .query<CandidateRow, (string | number)[]>(joined(`${NAME_COLUMNS} WHERE id IN (SELECT rowid FROM names_fts WHERE names_fts MATCH ?${scanLimit(f)})`, f))
       .all(match, ...f.params);
   const prefixLookup = (query: string, f: ReturnType<typeof filters>) =>
     db
-      .query<CandidateRow, (string | number)[]>(
-        `${SELECT} FROM names n JOIN places p ON p.id = n.place_id WHERE n.id IN (SELECT id FROM names WHERE folded > ? AND folded < ? ORDER BY folded${scanLimit(f)})${f.sql} ORDER BY p.population DESC LIMIT ${CANDIDATES_PER_LOOKUP}`,
-      )
+      .query<CandidateRow, (string | number)[]>(joined(`${NAME_COLUMNS} WHERE folded > ? AND folded < ? ORDER BY folded${scanLimit(f)}`, f))
       .all(query, `${query}\u{10FFFF}`, ...f.params);
   const typoLookup = (match: string, f: ReturnType<typeof filters>) =>
     db
@@ -191,7 +205,7 @@ export function createSearch(db: Database, opts: SearchOptions) {
       const prev = best.get(row.id);
       if (!prev || prev.text < text) best.set(row.id, { row, text, score: 0 });
     };
-    for (const row of lookup("n.folded = ?", [query], f, "p.population DESC", CANDIDATES_PER_LOOKUP)) consider(row, 1);
+    for (const row of exactLookup(query, f)) consider(row, 1);
     for (const row of prefixLookup(query, f)) consider(row, textScore(query, row.folded));
     // Words inside longer names ("york" in "New York") only when the name's start found too little.
     const found = (minText: number) => [...best.values()].filter((s) => s.text >= minText).length;
@@ -206,14 +220,18 @@ export function createSearch(db: Database, opts: SearchOptions) {
         const head = editDistance(query, folded.slice(0, query.length), budget);
         return head <= budget ? 0.6 - 0.15 * head : 0;
       };
-      // Most typos keep the first two letters: those names come from the folded-name index alone and
-      // are measured before anything is joined. Only when that finds nothing, the trigram index.
-      const start = query.slice(0, 2);
+      // Most typos keep the first letters: those names come from the folded-name index alone and are
+      // measured before anything is joined. The names sharing the first three letters first (a narrow
+      // range even in a large import, where the two-letter range holds tens of thousands of names),
+      // then, when none of them is close enough, those sharing the first two; then the trigram index.
       const matched = new Map<number, { folded: string; text: number }>();
       const longest = autocomplete ? 1000 : query.length + budget;
-      for (const [folded, placeId] of sameStart.values(start, `${start}\u{10FFFF}`, query.length - budget, longest) as [string, number][]) {
-        const text = typoScore(folded);
-        if (text > (matched.get(placeId)?.text ?? 0)) matched.set(placeId, { folded, text });
+      for (const start of [query.slice(0, 3), query.slice(0, 2)]) {
+        for (const [folded, placeId] of sameStart.values(start, `${start}\u{10FFFF}`, query.length - budget, longest) as [string, number][]) {
+          const text = typoScore(folded);
+          if (text > (matched.get(placeId)?.text ?? 0)) matched.set(placeId, { folded, text });
+        }
+        if (matched.size) break;
       }
       if (matched.size) {
         const ids = [...matched.entries()].sort((a, b) => b[1].text - a[1].text).slice(0, TYPO_CANDIDATES).map(([id]) => id);
@@ -277,12 +295,13 @@ export function createSearch(db: Database, opts: SearchOptions) {
   }
 
   function reverse(q: ReverseQuery): GeocodeAnswer {
-    // Inside a box, SQLite keeps the nearest few by a flat-earth distance (a bounded sort, no row objects
-    // for the rest); great-circle distances then order those exactly.
-    const near = db.query<CandidateRow, [number, number, number, number, number, number, number, number]>(
-      `SELECT p.id, '' AS folded, p.population, p.importance, p.lon, p.lat FROM places_rtree r JOIN places p ON p.id = r.id
-       WHERE r.min_lon >= ?1 AND r.max_lon <= ?2 AND r.min_lat >= ?3 AND r.max_lat <= ?4 AND p.layer NOT IN ${AREA_LAYERS}
-       ORDER BY (p.lat - ?5) * (p.lat - ?5) + (p.lon - ?6) * (p.lon - ?6) * ?7 LIMIT ?8`,
+    // Inside a box (one index seek per latitude band it spans), SQLite keeps the nearest few by a
+    // flat-earth distance (a bounded sort, no row objects for the rest); great-circle distances then
+    // order those exactly.
+    const near = db.query<CandidateRow, [string, number, number, number, number, number, number, number, number]>(
+      `SELECT p.id, '' AS folded, p.population, p.importance, p.lon, p.lat FROM places p
+       WHERE ${LAT_BAND_OF_P} IN (SELECT value FROM json_each(?1)) AND p.lon BETWEEN ?2 AND ?3 AND p.lat BETWEEN ?4 AND ?5 AND p.layer NOT IN ${AREA_LAYERS}
+       ORDER BY (p.lat - ?6) * (p.lat - ?6) + (p.lon - ?7) * (p.lon - ?7) * ?8 LIMIT ?9`,
     );
     const cos2 = Math.cos((q.lat * Math.PI) / 180) ** 2;
     const keep = Math.max(64, q.limit * 8);
@@ -292,10 +311,11 @@ export function createSearch(db: Database, opts: SearchOptions) {
       const maxLat = Math.min(90, q.lat + radius);
       const minLon = q.lon - lonRadius;
       const maxLon = q.lon + lonRadius;
-      rows.push(...near.all(Math.max(-180, minLon), Math.min(180, maxLon), minLat, maxLat, q.lat, q.lon, cos2, keep));
+      const bands = JSON.stringify(latBands(minLat, maxLat));
+      rows.push(...near.all(bands, Math.max(-180, minLon), Math.min(180, maxLon), minLat, maxLat, q.lat, q.lon, cos2, keep));
       // The part of the box beyond the antimeridian, measured from the point shifted by 360 degrees.
-      if (minLon < -180) rows.push(...near.all(Math.max(-180, minLon + 360), 180, minLat, maxLat, q.lat, q.lon + 360, cos2, keep));
-      if (maxLon > 180) rows.push(...near.all(-180, Math.min(180, maxLon - 360), minLat, maxLat, q.lat, q.lon - 360, cos2, keep));
+      if (minLon < -180) rows.push(...near.all(bands, Math.max(-180, minLon + 360), 180, minLat, maxLat, q.lat, q.lon + 360, cos2, keep));
+      if (maxLon > 180) rows.push(...near.all(bands, -180, Math.min(180, maxLon - 360), minLat, maxLat, q.lat, q.lon - 360, cos2, keep));
       const scored: Scored[] = rows.map((row) => ({ row, text: 1, score: 0, distance: distanceKm(q.lon, q.lat, row.lon, row.lat) }));
       return scored.sort((a, b) => a.distance! - b.distance! || b.row.population - a.row.population).slice(0, q.limit);
     };

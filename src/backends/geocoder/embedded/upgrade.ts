@@ -1,32 +1,40 @@
-// A gazetteer file of the previous schema (version 2: no regions, no region codes) is brought up to
-// date in place, so the datasets an operator imported survive the upgrade; older files are rebuilt.
-// Every step can run again: a process stopped halfway finishes the upgrade at its next start.
+// A gazetteer file of an earlier schema is brought up to date in place, so the datasets an operator
+// imported survive the upgrade; files older than version 2 are rebuilt. Version 2 had no regions and
+// no region codes; version 3 kept points in an R*Tree, now a B-tree (store.ts's PLACE_POINT_INDEX,
+// which opening the file creates), and its names had no copy of their place's population. Every step can run again: a process stopped halfway finishes the
+// upgrade at its next start.
 import type { Database } from "bun:sqlite";
 import { BUILTIN_DATASETS, builtinPlaces } from "./builtin";
 import { metaValue, openGazetteerFile, SCHEMA_VERSION } from "./store";
 import { createDatasetWriter } from "./writer";
 
-const UPGRADABLE_FROM = "2";
+async function addRegions(db: Database) {
+  const columns = db.query<{ name: string }, []>("PRAGMA table_info(places)").all().map((c) => c.name);
+  if (!columns.includes("abbr")) db.exec("ALTER TABLE places ADD COLUMN abbr TEXT");
+  // Replaced by the (dataset, ext_id) index.
+  db.exec("DROP INDEX IF EXISTS places_by_ext_id");
+  const { regions } = await builtinPlaces();
+  const writer = createDatasetWriter(db, BUILTIN_DATASETS.regions, "replace");
+  writer.begin();
+  try {
+    for (const r of regions) writer.addPlace(r);
+    writer.commit();
+  } catch (err) {
+    writer.rollback();
+    throw err;
+  }
+}
 
-/** True when the file at `path` was of version 2 and is now current. */
+/** True when the file at `path` was of version 2 or 3 and is now current. */
 export async function upgradeGazetteerFile(path: string): Promise<boolean> {
   const db: Database = openGazetteerFile(path);
   try {
-    if (metaValue(db, "schema_version") !== UPGRADABLE_FROM) return false;
-    const columns = db.query<{ name: string }, []>("PRAGMA table_info(places)").all().map((c) => c.name);
-    if (!columns.includes("abbr")) db.exec("ALTER TABLE places ADD COLUMN abbr TEXT");
-    // Replaced by the (dataset, ext_id) index.
-    db.exec("DROP INDEX IF EXISTS places_by_ext_id");
-    const { regions } = await builtinPlaces();
-    const writer = createDatasetWriter(db, BUILTIN_DATASETS.regions, "replace");
-    writer.begin();
-    try {
-      for (const r of regions) writer.addPlace(r);
-      writer.commit();
-    } catch (err) {
-      writer.rollback();
-      throw err;
-    }
+    const version = metaValue(db, "schema_version");
+    if (version !== "2" && version !== "3") return false;
+    if (version === "2") await addRegions(db);
+    db.exec("DROP TABLE IF EXISTS places_rtree");
+    // store.ts added the column when it opened the file; names take their place's population now.
+    db.exec("UPDATE names SET population = (SELECT population FROM places WHERE places.id = names.place_id) WHERE population = 0");
     db.query("UPDATE meta SET value = ? WHERE key = 'schema_version'").run(SCHEMA_VERSION);
     return true;
   } finally {

@@ -3,7 +3,7 @@
 import { copyFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { strToU8, zipSync } from "fflate";
-import { buildBuiltinGazetteer } from "../../../../src/backends/geocoder/embedded/gazetteer";
+import { buildBuiltinGazetteer } from "../../../../src/backends/geocoder/embedded/build";
 import { GAZETTEER_FILE } from "../../../../src/backends/geocoder/embedded/store";
 import { tempDir } from "../../../support/app";
 

@@ -1,5 +1,6 @@
-// A gazetteer file of the previous schema (version 2, before built-in regions) is upgraded in place at
-// start: the operator's imported datasets stay, and the regions arrive.
+// A gazetteer file of an earlier schema is upgraded in place at start: the operator's imported datasets
+// stay; a version 2 file (before built-in regions) gains the regions, a version 3 file (points in an
+// R*Tree) loses the R*Tree for the point index, and reverse geocoding finds its places.
 import { expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
@@ -40,7 +41,48 @@ test("a version 2 file keeps its imported datasets and gains the built-in region
     upgraded.close();
   }
   const after = new Database(join(dataDir, GAZETTEER_FILE), { readonly: true });
-  expect(after.query("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: "3" });
+  expect(after.query("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: "4" });
   expect(after.query("SELECT name FROM sqlite_master WHERE name = 'places_by_ext_id'").get()).toBeNull();
+  after.close();
+}, 60_000);
+
+test("a version 3 file keeps its imported datasets, drops its R*Tree and answers reverse from the point index", async () => {
+  const dataDir = await dataDirWithGazetteer();
+  const first = createGazetteer({ dataDir, log: silentLogger });
+  const file = join(dataDir, "CH.txt");
+  writeFileSync(file, VILLAGES_TSV);
+  await importGeonamesFile(first, file, { dataset: "swiss", mode: "add" });
+  first.close();
+
+  // What version 3 wrote: an R*Tree of the points, no point index, names without their place's population.
+  const db = new Database(join(dataDir, GAZETTEER_FILE));
+  db.exec("DROP INDEX places_by_point");
+  db.exec("DROP INDEX names_by_folded");
+  db.exec("ALTER TABLE names DROP COLUMN population");
+  db.exec("CREATE INDEX names_by_folded ON names (folded, place_id)");
+  db.exec("CREATE VIRTUAL TABLE places_rtree USING rtree (id, min_lon, max_lon, min_lat, max_lat)");
+  db.exec("INSERT INTO places_rtree SELECT id, lon, lon, lat, lat FROM places");
+  db.exec("UPDATE meta SET value = '3' WHERE key = 'schema_version'");
+  db.close();
+
+  const upgraded = createGazetteer({ dataDir, log: silentLogger });
+  try {
+    await upgraded.start();
+    expect(upgraded.status().datasets.map((d) => d.name)).toContain("swiss");
+    const [village] = (await upgraded.geocoder.forward({ q: "hintertupfingen", limit: 1, language: "en" })).features;
+    // Ranked by the population its names now carry: Paris, France before the smaller Parises.
+    expect((await upgraded.geocoder.forward({ q: "paris", limit: 1, language: "en" })).features[0]!.properties).toMatchObject({ country_code: "FR" });
+    const [lon, lat] = village!.geometry.coordinates;
+    const [nearest] = (await upgraded.geocoder.reverse({ lon: lon! + 0.0001, lat: lat!, limit: 1, language: "en" })).features;
+    expect(nearest!.properties).toMatchObject({ source: "swiss", name: village!.properties.name });
+  } finally {
+    upgraded.close();
+  }
+  const after = new Database(join(dataDir, GAZETTEER_FILE), { readonly: true });
+  expect(after.query("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: "4" });
+  expect(after.query("SELECT name FROM sqlite_master WHERE name = 'places_rtree'").get()).toBeNull();
+  expect(after.query("SELECT name FROM sqlite_master WHERE name = 'places_by_point'").get()).toEqual({ name: "places_by_point" });
+  expect(after.query("SELECT COUNT(*) AS wrong FROM names n JOIN places p ON p.id = n.place_id WHERE n.population != p.population").get()).toEqual({ wrong: 0 });
+  expect((after.query("SELECT sql FROM sqlite_master WHERE name = 'names_by_folded'").get() as { sql: string }).sql).toContain("population");
   after.close();
 }, 60_000);

@@ -383,4 +383,62 @@ describe("mapstead gazetteer (CLI)", () => {
     expect(cli("rebuild").code).toBe(2);
     expect(cli("import", join(files, "missing.zip")).code).toBe(1);
   });
+
+  test("one import at a time with the API: the CLI refuses while an API import runs, and the API while the CLI imports", async () => {
+    const app = await makeTestApp({}, { dataDir });
+    try {
+      const owner = (await seedSession(app.ctx, { isAdmin: true })).headers;
+      // An API import another process is running, as its row says.
+      const queue = createJobQueue(app.ctx.sqlite);
+      const api = queue.enqueue(IMPORT_JOB, { source: { type: "tileset", tileset: "x/y", name_field: "name" }, dataset: null, mode: "add" }, { running: true });
+      const refused = cli("import", join(files, "CH.zip"), "--dataset", "refused");
+      expect(refused.code).toBe(1);
+      expect(refused.err).toContain(`mapstead gazetteer: Gazetteer import ${api} is queued or running; wait for it to finish`);
+      expect(JSON.parse(cli("status", "--json").out).datasets.map((d: { name: string }) => d.name)).not.toContain("refused");
+      queue.done(api);
+
+      // A dump big enough to still be importing while the API is asked.
+      const big = join(files, "big.txt");
+      writeFileSync(big, Array.from({ length: 150_000 }, (_, i) => geonameRow({ id: 20_000_000 + i, name: `Bigtown ${i}`, lat: (i % 170) - 85, lon: (i % 350) - 175, country: "CH" })).join("\n") + "\n");
+      const proc = Bun.spawn(["bun", MAIN, "gazetteer", "import", big, "--dataset", "big", "--data-dir", dataDir], { env: { ...process.env, NO_COLOR: "1" }, stdout: "pipe", stderr: "pipe" });
+      const cliRow = () => app.ctx.sqlite.query<{ id: number }, []>("SELECT id FROM jobs WHERE state = 'running' AND json_extract(payload, '$.cli')").get();
+      while (!cliRow()) await Bun.sleep(10);
+      const res = await app.fetch("/api/v1/gazetteer/datasets?name=during", { method: "POST", headers: owner, body: VILLAGES_TSV });
+      expect(res.status).toBe(409);
+      const err = (await res.json()).error;
+      expect(err.code).toBe("IMPORT_IN_PROGRESS");
+      expect(err.message).toContain(`/api/v1/gazetteer/imports/${cliRow()!.id}`);
+      expect(await proc.exited).toBe(0);
+      // The CLI's turn shows among the imports, finished with its figures.
+      const list = (await (await app.fetch("/api/v1/gazetteer/imports", { headers: owner })).json()).imports as ImportStatus[];
+      expect(list[0]).toMatchObject({ state: "done", dataset: "big", places: 150_000, source: { type: "file", filename: "big.txt" } });
+    } finally {
+      await app.close();
+    }
+  }, 120_000);
+
+  test("kill -9 mid-import leaves the dataset as it was, and the next import need not wait for the dead one", async () => {
+    const big = join(files, "big.txt");
+    expect(cli("import", join(files, "CH.zip"), "--dataset", "kept", "--replace").code).toBe(0);
+    const app = await makeTestApp({}, { dataDir });
+    try {
+      const proc = Bun.spawn(["bun", MAIN, "gazetteer", "import", big, "--dataset", "kept", "--replace", "--data-dir", dataDir], { env: { ...process.env, NO_COLOR: "1" }, stdout: "pipe", stderr: "pipe" });
+      const cliRow = () => app.ctx.sqlite.query<{ id: number; payload: string }, []>("SELECT id, payload FROM jobs WHERE state = 'running' AND json_extract(payload, '$.cli')").get();
+      // Killed once it has written some of the file's places.
+      while (!(JSON.parse(cliRow()?.payload ?? "{}").counts?.places > 0)) await Bun.sleep(10);
+      const id = cliRow()!.id;
+      proc.kill("SIGKILL");
+      await proc.exited;
+      const k = { "x-api-key": seedKey(app.ctx, seedOrg(app.ctx, "killed").id, ["geocoding"]).secret };
+      const kept = (await (await app.fetch("/api/v1/gazetteer/datasets", { headers: (await seedSession(app.ctx, { isAdmin: true })).headers })).json()).datasets.find((d: { name: string }) => d.name === "kept");
+      expect(kept).toMatchObject({ places: 3 });
+      expect((await (await app.fetch("/geocoding/v1/forward?q=bigtown%201", { headers: k })).json()).features.filter((f: { properties: { source: string } }) => f.properties.source === "kept")).toEqual([]);
+      // Its row would keep beating no more: once stale, the next CLI import closes it and goes ahead.
+      app.ctx.sqlite.query("UPDATE jobs SET heartbeat_at = heartbeat_at - 60000 WHERE id = ?").run(id);
+      expect(cli("import", join(files, "CH.zip"), "--dataset", "kept").code).toBe(0);
+      expect(app.ctx.sqlite.query("SELECT state, error FROM jobs WHERE id = ?").get(id)).toEqual({ state: "failed", error: expect.stringContaining("stopped before it finished") });
+    } finally {
+      await app.close();
+    }
+  }, 120_000);
 });

@@ -1,6 +1,7 @@
 // GEOCODER picks the backend: auto (Pelias when GEOCODER_INTERNAL_URL is set, else the embedded
 // gazetteer), pelias, embedded, off. Health and preflight say which one answers, and the embedded one
 // answers 503 with Retry-After while it is first built.
+import { probeEmbeddedGeocoder } from "../../../../src/backends/geocoder/embedded/probe";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
@@ -87,6 +88,10 @@ describe("first start of the embedded gazetteer", () => {
       expect(err.code).toBe("GEOCODER_UNAVAILABLE");
       expect(err.message).toContain("being built");
       expect(t.services.gazetteer.status().state).toBe("building");
+      // The build runs on its own thread: meanwhile the request thread answers, and the health probe (its
+      // answer above is cached for a while) says why geocoding waits.
+      expect(await probeEmbeddedGeocoder(t.dataDir, t.services.gazetteer)).toMatchObject({ status: "degraded", detail: expect.stringContaining("being built") });
+      expect((await get("/geocoding/v1/reverse?lon=13.4&lat=52.52")).status).toBe(503);
       // The build writes a temp file and renames it into place: no half-built gazetteer.sqlite meanwhile.
       expect(existsSync(join(t.dataDir, "gazetteer.sqlite"))).toBe(false);
 
