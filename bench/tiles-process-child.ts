@@ -1,6 +1,7 @@
 // One processing run in a fresh process, so peak RSS (VmHWM) belongs to that run alone.
 // Usage: bun bench/tiles-process-child.ts mapstead|plain OUT_DIR INPUT.geojson...
-// BENCH_MAXZOOM sets the deepest zoom (default 8). Prints one JSON line: {"seconds", "peakRssMb", "tiles", "bytes"}.
+// BENCH_MAXZOOM sets the deepest zoom (default 8). Prints one JSON line: {"seconds", "peakRssMb", "tiles",
+// "bytes", "phases"} (phases: Mapstead's seconds per processing phase).
 import { GeoJSONVT } from "@maplibre/geojson-vt";
 import { fromGeojsonVt } from "@maplibre/vt-pbf";
 import { readFileSync } from "node:fs";
@@ -37,6 +38,9 @@ function plain(path: string): { tiles: number; bytes: number } {
 const started = performance.now();
 let tiles = 0;
 let bytes = 0;
+const phases: Record<string, number> = {};
+let phase = "";
+let phaseStarted = started;
 for (const input of inputs) {
   if (mode === "plain") {
     const r = plain(input);
@@ -54,12 +58,20 @@ for (const input of inputs) {
         description: "",
         memoryMb: 256,
       },
-      () => {},
+      (p) => {
+        if (p.phase === phase) return;
+        const now = performance.now();
+        if (phase) phases[phase] = (phases[phase] ?? 0) + (now - phaseStarted) / 1000;
+        phase = p.phase;
+        phaseStarted = now;
+      },
     );
+    if (phase) phases[phase] = (phases[phase] ?? 0) + (performance.now() - phaseStarted) / 1000;
+    phase = "";
     tiles += r.stats.tiles;
     bytes += r.stats.bytes;
   }
 }
 const seconds = (performance.now() - started) / 1000;
 const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync("/proc/self/status", "utf8"))?.[1];
-console.log(JSON.stringify({ seconds, peakRssMb: Number(hwm) / 1024, tiles, bytes }));
+console.log(JSON.stringify({ seconds, peakRssMb: Number(hwm) / 1024, tiles, bytes, phases }));

@@ -1,9 +1,10 @@
 // The disk-backed feature store the tiler reads from: every cleaned feature of every layer goes into a
-// temporary SQLite file next to the archive being written, with its Web Mercator extent in an R*Tree and
-// the zoom it first shows at. Tiles are then cut zoom by zoom from range queries, so memory holds one
-// tile's features at a time, never the whole input.
+// temporary SQLite file next to the archive being written. Once zooms are settled (thinning, clustering),
+// an R*Tree indexes each feature's Web Mercator extent and zoom range, built in spatial order. Tiles are
+// then cut from range queries, so memory holds one tile's features at a time, never the whole input.
 import { Database, type Statement } from "bun:sqlite";
 import { rmSync } from "node:fs";
+import { COARSEST, DensityGrid, FINEST } from "./density-grid";
 
 /** A bounding box in the Web Mercator unit square (x east, y south, 0..1; x may pass 1 across 180°). */
 export type UnitBox = [minX: number, minY: number, maxX: number, maxY: number];
@@ -26,16 +27,48 @@ export interface Cluster {
 /** Features whose extent reaches this close to the antimeridian are indexed on the other side too. */
 const WRAP_MARGIN = 1 / 32;
 const BATCH = 5000;
+/** The zoom range of a feature that never shows (a point thinning left unset). */
+const NEVER = 255;
+/** Rows enter the index by row and column of a 1024 x 1024 grid (zoom 10 tiles). */
+const ORDER_CELLS = 1024;
+
+type Box4 = [number, number, number, number];
+
+interface Queries {
+  anyIn: Statement<{ one: number }, Box4>;
+  inTile: Statement<{ id: number; bytes: number; minzoom: number; maxzoom: number | null }, [...Box4, number, number, number]>;
+  text: Statement<{ geometry: string; properties: string }, [number]>;
+  inBlock: Statement<StoredFeature & { id: number; importance: number }, [...Box4, number]>;
+  sizeIn: Statement<{ bytes: number | null }, Box4>;
+  largeSizeIn: Statement<{ bytes: number | null }, Box4>;
+}
+
+function prepareQueries(db: Database): Queries {
+  const box = "max_x >= ?1 AND min_x <= ?2 AND max_y >= ?3 AND min_y <= ?4";
+  // An entry's id divided by 4 is its feature (copies across the antimeridian share it); IN dedups them.
+  const within = (extra = "", table = "extents") => `f.id IN (SELECT id >> 2 FROM ${table} WHERE ${box}${extra})`;
+  return {
+    anyIn: db.prepare(`SELECT 1 AS one FROM extents WHERE ${box} LIMIT 1`),
+    inTile: db.prepare(
+      `SELECT f.id, f.bytes, f.minzoom, f.maxzoom FROM features f
+       WHERE ${within(" AND min_z <= ?5 AND max_z >= ?6")} AND f.layer = ?7 ORDER BY f.importance DESC, f.id`,
+    ),
+    text: db.prepare("SELECT geometry, properties FROM texts WHERE id = ?"),
+    inBlock: db.prepare(
+      `SELECT f.id, f.importance, f.minzoom, f.maxzoom, t.geometry, t.properties FROM features f JOIN texts t ON t.id = f.id
+       WHERE ${within()} AND f.layer = ?5 ORDER BY f.id`,
+    ),
+    sizeIn: db.prepare(`SELECT SUM(f.bytes) AS bytes FROM features f WHERE ${within()}`),
+    largeSizeIn: db.prepare(`SELECT SUM(f.bytes) AS bytes FROM features f WHERE ${within("", "large_extents")}`),
+  };
+}
 
 export class FeatureStore {
   private readonly db: Database;
   private readonly insertFeature: Statement;
   private readonly insertText: Statement;
-  private readonly insertExtent: Statement;
-  private readonly anyIn: Statement<{ one: number }, [number, number, number, number]>;
-  private readonly inTile: Statement<StoredFeature, [number, number, number, number, number, number, number]>;
-  private readonly inBlock: Statement<StoredFeature, [number, number, number, number, number]>;
-  private readonly sizeIn: Statement<{ bytes: number | null }, [number, number, number, number]>;
+  private queries: Queries | null = null;
+  private readonly density = new DensityGrid();
   private pending = 0;
   count = 0;
 
@@ -47,24 +80,14 @@ export class FeatureStore {
     this.db.exec("PRAGMA synchronous = OFF");
     this.db.exec("PRAGMA cache_size = -16384"); // 16 MiB of page cache, whatever the input size
     this.db.exec("PRAGMA temp_store = FILE");
-    // Small rows apart from the feature text, so sizing and thinning never read the geometries.
-    this.db.exec("CREATE TABLE features (id INTEGER PRIMARY KEY, layer INTEGER NOT NULL, minzoom INTEGER, maxzoom INTEGER, importance REAL NOT NULL, x REAL, y REAL, bytes INTEGER NOT NULL)");
+    // Small rows apart from the feature text, so sizing, thinning and the index never read the geometries.
+    this.db.exec(
+      `CREATE TABLE features (id INTEGER PRIMARY KEY, layer INTEGER NOT NULL, minzoom INTEGER, maxzoom INTEGER, importance REAL NOT NULL,
+       x REAL, y REAL, bytes INTEGER NOT NULL, min_x REAL NOT NULL, min_y REAL NOT NULL, max_x REAL NOT NULL, max_y REAL NOT NULL)`,
+    );
     this.db.exec("CREATE TABLE texts (id INTEGER PRIMARY KEY, geometry TEXT NOT NULL, properties TEXT NOT NULL)");
-    this.db.exec("CREATE VIRTUAL TABLE extents USING rtree(id, min_x, max_x, min_y, max_y, +feature INTEGER)");
-    this.insertFeature = this.db.prepare("INSERT INTO features (layer, minzoom, maxzoom, importance, x, y, bytes) VALUES (?, ?, ?, ?, ?, ?, ?)");
+    this.insertFeature = this.db.prepare("INSERT INTO features (layer, minzoom, maxzoom, importance, x, y, bytes, min_x, min_y, max_x, max_y) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     this.insertText = this.db.prepare("INSERT INTO texts (id, geometry, properties) VALUES (?, ?, ?)");
-    this.insertExtent = this.db.prepare("INSERT INTO extents (min_x, max_x, min_y, max_y, feature) VALUES (?, ?, ?, ?, ?)");
-    this.anyIn = this.db.prepare("SELECT 1 AS one FROM extents WHERE max_x >= ? AND min_x <= ? AND max_y >= ? AND min_y <= ? LIMIT 1");
-    const within = "f.id IN (SELECT feature FROM extents WHERE max_x >= ? AND min_x <= ? AND max_y >= ? AND min_y <= ?)";
-    this.inTile = this.db.prepare(
-      `SELECT t.geometry, t.properties, f.minzoom, f.maxzoom FROM features f JOIN texts t ON t.id = f.id
-       WHERE f.layer = ? AND f.minzoom <= ? AND (f.maxzoom IS NULL OR f.maxzoom >= ?) AND ${within} ORDER BY f.importance DESC, f.id`,
-    );
-    this.inBlock = this.db.prepare(
-      `SELECT t.geometry, t.properties, f.minzoom, f.maxzoom FROM features f JOIN texts t ON t.id = f.id
-       WHERE f.layer = ? AND ${within} ORDER BY f.importance DESC, f.id`,
-    );
-    this.sizeIn = this.db.prepare(`SELECT SUM(f.bytes) AS bytes FROM features f WHERE ${within}`);
     this.db.exec("BEGIN");
   }
 
@@ -80,13 +103,15 @@ export class FeatureStore {
   private insert(layer: number, geometry: unknown, properties: Record<string, unknown>, box: UnitBox, minzoom: number | null, maxzoom: number | null, importance: number, point: [number, number] | null): void {
     const g = JSON.stringify(geometry);
     const p = JSON.stringify(properties);
-    const id = this.insertFeature.run(layer, minzoom, maxzoom, importance, point?.[0] ?? null, point?.[1] ?? null, g.length + p.length).lastInsertRowid;
+    const id = this.insertFeature.run(layer, minzoom, maxzoom, importance, point?.[0] ?? null, point?.[1] ?? null, g.length + p.length, ...box).lastInsertRowid;
     this.insertText.run(id, g, p);
-    const [x0, y0, x1, y1] = box;
-    this.insertExtent.run(x0, x1, y0, y1, id);
-    // geojson-vt copies what crosses the antimeridian to the other side; the index must find it there too.
-    if (x1 > 1 - WRAP_MARGIN) this.insertExtent.run(x0 - 1, x1 - 1, y0, y1, id);
-    if (x0 < WRAP_MARGIN) this.insertExtent.run(x0 + 1, x1 + 1, y0, y1, id);
+    // Large features are sized from their own index instead (see index()).
+    if (DensityGrid.holds(box)) {
+      this.density.add(box, g.length + p.length);
+      // The same copies as the index's, so sizes near the antimeridian count them too.
+      if (box[2] > 1 - WRAP_MARGIN) this.density.add([box[0] - 1, box[1], box[2] - 1, box[3]], g.length + p.length);
+      if (box[0] < WRAP_MARGIN) this.density.add([box[0] + 1, box[1], box[2] + 1, box[3]], g.length + p.length);
+    }
     if (++this.pending >= BATCH) {
       this.db.exec("COMMIT");
       this.db.exec("BEGIN");
@@ -169,24 +194,83 @@ export class FeatureStore {
     this.db.prepare("UPDATE features SET minzoom = MAX(?, MIN(?, minzoom)) WHERE layer = ? AND minzoom IS NOT NULL").run(minzoom, maxzoom, layer);
   }
 
-  /** Whether any feature (at any zoom) reaches into the box: children of empty tiles are skipped. */
-  hasData(box: UnitBox): boolean {
-    return this.anyIn.get(box[0], box[2], box[1], box[3]) !== null;
+  /**
+   * Builds the spatial index once every feature's zooms are final (after thinning and clustering). Rows go
+   * in sorted by position: an R*Tree filled in spatial order stays in cache, several times faster than in
+   * file order. Each entry's id is the feature's id times 4 plus which copy it is (see WRAP_MARGIN).
+   */
+  index(): void {
+    const columns = (shift: number, copy: number) =>
+      `SELECT id * 4 + ${copy}, min_x + ${shift}, max_x + ${shift}, min_y, max_y, COALESCE(minzoom, ${NEVER}), COALESCE(maxzoom, ${NEVER}) FROM features`;
+    const large = `(max_x - min_x > ${1 / 2 ** COARSEST} OR max_y - min_y > ${1 / 2 ** COARSEST})`;
+    this.db.exec("BEGIN");
+    for (const [table, only] of [
+      ["extents", "1"],
+      // The features DensityGrid leaves out, sized from their own small index.
+      ["large_extents", large],
+    ]) {
+      this.db.exec(`CREATE VIRTUAL TABLE ${table} USING rtree(id, min_x, max_x, min_y, max_y, min_z, max_z)`);
+      this.db.exec(`INSERT INTO ${table} ${columns(0, 0)} WHERE ${only} ORDER BY CAST(min_y * ${ORDER_CELLS} AS INTEGER), CAST(min_x * ${ORDER_CELLS} AS INTEGER)`);
+      // geojson-vt copies what crosses the antimeridian to the other side; the index must find it there too.
+      this.db.exec(`INSERT INTO ${table} ${columns(-1, 1)} WHERE ${only} AND max_x > ${1 - WRAP_MARGIN}`);
+      this.db.exec(`INSERT INTO ${table} ${columns(1, 2)} WHERE ${only} AND min_x < ${WRAP_MARGIN}`);
+    }
+    this.db.exec("COMMIT");
+    this.density.seal();
+    this.queries = prepareQueries(this.db);
   }
 
-  /** The features of a layer shown at zoom z within the box, most important first. */
-  *features(layer: number, z: number, box: UnitBox): Generator<StoredFeature> {
-    yield* this.inTile.iterate(layer, z, z, box[0], box[2], box[1], box[3]);
+  private get indexed(): Queries {
+    if (!this.queries) throw new Error("FeatureStore.index() must run before tiles are read");
+    return this.queries;
+  }
+
+  /** Whether any feature (at any zoom) reaches into the box: children of empty tiles are skipped. */
+  hasData(box: UnitBox): boolean {
+    return this.indexed.anyIn.get(box[0], box[2], box[1], box[3]) !== null;
+  }
+
+  /**
+   * The features of a layer shown at zoom z within the box, most important first, up to `budget`
+   * characters of text (the first feature past it still comes); the rest are only counted. The order is
+   * settled on the small rows, so the text of features left out is never read.
+   */
+  tileFeatures(layer: number, z: number, box: UnitBox, budget: number): { features: StoredFeature[]; skipped: number } {
+    const q = this.indexed;
+    const chosen: { id: number; minzoom: number; maxzoom: number | null }[] = [];
+    let read = 0;
+    let skipped = 0;
+    for (const f of q.inTile.iterate(box[0], box[2], box[1], box[3], z, z, layer)) {
+      if (read > budget) {
+        skipped++;
+        continue;
+      }
+      read += f.bytes;
+      chosen.push(f);
+    }
+    // The text is read in file order (far fewer pages read than in order of importance), then put back in order.
+    const texts = new Map<number, { geometry: string; properties: string }>();
+    for (const id of chosen.map((f) => f.id).sort((a, b) => a - b)) texts.set(id, q.text.get(id)!);
+    return { features: chosen.map((f) => ({ ...texts.get(f.id)!, minzoom: f.minzoom, maxzoom: f.maxzoom })), skipped };
   }
 
   /** Every feature of a layer within the box, whatever its first zoom, most important first. */
   blockFeatures(layer: number, box: UnitBox): StoredFeature[] {
-    return this.inBlock.all(layer, box[0], box[2], box[1], box[3]);
+    // Read in file order and sorted here: SQLite sorting rows that carry their text is several times slower.
+    const rows = this.indexed.inBlock.all(box[0], box[2], box[1], box[3], layer);
+    return rows.sort((a, b) => b.importance - a.importance || a.id - b.id);
   }
 
-  /** Characters of feature text within the box: decides whether a block of tiles fits in memory. */
-  textSize(box: UnitBox): number {
-    return this.sizeIn.get(box[0], box[2], box[1], box[3])?.bytes ?? 0;
+  /**
+   * Characters of feature text within the box, or a bound above it: decides whether a block of tiles fits
+   * in memory. Small features are counted by the DensityGrid, large ones from their index; a box finer
+   * than the grid whose bound is over `enough` is counted exactly.
+   */
+  textSize(box: UnitBox, enough: number): number {
+    const q = this.indexed;
+    const bound = this.density.charsIn(box) + (q.largeSizeIn.get(box[0], box[2], box[1], box[3])?.bytes ?? 0);
+    if (bound <= enough || box[2] - box[0] >= 1 / 2 ** FINEST) return bound;
+    return q.sizeIn.get(box[0], box[2], box[1], box[3])?.bytes ?? 0;
   }
 
   /** Closes and deletes the file. */

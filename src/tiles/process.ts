@@ -361,11 +361,14 @@ async function processWithStore(input: ProcessInput, sources: SourceFile[], stor
       );
   }
 
+  store.index();
+
   // 3. The pyramid, into the archive format the recipe asks for.
   const output = input.recipe.output ?? "mbtiles";
   const writer = output === "pmtiles" ? new PmtilesWriter(input.outPath) : new MbtilesWriter(input.outPath);
   try {
     const base = SHARE.reading + SHARE.indexing;
+    report({ progress: base, phase: "tiling", features: store.count, tiles: 0 });
     const tiled = tileAll(
       store,
       tilerLayers,

@@ -120,20 +120,11 @@ export function tileAll(store: FeatureStore, layers: TilerLayer[], opts: TilerOp
     const tiles: Record<string, GeoJSONVTTile> = {};
     for (const layer of layers) {
       if (z < layer.minzoom || z > layer.maxzoom) continue;
-      const features: GeoJSON.Feature[] = [];
-      let read = 0;
-      let skipped = 0;
-      for (const f of store.features(layer.id, z, box)) {
-        if (read > READ_BUDGET) {
-          skipped++;
-          continue;
-        }
-        read += f.geometry.length + f.properties.length;
-        features.push(toFeature(f, false));
-      }
+      const { features, skipped } = store.tileFeatures(layer.id, z, box, READ_BUDGET);
       dropped(z, skipped);
       if (!features.length) continue;
-      const tile = geoJSONToTile({ type: "FeatureCollection", features }, z, x, y, { ...options(layer), clip: true, wrap: true });
+      const collection: GeoJSON.FeatureCollection = { type: "FeatureCollection", features: features.map((f) => toFeature(f, false)) };
+      const tile = geoJSONToTile(collection, z, x, y, { ...options(layer), clip: true, wrap: true });
       if (tile?.features.length) tiles[layer.name] = tile;
     }
     emit(z, x, y, tiles);
@@ -174,7 +165,7 @@ export function tileAll(store: FeatureStore, layers: TilerLayer[], opts: TilerOp
   const visit = (z: number, x: number, y: number) => {
     const box = tileBox(z, x, y, opts.buffer);
     if (store.hasData(box)) {
-      const size = store.textSize(box);
+      const size = store.textSize(box, BLOCK_BUDGET);
       if (size <= BLOCK_BUDGET) {
         block(z, x, y, box);
         collectAfter(size);
