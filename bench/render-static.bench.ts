@@ -11,7 +11,7 @@
 // Targets (issue 10): p50 under 150 ms, at least 5x faster than Chromium.
 import type { Page } from "playwright-core";
 import { serveTestApp } from "../test/support/app";
-import { launchBrowser, openMap } from "../test/support/browser";
+import { launchBrowser, openMap, stopHarness } from "../test/support/browser";
 import { buildWorld } from "../test/read/render/world";
 import { median, percentile, QUICK, report } from "./lib";
 
@@ -138,5 +138,6 @@ try {
   report("speed-up over MapLibre GL JS in Chromium, fresh page per image (p50)", median(fresh) / p50, "x", ">= 5");
 } finally {
   await browser.close();
+  stopHarness();
   await app.close();
 }

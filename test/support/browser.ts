@@ -52,6 +52,12 @@ export function harnessUrl(): string {
   return harness.url;
 }
 
+/** Stops the harness server (scripts outside `bun test`, such as benches, would otherwise never exit). */
+export function stopHarness(): void {
+  harness?.stop();
+  harness = null;
+}
+
 const MAP_HTML = `<!doctype html><html><head><meta charset="utf-8">
 <link rel="stylesheet" href="/maplibre-gl.css">
 <style>html,body,#map{margin:0;width:100%;height:100%}</style>
