@@ -6,7 +6,7 @@
 import { BUILTIN_FONTS } from "../src/domain/fonts/builtin";
 import { buildRangePbf, parseFont } from "../src/glyphs";
 import { serveTestApp } from "../test/support/app";
-import { bareConstantServer, DURATION_S, median, QUICK, report, wrk, wrkLine } from "./lib";
+import { bareConstantServer, DURATION_S, headersOf, median, QUICK, report, wrk, wrkLine } from "./lib";
 
 const regular = BUILTIN_FONTS.find((f) => f.name === "Noto Sans Regular")!;
 const bytes = await Bun.file(regular.path).arrayBuffer();
@@ -37,6 +37,8 @@ try {
   const body = bodies.get(paths[0]!)!;
   console.log(`  range sizes: ${paths.map((p) => `${p.slice(10)} ${bodies.get(p)!.length} bytes`).join(", ")}`);
   const bare = bareConstantServer(body, { "content-type": "application/x-protobuf" });
+  // The same bytes with the app's very headers: the ratio against it is the cost of our code alone.
+  const bareSame = bareConstantServer(body, headersOf(await app.fetch(paths[0]!)));
   // The mixed paths differ in size: their baseline answers each path with its own bytes.
   const bareByPath = Bun.serve({
     hostname: "127.0.0.1",
@@ -48,10 +50,12 @@ try {
     await wrk(bare.url, { durationS: 1 });
     await wrk(app.baseUrl + paths[0], { durationS: 1 });
     const oneRatios: number[] = [];
+    const sameRatios: number[] = [];
     const mixedRatios: number[] = [];
     for (let round = 0; round < (QUICK ? 1 : 3); round++) {
       const base = await wrk(bare.url, { durationS: DURATION_S });
       const one = await wrk(app.baseUrl + paths[0], { durationS: DURATION_S });
+      const same = await wrk(bareSame.url, { durationS: DURATION_S });
       // wrk's Lua path picking costs wrk time too: the mixed run is compared with the bare server driven
       // by the same script.
       const baseMixed = await wrk(bareByPathUrl, { durationS: DURATION_S, paths });
@@ -59,16 +63,20 @@ try {
       console.log(`  round ${round + 1}:`);
       wrkLine(`  bare Bun.serve constant (${body.length} bytes)`, base);
       wrkLine("  warm range 0-255", one);
+      wrkLine("  bare Bun.serve constant with the app's very headers", same);
       wrkLine("  bare Bun.serve, each path's bytes, random paths script", baseMixed);
       wrkLine("  warm ranges, 4 mixed (two fonts, three ranges)", mixed);
       if (one.non2xx || mixed.non2xx) console.log(`  warning: non-2xx answers from the app`);
       oneRatios.push(one.rps / base.rps);
+      sameRatios.push(one.rps / same.rps);
       mixedRatios.push(mixed.rps / baseMixed.rps);
     }
     report("warm glyph range throughput ratio vs bare constant response", median(oneRatios), "x", ">= 0.8");
     report("warm mixed glyph ranges throughput ratio vs bare constant response", median(mixedRatios), "x", ">= 0.8");
+    report("warm glyph range, ratio vs bare constant with the same headers (our code alone)", median(sameRatios), "x");
   } finally {
     bare.stop();
+    bareSame.stop();
     bareByPath.stop(true);
   }
 } finally {

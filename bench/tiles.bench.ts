@@ -1,8 +1,9 @@
 // Tile serving: (1) throughput over random existing z3-z8 tiles of a published tileset, as a ratio to a
 // bare Bun.serve + bun:sqlite reader of the same MBTiles in the same run (issue 9: >= 0.9), and the p99
 // as a ratio to the bare p99 (<= 1.2), with the Elysia twins of the fast routes (src/http/fast-routes.ts)
-// measured beside them to show what the fast path buys; (2) TileJSON throughput as a ratio to a bare
-// Bun.serve answering the same bytes (>= 0.8); (3) tile p99 while a large import is processing (< 20 ms).
+// measured beside them to show what the fast path buys, and the bare reader sending the app's very
+// headers (our code alone); (2) TileJSON throughput as a ratio to a bare Bun.serve answering the same
+// bytes (>= 0.8); (3) tile p99 while a large import is processing (< 20 ms).
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
 import * as topojson from "topojson-client";
@@ -37,6 +38,8 @@ async function waitState(slug: string, version: number, until: (state: string) =
 }
 
 let bare: ReturnType<typeof Bun.serve> | null = null;
+let bareTilesSame: ReturnType<typeof Bun.serve> | null = null;
+let bareIds = 0;
 // The same services answered by Elysia alone (no fast routes): the figure before the fast path.
 const twin = createApp(app.services, { fastPath: false });
 const twinPort = freePort();
@@ -76,38 +79,63 @@ try {
     },
   });
   const bareUrl = `http://127.0.0.1:${bare.port}`;
+  // The same reader sending the app's very headers (request id, CORS, nosniff, cache, ETag, Vary): the
+  // ratio against it is the cost of our code alone, apart from the bytes the conventions add.
+  const sample = await fetch(app.baseUrl + paths[0]!, { headers: { "accept-encoding": "gzip" } });
+  const sampleHeaders = headersOf(sample);
+  await sample.arrayBuffer();
+  bareTilesSame = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch(req) {
+      const parts = new URL(req.url).pathname.split("/");
+      const z = Number(parts[parts.length - 3]);
+      const x = Number(parts[parts.length - 2]);
+      const y = Number(parts[parts.length - 1]!.split(".")[0]);
+      const row = stmt.get(z, x, (1 << z) - 1 - y);
+      if (!row) return new Response(null, { status: 204 });
+      return new Response(row.tile_data as Uint8Array<ArrayBuffer>, { headers: { ...sampleHeaders, etag: `"1.1.${z}.${x}.${y}.gz"`, "x-request-id": `bare-${++bareIds}` } });
+    },
+  });
+  const bareSameUrl = `http://127.0.0.1:${bareTilesSame.port}`;
   const headers = { "accept-encoding": "gzip" };
   const opts = { paths, headers, connections: 32, durationS: DURATION_S };
 
   await wrk(bareUrl, { ...opts, durationS: 1 });
   await wrk(app.baseUrl, { ...opts, durationS: 1 });
   await wrk(twinUrl, { ...opts, durationS: 1 });
+  await wrk(bareSameUrl, { ...opts, durationS: 1 });
   // Rounds alternate the servers so load from anything else on the machine hits them alike; each
   // figure is the median of the per-round ratios.
   const rounds = QUICK ? 1 : 3;
   const ratios: number[] = [];
   const p99Ratios: number[] = [];
   const twinRatios: number[] = [];
+  const sameRatios: number[] = [];
   const p99s: number[] = [];
   const bareP99s: number[] = [];
   for (let round = 0; round < rounds; round++) {
     const base = await wrk(bareUrl, opts);
     const ours = await wrk(app.baseUrl, opts);
     const elysia = await wrk(twinUrl, opts);
+    const same = await wrk(bareSameUrl, opts);
     console.log(`  round ${round + 1}:`);
     wrkLine("bare Bun.serve + bun:sqlite", base);
     wrkLine("mapstead tiles (fast path)", ours);
     wrkLine("mapstead tiles through Elysia (the twins)", elysia);
+    wrkLine("bare Bun.serve + bun:sqlite with the app's very headers", same);
     if (ours.non2xx || elysia.non2xx) throw new Error(`${ours.non2xx + elysia.non2xx} tile requests failed`);
     ratios.push(ours.rps / base.rps);
     p99Ratios.push(ours.p99Ms / base.p99Ms);
     twinRatios.push(elysia.rps / base.rps);
+    sameRatios.push(ours.rps / same.rps);
     p99s.push(ours.p99Ms);
     bareP99s.push(base.p99Ms);
   }
   report("tile throughput ratio vs bare Bun.serve + bun:sqlite (z3-z8, 32 conns)", median(ratios), "x", ">= 0.9");
   report("tile p99 ratio vs bare p99", median(p99Ratios), "x", "<= 1.2");
   report("tile throughput through Elysia alone, ratio vs bare (before the fast path)", median(twinRatios), "x");
+  report("tile throughput, ratio vs bare with the same headers (our code alone)", median(sameRatios), "x");
   report("tile p99 at 32 connections", median(p99s), "ms", "< 5");
   report("bare baseline p99 at 32 connections (machine noise floor)", median(bareP99s), "ms");
 
@@ -152,6 +180,7 @@ try {
   mbtiles.close();
 } finally {
   bare?.stop(true);
+  bareTilesSame?.stop(true);
   twin.stop(true);
   await app.close();
 }

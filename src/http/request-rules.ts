@@ -86,13 +86,18 @@ export function mapAndLogError(code: string, error: unknown, request: Request, l
   return mapped;
 }
 
+/** Printable ASCII but `"` and `\`: what JSON writes as it is, between quotes. */
+const JSON_AS_IS = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
 /** The access-log line of a finished request. */
 export function logRequest(log: Logger, method: string, path: string, status: number, ms: number, requestId: string): void {
   // Built by hand: this line is written for every request, and a generic object + stringify
-  // was the largest single cost of a small request. Method and id are token characters.
+  // was the largest single cost of a small request. Method and id are token characters. A path
+  // is nearly always plain ASCII, quoted as it is: JSON.stringify's copy costs more, and makes the
+  // whole batch of lines slower to write out.
   if (log.enabled("info"))
     log.writeLine(
       "info",
-      `{"time":"${isoNow()}","level":"info","msg":"request","method":"${method}","path":${JSON.stringify(path)},"status":${status},"ms":${Math.round(ms * 100) / 100},"request_id":"${requestId}"}`,
+      `{"time":"${isoNow()}","level":"info","msg":"request","method":"${method}","path":${JSON_AS_IS.test(path) ? `"${path}"` : JSON.stringify(path)},"status":${status},"ms":${Math.round(ms * 100) / 100},"request_id":"${requestId}"}`,
     );
 }
