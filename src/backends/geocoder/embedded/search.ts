@@ -221,12 +221,13 @@ export function createSearch(db: Database, opts: SearchOptions) {
         return head <= budget ? 0.6 - 0.15 * head : 0;
       };
       // Most typos keep the first letters: those names come from the folded-name index alone and are
-      // measured before anything is joined. The names sharing the first three letters first (a narrow
-      // range even in a large import, where the two-letter range holds tens of thousands of names),
-      // then, when none of them is close enough, those sharing the first two; then the trigram index.
+      // measured before anything is joined. The names sharing the first four letters first (a narrow
+      // range even in a large import, where a two- or three-letter range holds tens of thousands of
+      // names), then, when none of them is close enough, those sharing three, then two; then the
+      // trigram index.
       const matched = new Map<number, { folded: string; text: number }>();
       const longest = autocomplete ? 1000 : query.length + budget;
-      for (const start of [query.slice(0, 3), query.slice(0, 2)]) {
+      for (const start of [4, 3, 2].filter((n) => n < query.length).map((n) => query.slice(0, n))) {
         for (const [folded, placeId] of sameStart.values(start, `${start}\u{10FFFF}`, query.length - budget, longest) as [string, number][]) {
           const text = typoScore(folded);
           if (text > (matched.get(placeId)?.text ?? 0)) matched.set(placeId, { folded, text });
