@@ -52,6 +52,11 @@ const TYPO_CANDIDATES = 500;
  * With a bbox, country or region filter, ten times more: the first names read might lie outside it.
  */
 const SCAN_LIMIT = 1000;
+/**
+ * Index entries a typo scan reads at most from one range of names sharing the query's first letters:
+ * twice the largest two-letter range of the built-in data ("sa", ~9,600 names), so only imports reach it.
+ */
+const TYPO_SCAN = 20_000;
 const scanLimit = (f: { sql: string }) => ` LIMIT ${f.sql ? SCAN_LIMIT * 10 : SCAN_LIMIT}`;
 /** Layers whose point is only a label position (a country's capital), never "the nearest place". */
 const AREA_LAYERS = "('country', 'macroregion', 'region')";
@@ -168,10 +173,14 @@ export function createSearch(db: Database, opts: SearchOptions) {
       .query<CandidateRow, (string | number)[]>(`${SELECT} FROM names n JOIN places p ON p.id = n.place_id WHERE n.id IN (SELECT rowid FROM names_fts WHERE names_fts MATCH ?${scanLimit(f)})${f.sql}`)
       .all(match, ...f.params);
 
-  // Only names whose length is within the typo budget can be typos of the query.
+  // Only names whose length is within the typo budget can be typos of the query. The range itself is
+  // read only TYPO_SCAN entries far: in a large import a common start ("new ", "san ") holds over a
+  // hundred thousand names, nearly all of other lengths, and reading them all is what made a slow typo.
   const sameStart = db.query<unknown, [string, string, number, number]>(
-    `SELECT folded, place_id FROM names WHERE folded >= ? AND folded < ? AND length(folded) BETWEEN ? AND ? LIMIT ${SCAN_LIMIT * 4}`,
+    `SELECT folded, place_id FROM (SELECT folded, place_id FROM names WHERE folded >= ?1 AND folded < ?2 LIMIT ${TYPO_SCAN})
+     WHERE length(folded) BETWEEN ?3 AND ?4 LIMIT ${SCAN_LIMIT * 4}`,
   );
+  const rangeTooLarge = db.query<unknown, [string, string]>(`SELECT 1 FROM names WHERE folded >= ?1 AND folded < ?2 LIMIT 1 OFFSET ${TYPO_SCAN}`);
   const placesById = (ids: number[], f: ReturnType<typeof filters>) =>
     db
       .query<CandidateRow, (string | number)[]>(`SELECT p.id, '' AS folded, p.population, p.importance, p.lon, p.lat FROM places p WHERE p.id IN (${ids.map(() => "?").join(", ")})${f.sql}`)
@@ -224,10 +233,16 @@ export function createSearch(db: Database, opts: SearchOptions) {
       // measured before anything is joined. The names sharing the first four letters first (a narrow
       // range even in a large import, where a two- or three-letter range holds tens of thousands of
       // names), then, when none of them is close enough, those sharing three, then two; then the
-      // trigram index.
+      // trigram index. A range too large to read (only large imports have one: "new " starts a seventh
+      // of the names of a GeoNames dump) is skipped with every shorter one, which holds it; a long query
+      // then tries the names sharing its first half (a typo in the second half is the likelier one).
       const matched = new Map<number, { folded: string; text: number }>();
       const longest = autocomplete ? 1000 : query.length + budget;
-      for (const start of [4, 3, 2].filter((n) => n < query.length).map((n) => query.slice(0, n))) {
+      const starts = [4, 3, 2].filter((n) => n < query.length).map((n) => query.slice(0, n));
+      const half = Math.ceil(query.length / 2);
+      if (starts.length && half > 4 && rangeTooLarge.get(starts[0]!, `${starts[0]}\u{10FFFF}`)) starts.unshift(query.slice(0, half));
+      for (const start of starts) {
+        if (start.length <= 4 && rangeTooLarge.get(start, `${start}\u{10FFFF}`)) break;
         for (const [folded, placeId] of sameStart.values(start, `${start}\u{10FFFF}`, query.length - budget, longest) as [string, number][]) {
           const text = typoScore(folded);
           if (text > (matched.get(placeId)?.text ?? 0)) matched.set(placeId, { folded, text });
