@@ -57,6 +57,11 @@ const SCAN_LIMIT = 1000;
  * twice the largest two-letter range of the built-in data ("sa", ~9,600 names), so only imports reach it.
  */
 const TYPO_SCAN = 20_000;
+/**
+ * Names holding a query's longest word read at most by a substring lookup of several words: far more
+ * than any word of the built-in data has, so only a very common word of a large import is cut short.
+ */
+const WORD_SCAN = 20_000;
 const scanLimit = (f: { sql: string }) => ` LIMIT ${f.sql ? SCAN_LIMIT * 10 : SCAN_LIMIT}`;
 /** Layers whose point is only a label position (a country's capital), never "the nearest place". */
 const AREA_LAYERS = "('country', 'macroregion', 'region')";
@@ -160,10 +165,21 @@ export function createSearch(db: Database, opts: SearchOptions) {
   const NAME_COLUMNS = "SELECT place_id, folded, population FROM names";
   const exactLookup = (query: string, f: ReturnType<typeof filters>) =>
     db.query<CandidateRow, (string | number)[]>(joined(`${NAME_COLUMNS} WHERE folded = ? ORDER BY population DESC${scanLimit(f)}`, f)).all(query, ...f.params);
-  const substringLookup = (match: string, f: ReturnType<typeof filters>) =>
-    db
-      .query<CandidateRow, (string | number)[]>(joined(`${NAME_COLUMNS} WHERE id IN (SELECT rowid FROM names_fts WHERE names_fts MATCH ?${scanLimit(f)})`, f))
-      .all(match, ...f.params);
+  // The trigram index reads the whole list of every trigram of the phrase, and a name of several words
+  // has common ones ("new", "ill"): such a query is looked up by its longest word alone (fewer, rarer
+  // trigrams), and the names holding that word are checked for the whole query, in the same id order.
+  const substringLookup = (query: string, f: ReturnType<typeof filters>) => {
+    const word = query.split(" ").reduce((a, b) => (b.length > a.length ? b : a));
+    if (word === query || word.length < 3)
+      return db
+        .query<CandidateRow, (string | number)[]>(joined(`${NAME_COLUMNS} WHERE id IN (SELECT rowid FROM names_fts WHERE names_fts MATCH ?${scanLimit(f)})`, f))
+        .all(ftsPhrase(query), ...f.params);
+    return db
+      .query<CandidateRow, (string | number)[]>(
+        joined(`${NAME_COLUMNS} WHERE id IN (SELECT rowid FROM names_fts WHERE names_fts MATCH ?1 LIMIT ${WORD_SCAN}) AND instr(folded, ?2) > 0 ORDER BY id${scanLimit(f)}`, f),
+      )
+      .all(ftsPhrase(word), query, ...f.params);
+  };
   const prefixLookup = (query: string, f: ReturnType<typeof filters>) =>
     db
       .query<CandidateRow, (string | number)[]>(joined(`${NAME_COLUMNS} WHERE folded > ? AND folded < ? ORDER BY folded${scanLimit(f)}`, f))
@@ -218,7 +234,7 @@ export function createSearch(db: Database, opts: SearchOptions) {
     for (const row of prefixLookup(query, f)) consider(row, textScore(query, row.folded));
     // Words inside longer names ("york" in "New York") only when the name's start found too little.
     const found = (minText: number) => [...best.values()].filter((s) => s.text >= minText).length;
-    if (query.length >= 3 && found(0.75) < limit) for (const row of substringLookup(ftsPhrase(query), f)) consider(row, textScore(query, row.folded));
+    if (query.length >= 3 && found(0.75) < limit) for (const row of substringLookup(query, f)) consider(row, textScore(query, row.folded));
     const budget = typoBudget(query.length);
     // A name typed exactly as a place is called is not a typo of another.
     if (found(0.6) < limit && budget > 0 && found(1) === 0) {
