@@ -52,6 +52,16 @@ const TYPO_CANDIDATES = 500;
  * With a bbox, country or region filter, ten times more: the first names read might lie outside it.
  */
 const SCAN_LIMIT = 1000;
+/**
+ * Index entries a typo scan reads at most from one range of names sharing the query's first letters:
+ * twice the largest two-letter range of the built-in data ("sa", ~9,600 names), so only imports reach it.
+ */
+const TYPO_SCAN = 20_000;
+/**
+ * Names holding a query's longest word read at most by a substring lookup of several words: far more
+ * than any word of the built-in data has, so only a very common word of a large import is cut short.
+ */
+const WORD_SCAN = 20_000;
 const scanLimit = (f: { sql: string }) => ` LIMIT ${f.sql ? SCAN_LIMIT * 10 : SCAN_LIMIT}`;
 /** Layers whose point is only a label position (a country's capital), never "the nearest place". */
 const AREA_LAYERS = "('country', 'macroregion', 'region')";
@@ -155,10 +165,21 @@ export function createSearch(db: Database, opts: SearchOptions) {
   const NAME_COLUMNS = "SELECT place_id, folded, population FROM names";
   const exactLookup = (query: string, f: ReturnType<typeof filters>) =>
     db.query<CandidateRow, (string | number)[]>(joined(`${NAME_COLUMNS} WHERE folded = ? ORDER BY population DESC${scanLimit(f)}`, f)).all(query, ...f.params);
-  const substringLookup = (match: string, f: ReturnType<typeof filters>) =>
-    db
-      .query<CandidateRow, (string | number)[]>(joined(`${NAME_COLUMNS} WHERE id IN (SELECT rowid FROM names_fts WHERE names_fts MATCH ?${scanLimit(f)})`, f))
-      .all(match, ...f.params);
+  // The trigram index reads the whole list of every trigram of the phrase, and a name of several words
+  // has common ones ("new", "ill"): such a query is looked up by its longest word alone (fewer, rarer
+  // trigrams), and the names holding that word are checked for the whole query, in the same id order.
+  const substringLookup = (query: string, f: ReturnType<typeof filters>) => {
+    const word = query.split(" ").reduce((a, b) => (b.length > a.length ? b : a));
+    if (word === query || word.length < 3)
+      return db
+        .query<CandidateRow, (string | number)[]>(joined(`${NAME_COLUMNS} WHERE id IN (SELECT rowid FROM names_fts WHERE names_fts MATCH ?${scanLimit(f)})`, f))
+        .all(ftsPhrase(query), ...f.params);
+    return db
+      .query<CandidateRow, (string | number)[]>(
+        joined(`${NAME_COLUMNS} WHERE id IN (SELECT rowid FROM names_fts WHERE names_fts MATCH ?1 LIMIT ${WORD_SCAN}) AND instr(folded, ?2) > 0 ORDER BY id${scanLimit(f)}`, f),
+      )
+      .all(ftsPhrase(word), query, ...f.params);
+  };
   const prefixLookup = (query: string, f: ReturnType<typeof filters>) =>
     db
       .query<CandidateRow, (string | number)[]>(joined(`${NAME_COLUMNS} WHERE folded > ? AND folded < ? ORDER BY folded${scanLimit(f)}`, f))
@@ -168,10 +189,14 @@ export function createSearch(db: Database, opts: SearchOptions) {
       .query<CandidateRow, (string | number)[]>(`${SELECT} FROM names n JOIN places p ON p.id = n.place_id WHERE n.id IN (SELECT rowid FROM names_fts WHERE names_fts MATCH ?${scanLimit(f)})${f.sql}`)
       .all(match, ...f.params);
 
-  // Only names whose length is within the typo budget can be typos of the query.
+  // Only names whose length is within the typo budget can be typos of the query. The range itself is
+  // read only TYPO_SCAN entries far: in a large import a common start ("new ", "san ") holds over a
+  // hundred thousand names, nearly all of other lengths, and reading them all is what made a slow typo.
   const sameStart = db.query<unknown, [string, string, number, number]>(
-    `SELECT folded, place_id FROM names WHERE folded >= ? AND folded < ? AND length(folded) BETWEEN ? AND ? LIMIT ${SCAN_LIMIT * 4}`,
+    `SELECT folded, place_id FROM (SELECT folded, place_id FROM names WHERE folded >= ?1 AND folded < ?2 LIMIT ${TYPO_SCAN})
+     WHERE length(folded) BETWEEN ?3 AND ?4 LIMIT ${SCAN_LIMIT * 4}`,
   );
+  const rangeTooLarge = db.query<unknown, [string, string]>(`SELECT 1 FROM names WHERE folded >= ?1 AND folded < ?2 LIMIT 1 OFFSET ${TYPO_SCAN}`);
   const placesById = (ids: number[], f: ReturnType<typeof filters>) =>
     db
       .query<CandidateRow, (string | number)[]>(`SELECT p.id, '' AS folded, p.population, p.importance, p.lon, p.lat FROM places p WHERE p.id IN (${ids.map(() => "?").join(", ")})${f.sql}`)
@@ -209,7 +234,7 @@ export function createSearch(db: Database, opts: SearchOptions) {
     for (const row of prefixLookup(query, f)) consider(row, textScore(query, row.folded));
     // Words inside longer names ("york" in "New York") only when the name's start found too little.
     const found = (minText: number) => [...best.values()].filter((s) => s.text >= minText).length;
-    if (query.length >= 3 && found(0.75) < limit) for (const row of substringLookup(ftsPhrase(query), f)) consider(row, textScore(query, row.folded));
+    if (query.length >= 3 && found(0.75) < limit) for (const row of substringLookup(query, f)) consider(row, textScore(query, row.folded));
     const budget = typoBudget(query.length);
     // A name typed exactly as a place is called is not a typo of another.
     if (found(0.6) < limit && budget > 0 && found(1) === 0) {
@@ -221,12 +246,19 @@ export function createSearch(db: Database, opts: SearchOptions) {
         return head <= budget ? 0.6 - 0.15 * head : 0;
       };
       // Most typos keep the first letters: those names come from the folded-name index alone and are
-      // measured before anything is joined. The names sharing the first three letters first (a narrow
-      // range even in a large import, where the two-letter range holds tens of thousands of names),
-      // then, when none of them is close enough, those sharing the first two; then the trigram index.
+      // measured before anything is joined. The names sharing the first four letters first (a narrow
+      // range even in a large import, where a two- or three-letter range holds tens of thousands of
+      // names), then, when none of them is close enough, those sharing three, then two; then the
+      // trigram index. A range too large to read (only large imports have one: "new " starts a seventh
+      // of the names of a GeoNames dump) is skipped with every shorter one, which holds it; a long query
+      // then tries the names sharing its first half (a typo in the second half is the likelier one).
       const matched = new Map<number, { folded: string; text: number }>();
       const longest = autocomplete ? 1000 : query.length + budget;
-      for (const start of [query.slice(0, 3), query.slice(0, 2)]) {
+      const starts = [4, 3, 2].filter((n) => n < query.length).map((n) => query.slice(0, n));
+      const half = Math.ceil(query.length / 2);
+      if (starts.length && half > 4 && rangeTooLarge.get(starts[0]!, `${starts[0]}\u{10FFFF}`)) starts.unshift(query.slice(0, half));
+      for (const start of starts) {
+        if (start.length <= 4 && rangeTooLarge.get(start, `${start}\u{10FFFF}`)) break;
         for (const [folded, placeId] of sameStart.values(start, `${start}\u{10FFFF}`, query.length - budget, longest) as [string, number][]) {
           const text = typoScore(folded);
           if (text > (matched.get(placeId)?.text ?? 0)) matched.set(placeId, { folded, text });

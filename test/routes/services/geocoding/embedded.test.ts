@@ -46,6 +46,16 @@ describe("forward", () => {
     expect(labels((await places("/geocoding/v1/forward?q=z%C3%BCrich&limit=1")).features)).toEqual(["Zürich, Canton of Zurich, Switzerland"]);
   });
 
+  test("a name of several words is found inside longer names, with and without a filter", async () => {
+    // "new york" starts New York City and East/West New York hold it: the substring lookup finds those
+    // by the word "york" and keeps the names holding the whole query, not "York" or "New Yorker ...".
+    const names = (await places("/geocoding/v1/forward?q=new%20york&limit=10")).features.map((f) => f.properties.name);
+    expect(names).toEqual(expect.arrayContaining(["New York City", "East New York", "West New York"]));
+    for (const name of names) expect(String(name).toLowerCase()).toContain("new york");
+    const inUs = (await places("/geocoding/v1/forward?q=new%20york&country=US&limit=10")).features.map((f) => f.properties.name);
+    expect(inUs).toEqual(expect.arrayContaining(["East New York", "West New York"]));
+  });
+
   test("typos are tolerated: berln finds Berlin, tokio finds Tokyo", async () => {
     const berlin = (await places("/geocoding/v1/forward?q=berln&limit=3")).features;
     expect(berlin[0]!.properties).toMatchObject({ name: "Berlin", country_code: "DE" });
