@@ -12,9 +12,11 @@ import type { ChangeBus } from "../domain/changes/bus";
 import { Lru } from "../lru";
 
 /** What kinds of content are kept; a change of a tileset or style drops the kinds listed for it. */
-export type PublishedKind = "tileset" | "tile" | "style" | "sprite" | "glyphs" | "font-range";
+// "tile" holds the tile routes' answers and "render-tile" the raw tiles the renderer reads: one kind
+// holds one shape of value, so each reader gets what it stored.
+export type PublishedKind = "tileset" | "tile" | "render-tile" | "style" | "sprite" | "glyphs" | "font-range";
 
-const DROPPED_BY = { tileset: ["tileset", "tile"], style: ["style"], fonts: ["glyphs"] } as const;
+const DROPPED_BY = { tileset: ["tileset", "tile", "render-tile"], style: ["style"], fonts: ["glyphs"] } as const;
 
 export interface PublishedCacheOptions {
   maxBytes?: number;

@@ -73,8 +73,9 @@ export interface RenderDeps {
 /** One worker pool and one image cache for static images and raster tiles (built by createServices). */
 export function createRenderService(ctx: AppContext, deps: RenderDeps, opts: { workerUrl?: string } = {}) {
   const { styles, catalog, fonts: fontEntries } = deps;
-  // The tile reads' memory: a tile drawn into an image is often one that was just served, and vice versa.
-  const tiles = deps.published.slot<Tile | null>("tile");
+  // Tiles drawn into images, in the one published cache (so a tileset's change drops them) under a kind
+  // of their own: the tile routes keep their ready answers under "tile", a different shape of value.
+  const tiles = deps.published.slot<Tile | null>("render-tile");
   const images = new Lru<Uint8Array>({ maxBytes: IMAGE_CACHE_BYTES });
   // Fonts and unzipped tiles go to a worker render after render: kept in shared memory, posting them
   // shares the bytes instead of copying them (a font is over half a megabyte), and a tile is unzipped

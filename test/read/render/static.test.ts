@@ -375,6 +375,19 @@ describe("caching and errors", () => {
   });
 });
 
+describe("renders and the tile routes side by side", () => {
+  // Both keep tiles in the one published cache; a tile a render read first must still be served by the
+  // tile route (a render once left a value of its own shape where the tile route looks, and the tile
+  // route then failed on every tile the render had read).
+  test("tiles a render read are still answered by the tile route, and the other way round", async () => {
+    const tilesOf = (slug: string) => [0, 1].flatMap((z) => Array.from({ length: 4 ** z }, (_, i) => `/tiles/v1/acme/${slug}@1/${z}/${i % 2 ** z}/${Math.floor(i / 2 ** z)}.mvt`));
+    await image("/static/v1/acme/world/0,0,0/256x256.png?attribution=false&logo=false");
+    for (const path of tilesOf("countries")) expect([path, (await t.fetch(path)).status]).toEqual([path, 200]);
+    for (const path of tilesOf("cities")) expect([200, 204]).toContain((await t.fetch(path)).status);
+    expect(countColor(await image("/static/v1/acme/world/0,0,1/256x256.png?attribution=false&logo=false"), LAND)).toBeGreaterThan(256 * 256 * 0.1);
+  });
+});
+
 describe("publishing", () => {
   test("a new version changes the stable image at once; the versioned image stays", async () => {
     const before = await image("/static/v1/acme/world/-30,0,2/64x64.png?attribution=false&logo=false");
