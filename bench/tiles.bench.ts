@@ -65,38 +65,29 @@ try {
 
   // The baseline: nothing but Bun.serve, a path split and one prepared statement.
   const stmt = mbtiles.query<{ tile_data: Uint8Array }, [number, number, number]>("SELECT tile_data FROM tiles WHERE zoom_level = ? AND tile_column = ? AND tile_row = ?");
-  bare = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    fetch(req) {
-      const parts = new URL(req.url).pathname.split("/");
-      const z = Number(parts[parts.length - 3]);
-      const x = Number(parts[parts.length - 2]);
-      const y = Number(parts[parts.length - 1]!.split(".")[0]);
-      const row = stmt.get(z, x, (1 << z) - 1 - y);
-      if (!row) return new Response(null, { status: 204 });
-      return new Response(row.tile_data as Uint8Array<ArrayBuffer>, { headers: { "content-type": "application/vnd.mapbox-vector-tile", "content-encoding": "gzip" } });
-    },
-  });
+  /** A bare tile server: the path split by hand, one prepared statement, the headers `headersOf` gives. */
+  const bareTileServer = (headersOf: (z: number, x: number, y: number) => Record<string, string>) =>
+    Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch(req) {
+        const parts = new URL(req.url).pathname.split("/");
+        const z = Number(parts[parts.length - 3]);
+        const x = Number(parts[parts.length - 2]);
+        const y = Number(parts[parts.length - 1]!.split(".")[0]);
+        const row = stmt.get(z, x, (1 << z) - 1 - y);
+        if (!row) return new Response(null, { status: 204 });
+        return new Response(row.tile_data as Uint8Array<ArrayBuffer>, { headers: headersOf(z, x, y) });
+      },
+    });
+  bare = bareTileServer(() => ({ "content-type": "application/vnd.mapbox-vector-tile", "content-encoding": "gzip" }));
   const bareUrl = `http://127.0.0.1:${bare.port}`;
   // The same reader sending the app's very headers (request id, CORS, nosniff, cache, ETag, Vary): the
   // ratio against it is the cost of our code alone, apart from the bytes the conventions add.
   const sample = await fetch(app.baseUrl + paths[0]!, { headers: { "accept-encoding": "gzip" } });
   const sampleHeaders = headersOf(sample);
   await sample.arrayBuffer();
-  bareTilesSame = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    fetch(req) {
-      const parts = new URL(req.url).pathname.split("/");
-      const z = Number(parts[parts.length - 3]);
-      const x = Number(parts[parts.length - 2]);
-      const y = Number(parts[parts.length - 1]!.split(".")[0]);
-      const row = stmt.get(z, x, (1 << z) - 1 - y);
-      if (!row) return new Response(null, { status: 204 });
-      return new Response(row.tile_data as Uint8Array<ArrayBuffer>, { headers: { ...sampleHeaders, etag: `"1.1.${z}.${x}.${y}.gz"`, "x-request-id": `bare-${++bareIds}` } });
-    },
-  });
+  bareTilesSame = bareTileServer((z, x, y) => ({ ...sampleHeaders, etag: `"1.1.${z}.${x}.${y}.gz"`, "x-request-id": `bare-${++bareIds}` }));
   const bareSameUrl = `http://127.0.0.1:${bareTilesSame.port}`;
   const headers = { "accept-encoding": "gzip" };
   const opts = { paths, headers, connections: 32, durationS: DURATION_S };
