@@ -12,13 +12,19 @@ import { deleteDataset } from "../../../../src/backends/geocoder/embedded/writer
 import { silentLogger } from "../../../../src/log";
 import { dataDirWithGazetteer, VILLAGES_TSV } from "./fixtures";
 
-test("a version 2 file keeps its imported datasets and gains the built-in regions", async () => {
+/** A data dir whose gazetteer (current schema) holds an imported "swiss" dataset, closed again. */
+async function dataDirWithSwissImport(): Promise<string> {
   const dataDir = await dataDirWithGazetteer();
   const first = createGazetteer({ dataDir, log: silentLogger });
   const file = join(dataDir, "CH.txt");
   writeFileSync(file, VILLAGES_TSV);
   await importGeonamesFile(first, file, { dataset: "swiss", mode: "add" });
   first.close();
+  return dataDir;
+}
+
+test("a version 2 file keeps its imported datasets and gains the built-in regions", async () => {
+  const dataDir = await dataDirWithSwissImport();
 
   // What version 2 wrote: no regions dataset, no abbr column, an ext_id index, its version number.
   const db = new Database(join(dataDir, GAZETTEER_FILE));
@@ -47,12 +53,7 @@ test("a version 2 file keeps its imported datasets and gains the built-in region
 }, 60_000);
 
 test("a version 3 file keeps its imported datasets, drops its R*Tree and answers reverse from the point index", async () => {
-  const dataDir = await dataDirWithGazetteer();
-  const first = createGazetteer({ dataDir, log: silentLogger });
-  const file = join(dataDir, "CH.txt");
-  writeFileSync(file, VILLAGES_TSV);
-  await importGeonamesFile(first, file, { dataset: "swiss", mode: "add" });
-  first.close();
+  const dataDir = await dataDirWithSwissImport();
 
   // What version 3 wrote: an R*Tree of the points, no point index, names without their place's population.
   const db = new Database(join(dataDir, GAZETTEER_FILE));
