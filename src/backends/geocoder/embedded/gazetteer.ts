@@ -4,7 +4,7 @@
 // answers geocoding queries through the Geocoder interface, and takes imports one at a time on a
 // second connection so searches keep answering from the last committed data meanwhile.
 import type { Database } from "bun:sqlite";
-import { existsSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { existsSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { AppError } from "../../../errors";
 import type { Logger } from "../../../log";
@@ -35,20 +35,34 @@ const removeBuild = (temp: string) => {
   for (const suffix of ["", "-wal", "-shm"]) rmSync(temp + suffix, { force: true });
 };
 
-/** Temp files of builds whose process died (killed mid-build): they would only take disk space. */
-function removeAbandonedBuilds(path: string) {
+/** The temp files of builds in `path`'s directory, with the process that writes each. */
+function buildFiles(path: string): { file: string; pid: number }[] {
   const dir = dirname(path);
   const prefix = `${basename(path)}.building-`;
-  for (const name of readdirSync(dir)) {
-    const pid = name.startsWith(prefix) ? Number(name.slice(prefix.length).split("-")[0]) : NaN;
-    if (!Number.isInteger(pid) || pid === process.pid) continue;
-    try {
-      process.kill(pid, 0);
-    } catch {
-      rmSync(join(dir, name), { force: true });
-    }
+  return readdirSync(dir)
+    .map((name) => ({ file: join(dir, name), pid: name.startsWith(prefix) ? Number(name.slice(prefix.length).split("-")[0]) : NaN }))
+    .filter((b) => Number.isInteger(b.pid));
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
   }
 }
+
+/** Temp files of builds whose process died (killed mid-build): they would only take disk space. */
+function removeAbandonedBuilds(path: string) {
+  for (const b of buildFiles(path)) if (b.pid !== process.pid && !alive(b.pid)) rmSync(b.file, { force: true });
+}
+
+/**
+ * Whether another process (the supervisor of a cluster, whose HTTP workers only open the file once it
+ * is there) or another gazetteer of this one is building the file now.
+ */
+const builtElsewhere = (path: string, ownBuild: string | null) => buildFiles(path).some((b) => !(ownBuild && b.file.startsWith(ownBuild)) && alive(b.pid));
 
 /**
  * `changes` carries imports between processes (the CLI, other workers): an import publishes a
@@ -105,6 +119,9 @@ export function createGazetteer(opts: { dataDir: string; log: Logger; changes?: 
           removeAbandonedBuilds(path);
           const temp = (buildingAt = `${path}.building-${process.pid}-${Date.now()}`);
           opts.log.info("building the embedded gazetteer from the built-in data", { file: path });
+          // Created now (an empty file is an empty SQLite database) so that other processes see the
+          // build from its first moment, before the thread has started.
+          writeFileSync(temp, "");
           try {
             buildMs = await buildInThread(temp, stopBuild.signal);
             // Another process sharing DATA_DIR may have finished first; its file is as good as ours.
@@ -187,7 +204,7 @@ export function createGazetteer(opts: { dataDir: string; log: Logger; changes?: 
       bytes = null;
     }
     return {
-      state,
+      state: state === "absent" && !current() && builtElsewhere(path, buildingAt) ? "building" : state,
       file: path,
       bytes,
       datasets: reader ? listDatasets(reader) : [],
