@@ -1,6 +1,7 @@
 // Forward, autocomplete and reverse over the gazetteer file. Candidates come from three cheap lookups
-// (exact and prefix matches on the folded-name B-tree, substrings from the trigram index) and, when
-// those find too little, typo candidates from the trigram index re-ranked by edit distance. Each place
+// (exact and prefix matches on the folded-name B-tree, words inside names from the word index) and,
+// when those find too little, typo candidates: names sharing the query's first letters, and names
+// holding a word within a typo of one of the query's (word-typos.ts), re-ranked by edit distance. Each place
 // keeps its best-matching name; places rank by text match, then population and importance (and
 // distance to `focus` for autocomplete).
 import type { Database } from "bun:sqlite";
@@ -8,6 +9,7 @@ import { alpha2Of, alpha3Of } from "../countries";
 import type { AutocompleteQuery, BBox, ForwardQuery, GeocodeAnswer, Place, ReverseQuery } from "../types";
 import { LAT_BAND } from "./store";
 import { editDistance, foldName, typoBudget } from "./text";
+import { createWordTypos } from "./word-typos";
 
 interface CandidateRow {
   id: number;
@@ -95,15 +97,8 @@ function textScore(query: string, name: string): number {
   return 0;
 }
 
-/**
- * A word with at most `budget` typos keeps one of `budget + 1` equal pieces of it intact: names holding
- * one of those pieces (of 3 or more letters, what the trigram index can find) are the typo candidates.
- */
-function typoPieces(query: string, budget: number): string[] {
-  const size = Math.floor(query.length / (budget + 1));
-  return Array.from({ length: budget + 1 }, (_, i) => query.slice(i * size, i === budget ? query.length : (i + 1) * size)).filter((p) => p.length >= 3);
-}
-const ftsPhrase = (s: string) => `"${s.replaceAll('"', '""')}"`;
+/** A folded word as an FTS5 string (folded words hold only letters and digits; quoted all the same). */
+const ftsWord = (s: string) => `"${s.replaceAll('"', '""')}"`;
 
 export interface SearchOptions {
   attributionOf: (datasets: string[]) => string;
@@ -165,29 +160,53 @@ export function createSearch(db: Database, opts: SearchOptions) {
   const NAME_COLUMNS = "SELECT place_id, folded, population FROM names";
   const exactLookup = (query: string, f: ReturnType<typeof filters>) =>
     db.query<CandidateRow, (string | number)[]>(joined(`${NAME_COLUMNS} WHERE folded = ? ORDER BY population DESC${scanLimit(f)}`, f)).all(query, ...f.params);
-  // The trigram index reads the whole list of every trigram of the phrase, and a name of several words
-  // has common ones ("new", "ill"): such a query is looked up by its longest word alone (fewer, rarer
-  // trigrams), and the names holding that word are checked for the whole query, in the same id order.
+  // Words inside names ("york" in "East New York"): names holding a word that starts with the query's
+  // word, or for a query of several words with its longest word (the rarest, and a short list to read;
+  // a prefix when it is the last, which may be unfinished), checked for the whole query, in id order.
   const substringLookup = (query: string, f: ReturnType<typeof filters>) => {
-    const word = query.split(" ").reduce((a, b) => (b.length > a.length ? b : a));
-    if (word === query || word.length < 3)
-      return db
-        .query<CandidateRow, (string | number)[]>(joined(`${NAME_COLUMNS} WHERE id IN (SELECT rowid FROM names_fts WHERE names_fts MATCH ?${scanLimit(f)})`, f))
-        .all(ftsPhrase(query), ...f.params);
+    const words = query.split(" ");
+    const longest = words.reduce((best, w, i) => (w.length >= words[best]!.length ? i : best), 0);
+    const match = ftsWord(words[longest]!) + (longest === words.length - 1 ? "*" : "");
+    if (words.length === 1)
+      return db.query<CandidateRow, (string | number)[]>(joined(`${NAME_COLUMNS} WHERE id IN (SELECT rowid FROM names_words WHERE names_words MATCH ?${scanLimit(f)})`, f)).all(match, ...f.params);
     return db
       .query<CandidateRow, (string | number)[]>(
-        joined(`${NAME_COLUMNS} WHERE id IN (SELECT rowid FROM names_fts WHERE names_fts MATCH ?1 LIMIT ${WORD_SCAN}) AND instr(folded, ?2) > 0 ORDER BY id${scanLimit(f)}`, f),
+        joined(`${NAME_COLUMNS} WHERE id IN (SELECT rowid FROM names_words WHERE names_words MATCH ?1 LIMIT ${WORD_SCAN}) AND instr(folded, ?2) > 0 ORDER BY id${scanLimit(f)}`, f),
       )
-      .all(ftsPhrase(word), query, ...f.params);
+      .all(match, query, ...f.params);
   };
   const prefixLookup = (query: string, f: ReturnType<typeof filters>) =>
     db
       .query<CandidateRow, (string | number)[]>(joined(`${NAME_COLUMNS} WHERE folded > ? AND folded < ? ORDER BY folded${scanLimit(f)}`, f))
       .all(query, `${query}\u{10FFFF}`, ...f.params);
-  const typoLookup = (match: string, f: ReturnType<typeof filters>) =>
-    db
-      .query<CandidateRow, (string | number)[]>(`${SELECT} FROM names n JOIN places p ON p.id = n.place_id WHERE n.id IN (SELECT rowid FROM names_fts WHERE names_fts MATCH ?${scanLimit(f)})${f.sql}`)
-      .all(match, ...f.params);
+
+  const similarWords = createWordTypos(db);
+  const namesHoldingWord = db.query<{ doc: number }, [string]>("SELECT doc FROM names_words_count WHERE term = ?");
+  // The names holding any of the given words (an OR of words), of a length within the typo budget.
+  const namesWithWords = db.query<unknown, [string, number, number]>(
+    `SELECT folded, place_id FROM names WHERE id IN (SELECT rowid FROM names_words WHERE names_words MATCH ?1 LIMIT ${TYPO_SCAN}) AND length(folded) BETWEEN ?2 AND ?3 LIMIT ${SCAN_LIMIT * 4}`,
+  );
+  /**
+   * Typo candidates by words: a name within the typo budget holds, for each of the query's words, that
+   * word or one within its own budget of it (a typo in "new trter" is in one of its words). So the
+   * names holding one query word's variants hold every answer: the word whose variants the fewest names
+   * hold is the one read. An unfinished last word of an autocomplete text is no guide, unless alone.
+   */
+  function namesByWordTypos(query: string, shortest: number, longest: number, autocomplete: boolean): [string, number][] {
+    const words = query.split(" ").filter(Boolean);
+    const guides = autocomplete && words.length > 1 ? words.slice(0, -1) : words;
+    let best: { variants: string[]; names: number } | null = null;
+    for (const word of guides) {
+      const variants = similarWords(word);
+      const names = variants.reduce((n, v) => n + (namesHoldingWord.get(v)?.doc ?? 0), 0);
+      // A word none of whose variants is in any name has more typos than its own budget ("nwe" for
+      // "new"): the other words guide.
+      if (names && (!best || names < best.names)) best = { variants, names };
+    }
+    // Names past what one scan reads could hide the answer after the cut: the first letters decide then.
+    if (!best?.names || best.names > TYPO_SCAN) return [];
+    return namesWithWords.values(best.variants.map(ftsWord).join(" OR "), shortest, longest) as [string, number][];
+  }
 
   // Only names whose length is within the typo budget can be typos of the query. The range itself is
   // read only TYPO_SCAN entries far: in a large import a common start ("new ", "san ") holds over a
@@ -245,32 +264,46 @@ export function createSearch(db: Database, opts: SearchOptions) {
         const head = editDistance(query, folded.slice(0, query.length), budget);
         return head <= budget ? 0.6 - 0.15 * head : 0;
       };
-      // Most typos keep the first letters: those names come from the folded-name index alone and are
-      // measured before anything is joined. The names sharing the first four letters first (a narrow
-      // range even in a large import, where a two- or three-letter range holds tens of thousands of
-      // names), then, when none of them is close enough, those sharing three, then two; then the
-      // trigram index. A range too large to read (only large imports have one: "new " starts a seventh
-      // of the names of a GeoNames dump) is skipped with every shorter one, which holds it; a long query
-      // then tries the names sharing its first half (a typo in the second half is the likelier one).
       const matched = new Map<number, { folded: string; text: number }>();
+      const shortest = query.length - budget;
       const longest = autocomplete ? 1000 : query.length + budget;
-      const starts = [4, 3, 2].filter((n) => n < query.length).map((n) => query.slice(0, n));
-      const half = Math.ceil(query.length / 2);
-      if (starts.length && half > 4 && rangeTooLarge.get(starts[0]!, `${starts[0]}\u{10FFFF}`)) starts.unshift(query.slice(0, half));
-      for (const start of starts) {
-        if (start.length <= 4 && rangeTooLarge.get(start, `${start}\u{10FFFF}`)) break;
-        for (const [folded, placeId] of sameStart.values(start, `${start}\u{10FFFF}`, query.length - budget, longest) as [string, number][]) {
+      const measure = (names: [string, number][]) => {
+        for (const [folded, placeId] of names) {
           const text = typoScore(folded);
           if (text > (matched.get(placeId)?.text ?? 0)) matched.set(placeId, { folded, text });
         }
+      };
+      // Most typos keep the first letters: those names come from the folded-name index alone and are
+      // measured before anything is joined. The names sharing the first four letters first (a narrow
+      // range even in a large import, where a two- or three-letter range holds tens of thousands of
+      // names), then, when none of them is close enough, those sharing three, then two. A range too
+      // large to read (only large imports have one: "new " starts a seventh of the names of a GeoNames
+      // dump) is skipped with every shorter one, which holds it; a long query then tries the names
+      // sharing its first half (a typo in the second half is the likelier one).
+      const byFirstLetters = (shortestStart: number) => {
+        const starts = [4, 3, 2].filter((n) => n < query.length && n >= shortestStart).map((n) => query.slice(0, n));
+        const half = Math.ceil(query.length / 2);
+        if (starts.length && half > 4 && rangeTooLarge.get(starts[0]!, `${starts[0]}\u{10FFFF}`)) starts.unshift(query.slice(0, half));
+        for (const start of starts) {
+          if (start.length <= 4 && rangeTooLarge.get(start, `${start}\u{10FFFF}`)) break;
+          measure(sameStart.values(start, `${start}\u{10FFFF}`, shortest, longest) as [string, number][]);
+          if (matched.size) break;
+        }
+      };
+      // A name of several words is looked up by its words' typos first: its first letters are often a
+      // common word ("new t..."), whose range is long to read and holds no answer when the typo is in
+      // that word; then by its first four letters (for what a word's typos miss: a space dropped or
+      // added), not fewer: a typo in a word's third or fourth letter is a typo of that word. A single
+      // word goes by its first letters first, then by its typos (a typo in the first letters).
+      const byWords = () => measure(namesByWordTypos(query, shortest, longest, autocomplete));
+      const lookups = query.includes(" ") ? [byWords, () => byFirstLetters(4)] : [() => byFirstLetters(2), byWords];
+      for (const lookup of lookups) {
+        lookup();
         if (matched.size) break;
       }
       if (matched.size) {
         const ids = [...matched.entries()].sort((a, b) => b[1].text - a[1].text).slice(0, TYPO_CANDIDATES).map(([id]) => id);
         for (const row of placesById(ids, f)) consider({ ...row, folded: matched.get(row.id)!.folded }, matched.get(row.id)!.text);
-      } else {
-        const pieces = typoPieces(query, budget);
-        if (pieces.length) for (const row of typoLookup(pieces.map(ftsPhrase).join(" OR "), f)) consider(row, typoScore(row.folded));
       }
     }
     return best;

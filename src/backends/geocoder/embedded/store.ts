@@ -1,15 +1,17 @@
 // The gazetteer's own SQLite file in DATA_DIR (not the main database, so it needs no migration and can
 // be rebuilt or replaced on its own). Places carry one row each; every name of a place (the main name,
 // variants, translations) is a row of `names`, indexed twice: a B-tree on the folded form for exact and
-// prefix matches, and a contentless FTS5 trigram index for substrings and typo candidates. Nearest-place
-// queries read a B-tree over (one-degree latitude band, longitude): a box is one seek per band, and the
-// index is built by one sort after a bulk import, several times faster than filling an R*Tree.
+// prefix matches, and a contentless FTS5 index of its words (names_words) for words inside names. Typos
+// of a word are found through word_deletes (word-typos.ts). Nearest-place queries read a B-tree over
+// (one-degree latitude band, longitude): a box is one seek per band, and the index is built by one sort
+// after a bulk import, several times faster than filling an R*Tree.
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
+import { WORD_DELETES } from "./word-typos";
 
 export const GAZETTEER_FILE = "gazetteer.sqlite";
 /** Bumped when the schema or the built-in data changes: an older file is rebuilt. */
-export const SCHEMA_VERSION = "4";
+export const SCHEMA_VERSION = "5";
 
 export const gazetteerPath = (dataDir: string) => join(dataDir, GAZETTEER_FILE);
 
@@ -68,7 +70,12 @@ CREATE TABLE IF NOT EXISTS names (
   population INTEGER NOT NULL DEFAULT 0 -- its place's, so lookups rank names without reading places
 );
 ${NAME_INDEXES}
-CREATE VIRTUAL TABLE IF NOT EXISTS names_fts USING fts5 (folded, content = '', contentless_delete = 1, tokenize = 'trigram');
+-- Words only (detail = none: no positions), a fraction of what a trigram index cost to fill: the
+-- lookups are single words, word prefixes and ORs of words.
+CREATE VIRTUAL TABLE IF NOT EXISTS names_words USING fts5 (folded, content = '', contentless_delete = 1, detail = none, tokenize = 'unicode61 remove_diacritics 0');
+-- How many names hold each word: a typo lookup reads the names of the query's rarest word.
+CREATE VIRTUAL TABLE IF NOT EXISTS names_words_count USING fts5vocab (names_words, 'row');
+${WORD_DELETES}
 `;
 
 export function openGazetteerFile(path: string, opts: { create?: boolean; readonly?: boolean } = {}): Database {

@@ -1,11 +1,14 @@
 // A gazetteer file of an earlier schema is brought up to date in place, so the datasets an operator
 // imported survive the upgrade; files older than version 2 are rebuilt. Version 2 had no regions and
 // no region codes; version 3 kept points in an R*Tree, now a B-tree (store.ts's PLACE_POINT_INDEX,
-// which opening the file creates), and its names had no copy of their place's population. Every step can run again: a process stopped halfway finishes the
-// upgrade at its next start.
+// which opening the file creates), and its names had no copy of their place's population; version 4
+// indexed names by trigrams (names_fts), now by words (names_words, created empty on opening) with a
+// typo table of those words. Every step can run again: a process stopped halfway finishes the upgrade
+// at its next start (the last step and the new version number are one transaction).
 import type { Database } from "bun:sqlite";
 import { BUILTIN_DATASETS, builtinPlaces } from "./builtin";
 import { metaValue, openGazetteerFile, SCHEMA_VERSION } from "./store";
+import { addWordKeys, MIN_TYPO_WORD } from "./word-typos";
 import { createDatasetWriter } from "./writer";
 
 async function addRegions(db: Database) {
@@ -25,17 +28,32 @@ async function addRegions(db: Database) {
   }
 }
 
-/** True when the file at `path` was of version 2 or 3 and is now current. */
+/** Fills the word index and the typo table from every name (inside the caller's transaction). */
+function indexWords(db: Database) {
+  // Emptied first: the regions added to a version 2 file above are in it already.
+  db.exec("INSERT INTO names_words (names_words) VALUES ('delete-all')");
+  db.exec("INSERT INTO names_words (rowid, folded) SELECT id, folded FROM names");
+  const words = new Set<string>();
+  for (const { folded } of db.query<{ folded: string }, []>("SELECT folded FROM names").iterate())
+    for (const word of folded.split(" ")) if (word.length >= MIN_TYPO_WORD) words.add(word);
+  addWordKeys(db, words);
+}
+
+/** True when the file at `path` was of version 2, 3 or 4 and is now current. */
 export async function upgradeGazetteerFile(path: string): Promise<boolean> {
   const db: Database = openGazetteerFile(path);
   try {
     const version = metaValue(db, "schema_version");
-    if (version !== "2" && version !== "3") return false;
+    if (version !== "2" && version !== "3" && version !== "4") return false;
     if (version === "2") await addRegions(db);
     db.exec("DROP TABLE IF EXISTS places_rtree");
     // store.ts added the column when it opened the file; names take their place's population now.
     db.exec("UPDATE names SET population = (SELECT population FROM places WHERE places.id = names.place_id) WHERE population = 0");
-    db.query("UPDATE meta SET value = ? WHERE key = 'schema_version'").run(SCHEMA_VERSION);
+    db.exec("DROP TABLE IF EXISTS names_fts");
+    db.transaction(() => {
+      indexWords(db);
+      db.query("UPDATE meta SET value = ? WHERE key = 'schema_version'").run(SCHEMA_VERSION);
+    }).immediate();
     return true;
   } finally {
     db.close(false);

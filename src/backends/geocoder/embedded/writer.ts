@@ -3,6 +3,7 @@
 import type { Database } from "bun:sqlite";
 import { NAME_INDEX_NAMES, NAME_INDEXES, PLACE_POINT_INDEX, PLACE_POINT_INDEX_NAME } from "./store";
 import { foldName } from "./text";
+import { addWordKeys, MIN_TYPO_WORD } from "./word-typos";
 
 export type DatasetKind = "builtin" | "geonames" | "alternate_names" | "tileset";
 export type WriteMode = "replace" | "add";
@@ -60,7 +61,7 @@ export function createDatasetWriter(db: Database, dataset: { name: string; kind:
     pending.length = 0;
   }
   const dropPlaceNames = [
-    db.query<null, [number]>("DELETE FROM names_fts WHERE rowid IN (SELECT id FROM names WHERE place_id = ?)"),
+    db.query<null, [number]>("DELETE FROM names_words WHERE rowid IN (SELECT id FROM names WHERE place_id = ?)"),
     db.query<null, [number]>("DELETE FROM names WHERE place_id = ?"),
   ];
   // The (dataset, ext_id) index answers this as one lookup per GeoNames-based dataset.
@@ -69,8 +70,10 @@ export function createDatasetWriter(db: Database, dataset: { name: string; kind:
   );
   let places = 0;
   let names = 0;
+  /** the words of the names written, for the typo table at commit */
+  const words = new Set<string>();
   let open = false;
-  // Names with a larger id were written by this import: they join the trigram index in one statement at
+  // Names with a larger id were written by this import: they join the word index in one statement at
   // commit, which is faster than a call per row.
   let lastNameBefore = 0;
   // Only a dataset that starts empty may lose the name indexes mid-import: updating places of a dataset
@@ -83,6 +86,7 @@ export function createDatasetWriter(db: Database, dataset: { name: string; kind:
     const key = `${n.lang}\u0000${folded}`;
     if (!folded || seen.has(key) || seen.size >= MAX_NAMES_PER_PLACE) return;
     seen.add(key);
+    for (const word of folded.split(" ")) if (word.length >= MIN_TYPO_WORD) words.add(word);
     pending.push(placeId, dataset.name, n.name, folded, n.lang, n.preferred ? 1 : 0, population);
     if (pending.length === NAMES_PER_INSERT * NAME_COLUMNS) flushNames();
     if (++names === BULK_AFTER_NAMES && mayDropIndexes) {
@@ -136,7 +140,8 @@ export function createDatasetWriter(db: Database, dataset: { name: string; kind:
     commit(): { places: number; names: number } {
       flushNames();
       if (indexesDropped) db.exec(NAME_INDEXES + PLACE_POINT_INDEX);
-      db.query("INSERT INTO names_fts (rowid, folded) SELECT id, folded FROM names WHERE id > ?").run(lastNameBefore);
+      db.query("INSERT INTO names_words (rowid, folded) SELECT id, folded FROM names WHERE id > ?").run(lastNameBefore);
+      addWordKeys(db, words);
       db.exec(
         "UPDATE datasets SET places = (SELECT COUNT(*) FROM places WHERE places.dataset = datasets.name), names = (SELECT COUNT(*) FROM names WHERE names.dataset = datasets.name)",
       );
@@ -159,7 +164,7 @@ export type DatasetWriter = ReturnType<typeof createDatasetWriter>;
 /** Removes a dataset's places and names, and the names other datasets gave its places (inside the caller's transaction). */
 function removeDatasetRows(db: Database, name: string) {
   const ofDataset = "SELECT id FROM places WHERE dataset = ?1";
-  db.query(`DELETE FROM names_fts WHERE rowid IN (SELECT id FROM names WHERE dataset = ?1 OR place_id IN (${ofDataset}))`).run(name);
+  db.query(`DELETE FROM names_words WHERE rowid IN (SELECT id FROM names WHERE dataset = ?1 OR place_id IN (${ofDataset}))`).run(name);
   db.query(`DELETE FROM names WHERE dataset = ?1 OR place_id IN (${ofDataset})`).run(name);
   db.query("DELETE FROM places WHERE dataset = ?1").run(name);
 }

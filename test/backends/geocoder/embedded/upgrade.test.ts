@@ -1,13 +1,15 @@
 // A gazetteer file of an earlier schema is upgraded in place at start: the operator's imported datasets
 // stay; a version 2 file (before built-in regions) gains the regions, a version 3 file (points in an
-// R*Tree) loses the R*Tree for the point index, and reverse geocoding finds its places.
+// R*Tree) loses the R*Tree for the point index, and reverse geocoding finds its places; a version 4
+// file (names indexed by trigrams) gets its word index and typo table, so typos in names of several
+// words are found in what it had imported.
 import { expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
 import { writeFileSync } from "node:fs";
 import { createGazetteer } from "../../../../src/backends/geocoder/embedded/gazetteer";
 import { importGeonamesFile } from "../../../../src/backends/geocoder/embedded/import-file";
-import { GAZETTEER_FILE } from "../../../../src/backends/geocoder/embedded/store";
+import { GAZETTEER_FILE, SCHEMA_VERSION } from "../../../../src/backends/geocoder/embedded/store";
 import { deleteDataset } from "../../../../src/backends/geocoder/embedded/writer";
 import { silentLogger } from "../../../../src/log";
 import { dataDirWithGazetteer, VILLAGES_TSV } from "./fixtures";
@@ -47,7 +49,7 @@ test("a version 2 file keeps its imported datasets and gains the built-in region
     upgraded.close();
   }
   const after = new Database(join(dataDir, GAZETTEER_FILE), { readonly: true });
-  expect(after.query("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: "4" });
+  expect(after.query("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: SCHEMA_VERSION });
   expect(after.query("SELECT name FROM sqlite_master WHERE name = 'places_by_ext_id'").get()).toBeNull();
   after.close();
 }, 60_000);
@@ -80,10 +82,44 @@ test("a version 3 file keeps its imported datasets, drops its R*Tree and answers
     upgraded.close();
   }
   const after = new Database(join(dataDir, GAZETTEER_FILE), { readonly: true });
-  expect(after.query("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: "4" });
+  expect(after.query("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: SCHEMA_VERSION });
   expect(after.query("SELECT name FROM sqlite_master WHERE name = 'places_rtree'").get()).toBeNull();
   expect(after.query("SELECT name FROM sqlite_master WHERE name = 'places_by_point'").get()).toEqual({ name: "places_by_point" });
   expect(after.query("SELECT COUNT(*) AS wrong FROM names n JOIN places p ON p.id = n.place_id WHERE n.population != p.population").get()).toEqual({ wrong: 0 });
   expect((after.query("SELECT sql FROM sqlite_master WHERE name = 'names_by_folded'").get() as { sql: string }).sql).toContain("population");
+  after.close();
+}, 60_000);
+
+test("a version 4 file keeps its imported datasets, drops its trigram index and finds words and typos in them", async () => {
+  const dataDir = await dataDirWithSwissImport();
+
+  // What version 4 wrote: a trigram index of the names, no word index, no typo table.
+  const db = new Database(join(dataDir, GAZETTEER_FILE));
+  db.exec("DROP TABLE names_words_count");
+  db.exec("DROP TABLE names_words");
+  db.exec("DROP TABLE word_deletes");
+  db.exec("CREATE VIRTUAL TABLE names_fts USING fts5 (folded, content = '', contentless_delete = 1, tokenize = 'trigram')");
+  db.exec("INSERT INTO names_fts (rowid, folded) SELECT id, folded FROM names");
+  db.exec("UPDATE meta SET value = '4' WHERE key = 'schema_version'");
+  db.close();
+
+  const upgraded = createGazetteer({ dataDir, log: silentLogger });
+  try {
+    await upgraded.start();
+    expect(upgraded.status().datasets.map((d) => d.name)).toContain("swiss");
+    const forward = async (q: string) => (await upgraded.geocoder.forward({ q, limit: 1, language: "en" })).features[0]?.properties;
+    // A word inside a name (the imported alternate name "Hinter Tupfingen"), and a typo in its first letters.
+    expect(await forward("tupfingen")).toMatchObject({ name: "Hintertupfingen", source: "swiss" });
+    expect(await forward("hinter tupfimgen")).toMatchObject({ name: "Hintertupfingen", source: "swiss" });
+    expect(await forward("xintertupfingen")).toMatchObject({ name: "Hintertupfingen", source: "swiss" });
+    // Built-in names are in the word index too.
+    expect(await forward("new yrok")).toMatchObject({ country_code: "US" });
+  } finally {
+    upgraded.close();
+  }
+  const after = new Database(join(dataDir, GAZETTEER_FILE), { readonly: true });
+  expect(after.query("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: SCHEMA_VERSION });
+  expect(after.query("SELECT name FROM sqlite_master WHERE name = 'names_fts'").get()).toBeNull();
+  expect(after.query("SELECT word FROM word_deletes WHERE key = 'hintertupfngen'").all()).toEqual([{ word: "hintertupfingen" }]);
   after.close();
 }, 60_000);
