@@ -8,7 +8,7 @@
 import type { Database } from "bun:sqlite";
 import { BUILTIN_DATASETS, builtinPlaces } from "./builtin";
 import { metaValue, openGazetteerFile, SCHEMA_VERSION } from "./store";
-import { addWordKeys, MIN_TYPO_WORD } from "./word-typos";
+import { addWordKeys } from "./word-typos";
 import { createDatasetWriter } from "./writer";
 
 async function addRegions(db: Database) {
@@ -33,10 +33,7 @@ function indexWords(db: Database) {
   // Emptied first: the regions added to a version 2 file above are in it already.
   db.exec("INSERT INTO names_words (names_words) VALUES ('delete-all')");
   db.exec("INSERT INTO names_words (rowid, folded) SELECT id, folded FROM names");
-  const words = new Set<string>();
-  for (const { folded } of db.query<{ folded: string }, []>("SELECT folded FROM names").iterate())
-    for (const word of folded.split(" ")) if (word.length >= MIN_TYPO_WORD) words.add(word);
-  addWordKeys(db, words);
+  addWordKeys(db);
 }
 
 /** True when the file at `path` was of version 2, 3 or 4 and is now current. */

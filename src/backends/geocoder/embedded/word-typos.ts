@@ -12,8 +12,8 @@ export const WORD_DELETES = "CREATE TABLE IF NOT EXISTS word_deletes (key TEXT N
 
 /** Shorter words have no typo budget (text.ts), so they need no keys. */
 export const MIN_TYPO_WORD = 4;
-/** Key rows written by one INSERT statement (2 columns each). */
-const KEYS_PER_INSERT = 256;
+/** Longer "words" are codes or run-together text, not words anyone types with a typo. */
+const MAX_TYPO_WORD = 40;
 
 /** The word with each one of its letters deleted, without repeats. */
 export function deletions(word: string): string[] {
@@ -22,25 +22,21 @@ export function deletions(word: string): string[] {
   return [...out];
 }
 
-/** Stores the keys of the words not yet in the table (inside the caller's transaction). */
-export function addWordKeys(db: Database, words: Iterable<string>) {
-  const known = db.query<unknown, [string]>("SELECT 1 FROM word_deletes WHERE key = ?1 AND word = ?1");
-  const insert = (rows: number) => db.query<null, string[]>(`INSERT OR IGNORE INTO word_deletes (key, word) VALUES ${Array(rows).fill("(?, ?)").join(", ")}`);
-  const full = insert(KEYS_PER_INSERT);
-  const pending: string[] = [];
-  const flush = () => {
-    if (pending.length === KEYS_PER_INSERT * 2) full.run(...pending);
-    else if (pending.length) insert(pending.length / 2).run(...pending);
-    pending.length = 0;
-  };
-  for (const word of words) {
-    if (word.length < MIN_TYPO_WORD || known.get(word)) continue;
-    for (const key of [word, ...deletions(word)]) {
-      pending.push(key, word);
-      if (pending.length === KEYS_PER_INSERT * 2) flush();
-    }
-  }
-  flush();
+/**
+ * Adds the keys of every word of the word index (names_words) not yet in the table, inside the
+ * caller's transaction. All in SQL: the words come from the index's vocabulary, a word's deletions
+ * from one row per letter position (0 for the word itself), so no row crosses into JavaScript. The
+ * CROSS JOIN keeps the words the outer loop: the other way round reads the vocabulary once per position.
+ */
+export function addWordKeys(db: Database) {
+  db.exec(`
+    WITH RECURSIVE position (i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM position WHERE i < ${MAX_TYPO_WORD}),
+    new_words (word) AS (
+      SELECT term FROM names_words_count WHERE length(term) BETWEEN ${MIN_TYPO_WORD} AND ${MAX_TYPO_WORD}
+        AND NOT EXISTS (SELECT 1 FROM word_deletes WHERE key = term AND word = term))
+    INSERT OR IGNORE INTO word_deletes (key, word)
+    SELECT CASE i WHEN 0 THEN word ELSE substr(word, 1, i - 1) || substr(word, i + 1) END, word
+    FROM new_words CROSS JOIN position WHERE i <= length(word)`);
 }
 
 /** Looks up the stored words within `budget` typos of a typed word (the word itself included). */

@@ -3,7 +3,7 @@
 import type { Database } from "bun:sqlite";
 import { NAME_INDEX_NAMES, NAME_INDEXES, PLACE_POINT_INDEX, PLACE_POINT_INDEX_NAME } from "./store";
 import { foldName } from "./text";
-import { addWordKeys, MIN_TYPO_WORD } from "./word-typos";
+import { addWordKeys } from "./word-typos";
 
 export type DatasetKind = "builtin" | "geonames" | "alternate_names" | "tileset";
 export type WriteMode = "replace" | "add";
@@ -70,8 +70,6 @@ export function createDatasetWriter(db: Database, dataset: { name: string; kind:
   );
   let places = 0;
   let names = 0;
-  /** the words of the names written, for the typo table at commit */
-  const words = new Set<string>();
   let open = false;
   // Names with a larger id were written by this import: they join the word index in one statement at
   // commit, which is faster than a call per row.
@@ -86,7 +84,6 @@ export function createDatasetWriter(db: Database, dataset: { name: string; kind:
     const key = `${n.lang}\u0000${folded}`;
     if (!folded || seen.has(key) || seen.size >= MAX_NAMES_PER_PLACE) return;
     seen.add(key);
-    for (const word of folded.split(" ")) if (word.length >= MIN_TYPO_WORD) words.add(word);
     pending.push(placeId, dataset.name, n.name, folded, n.lang, n.preferred ? 1 : 0, population);
     if (pending.length === NAMES_PER_INSERT * NAME_COLUMNS) flushNames();
     if (++names === BULK_AFTER_NAMES && mayDropIndexes) {
@@ -141,7 +138,7 @@ export function createDatasetWriter(db: Database, dataset: { name: string; kind:
       flushNames();
       if (indexesDropped) db.exec(NAME_INDEXES + PLACE_POINT_INDEX);
       db.query("INSERT INTO names_words (rowid, folded) SELECT id, folded FROM names WHERE id > ?").run(lastNameBefore);
-      addWordKeys(db, words);
+      addWordKeys(db);
       db.exec(
         "UPDATE datasets SET places = (SELECT COUNT(*) FROM places WHERE places.dataset = datasets.name), names = (SELECT COUNT(*) FROM names WHERE names.dataset = datasets.name)",
       );
