@@ -181,7 +181,9 @@ export function createSearch(db: Database, opts: SearchOptions) {
       .all(query, `${query}\u{10FFFF}`, ...f.params);
 
   const similarWords = createWordTypos(db);
-  const namesHoldingWord = db.query<{ doc: number }, [string]>("SELECT doc FROM names_words_count WHERE term = ?");
+  // How many names hold any of the given words, counted no further than `cap`: FTS5 counts by reading
+  // the lists, and a common word's ("new") is long.
+  const namesHolding = db.query<{ n: number }, [string, number]>("SELECT count(*) AS n FROM (SELECT rowid FROM names_words WHERE names_words MATCH ?1 LIMIT ?2)");
   // The names holding any of the given words (an OR of words), of a length within the typo budget.
   const namesWithWords = db.query<unknown, [string, number, number]>(
     `SELECT folded, place_id FROM names WHERE id IN (SELECT rowid FROM names_words WHERE names_words MATCH ?1 LIMIT ${TYPO_SCAN}) AND length(folded) BETWEEN ?2 AND ?3 LIMIT ${SCAN_LIMIT * 4}`,
@@ -194,18 +196,21 @@ export function createSearch(db: Database, opts: SearchOptions) {
    */
   function namesByWordTypos(query: string, shortest: number, longest: number, autocomplete: boolean): [string, number][] {
     const words = query.split(" ").filter(Boolean);
-    const guides = autocomplete && words.length > 1 ? words.slice(0, -1) : words;
-    let best: { variants: string[]; names: number } | null = null;
+    // Longest first: usually the rarest, so the others are counted only up to its count.
+    const guides = (autocomplete && words.length > 1 ? words.slice(0, -1) : words).sort((a, b) => b.length - a.length);
+    // Names past what one scan reads could hide the answer after the cut: the first letters decide then.
+    let best: { match: string; names: number } = { match: "", names: TYPO_SCAN + 1 };
     for (const word of guides) {
       const variants = similarWords(word);
-      const names = variants.reduce((n, v) => n + (namesHoldingWord.get(v)?.doc ?? 0), 0);
+      if (!variants.length) continue;
+      const match = variants.map(ftsWord).join(" OR ");
+      const names = namesHolding.get(match, best.names)!.n;
       // A word none of whose variants is in any name has more typos than its own budget ("nwe" for
       // "new"): the other words guide.
-      if (names && (!best || names < best.names)) best = { variants, names };
+      if (names && names < best.names) best = { match, names };
     }
-    // Names past what one scan reads could hide the answer after the cut: the first letters decide then.
-    if (!best?.names || best.names > TYPO_SCAN) return [];
-    return namesWithWords.values(best.variants.map(ftsWord).join(" OR "), shortest, longest) as [string, number][];
+    if (!best.match) return [];
+    return namesWithWords.values(best.match, shortest, longest) as [string, number][];
   }
 
   // Only names whose length is within the typo budget can be typos of the query. The range itself is

@@ -73,8 +73,8 @@ ${NAME_INDEXES}
 -- Words only (detail = none: no positions), a fraction of what a trigram index cost to fill: the
 -- lookups are single words, word prefixes and ORs of words.
 CREATE VIRTUAL TABLE IF NOT EXISTS names_words USING fts5 (folded, content = '', contentless_delete = 1, detail = none, tokenize = 'unicode61 remove_diacritics 0');
--- How many names hold each word: a typo lookup reads the names of the query's rarest word.
-CREATE VIRTUAL TABLE IF NOT EXISTS names_words_count USING fts5vocab (names_words, 'row');
+-- The distinct words of names, read by word-typos.ts to key the new ones.
+CREATE VIRTUAL TABLE IF NOT EXISTS names_words_vocab USING fts5vocab (names_words, 'row');
 ${WORD_DELETES}
 `;
 

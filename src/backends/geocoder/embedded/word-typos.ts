@@ -32,7 +32,7 @@ export function addWordKeys(db: Database) {
   db.exec(`
     WITH RECURSIVE position (i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM position WHERE i < ${MAX_TYPO_WORD}),
     new_words (word) AS (
-      SELECT term FROM names_words_count WHERE length(term) BETWEEN ${MIN_TYPO_WORD} AND ${MAX_TYPO_WORD}
+      SELECT term FROM names_words_vocab WHERE length(term) BETWEEN ${MIN_TYPO_WORD} AND ${MAX_TYPO_WORD}
         AND NOT EXISTS (SELECT 1 FROM word_deletes WHERE key = term AND word = term))
     INSERT OR IGNORE INTO word_deletes (key, word)
     SELECT CASE i WHEN 0 THEN word ELSE substr(word, 1, i - 1) || substr(word, i + 1) END, word

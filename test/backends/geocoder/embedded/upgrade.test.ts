@@ -95,7 +95,7 @@ test("a version 4 file keeps its imported datasets, drops its trigram index and 
 
   // What version 4 wrote: a trigram index of the names, no word index, no typo table.
   const db = new Database(join(dataDir, GAZETTEER_FILE));
-  db.exec("DROP TABLE names_words_count");
+  db.exec("DROP TABLE names_words_vocab");
   db.exec("DROP TABLE names_words");
   db.exec("DROP TABLE word_deletes");
   db.exec("CREATE VIRTUAL TABLE names_fts USING fts5 (folded, content = '', contentless_delete = 1, tokenize = 'trigram')");
