@@ -32,7 +32,9 @@ async function addRegions(db: Database) {
 function indexWords(db: Database) {
   // Emptied first: the regions added to a version 2 file above are in it already.
   db.exec("INSERT INTO names_words (names_words) VALUES ('delete-all')");
-  db.exec("INSERT INTO names_words (rowid, folded) SELECT id, folded FROM names");
+  // In id order: without it SQLite reads the smaller folded-name index instead, and FTS5 takes rows
+  // out of rowid order several times slower.
+  db.exec("INSERT INTO names_words (rowid, folded) SELECT id, folded FROM names ORDER BY id");
   addWordKeys(db);
 }
 
