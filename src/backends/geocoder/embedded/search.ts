@@ -147,7 +147,7 @@ export function createSearch(db: Database, opts: SearchOptions) {
     return { sql: parts.map((p) => ` AND ${p}`).join(""), params };
   }
 
-  // Each lookup first picks names from the names_by_folded index (or the trigram index), which carries
+  // Each lookup first picks names from the names_by_folded index (or the word index), which carries
   // each name's population: only the most populous few are joined to their places (a read at a random
   // spot of a large file each). With a bbox, country or region filter the join must come first, so
   // more are read: the most populous names might lie outside it.
