@@ -35,11 +35,18 @@ const removeBuild = (temp: string) => {
   for (const suffix of ["", "-wal", "-shm"]) rmSync(temp + suffix, { force: true });
 };
 
-/** The temp files of builds in `path`'s directory, with the process that writes each. */
+/** The temp files of builds in `path`'s directory, with the process that writes each (none when it cannot be read). */
 function buildFiles(path: string): { file: string; pid: number }[] {
   const dir = dirname(path);
   const prefix = `${basename(path)}.building-`;
-  return readdirSync(dir)
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    // A DATA_DIR gone or unreadable is the storage check's to report (health), not an error here.
+    return [];
+  }
+  return names
     .map((name) => ({ file: join(dir, name), pid: name.startsWith(prefix) ? Number(name.slice(prefix.length).split("-")[0]) : NaN }))
     .filter((b) => Number.isInteger(b.pid));
 }
