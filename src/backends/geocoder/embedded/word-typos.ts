@@ -39,10 +39,11 @@ export function addWordKeys(db: Database) {
     FROM new_words CROSS JOIN position WHERE i <= length(word)`);
 }
 
-/** Looks up the stored words within `budget` typos of a typed word (the word itself included). */
+/** Looks up the stored words within a typed word's typo budget (text.ts) of it, the word itself included. */
 export function createWordTypos(db: Database) {
   const byKeys = db.query<{ word: string }, [string]>("SELECT DISTINCT word FROM word_deletes WHERE key IN (SELECT value FROM json_each(?))");
-  return (typed: string, budget = typoBudget(typed.length)): string[] => {
+  return (typed: string): string[] => {
+    const budget = typoBudget(typed.length);
     if (budget === 0) return [typed];
     const keys = new Set([typed, ...deletions(typed)]);
     if (budget >= 2) for (const once of deletions(typed)) for (const twice of deletions(once)) keys.add(twice);
