@@ -1,6 +1,6 @@
 // Shared bench tools. Every target is a ratio against a baseline measured in the same run on the same
 // machine, so the figures mean something on a busy 2-core box; nothing here asserts, it prints.
-import { readFileSync, writeFileSync, mkdtempSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -29,16 +29,27 @@ export interface WrkOptions {
   serverPid?: number;
 }
 
-/** CPU time (user + system) of this process, or of another one by pid, in microseconds. */
-function cpuMicros(pid?: number): number {
+/**
+ * CPU time (user + system) of this process, or of another one by pid with every process it started
+ * (`mapstead serve` runs its HTTP workers as child processes), in microseconds.
+ */
+export function cpuMicros(pid?: number): number {
   if (pid === undefined) {
     const c = process.cpuUsage();
     return c.user + c.system;
   }
-  // /proc/PID/stat: utime and stime are fields 14 and 15, in clock ticks (100 per second on Linux),
-  // counted after the command name (which may hold spaces, hence the split at its closing parenthesis).
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  let micros = 0;
+  try {
+    // /proc/PID/stat: utime and stime are fields 14 and 15, in clock ticks (100 per second on Linux),
+    // counted after the command name (which may hold spaces, hence the split at its closing parenthesis).
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    micros += (Number(fields[11]) + Number(fields[12])) * 10_000;
+    for (const tid of readdirSync(`/proc/${pid}/task`))
+      for (const child of readFileSync(`/proc/${pid}/task/${tid}/children`, "utf8").split(" ").filter(Boolean)) micros += cpuMicros(Number(child));
+  } catch {
+    // The process (or one of its children) has just exited.
+  }
+  return micros;
 }
 
 function toMs(value: string): number {
