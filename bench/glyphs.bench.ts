@@ -6,7 +6,7 @@
 import { BUILTIN_FONTS } from "../src/domain/fonts/builtin";
 import { buildRangePbf, parseFont } from "../src/glyphs";
 import { serveTestApp } from "../test/support/app";
-import { bareConstantServer, DURATION_S, headersOf, median, QUICK, report, wrk, wrkLine } from "./lib";
+import { bareConstantServer, DURATION_S, headersOf, loadLine, median, QUICK, report, wrk, wrkLine } from "./lib";
 
 const regular = BUILTIN_FONTS.find((f) => f.name === "Noto Sans Regular")!;
 const bytes = await Bun.file(regular.path).arrayBuffer();
@@ -49,7 +49,9 @@ try {
   try {
     await wrk(bare.url, { durationS: 1 });
     await wrk(app.baseUrl + paths[0], { durationS: 1 });
+    loadLine("before the rounds");
     const oneRatios: number[] = [];
+    const oneCpuRatios: number[] = [];
     const sameRatios: number[] = [];
     const mixedRatios: number[] = [];
     for (let round = 0; round < (QUICK ? 1 : 3); round++) {
@@ -68,10 +70,14 @@ try {
       wrkLine("  warm ranges, 4 mixed (two fonts, three ranges)", mixed);
       if (one.non2xx || mixed.non2xx) console.log(`  warning: non-2xx answers from the app`);
       oneRatios.push(one.rps / base.rps);
+      oneCpuRatios.push(base.cpuUsPerRequest / one.cpuUsPerRequest);
       sameRatios.push(one.rps / same.rps);
       mixedRatios.push(mixed.rps / baseMixed.rps);
     }
     report("warm glyph range throughput ratio vs bare constant response", median(oneRatios), "x", ">= 0.8");
+    // Server CPU per request (both servers live in this process): the load-robust counterpart.
+    report("warm glyph range server CPU per request, bare / ours", median(oneCpuRatios), "x", ">= 0.8");
+    loadLine("after the rounds");
     report("warm mixed glyph ranges throughput ratio vs bare constant response", median(mixedRatios), "x", ">= 0.8");
     report("warm glyph range, ratio vs bare constant with the same headers (our code alone)", median(sameRatios), "x");
   } finally {

@@ -1,6 +1,6 @@
 // Shared bench tools. Every target is a ratio against a baseline measured in the same run on the same
 // machine, so the figures mean something on a busy 2-core box; nothing here asserts, it prints.
-import { writeFileSync, mkdtempSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -12,6 +12,8 @@ export interface WrkResult {
   requests: number;
   non2xx: number;
   socketErrors: number;
+  /** CPU time (user + system) the server's process spent per request during the run, in microseconds */
+  cpuUsPerRequest: number;
 }
 
 export interface WrkOptions {
@@ -23,6 +25,31 @@ export interface WrkOptions {
   paths?: string[];
   /** CPU list for taskset (e.g. "2-7"): keeps wrk off the cores of the server it measures */
   pin?: string | null;
+  /** the pid of the server's process when it is not this one (its CPU time is read from /proc) */
+  serverPid?: number;
+}
+
+/**
+ * CPU time (user + system) of this process, or of another one by pid with every process it started
+ * (`mapstead serve` runs its HTTP workers as child processes), in microseconds.
+ */
+export function cpuMicros(pid?: number): number {
+  if (pid === undefined) {
+    const c = process.cpuUsage();
+    return c.user + c.system;
+  }
+  let micros = 0;
+  try {
+    // /proc/PID/stat: utime and stime are fields 14 and 15, in clock ticks (100 per second on Linux),
+    // counted after the command name (which may hold spaces, hence the split at its closing parenthesis).
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    micros += (Number(fields[11]) + Number(fields[12])) * 10_000;
+    for (const tid of readdirSync(`/proc/${pid}/task`))
+      for (const child of readFileSync(`/proc/${pid}/task/${tid}/children`, "utf8").split(" ").filter(Boolean)) micros += cpuMicros(Number(child));
+  } catch {
+    // The process (or one of its children) has just exited.
+  }
+  return micros;
 }
 
 function toMs(value: string): number {
@@ -45,16 +72,24 @@ export async function wrk(url: string, opts: WrkOptions = {}): Promise<WrkResult
     args.push("-s", script);
   }
   args.push(url);
+  // Every run starts from a collected heap. The servers a bench compares mostly share its process, and
+  // without this the garbage one run leaves (the bare tile server copies every tile out of SQLite) was
+  // collected during the next server's run: full collections fell into the app's tile runs 13 times
+  // against 8 in the bare server's, in three runs of 3-4 rounds each (BUN_JSC_logGC=1), and their pauses
+  // into the app's p99. With it, 1 against 2.
+  Bun.gc(true);
+  const cpuBefore = cpuMicros(opts.serverPid);
   const proc = Bun.spawn(args, { stdout: "pipe", stderr: "pipe" });
   const out = await new Response(proc.stdout).text();
   await proc.exited;
+  const cpuUs = cpuMicros(opts.serverPid) - cpuBefore;
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? NaN);
   const pct = (p: string) => toMs(new RegExp(`\\s${p}%\\s+(\\S+)`).exec(out)?.[1] ?? "");
   const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
   const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
   const se = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
   const socketErrors = se ? se.slice(1).reduce((a, b) => a + Number(b), 0) : 0;
-  return { rps, p50Ms: pct("50"), p90Ms: pct("90"), p99Ms: pct("99"), requests, non2xx, socketErrors };
+  return { rps, p50Ms: pct("50"), p90Ms: pct("90"), p99Ms: pct("99"), requests, non2xx, socketErrors, cpuUsPerRequest: requests ? cpuUs / requests : NaN };
 }
 
 /** A bare Bun.serve answering one constant response: the "nothing but HTTP" baseline. */
@@ -103,7 +138,13 @@ export function report(name: string, value: number, unit: string, target?: strin
 }
 
 export function wrkLine(label: string, r: WrkResult): void {
-  console.log(`  ${label}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50Ms.toFixed(2)} ms, p99 ${r.p99Ms.toFixed(2)} ms${r.non2xx ? `, ${r.non2xx} non-2xx` : ""}${r.socketErrors ? `, ${r.socketErrors} socket errors` : ""}`);
+  console.log(`  ${label}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50Ms.toFixed(2)} ms, p99 ${r.p99Ms.toFixed(2)} ms, server CPU ${r.cpuUsPerRequest.toFixed(1)} us/request${r.non2xx ? `, ${r.non2xx} non-2xx` : ""}${r.socketErrors ? `, ${r.socketErrors} socket errors` : ""}`);
+}
+
+/** The load average (1, 5, 15 min) for the record: wall-clock figures on a busy 2-core machine mean little without it. */
+export function loadLine(when: string): void {
+  const avg = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
+  console.log(`  load average ${when}: ${avg} (${navigator.hardwareConcurrency} cores)`);
 }
 
 export function median(xs: number[]): number {

@@ -5,7 +5,7 @@
 import { createApp } from "../src/app";
 import { freePort, makeTestApp } from "../test/support/app";
 import { seedOrg, seedSession } from "../test/support/seed";
-import { bareConstantServer, DURATION_S, headersOf, median, QUICK, report, wrk, wrkLine } from "./lib";
+import { bareConstantServer, DURATION_S, headersOf, loadLine, median, QUICK, report, wrk, wrkLine } from "./lib";
 
 // The app as serveTestApp builds it, plus one trivial route that answers the style's bytes: the cost of
 // the framework and the global HTTP conventions alone, to tell them apart from the styles module's own.
@@ -64,7 +64,8 @@ try {
     // Rounds alternate baseline and app so load from anything else on the machine hits both alike;
     // each figure is the median of the per-round ratios.
     const rounds = QUICK ? 1 : 3;
-    const ratios: Record<string, number[]> = { stable: [], versioned: [], revalidate: [], floor: [], twin: [], same: [] };
+    const ratios: Record<string, number[]> = { stable: [], versioned: [], revalidate: [], floor: [], twin: [], same: [], stableCpu: [], versionedCpu: [] };
+    loadLine("before the rounds");
     await wrk(bare.url, { durationS: 1 });
     await wrk(stableUrl, { durationS: 1 });
     for (let round = 0; round < rounds; round++) {
@@ -86,6 +87,8 @@ try {
       for (const [name, r] of [["stable", stable], ["versioned", versioned]] as const) if (r.non2xx) console.log(`  warning: ${r.non2xx} non-2xx answers (${name})`);
       ratios.stable!.push(stable.rps / base.rps);
       ratios.versioned!.push(versioned.rps / base.rps);
+      ratios.stableCpu!.push(base.cpuUsPerRequest / stable.cpuUsPerRequest);
+      ratios.versionedCpu!.push(base.cpuUsPerRequest / versioned.cpuUsPerRequest);
       ratios.revalidate!.push(revalidate.rps / base.rps);
       ratios.floor!.push(floor.rps / base.rps);
       ratios.twin!.push(elysia.rps / base.rps);
@@ -93,6 +96,10 @@ try {
     }
     report("stable style JSON throughput ratio vs bare constant response", median(ratios.stable!), "x", ">= 0.8");
     report("versioned style JSON throughput ratio vs bare constant response", median(ratios.versioned!), "x", ">= 0.8");
+    // Server CPU per request (every server here lives in this process): the load-robust counterpart.
+    report("stable style server CPU per request, bare / ours", median(ratios.stableCpu!), "x", ">= 0.8");
+    report("versioned style server CPU per request, bare / ours", median(ratios.versionedCpu!), "x", ">= 0.8");
+    loadLine("after the rounds");
     report("stable style 304 revalidation throughput ratio vs bare constant response", median(ratios.revalidate!), "x");
     report("stable style through Elysia alone, ratio vs bare (before the fast path)", median(ratios.twin!), "x");
     report("stable style, ratio vs bare constant with the same headers (our code alone)", median(ratios.same!), "x");

@@ -1,0 +1,77 @@
+// The bench tools' CPU accounting: the figures that stay meaningful on a busy machine rest on it.
+import { describe, expect, test } from "bun:test";
+import { cpuMicros, wrk } from "../../bench/lib";
+
+/** Spends `ms` of this thread's CPU time (not wall time: the machine may be busy). */
+function burn(ms: number): void {
+  const start = process.threadCpuUsage?.() ?? process.cpuUsage();
+  let x = 0;
+  for (;;) {
+    for (let i = 0; i < 1000; i++) x += Math.sqrt(x + i);
+    const now = process.threadCpuUsage?.() ?? process.cpuUsage();
+    if (now.user + now.system - start.user - start.system >= ms * 1000) break;
+  }
+  if (x < 0) throw new Error("unreachable");
+}
+
+describe("cpuMicros", () => {
+  test("reading a process's CPU time from /proc agrees with process.cpuUsage", () => {
+    const ownBefore = cpuMicros();
+    const procBefore = cpuMicros(process.pid);
+    burn(300);
+    const own = cpuMicros() - ownBefore;
+    const fromProc = cpuMicros(process.pid) - procBefore;
+    // /proc counts in 10 ms ticks, and the runtime's own threads may add a little to both.
+    expect(own).toBeGreaterThanOrEqual(300_000);
+    expect(Math.abs(fromProc - own)).toBeLessThan(40_000);
+  });
+
+  test("another process's CPU time includes the processes it started", async () => {
+    // A shell that starts a child burning CPU: the shell itself sleeps.
+    const parent = Bun.spawn(["sh", "-c", "bun -e 'const t = Date.now(); while (Date.now() - t < 3000) {}' & wait"]);
+    try {
+      await Bun.sleep(2000);
+      // Even on a busy machine the child gets more than this in two seconds; the shell alone, ~1 ms.
+      expect(cpuMicros(parent.pid)).toBeGreaterThan(50_000);
+    } finally {
+      parent.kill();
+      await parent.exited;
+    }
+  });
+
+  test("an idle child process has used next to no CPU", async () => {
+    const child = Bun.spawn(["sleep", "1"]);
+    try {
+      await Bun.sleep(100);
+      expect(cpuMicros(child.pid)).toBeLessThan(50_000);
+    } finally {
+      child.kill();
+      await child.exited;
+    }
+  });
+});
+
+describe.skipIf(!Bun.which("wrk"))("wrk", () => {
+  test("reports the server's CPU time per request", async () => {
+    let served = 0;
+    const server = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: () => {
+        served++;
+        burn(0.2);
+        return new Response("ok");
+      },
+    });
+    try {
+      const r = await wrk(`http://127.0.0.1:${server.port}/`, { durationS: 1, connections: 2 });
+      expect(r.requests).toBeGreaterThan(0);
+      expect(served).toBeGreaterThanOrEqual(r.requests);
+      // Each request burns 200 us of CPU in the handler alone.
+      expect(r.cpuUsPerRequest).toBeGreaterThan(150);
+      expect(r.cpuUsPerRequest).toBeLessThan(5_000);
+    } finally {
+      server.stop(true);
+    }
+  });
+});
