@@ -27,6 +27,8 @@ export interface Cluster {
 /** Features whose extent reaches this close to the antimeridian are indexed on the other side too. */
 const WRAP_MARGIN = 1 / 32;
 const BATCH = 5000;
+/** Feature texts read per statement. */
+const TEXT_BATCH = 1000;
 /** The zoom range of a feature that never shows (a point thinning left unset). */
 const NEVER = 255;
 /** Rows enter the index by row and column of a 1024 x 1024 grid (zoom 10 tiles). */
@@ -37,7 +39,7 @@ type Box4 = [number, number, number, number];
 interface Queries {
   anyIn: Statement<{ one: number }, Box4>;
   inTile: Statement<{ id: number; bytes: number; minzoom: number; maxzoom: number | null }, [...Box4, number, number, number]>;
-  text: Statement<{ geometry: string; properties: string }, [number]>;
+  texts: Statement<{ id: number; geometry: string; properties: string }, [string]>;
   inBlock: Statement<StoredFeature & { id: number; importance: number }, [...Box4, number]>;
   sizeIn: Statement<{ bytes: number | null }, Box4>;
   largeSizeIn: Statement<{ bytes: number | null }, Box4>;
@@ -53,7 +55,8 @@ function prepareQueries(db: Database): Queries {
       `SELECT f.id, f.bytes, f.minzoom, f.maxzoom FROM features f
        WHERE ${within(" AND min_z <= ?5 AND max_z >= ?6")} AND f.layer = ?7 ORDER BY f.importance DESC, f.id`,
     ),
-    text: db.prepare("SELECT geometry, properties FROM texts WHERE id = ?"),
+    // Many rows per statement, ids given as a JSON array: one statement per feature cost ten times as much.
+    texts: db.prepare("SELECT t.id, t.geometry, t.properties FROM json_each(?) j JOIN texts t ON t.id = j.value"),
     inBlock: db.prepare(
       `SELECT f.id, f.importance, f.minzoom, f.maxzoom, t.geometry, t.properties FROM features f JOIN texts t ON t.id = f.id
        WHERE ${within()} AND f.layer = ?5 ORDER BY f.id`,
@@ -258,7 +261,9 @@ export class FeatureStore {
     }
     // The text is read in file order (far fewer pages read than in order of importance), then put back in order.
     const texts = new Map<number, { geometry: string; properties: string }>();
-    for (const id of chosen.map((f) => f.id).sort((a, b) => a - b)) texts.set(id, q.text.get(id)!);
+    const ids = chosen.map((f) => f.id).sort((a, b) => a - b);
+    for (let i = 0; i < ids.length; i += TEXT_BATCH)
+      for (const t of q.texts.iterate(JSON.stringify(ids.slice(i, i + TEXT_BATCH)))) texts.set(t.id, { geometry: t.geometry, properties: t.properties });
     return { features: chosen.map((f) => ({ ...texts.get(f.id)!, minzoom: f.minzoom, maxzoom: f.maxzoom })), skipped };
   }
 
