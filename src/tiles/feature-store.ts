@@ -27,8 +27,6 @@ export interface Cluster {
 /** Features whose extent reaches this close to the antimeridian are indexed on the other side too. */
 const WRAP_MARGIN = 1 / 32;
 const BATCH = 5000;
-/** Rows written per INSERT statement while loading. */
-const ROWS_PER_INSERT = 64;
 /** Feature texts read per statement. */
 const TEXT_BATCH = 1000;
 /** The zoom range of a feature that never shows (a point thinning left unset). */
@@ -70,14 +68,8 @@ function prepareQueries(db: Database): Queries {
 
 export class FeatureStore {
   private readonly db: Database;
-  private readonly insertFeatures: Statement;
-  private readonly insertTexts: Statement;
   private readonly insertFeature: Statement;
   private readonly insertText: Statement;
-  /** Rows waiting to go in ROWS_PER_INSERT at a time: a statement per row cost more than the row. */
-  private readonly featureRows: (number | null)[] = [];
-  private readonly textRows: (number | string)[] = [];
-  private lastId = 0;
   private queries: Queries | null = null;
   private readonly density = new DensityGrid();
   private pending = 0;
@@ -97,13 +89,8 @@ export class FeatureStore {
        x REAL, y REAL, bytes INTEGER NOT NULL, min_x REAL NOT NULL, min_y REAL NOT NULL, max_x REAL NOT NULL, max_y REAL NOT NULL)`,
     );
     this.db.exec("CREATE TABLE texts (id INTEGER PRIMARY KEY, geometry TEXT NOT NULL, properties TEXT NOT NULL)");
-    const featureInsert = (rows: number) =>
-      `INSERT INTO features (id, layer, minzoom, maxzoom, importance, x, y, bytes, min_x, min_y, max_x, max_y) VALUES ${Array(rows).fill("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)").join(", ")}`;
-    const textInsert = (rows: number) => `INSERT INTO texts (id, geometry, properties) VALUES ${Array(rows).fill("(?, ?, ?)").join(", ")}`;
-    this.insertFeatures = this.db.prepare(featureInsert(ROWS_PER_INSERT));
-    this.insertTexts = this.db.prepare(textInsert(ROWS_PER_INSERT));
-    this.insertFeature = this.db.prepare(featureInsert(1));
-    this.insertText = this.db.prepare(textInsert(1));
+    this.insertFeature = this.db.prepare("INSERT INTO features (layer, minzoom, maxzoom, importance, x, y, bytes, min_x, min_y, max_x, max_y) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    this.insertText = this.db.prepare("INSERT INTO texts (id, geometry, properties) VALUES (?, ?, ?)");
     this.db.exec("BEGIN");
   }
 
@@ -119,15 +106,8 @@ export class FeatureStore {
   private insert(layer: number, geometry: unknown, properties: Record<string, unknown>, box: UnitBox, minzoom: number | null, maxzoom: number | null, importance: number, point: [number, number] | null): void {
     const g = JSON.stringify(geometry);
     const p = JSON.stringify(properties);
-    const id = ++this.lastId;
-    this.featureRows.push(id, layer, minzoom, maxzoom, importance, point?.[0] ?? null, point?.[1] ?? null, g.length + p.length, ...box);
-    this.textRows.push(id, g, p);
-    if (this.textRows.length === 3 * ROWS_PER_INSERT) {
-      this.insertFeatures.run(...this.featureRows);
-      this.insertTexts.run(...this.textRows);
-      this.featureRows.length = 0;
-      this.textRows.length = 0;
-    }
+    const id = this.insertFeature.run(layer, minzoom, maxzoom, importance, point?.[0] ?? null, point?.[1] ?? null, g.length + p.length, ...box).lastInsertRowid;
+    this.insertText.run(id, g, p);
     // Large features are sized from their own index instead (see index()).
     if (DensityGrid.holds(box)) {
       this.density.add(box, g.length + p.length);
@@ -142,19 +122,8 @@ export class FeatureStore {
     }
   }
 
-  /** Writes the rows still waiting (fewer than ROWS_PER_INSERT), one statement each. */
-  private flush(): void {
-    for (let i = 0; i < this.textRows.length / 3; i++) {
-      this.insertFeature.run(...this.featureRows.slice(12 * i, 12 * i + 12));
-      this.insertText.run(...this.textRows.slice(3 * i, 3 * i + 3));
-    }
-    this.featureRows.length = 0;
-    this.textRows.length = 0;
-  }
-
   /** Ends the loading phase. */
   sealed(): void {
-    this.flush();
     this.db.exec("COMMIT");
   }
 
@@ -228,7 +197,6 @@ export class FeatureStore {
         }
       onZoom(z);
     }
-    this.flush();
     this.db.prepare("UPDATE features SET minzoom = ? WHERE layer = ? AND minzoom IS NULL").run(until, layer);
     this.db.exec("DELETE FROM clusters");
     this.db.exec("COMMIT");
