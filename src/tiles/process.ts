@@ -106,7 +106,7 @@ const READERS: Partial<Record<SourceFormat, FeatureReader>> = {
 };
 
 const MAX_WARNINGS = 20;
-const GENERATOR = "mapstead (geojson-vt + vt-pbf)";
+const GENERATOR = "mapstead (geojson-vt)";
 /** Share of the progress bar each phase of source processing takes. */
 const SHARE = { reading: 0.3, indexing: 0.05, tiling: 0.6, writing: 0.05 };
 

@@ -1,10 +1,10 @@
 // Cuts the tile pyramid from a FeatureStore: each tile reads only the features that reach into it
-// (most important first), clips and simplifies them with geojson-vt, encodes the layers with vt-pbf and
-// gzips. A tile over the byte limit sheds its least important features until it fits, and the drops are
+// (most important first), clips and simplifies them with geojson-vt, encodes the layers (mvt-encode.ts)
+// and gzips. A tile over the byte limit sheds its least important features until it fits, and the drops are
 // counted per zoom.
 import { GeoJSONVT, geoJSONToTile, type GeoJSONVTTile } from "@maplibre/geojson-vt";
-import { fromGeojsonVt } from "@maplibre/vt-pbf";
 import type { FeatureStore, StoredFeature, UnitBox } from "./feature-store";
+import { encodeTile } from "./mvt-encode";
 
 export const EXTENT = 4096;
 /**
@@ -54,10 +54,10 @@ function tileBox(z: number, x: number, y: number, bufferPx: number): UnitBox {
 }
 
 function encode(tiles: Record<string, GeoJSONVTTile>): Uint8Array {
-  return Bun.gzipSync(fromGeojsonVt(tiles, { version: 2, extent: EXTENT }) as Uint8Array<ArrayBuffer>);
+  return Bun.gzipSync(encodeTile(tiles, EXTENT) as Uint8Array<ArrayBuffer>);
 }
 
-/** Hidden attributes carrying a feature's zoom range through a block's GeoJSONVT index. */
+/** Hidden attributes carrying a feature's zoom range through a block's GeoJSONVT index (never encoded: NUL-prefixed). */
 const MINZOOM_TAG = "\u0000minzoom";
 const MAXZOOM_TAG = "\u0000maxzoom";
 
@@ -148,7 +148,7 @@ export function tileAll(store: FeatureStore, layers: TilerLayer[], opts: TilerOp
         // Data reaches this tile even when all of it is too small to draw here: its children may draw it.
         any = true;
         if (!tile.features.length || z < layer.minzoom) continue;
-        const shown = tile.features.filter((f) => showsAt(f.tags ?? {}, z)).map((f) => ({ ...f, tags: withoutZoom(f.tags ?? {}) }));
+        const shown = tile.features.filter((f) => showsAt(f.tags ?? {}, z));
         if (shown.length) tiles[layer.name] = { ...tile, features: shown as typeof tile.features };
       }
       if (!any) return;
@@ -183,9 +183,4 @@ export function tileAll(store: FeatureStore, layers: TilerLayer[], opts: TilerOp
   };
   visit(0, 0, 0);
   return stats;
-}
-
-function withoutZoom(tags: Record<string, unknown>): Record<string, unknown> {
-  const { [MINZOOM_TAG]: _min, [MAXZOOM_TAG]: _max, ...rest } = tags;
-  return rest;
 }
