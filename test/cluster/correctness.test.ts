@@ -78,7 +78,10 @@ describe("keys", () => {
 
 describe("logs", () => {
   test("every access-log line names the worker that answered", async () => {
-    const answers = await sequential(6, 0, () => ["/health", {}]);
+    // SO_REUSEPORT picks a worker per connection by hash, so a few calls can all land on one worker:
+    // call until every worker answered (in practice a handful of calls).
+    const answers: Answer[] = [];
+    while (workersOf(answers).size < WORKERS && answers.length < 100) answers.push(await call("/health"));
     expect(workersOf(answers).size).toBe(WORKERS);
     const ids = new Set(answers.map((a) => a.headers.get("x-request-id")));
     let lines: Record<string, unknown>[] = [];
@@ -112,7 +115,7 @@ describe("rate limits and quotas across workers", () => {
     expect(admitted).toBeLessThanOrEqual(WORKERS * 6);
     // Once the workers have synced, nobody gets through until the bucket is out of debt.
     await Bun.sleep(500);
-    const after = await sequential(6, 120, () => [q(), { headers: h }]);
+    const after = await sequential(12, 120, () => [q(), { headers: h }]);
     expect(workersOf(after).size).toBe(WORKERS);
     expect(after.every((a) => a.status === 429)).toBe(true);
   }, 30_000);
@@ -173,8 +176,9 @@ describe("idempotency, sessions and CSRF", () => {
     // Whichever worker answers (the survivor, or the restarted one), the key is free again.
     let retried: Answer | null = null;
     for (let i = 0; i < 50; i++) {
-      retried = await call("/geocoding/v1/batch", init);
-      if (retried.status === 200) break;
+      // A connection the kernel queued on the killed worker's socket is reset: that is a retry too.
+      retried = await call("/geocoding/v1/batch", init).catch(() => null);
+      if (retried?.status === 200) break;
       await Bun.sleep(100);
     }
     expect(retried!.status).toBe(200);
