@@ -228,7 +228,8 @@ describe("the conventions around the answer", () => {
   };
 
   test("the same access-log line, without the query string", async () => {
-    for (const [path, status] of [[`${TILE}?key=secret`, 200], ["/fonts/v1/Nope/0-255.pbf", 404], ["/health", 200]] as const) {
+    // The tile's path is spelled from its parameters, the font stack's (a space) read from the URL.
+    for (const [path, status] of [[`${TILE}?key=secret`, 200], ["/fonts/v1/Nope/0-255.pbf", 404], ["/fonts/v1/Noto%20Sans%20Regular/0-255.pbf", 200], ["/health", 200]] as const) {
       const tag = `log-${status}-${path.length}`;
       expect((await fetch(fastUrl + path, { headers: { "x-request-id": `${tag}-fast` } })).status).toBe(status);
       expect((await fetch(twinUrl + path, { headers: { "x-request-id": `${tag}-twin` } })).status).toBe(status);
@@ -238,6 +239,13 @@ describe("the conventions around the answer", () => {
       expect(fastLine).toMatchObject({ msg: "request", method: "GET", status });
       expect(JSON.stringify(fastLine)).not.toContain("secret");
     }
+  });
+
+  test("a plain character the client escaped is logged decoded: the same path", async () => {
+    const escaped = TILE.replace("/acme/", "/%61cme/");
+    expect((await fetch(fastUrl + escaped, { headers: { "x-request-id": "log-escaped-fast" } })).status).toBe(200);
+    await Bun.sleep(50);
+    expect(lineOf("log-escaped-fast")).toMatchObject({ path: TILE, status: 200 });
   });
 
   test("the same metrics: each path counts one request in its route group", async () => {
