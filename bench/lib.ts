@@ -27,6 +27,12 @@ export interface WrkOptions {
   pin?: string | null;
   /** the pid of the server's process when it is not this one (its CPU time is read from /proc) */
   serverPid?: number;
+  /**
+   * Milliseconds each connection waits between its requests (wrk's `delay()`): a paced load that
+   * offers at most connections x 1000 / delayMs requests per second whatever the server does, so
+   * servers of different speeds are timed at the same rate instead of each at its own saturation.
+   */
+  delayMs?: number;
 }
 
 /**
@@ -64,11 +70,15 @@ export async function wrk(url: string, opts: WrkOptions = {}): Promise<WrkResult
   if (!Bun.which("wrk")) throw new Error("wrk is not installed: apt-get install -y wrk");
   const args = [...(opts.pin ? ["taskset", "-c", opts.pin] : []), "wrk", "--latency", `-t${opts.threads ?? 1}`, `-c${opts.connections ?? 32}`, `-d${opts.durationS ?? 5}s`];
   for (const [k, v] of Object.entries(opts.headers ?? {})) args.push("-H", `${k}: ${v}`);
+  let lua = "";
   if (opts.paths?.length) {
-    const dir = mkdtempSync(join(tmpdir(), "mapstead-wrk-"));
-    const script = join(dir, "paths.lua");
     const list = opts.paths.map((p) => JSON.stringify(p)).join(",\n");
-    writeFileSync(script, `local paths = {\n${list}\n}\nmath.randomseed(42)\nrequest = function()\n  return wrk.format(nil, paths[math.random(#paths)])\nend\n`);
+    lua += `local paths = {\n${list}\n}\nmath.randomseed(42)\nrequest = function()\n  return wrk.format(nil, paths[math.random(#paths)])\nend\n`;
+  }
+  if (opts.delayMs) lua += `delay = function()\n  return ${Math.round(opts.delayMs)}\nend\n`;
+  if (lua) {
+    const script = join(mkdtempSync(join(tmpdir(), "mapstead-wrk-")), "script.lua");
+    writeFileSync(script, lua);
     args.push("-s", script);
   }
   args.push(url);
@@ -96,6 +106,46 @@ export async function wrk(url: string, opts: WrkOptions = {}): Promise<WrkResult
 export function bareConstantServer(body: string | Uint8Array<ArrayBuffer>, headers: Record<string, string> = { "content-type": "application/json" }) {
   const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response(body, { headers }) });
   return { url: `http://127.0.0.1:${server.port}`, stop: () => server.stop(true) };
+}
+
+/**
+ * The same bare constant response served as `mapstead serve` serves with WORKERS above 1: `processes`
+ * Bun processes sharing one port (SO_REUSEPORT), started under one shell so that `cpuMicros(pid)`
+ * counts them all. The like-for-like baseline for the binary, whose HTTP workers are processes too.
+ */
+export async function bareConstantProcesses(body: string, headers: Record<string, string>, processes: number) {
+  const port = await new Promise<number>((resolve) => {
+    const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
+    const p = probe.port!;
+    probe.stop(true);
+    resolve(p);
+  });
+  const script = join(mkdtempSync(join(tmpdir(), "mapstead-bare-")), "bare.ts");
+  writeFileSync(
+    script,
+    `Bun.serve({ hostname: "127.0.0.1", port: ${port}, reusePort: true, fetch: () => new Response(${JSON.stringify(body)}, { headers: ${JSON.stringify(headers)} }) });\nconsole.log("ready");\n`,
+  );
+  const bun = JSON.stringify(process.execPath);
+  const shell = Bun.spawn(["sh", "-c", `${Array(processes).fill(`${bun} ${JSON.stringify(script)} &`).join(" ")} wait`], { stdout: "pipe", stderr: "inherit" });
+  // Every process says when it listens: connections are spread only over those that do.
+  const reader = shell.stdout.getReader();
+  let said = "";
+  while ((said.match(/ready/g) ?? []).length < processes) {
+    const { done, value } = await reader.read();
+    if (done) throw new Error("the bare server processes exited before listening");
+    said += new TextDecoder().decode(value);
+  }
+  reader.releaseLock();
+  return {
+    url: `http://127.0.0.1:${port}`,
+    pid: shell.pid,
+    async stop() {
+      // The shell's children first (the shell waits for them), then the shell.
+      Bun.spawnSync(["pkill", "-P", String(shell.pid)]);
+      shell.kill();
+      await shell.exited;
+    },
+  };
 }
 
 /**

@@ -1,6 +1,6 @@
 // Tile serving: (1) throughput over random existing z3-z8 tiles of a published tileset, as a ratio to a
 // bare Bun.serve + bun:sqlite reader of the same MBTiles in the same run (issue 9: >= 0.9), and the p99
-// as a ratio to the bare p99 (<= 1.2), with the Elysia twins of the fast routes (src/http/fast-routes.ts)
+// as a ratio to the bare p99 (<= 1.2, at a paced rate both sustain), with the Elysia twins of the fast routes (src/http/fast-routes.ts)
 // measured beside them to show what the fast path buys, and the bare reader sending the app's very
 // headers (our code alone); (2) TileJSON throughput as a ratio to a bare Bun.serve answering the same
 // bytes (>= 0.8); (3) tile p99 while a large import is processing (< 20 ms).
@@ -130,11 +130,33 @@ try {
   // The same comparison in server CPU time per request (both servers live in this process): what a
   // request costs, which a busy machine stretches far less than it does req/s or latency.
   report("tile server CPU per request, bare / ours (1 = as cheap as bare)", median(cpuRatios), "x", ">= 0.9");
-  report("tile p99 ratio vs bare p99", median(p99Ratios), "x", "<= 1.2");
+  report("tile p99 ratio vs bare p99, each at its own saturation", median(p99Ratios), "x");
   report("tile throughput through Elysia alone, ratio vs bare (before the fast path)", median(twinRatios), "x");
   report("tile throughput, ratio vs bare with the same headers (our code alone)", median(sameRatios), "x");
   report("tile p99 at 32 connections", median(p99s), "ms", "< 5");
   report("bare baseline p99 at 32 connections (machine noise floor)", median(bareP99s), "ms");
+
+  // The p99s above are each server's at its own saturation: the faster one keeps wrk (one thread, on
+  // the same two cores) busier and queues more requests behind it, so its tail measures the client as
+  // much as the server (a bare server answering tiles from a Map had a higher p99 than the SQLite one).
+  // Paced, every connection waits 1 ms between its requests, which offers both servers the same rate,
+  // below what either sustains: the p99 then is each server's own tail (GC pauses, slow requests).
+  const paced = { ...opts, delayMs: 1 };
+  await wrk(bareUrl, { ...paced, durationS: 1 });
+  await wrk(app.baseUrl, { ...paced, durationS: 1 });
+  const pacedRatios: number[] = [];
+  const pacedP99s: number[] = [];
+  for (let round = 0; round < rounds; round++) {
+    const base = await wrk(bareUrl, paced);
+    const ours = await wrk(app.baseUrl, paced);
+    wrkLine(`  paced round ${round + 1}: bare Bun.serve + bun:sqlite`, base);
+    wrkLine(`  paced round ${round + 1}: mapstead tiles (fast path)`, ours);
+    if (ours.non2xx) throw new Error(`${ours.non2xx} tile requests failed`);
+    pacedRatios.push(ours.p99Ms / base.p99Ms);
+    pacedP99s.push(ours.p99Ms);
+  }
+  report("tile p99 ratio vs bare p99 at the same paced rate (32 connections, 1 ms apart)", median(pacedRatios), "x", "<= 1.2");
+  report("tile p99 at the paced rate", median(pacedP99s), "ms");
 
   // TileJSON of the published version (stable URL) against a bare server sending its bytes.
   const tileJsonUrl = `${app.baseUrl}/tiles/v1/bench/world.json`;

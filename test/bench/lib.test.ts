@@ -74,4 +74,29 @@ describe.skipIf(!Bun.which("wrk"))("wrk", () => {
       server.stop(true);
     }
   });
+
+  test("a paced run offers at most connections x 1000 / delayMs requests per second, to random paths", async () => {
+    const seen = new Set<string>();
+    const server = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: (request) => {
+        seen.add(new URL(request.url).pathname);
+        return new Response("ok");
+      },
+    });
+    try {
+      const url = `http://127.0.0.1:${server.port}`;
+      const paced = await wrk(url, { durationS: 2, connections: 4, delayMs: 20, paths: ["/a", "/b", "/c"] });
+      // 4 connections each waiting 20 ms between requests: at most 200 per second.
+      expect(paced.rps).toBeGreaterThan(20);
+      expect(paced.rps).toBeLessThanOrEqual(210);
+      expect([...seen].sort()).toEqual(["/a", "/b", "/c"]);
+      // Unpaced, the same server answers far more than that, even on a busy machine.
+      const free = await wrk(url, { durationS: 1, connections: 4 });
+      expect(free.rps).toBeGreaterThan(1000);
+    } finally {
+      server.stop(true);
+    }
+  });
 });
