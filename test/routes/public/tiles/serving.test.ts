@@ -191,11 +191,25 @@ describe("private tilesets", () => {
     expect((await t.fetch("/tiles/v1/acme/secret@1/0/0/0.mvt", { headers: { "x-api-key": wrongScope.secret } })).status).toBe(404);
   });
 
+  test("a private TileJSON a member has read (and the server remembers) is still 404 to everyone else", async () => {
+    const key = seedKey(t.ctx, orgId, ["maps:read"]);
+    const foreign = seedKey(t.ctx, seedOrg(t.ctx, "foreign").id, ["maps:read"]);
+    for (const path of ["/tiles/v1/acme/secret.json", "/tiles/v1/acme/secret@1.json"]) {
+      for (let i = 0; i < 2; i++) expect((await t.fetch(path, { headers: { "x-api-key": key.secret } })).status).toBe(200);
+      expect((await t.fetch(path)).status).toBe(404);
+      expect((await t.fetch(path, { headers: { "x-api-key": foreign.secret } })).status).toBe(404);
+      expect((await t.fetch(path, { headers: { cookie: headers.cookie! } })).status).toBe(200);
+    }
+  });
+
   test("making a tileset private takes effect at once", async () => {
     expect((await t.fetch("/tiles/v1/acme/brazil@1/5/11/17.mvt")).status).toBe(200);
+    // Read (and so remembered) while public.
+    for (const path of ["/tiles/v1/acme/brazil.json", "/tiles/v1/acme/brazil@1.json"]) expect((await t.fetch(path)).status).toBe(200);
     await t.fetch("/api/v1/orgs/acme/tilesets/brazil", { method: "PATCH", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify({ visibility: "private" }) });
     expect((await t.fetch("/tiles/v1/acme/brazil@1/5/11/17.mvt")).status).toBe(404);
     expect((await t.fetch("/tiles/v1/acme/brazil.json")).status).toBe(404);
+    expect((await t.fetch("/tiles/v1/acme/brazil@1.json")).status).toBe(404);
     await t.fetch("/api/v1/orgs/acme/tilesets/brazil", { method: "PATCH", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify({ visibility: "public" }) });
     expect((await t.fetch("/tiles/v1/acme/brazil@1/5/11/17.mvt")).status).toBe(200);
   });
