@@ -2,9 +2,11 @@
 // to live. Every in-memory cache uses it (tiles, published content, glyphs, sprites, rendered images,
 // geocoder and elevation answers), so eviction is written and tested once.
 //
-// A Map keeps insertion order, so its first key is the least recently used. A hit moves its entry to the
-// recent end only when the entry sits in the older half of the map: hot entries (every tile request hits
-// one) cost a lookup and no Map re-insert, while an entry that is about to age out is still saved.
+// A Map finds entries by key and a doubly linked list through them keeps their order of use: a hit moves
+// its entry to the recent end by relinking two neighbours, and never touches the Map. (Moving it by
+// deleting and re-setting its key, as this class did, fills the Map with deleted slots, and JSC rehashes
+// the whole table every so often while a hit waits: 16 ms with 32k entries, 52 ms with 250k, against
+// 0.1 ms for a Map that is only read. Only sets and evictions change the Map now.)
 
 export interface LruOptions<V> {
   /** at most this many entries (default: unbounded) */
@@ -21,17 +23,22 @@ export interface LruOptions<V> {
 }
 
 interface Entry<V> {
+  key: string;
   value: V;
   bytes: number;
   expiresAt: number;
-  /** insertion order stamp: how recently the entry moved to the recent end */
-  stamp: number;
+  /** the entry used just before this one (toward the least recently used end), or null */
+  older: Entry<V> | null;
+  /** the entry used just after this one, or null for the most recent */
+  newer: Entry<V> | null;
 }
 
 export class Lru<V> {
   private readonly map = new Map<string, Entry<V>>();
+  /** the least recently used entry: the next to go */
+  private oldest: Entry<V> | null = null;
+  private newest: Entry<V> | null = null;
   private total = 0;
-  private stamps = 0;
   private readonly maxEntries: number;
   private readonly maxBytes: number;
   private readonly maxEntryBytes: number;
@@ -63,13 +70,12 @@ export class Lru<V> {
     const e = this.map.get(key);
     if (e === undefined) return undefined;
     if (e.expiresAt !== Infinity && e.expiresAt <= this.now()) {
-      this.remove(key, e);
+      this.remove(e);
       return undefined;
     }
-    if (this.stamps - e.stamp > this.map.size >> 1) {
-      this.map.delete(key);
-      e.stamp = ++this.stamps;
-      this.map.set(key, e);
+    if (e !== this.newest) {
+      this.unlink(e);
+      this.append(e);
     }
     return e;
   }
@@ -80,42 +86,68 @@ export class Lru<V> {
    */
   set(key: string, value: V, bytes = 0, expiresAt = Infinity): void {
     const old = this.map.get(key);
-    if (old !== undefined) {
-      this.map.delete(key);
-      this.total -= old.bytes;
+    if (bytes > this.maxEntryBytes) {
+      if (old !== undefined) {
+        this.map.delete(key);
+        this.unlink(old);
+        this.total -= old.bytes;
+      }
+      return;
     }
-    if (bytes > this.maxEntryBytes) return;
     const latest = this.ttlMs === Infinity ? Infinity : this.now() + this.ttlMs;
-    this.map.set(key, { value, bytes, expiresAt: Math.min(expiresAt, latest), stamp: ++this.stamps });
-    this.total += bytes;
-    if (this.map.size > this.maxEntries || this.total > this.maxBytes) this.shrink();
+    if (old !== undefined) {
+      // Replaced in place: the Map keeps its slot.
+      this.total += bytes - old.bytes;
+      old.value = value;
+      old.bytes = bytes;
+      old.expiresAt = Math.min(expiresAt, latest);
+      this.unlink(old);
+      this.append(old);
+    } else {
+      const e: Entry<V> = { key, value, bytes, expiresAt: Math.min(expiresAt, latest), older: null, newer: null };
+      this.map.set(key, e);
+      this.append(e);
+      this.total += bytes;
+    }
+    while ((this.map.size > this.maxEntries || this.total > this.maxBytes) && this.oldest) this.remove(this.oldest);
   }
 
   delete(key: string): void {
     const e = this.map.get(key);
-    if (e !== undefined) this.remove(key, e);
+    if (e !== undefined) this.remove(e);
   }
 
   /** Removes every entry that passes `test` (a walk over all entries: for rare events such as a publish). */
   deleteWhere(test: (key: string, value: V) => boolean): void {
-    for (const [key, e] of this.map) if (test(key, e.value)) this.remove(key, e);
+    for (const e of this.map.values()) if (test(e.key, e.value)) this.remove(e);
   }
 
   clear(): void {
     this.map.clear();
+    this.oldest = this.newest = null;
     this.total = 0;
   }
 
-  private shrink(): void {
-    for (const [key, e] of this.map) {
-      if (this.map.size <= this.maxEntries && this.total <= this.maxBytes) break;
-      this.remove(key, e);
-    }
+  private append(e: Entry<V>): void {
+    e.older = this.newest;
+    e.newer = null;
+    if (this.newest) this.newest.newer = e;
+    else this.oldest = e;
+    this.newest = e;
   }
 
-  private remove(key: string, e: Entry<V>): void {
-    this.map.delete(key);
+  private unlink(e: Entry<V>): void {
+    if (e.older) e.older.newer = e.newer;
+    else this.oldest = e.newer;
+    if (e.newer) e.newer.older = e.older;
+    else this.newest = e.older;
+    e.older = e.newer = null;
+  }
+
+  private remove(e: Entry<V>): void {
+    this.map.delete(e.key);
+    this.unlink(e);
     this.total -= e.bytes;
-    this.opts.onEvict?.(key, e.value);
+    this.opts.onEvict?.(e.key, e.value);
   }
 }

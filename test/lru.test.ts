@@ -98,3 +98,19 @@ test("evicted, expired, deleted and matched entries are told to onEvict; replace
   expect(gone).toHaveLength(4);
   expect(c.size).toBe(0);
 });
+
+test("order of use is exact: every hit makes its entry the most recent", () => {
+  const c = new Lru<number>({ maxEntries: 4 });
+  for (const k of ["a", "b", "c", "d"]) c.set(k, 0);
+  // Used from the newest back to the oldest: d is now the least recently used.
+  for (const k of ["c", "b", "a"]) c.get(k);
+  c.set("e", 0);
+  expect(c.get("d")).toBeUndefined();
+  expect(["a", "b", "c", "e"].map((k) => c.get(k))).toEqual([0, 0, 0, 0]);
+  // Replacing a value makes it the most recent too, without counting it twice.
+  c.set("a", 1);
+  c.set("f", 0);
+  expect(c.get("b")).toBeUndefined();
+  expect(c.get("a")).toBe(1);
+  expect(c.size).toBe(4);
+});
