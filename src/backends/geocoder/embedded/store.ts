@@ -21,9 +21,13 @@ export const gazetteerPath = (dataDir: string) => join(dataDir, GAZETTEER_FILE);
  */
 export const NAME_INDEXES = `
 CREATE INDEX IF NOT EXISTS names_by_place ON names (place_id);
-CREATE INDEX IF NOT EXISTS names_by_folded ON names (folded, population DESC, place_id);
-CREATE INDEX IF NOT EXISTS names_by_dataset ON names (dataset);`;
-export const NAME_INDEX_NAMES = ["names_by_place", "names_by_folded", "names_by_dataset"];
+CREATE INDEX IF NOT EXISTS names_by_folded ON names (folded, population DESC, place_id);`;
+export const NAME_INDEX_NAMES = ["names_by_place", "names_by_folded"];
+/**
+ * The names one dataset gave another's places (alternate names): a dataset's own names, nearly all of
+ * them, carry '' and stay out of it, so a bulk import neither writes nor sorts an entry per name.
+ */
+export const NAMES_BY_ADDER = "CREATE INDEX IF NOT EXISTS names_by_adder ON names (dataset) WHERE dataset <> '';";
 
 /**
  * The word index of names. Words only (detail = none: no positions), a fraction of what a trigram index
@@ -72,7 +76,7 @@ ${PLACE_POINT_INDEX}
 CREATE TABLE IF NOT EXISTS names (
   id INTEGER PRIMARY KEY,
   place_id INTEGER NOT NULL,
-  dataset TEXT NOT NULL,         -- the dataset that added the name (alternate names come separately)
+  dataset TEXT NOT NULL,         -- '' for a name its place's dataset gave it, else the dataset that added it (alternate names)
   name TEXT NOT NULL,
   folded TEXT NOT NULL,
   lang TEXT NOT NULL DEFAULT '',
@@ -80,6 +84,7 @@ CREATE TABLE IF NOT EXISTS names (
   population INTEGER NOT NULL DEFAULT 0 -- its place's, so lookups rank names without reading places
 );
 ${NAME_INDEXES}
+${NAMES_BY_ADDER}
 ${NAMES_WORDS}
 -- The distinct words of names, read by word-typos.ts to key the new ones.
 CREATE VIRTUAL TABLE IF NOT EXISTS names_words_vocab USING fts5vocab (names_words, 'row');

@@ -82,7 +82,13 @@ export function createDatasetWriter(db: Database, dataset: { name: string; kind:
       insertPlace.run(...row);
     }
   });
-  const dropPlaceNames = [db.query<null, [number]>(unindexNames("place_id = ?1")), db.query<null, [number]>("DELETE FROM names WHERE place_id = ?")];
+  const unindexPlaceNames = db.query<null, [number]>(unindexNames("place_id = ?1"));
+  const dropPlaceNames = db.query<{ dataset: string }, [number]>("DELETE FROM names WHERE place_id = ? RETURNING dataset");
+  /** What this import changes in each dataset's count of names, written at commit. */
+  const namesDelta = new Map<string, number>();
+  const adjust = (name: string, by: number) => namesDelta.set(name, (namesDelta.get(name) ?? 0) + by);
+  /** The `dataset` of the names this import writes: its own ('') or, for alternate names, its name. */
+  const adder = dataset.kind === "alternate_names" ? dataset.name : "";
   // The (dataset, ext_id) index answers this as one lookup per GeoNames-based dataset.
   const placesByGeonameId = db.query<{ id: number; population: number }, [string]>(
     "SELECT id, population FROM places WHERE dataset IN (SELECT name FROM datasets WHERE kind IN ('builtin', 'geonames')) AND ext_id = ?",
@@ -103,7 +109,7 @@ export function createDatasetWriter(db: Database, dataset: { name: string; kind:
     const key = `${n.lang}\u0000${folded}`;
     if (!folded || seen.has(key) || seen.size >= MAX_NAMES_PER_PLACE) return;
     seen.add(key);
-    names.add(placeId, dataset.name, n.name, folded, n.lang, n.preferred ? 1 : 0, population);
+    names.add(placeId, adder, n.name, folded, n.lang, n.preferred ? 1 : 0, population);
     if (++counts.names === BULK_AFTER_NAMES && bulk) {
       for (const index of [...NAME_INDEX_NAMES, PLACE_POINT_INDEX_NAME]) db.exec(`DROP INDEX IF EXISTS ${index}`);
       indexesDropped = true;
@@ -137,7 +143,9 @@ export function createDatasetWriter(db: Database, dataset: { name: string; kind:
         id = existing.id;
         updatePlace.run(p.layer, p.name, p.countryCode, p.admin1, p.abbr ?? null, p.population, p.importance, p.lon, p.lat, id);
         names.flush();
-        for (const q of dropPlaceNames) q.run(id);
+        unindexPlaceNames.run(id);
+        // The place's names go, those other datasets gave it too (as before its update).
+        for (const gone of dropPlaceNames.all(id)) adjust(gone.dataset || dataset.name, -1);
       } else {
         id = nextPlaceId++;
         // Arguments, not an array per place: garbage the build of the built-in data peaked 30 MB higher with.
@@ -157,7 +165,7 @@ export function createDatasetWriter(db: Database, dataset: { name: string; kind:
       return targets.length > 0;
     },
 
-    /** Commits and refreshes every dataset's counts (a replaced dataset may take others' names with it). */
+    /** Commits with every dataset's counts brought up to date (a replaced dataset may take others' names with it). */
     commit(): { places: number; names: number } {
       newPlaces.flush();
       names.flush();
@@ -165,9 +173,9 @@ export function createDatasetWriter(db: Database, dataset: { name: string; kind:
       if (indexesDropped) db.exec(NAME_INDEXES + PLACE_POINT_INDEX);
       db.query("INSERT INTO names_words (rowid, folded) SELECT id, folded FROM names WHERE id > ?").run(lastNameBefore);
       addWordKeys(db);
-      db.exec(
-        "UPDATE datasets SET places = (SELECT COUNT(*) FROM places WHERE places.dataset = datasets.name), names = (SELECT COUNT(*) FROM names WHERE names.dataset = datasets.name)",
-      );
+      adjust(dataset.name, counts.names);
+      for (const [name, by] of namesDelta) adjustNames(db, name, by);
+      db.exec("UPDATE datasets SET places = (SELECT COUNT(*) FROM places WHERE places.dataset = datasets.name)");
       db.exec("COMMIT");
       open = false;
       return { ...counts };
@@ -218,11 +226,21 @@ function rowBuffer(db: Database, table: string, columns: string[], onUniqueViola
   return buffer;
 }
 
-/** Removes a dataset's places and names, and the names other datasets gave its places (inside the caller's transaction). */
+const adjustNames = (db: Database, name: string, by: number) => db.query("UPDATE datasets SET names = names + ? WHERE name = ?").run(by, name);
+
+/**
+ * Removes a dataset's places and names, and the names other datasets gave its places, from the rows
+ * and the counts (inside the caller's transaction).
+ */
 function removeDatasetRows(db: Database, name: string) {
   const ofDataset = "SELECT id FROM places WHERE dataset = ?1";
-  db.query(unindexNames(`dataset = ?1 OR place_id IN (${ofDataset})`)).run(name);
-  db.query(`DELETE FROM names WHERE dataset = ?1 OR place_id IN (${ofDataset})`).run(name);
+  // `dataset <> ''` repeated so that SQLite reads the (partial) names_by_adder index.
+  const names = `(dataset = ?1 AND dataset <> '') OR place_id IN (${ofDataset})`;
+  const others = db.query<{ dataset: string; n: number }, [string]>(`SELECT dataset, COUNT(*) AS n FROM names WHERE place_id IN (${ofDataset}) AND dataset <> '' GROUP BY dataset`).all(name);
+  for (const o of others) adjustNames(db, o.dataset, -o.n);
+  db.query("UPDATE datasets SET names = 0 WHERE name = ?").run(name);
+  db.query(unindexNames(names)).run(name);
+  db.query(`DELETE FROM names WHERE ${names}`).run(name);
   db.query("DELETE FROM places WHERE dataset = ?1").run(name);
 }
 
@@ -232,7 +250,6 @@ export function deleteDataset(db: Database, name: string): boolean {
     if (!db.query("SELECT 1 FROM datasets WHERE name = ?").get(name)) return false;
     removeDatasetRows(db, name);
     db.query("DELETE FROM datasets WHERE name = ?").run(name);
-    db.exec("UPDATE datasets SET names = (SELECT COUNT(*) FROM names WHERE names.dataset = datasets.name)");
     return true;
   }).immediate();
 }

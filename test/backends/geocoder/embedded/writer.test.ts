@@ -1,7 +1,8 @@
 // What the bulk writer must keep true: a geonameid repeated in one file is one place (the later row,
 // also when SQLite refused the multi-row INSERT holding both), counts are right, and the word index
 // (filled at commit, emptied by FTS5 'delete' commands) loses the words of replaced, updated and
-// deleted names.
+// deleted names; each dataset's count of names, kept up to date by the writer rather than counted
+// again, matches its names, also when alternate names of one dataset go with another's places.
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
@@ -9,7 +10,7 @@ import { createGazetteer, type Gazetteer } from "../../../../src/backends/geocod
 import { importGeonamesFile } from "../../../../src/backends/geocoder/embedded/import-file";
 import { deleteDataset } from "../../../../src/backends/geocoder/embedded/writer";
 import { silentLogger } from "../../../../src/log";
-import { dataDirWithGazetteer, geonameRow } from "./fixtures";
+import { alternateNameRow, dataDirWithGazetteer, geonameRow } from "./fixtures";
 
 let dataDir: string;
 let gazetteer: Gazetteer;
@@ -71,4 +72,43 @@ test("the word index loses the words of replaced, updated and deleted names", as
   expect(wordRows("moosacker")).toBe(0);
   // The built-in names' words are all still there.
   expect(wordRows("zurich")).toBeGreaterThan(0);
+});
+
+test("each dataset's count of names stays that of its names through alternate names, updates, replaces and deletes", async () => {
+  /** Every dataset's count against its names counted afresh: its places' own ('') and those it added to others'. */
+  function countsMatch() {
+    const db = new Database(gazetteer.path, { readonly: true });
+    try {
+      const wrong = db
+        .query(
+          `SELECT name, names, (SELECT COUNT(*) FROM names n JOIN places p ON p.id = n.place_id WHERE n.dataset = '' AND p.dataset = d.name)
+             + (SELECT COUNT(*) FROM names WHERE dataset = d.name) AS counted FROM datasets d`,
+        )
+        .all()
+        .filter((d) => (d as { names: number; counted: number }).names !== (d as { counted: number }).counted);
+      expect(wrong).toEqual([]);
+    } finally {
+      db.close();
+    }
+  }
+  await importRows([row(42_000_001, "Erlenhof", ["Erlenhof Alt"]), row(42_000_002, "Birkenhof"), row(42_000_003, "Eschenhof")], "trees", "add");
+  const alt = join(dataDir, "alternates.txt");
+  // Two names for places of "trees", one for built-in Zurich (2657896), one for no place at all.
+  await Bun.write(alt, [alternateNameRow(1, 42_000_001, "de", "Erlenhöfli"), alternateNameRow(2, 42_000_002, "fr", "Bouleau"), alternateNameRow(3, 2657896, "rm", "Turitg"), alternateNameRow(4, 1, "de", "Nirgendwo")].join("\n") + "\n");
+  expect(await importGeonamesFile(gazetteer, alt, { dataset: "alt", mode: "add" })).toMatchObject({ names: 3, skipped: 1 });
+  countsMatch();
+  expect(gazetteer.status().datasets.find((d) => d.name === "alt")).toMatchObject({ names: 3 });
+  // Updating Erlenhof drops the names it had, the alternate one included.
+  await importRows([row(42_000_001, "Erlenhof")], "trees", "add");
+  countsMatch();
+  expect(gazetteer.status().datasets.find((d) => d.name === "alt")).toMatchObject({ names: 2 });
+  // Replacing "trees" takes the alternate name of Birkenhof with it; Zurich's stays.
+  await importRows([row(42_000_004, "Ahornhof")], "trees", "replace");
+  countsMatch();
+  expect(gazetteer.status().datasets.find((d) => d.name === "alt")).toMatchObject({ names: 1 });
+  const db = new Database(gazetteer.path);
+  expect(deleteDataset(db, "alt")).toBe(true);
+  db.close();
+  countsMatch();
+  expect(gazetteer.status().datasets.map((d) => d.name)).not.toContain("alt");
 });
