@@ -14,12 +14,6 @@ export const GAZETTEER_FILE = "gazetteer.sqlite";
 export const SCHEMA_VERSION = "6";
 
 export const gazetteerPath = (dataDir: string) => join(dataDir, GAZETTEER_FILE);
-/**
- * Pages of new files: twice SQLite's default. A million-place import spends 12% less CPU on its
- * writing thread (half as many pages to split, cache and write to the WAL, measured in alternating
- * runs); files of earlier releases keep 4 KiB (changing it would rewrite the whole file).
- */
-const PAGE_BYTES = 8192;
 
 /**
  * The indexes of \`names\`, apart so that a large import can drop them and build them again at the end:
@@ -100,8 +94,6 @@ ${WORD_DELETES}
 export function openGazetteerFile(path: string, opts: { create?: boolean; readonly?: boolean } = {}): Database {
   const db = opts.readonly ? new Database(path, { readonly: true, strict: true }) : new Database(path, { create: opts.create ?? false, strict: true });
   db.exec("PRAGMA busy_timeout = 10000");
-  // Only a file not written yet takes it (a file keeps the page size it was created with).
-  if (opts.create) db.exec(`PRAGMA page_size = ${PAGE_BYTES}`);
   if (!opts.readonly) {
     db.exec("PRAGMA journal_mode = WAL");
     db.exec("PRAGMA synchronous = NORMAL");
