@@ -11,7 +11,7 @@ import { WORD_DELETES } from "./word-typos";
 
 export const GAZETTEER_FILE = "gazetteer.sqlite";
 /** Bumped when the schema or the built-in data changes: an older file is rebuilt. */
-export const SCHEMA_VERSION = "5";
+export const SCHEMA_VERSION = "6";
 
 export const gazetteerPath = (dataDir: string) => join(dataDir, GAZETTEER_FILE);
 
@@ -21,9 +21,23 @@ export const gazetteerPath = (dataDir: string) => join(dataDir, GAZETTEER_FILE);
  */
 export const NAME_INDEXES = `
 CREATE INDEX IF NOT EXISTS names_by_place ON names (place_id);
-CREATE INDEX IF NOT EXISTS names_by_folded ON names (folded, population DESC, place_id);
-CREATE INDEX IF NOT EXISTS names_by_dataset ON names (dataset);`;
-export const NAME_INDEX_NAMES = ["names_by_place", "names_by_folded", "names_by_dataset"];
+CREATE INDEX IF NOT EXISTS names_by_folded ON names (folded, population DESC, place_id);`;
+export const NAME_INDEX_NAMES = ["names_by_place", "names_by_folded"];
+/**
+ * The names one dataset gave another's places (alternate names): a dataset's own names, nearly all of
+ * them, carry '' and stay out of it, so a bulk import neither writes nor sorts an entry per name.
+ */
+export const NAMES_BY_ADDER = "CREATE INDEX IF NOT EXISTS names_by_adder ON names (dataset) WHERE dataset <> '';";
+
+/**
+ * The word index of names. Words only (detail = none: no positions), a fraction of what a trigram index
+ * cost to fill: the lookups are single words, word prefixes and ORs of words. No per-row sizes
+ * (columnsize = 0, which rules out contentless_delete): they halve the cost of filling it, and nothing
+ * ranks by them. A name leaves it by FTS5's 'delete' command with its folded text, which names keeps.
+ */
+export const NAMES_WORDS = "CREATE VIRTUAL TABLE IF NOT EXISTS names_words USING fts5 (folded, content = '', columnsize = 0, detail = none, tokenize = 'unicode61 remove_diacritics 0');";
+/** Removes the names `where` picks (a condition on `names`, parameters ?1...) from the word index. */
+export const unindexNames = (where: string) => `INSERT INTO names_words (names_words, rowid, folded) SELECT 'delete', id, folded FROM names WHERE ${where}`;
 
 /** A place's latitude band: whole degrees from the South Pole (0-180). Queries use the same expression. */
 export const LAT_BAND = "CAST(lat + 90 AS INTEGER)";
@@ -62,7 +76,7 @@ ${PLACE_POINT_INDEX}
 CREATE TABLE IF NOT EXISTS names (
   id INTEGER PRIMARY KEY,
   place_id INTEGER NOT NULL,
-  dataset TEXT NOT NULL,         -- the dataset that added the name (alternate names come separately)
+  dataset TEXT NOT NULL,         -- '' for a name its place's dataset gave it, else the dataset that added it (alternate names)
   name TEXT NOT NULL,
   folded TEXT NOT NULL,
   lang TEXT NOT NULL DEFAULT '',
@@ -70,9 +84,8 @@ CREATE TABLE IF NOT EXISTS names (
   population INTEGER NOT NULL DEFAULT 0 -- its place's, so lookups rank names without reading places
 );
 ${NAME_INDEXES}
--- Words only (detail = none: no positions), a fraction of what a trigram index cost to fill: the
--- lookups are single words, word prefixes and ORs of words.
-CREATE VIRTUAL TABLE IF NOT EXISTS names_words USING fts5 (folded, content = '', contentless_delete = 1, detail = none, tokenize = 'unicode61 remove_diacritics 0');
+${NAMES_BY_ADDER}
+${NAMES_WORDS}
 -- The distinct words of names, read by word-typos.ts to key the new ones.
 CREATE VIRTUAL TABLE IF NOT EXISTS names_words_vocab USING fts5vocab (names_words, 'row');
 ${WORD_DELETES}

@@ -3,11 +3,13 @@
 // no region codes; version 3 kept points in an R*Tree, now a B-tree (store.ts's PLACE_POINT_INDEX,
 // which opening the file creates), and its names had no copy of their place's population; version 4
 // indexed names by trigrams (names_fts), now by words (names_words, created empty on opening) with a
-// typo table of those words. Every step can run again: a process stopped halfway finishes the upgrade
+// typo table of those words; version 5's word index kept a size per name (contentless_delete), which
+// doubled the cost of filling it, and is filled again without; names before version 6 carried their
+// dataset's name, indexed, where now a dataset's own names carry ''. Every step can run again: a process stopped halfway finishes the upgrade
 // at its next start (the last step and the new version number are one transaction).
 import type { Database } from "bun:sqlite";
 import { BUILTIN_DATASETS, builtinPlaces } from "./builtin";
-import { metaValue, openGazetteerFile, SCHEMA_VERSION } from "./store";
+import { metaValue, NAMES_BY_ADDER, NAMES_WORDS, openGazetteerFile, SCHEMA_VERSION } from "./store";
 import { addWordKeys } from "./word-typos";
 import { createDatasetWriter } from "./writer";
 
@@ -38,18 +40,25 @@ function indexWords(db: Database) {
   addWordKeys(db);
 }
 
-/** True when the file at `path` was of version 2, 3 or 4 and is now current. */
+/** True when the file at `path` was of version 2 to 5 and is now current. */
 export async function upgradeGazetteerFile(path: string): Promise<boolean> {
   const db: Database = openGazetteerFile(path);
   try {
     const version = metaValue(db, "schema_version");
-    if (version !== "2" && version !== "3" && version !== "4") return false;
+    if (version !== "2" && version !== "3" && version !== "4" && version !== "5") return false;
     if (version === "2") await addRegions(db);
-    db.exec("DROP TABLE IF EXISTS places_rtree");
-    // store.ts added the column when it opened the file; names take their place's population now.
-    db.exec("UPDATE names SET population = (SELECT population FROM places WHERE places.id = names.place_id) WHERE population = 0");
-    db.exec("DROP TABLE IF EXISTS names_fts");
+    if (version !== "5") {
+      db.exec("DROP TABLE IF EXISTS places_rtree");
+      // store.ts added the column when it opened the file; names take their place's population now.
+      db.exec("UPDATE names SET population = (SELECT population FROM places WHERE places.id = names.place_id) WHERE population = 0");
+      db.exec("DROP TABLE IF EXISTS names_fts");
+    }
     db.transaction(() => {
+      if (version === "5") db.exec(`DROP TABLE names_words; ${NAMES_WORDS}`);
+      // Without the index while the names change: store.ts built it over every name when it opened the file.
+      db.exec("DROP INDEX IF EXISTS names_by_dataset; DROP INDEX IF EXISTS names_by_adder");
+      db.exec("UPDATE names SET dataset = '' WHERE dataset = (SELECT dataset FROM places WHERE places.id = names.place_id)");
+      db.exec(NAMES_BY_ADDER);
       indexWords(db);
       db.query("UPDATE meta SET value = ? WHERE key = 'schema_version'").run(SCHEMA_VERSION);
     }).immediate();

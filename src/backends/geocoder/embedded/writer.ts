@@ -1,7 +1,7 @@
 // Writes one dataset into the gazetteer file inside one transaction: a failed or refused import rolls
 // back whole, and readers (another connection) keep seeing the previous data until the commit.
 import type { Database } from "bun:sqlite";
-import { NAME_INDEX_NAMES, NAME_INDEXES, PLACE_POINT_INDEX, PLACE_POINT_INDEX_NAME } from "./store";
+import { NAME_INDEX_NAMES, NAME_INDEXES, PLACE_POINT_INDEX, PLACE_POINT_INDEX_NAME, unindexNames } from "./store";
 import { foldName } from "./text";
 import { addWordKeys } from "./word-typos";
 
@@ -13,6 +13,8 @@ export interface NameRecord {
   /** ISO 639 code, or "" for a name in no particular language */
   lang: string;
   preferred?: boolean;
+  /** foldName(name), when the caller has it already (the import folds names on its parsing thread) */
+  folded?: string;
 }
 
 export interface PlaceRecord {
@@ -29,64 +31,86 @@ export interface PlaceRecord {
   lat: number;
   /** other names than `name` (which is always indexed) */
   names: NameRecord[];
+  /** foldName(name), when the caller has it already */
+  folded?: string;
 }
 
 /** A place keeps at most this many names: some GeoNames rows list hundreds of spellings. */
 const MAX_NAMES_PER_PLACE = 64;
 /** Names written with their indexes in place; past this, the name and point indexes are dropped and built again at commit. */
 const BULK_AFTER_NAMES = 50_000;
-/** Names written by one INSERT statement (7 columns each, far below SQLite's 32766 parameters). */
-const NAMES_PER_INSERT = 64;
+/** Names and places written by one INSERT statement (7 and 12 columns each, far below SQLite's 32766 parameters). */
+const ROWS_PER_INSERT = 64;
 const NAME_COLUMNS = 7;
-type NameColumn = string | number;
+const PLACE_COLUMNS = 12;
+type Column = string | number | null;
+/** FTS5's in-memory buffer of new words (bytes) before it writes them out: 8x its default makes fewer, larger segments to merge. */
+const WORD_INDEX_BUFFER = 8 * 1024 * 1024;
+
+/** A multi-row INSERT of `rows` rows into `table` (`columns` in order). */
+const insertRows = (db: Database, table: string, columns: string[], rows: number) =>
+  db.query<null, Column[]>(`INSERT INTO ${table} (${columns.join(", ")}) VALUES ${Array(rows).fill(`(${columns.map(() => "?").join(", ")})`).join(", ")}`);
+
+const isUniqueViolation = (err: unknown) => (err as { code?: string })?.code === "SQLITE_CONSTRAINT_UNIQUE";
 /** The import connection's page cache (KiB): the R*Tree and index builds run several times faster in memory. */
 const IMPORT_CACHE_KIB = 256 * 1024;
 
 export function createDatasetWriter(db: Database, dataset: { name: string; kind: DatasetKind; attribution: string }, mode: WriteMode) {
   const findPlace = db.query<{ id: number }, [string, string]>("SELECT id FROM places WHERE dataset = ? AND ext_id = ?");
-  const insertPlace = db.query<null, [string, string, string, string, string | null, string | null, string | null, number, number, number, number]>(
-    "INSERT INTO places (dataset, ext_id, layer, name, country_code, admin1, abbr, population, importance, lon, lat) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-  );
+  const PLACE_ROW = ["id", "dataset", "ext_id", "layer", "name", "country_code", "admin1", "abbr", "population", "importance", "lon", "lat"];
+  const insertPlace = insertRows(db, "places", PLACE_ROW, 1);
   const updatePlace = db.query<null, [string, string, string | null, string | null, string | null, number, number, number, number, number]>(
     "UPDATE places SET layer = ?, name = ?, country_code = ?, admin1 = ?, abbr = ?, population = ?, importance = ?, lon = ?, lat = ? WHERE id = ?",
   );
-  const NAME_ROW = "(?, ?, ?, ?, ?, ?, ?)";
-  const insertNames = (rows: number) => db.query<null, NameColumn[]>(`INSERT INTO names (place_id, dataset, name, folded, lang, preferred, population) VALUES ${Array(rows).fill(NAME_ROW).join(", ")}`);
-  const insertNameBatch = insertNames(NAMES_PER_INSERT);
-  // Names wait here and go in NAMES_PER_INSERT at a time: one statement call per row costs more than the row.
-  const pending: NameColumn[] = [];
-  function flushNames() {
-    if (pending.length === NAMES_PER_INSERT * NAME_COLUMNS) insertNameBatch.run(...pending);
-    else if (pending.length) insertNames(pending.length / NAME_COLUMNS).run(...pending);
-    pending.length = 0;
-  }
-  const dropPlaceNames = [
-    db.query<null, [number]>("DELETE FROM names_words WHERE rowid IN (SELECT id FROM names WHERE place_id = ?)"),
-    db.query<null, [number]>("DELETE FROM names WHERE place_id = ?"),
-  ];
+  const NAME_ROW = ["place_id", "dataset", "name", "folded", "lang", "preferred", "population"];
+  // Rows wait here and go in ROWS_PER_INSERT at a time: one statement call per row costs more than the row.
+  const names = rowBuffer(db, "names", NAME_ROW);
+  const takePlace = db.query<{ id: number }, [string, string]>("DELETE FROM places WHERE dataset = ? AND ext_id = ? RETURNING id");
+  /** Places this import wrote and then replaced by a later row of the same id (bulk writes only). */
+  const replaced: number[] = [];
+  const counts = { places: 0, names: 0 };
+  const newPlaces = rowBuffer(db, "places", PLACE_ROW, (rows) => {
+    // A place whose geonameid came earlier in the same import: the later row replaces it (its names
+    // go at commit, in one pass), one row at a time for this batch, which SQLite rolled back whole.
+    for (let at = 0; at < rows.length; at += PLACE_COLUMNS) {
+      const row = rows.slice(at, at + PLACE_COLUMNS);
+      const earlier = takePlace.get(dataset.name, row[2] as string);
+      if (earlier) {
+        replaced.push(earlier.id);
+        counts.places--;
+      }
+      insertPlace.run(...row);
+    }
+  });
+  const unindexPlaceNames = db.query<null, [number]>(unindexNames("place_id = ?1"));
+  const dropPlaceNames = db.query<{ dataset: string }, [number]>("DELETE FROM names WHERE place_id = ? RETURNING dataset");
+  /** What this import changes in each dataset's count of names, written at commit. */
+  const namesDelta = new Map<string, number>();
+  const adjust = (name: string, by: number) => namesDelta.set(name, (namesDelta.get(name) ?? 0) + by);
+  /** The `dataset` of the names this import writes: its own ('') or, for alternate names, its name. */
+  const adder = dataset.kind === "alternate_names" ? dataset.name : "";
   // The (dataset, ext_id) index answers this as one lookup per GeoNames-based dataset.
   const placesByGeonameId = db.query<{ id: number; population: number }, [string]>(
     "SELECT id, population FROM places WHERE dataset IN (SELECT name FROM datasets WHERE kind IN ('builtin', 'geonames')) AND ext_id = ?",
   );
-  let places = 0;
-  let names = 0;
   let open = false;
   // Names with a larger id were written by this import: they join the word index in one statement at
   // commit, which is faster than a call per row.
   let lastNameBefore = 0;
-  // Only a dataset that starts empty may lose the name indexes mid-import: updating places of a dataset
-  // in add mode looks names up by place.
-  let mayDropIndexes = false;
+  // Only a dataset that starts empty is written in bulk: its places take ids counted from here, in
+  // multi-row INSERTs, without a lookup each, and the name indexes may go mid-import (updating places
+  // of a dataset in add mode looks names up by place).
+  let bulk = false;
+  let nextPlaceId = 0;
   let indexesDropped = false;
 
   function addName(placeId: number, population: number, n: NameRecord, seen: Set<string>) {
-    const folded = foldName(n.name);
+    const folded = n.folded ?? foldName(n.name);
     const key = `${n.lang}\u0000${folded}`;
     if (!folded || seen.has(key) || seen.size >= MAX_NAMES_PER_PLACE) return;
     seen.add(key);
-    pending.push(placeId, dataset.name, n.name, folded, n.lang, n.preferred ? 1 : 0, population);
-    if (pending.length === NAMES_PER_INSERT * NAME_COLUMNS) flushNames();
-    if (++names === BULK_AFTER_NAMES && mayDropIndexes) {
+    names.add(placeId, adder, n.name, folded, n.lang, n.preferred ? 1 : 0, population);
+    if (++counts.names === BULK_AFTER_NAMES && bulk) {
       for (const index of [...NAME_INDEX_NAMES, PLACE_POINT_INDEX_NAME]) db.exec(`DROP INDEX IF EXISTS ${index}`);
       indexesDropped = true;
     }
@@ -98,9 +122,12 @@ export function createDatasetWriter(db: Database, dataset: { name: string; kind:
       db.exec("PRAGMA temp_store = MEMORY");
       db.exec("BEGIN IMMEDIATE");
       open = true;
-      lastNameBefore = db.query<{ id: number | null }, []>("SELECT MAX(id) AS id FROM names").get()?.id ?? 0;
+      db.query("INSERT INTO names_words (names_words, rank) VALUES ('hashsize', ?)").run(WORD_INDEX_BUFFER);
       if (mode === "replace") removeDatasetRows(db, dataset.name);
-      mayDropIndexes = dataset.kind !== "alternate_names" && !db.query("SELECT 1 FROM places WHERE dataset = ? LIMIT 1").get(dataset.name);
+      // After the removal: new names may take the ids of removed ones (SQLite counts on from the largest left).
+      lastNameBefore = db.query<{ id: number | null }, []>("SELECT MAX(id) AS id FROM names").get()?.id ?? 0;
+      bulk = dataset.kind !== "alternate_names" && !db.query("SELECT 1 FROM places WHERE dataset = ? LIMIT 1").get(dataset.name);
+      nextPlaceId = (db.query<{ id: number | null }, []>("SELECT MAX(id) AS id FROM places").get()?.id ?? 0) + 1;
       db.query("INSERT INTO datasets (name, kind, attribution, updated_at) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (name) DO UPDATE SET kind = ?2, attribution = ?3, updated_at = ?4").run(
         dataset.name,
         dataset.kind,
@@ -110,19 +137,24 @@ export function createDatasetWriter(db: Database, dataset: { name: string; kind:
     },
 
     addPlace(p: PlaceRecord) {
-      const existing = mode === "add" ? findPlace.get(dataset.name, p.extId) : null;
       let id: number;
+      const existing = !bulk && mode === "add" ? findPlace.get(dataset.name, p.extId) : null;
       if (existing) {
         id = existing.id;
         updatePlace.run(p.layer, p.name, p.countryCode, p.admin1, p.abbr ?? null, p.population, p.importance, p.lon, p.lat, id);
-        flushNames();
-        for (const q of dropPlaceNames) q.run(id);
+        names.flush();
+        unindexPlaceNames.run(id);
+        // The place's names go, those other datasets gave it too (as before its update).
+        for (const gone of dropPlaceNames.all(id)) adjust(gone.dataset || dataset.name, -1);
       } else {
-        id = Number(insertPlace.run(dataset.name, p.extId, p.layer, p.name, p.countryCode, p.admin1, p.abbr ?? null, p.population, p.importance, p.lon, p.lat).lastInsertRowid);
-        places++;
+        id = nextPlaceId++;
+        // Arguments, not an array per place: garbage the build of the built-in data peaked 30 MB higher with.
+        if (bulk) newPlaces.add(id, dataset.name, p.extId, p.layer, p.name, p.countryCode, p.admin1, p.abbr ?? null, p.population, p.importance, p.lon, p.lat);
+        else insertPlace.run(id, dataset.name, p.extId, p.layer, p.name, p.countryCode, p.admin1, p.abbr ?? null, p.population, p.importance, p.lon, p.lat);
+        counts.places++;
       }
       const seen = new Set<string>();
-      addName(id, p.population, { name: p.name, lang: "", preferred: true }, seen);
+      addName(id, p.population, { name: p.name, folded: p.folded, lang: "", preferred: true }, seen);
       for (const n of p.names) addName(id, p.population, n, seen);
     },
 
@@ -133,22 +165,25 @@ export function createDatasetWriter(db: Database, dataset: { name: string; kind:
       return targets.length > 0;
     },
 
-    /** Commits and refreshes every dataset's counts (a replaced dataset may take others' names with it). */
+    /** Commits with every dataset's counts brought up to date (a replaced dataset may take others' names with it). */
     commit(): { places: number; names: number } {
-      flushNames();
+      newPlaces.flush();
+      names.flush();
+      if (replaced.length) counts.names -= db.query("DELETE FROM names WHERE id > ? AND place_id IN (SELECT value FROM json_each(?))").run(lastNameBefore, JSON.stringify(replaced)).changes;
       if (indexesDropped) db.exec(NAME_INDEXES + PLACE_POINT_INDEX);
       db.query("INSERT INTO names_words (rowid, folded) SELECT id, folded FROM names WHERE id > ?").run(lastNameBefore);
       addWordKeys(db);
-      db.exec(
-        "UPDATE datasets SET places = (SELECT COUNT(*) FROM places WHERE places.dataset = datasets.name), names = (SELECT COUNT(*) FROM names WHERE names.dataset = datasets.name)",
-      );
+      adjust(dataset.name, counts.names);
+      for (const [name, by] of namesDelta) adjustNames(db, name, by);
+      db.exec("UPDATE datasets SET places = (SELECT COUNT(*) FROM places WHERE places.dataset = datasets.name)");
       db.exec("COMMIT");
       open = false;
-      return { places, names };
+      return { ...counts };
     },
 
     rollback() {
-      pending.length = 0;
+      newPlaces.clear();
+      names.clear();
       if (open) db.exec("ROLLBACK");
       open = false;
       indexesDropped = false;
@@ -158,11 +193,54 @@ export function createDatasetWriter(db: Database, dataset: { name: string; kind:
 
 export type DatasetWriter = ReturnType<typeof createDatasetWriter>;
 
-/** Removes a dataset's places and names, and the names other datasets gave its places (inside the caller's transaction). */
+/**
+ * Rows for `table` that go in ROWS_PER_INSERT at a time; `onUniqueViolation` gets a batch SQLite
+ * refused whole for a duplicate key (the caller's to write otherwise), else the error is thrown.
+ */
+function rowBuffer(db: Database, table: string, columns: string[], onUniqueViolation?: (rows: Column[]) => void) {
+  const full = ROWS_PER_INSERT * columns.length;
+  const insertBatch = insertRows(db, table, columns, ROWS_PER_INSERT);
+  const rows: Column[] = [];
+  const buffer = {
+    /** A name's 7 columns or a place's 12 (fixed arguments: a rest array per row is garbage by the million). */
+    add(a: Column, b: Column, c: Column, d: Column, e: Column, f: Column, g: Column, h?: Column, i?: Column, j?: Column, k?: Column, l?: Column) {
+      if (columns.length === NAME_COLUMNS) rows.push(a, b, c, d, e, f, g);
+      else rows.push(a, b, c, d, e, f, g, h!, i!, j!, k!, l!);
+      if (rows.length === full) buffer.flush();
+    },
+    flush() {
+      if (!rows.length) return;
+      try {
+        if (rows.length === full) insertBatch.run(...rows);
+        else insertRows(db, table, columns, rows.length / columns.length).run(...rows);
+      } catch (err) {
+        if (!onUniqueViolation || !isUniqueViolation(err)) throw err;
+        onUniqueViolation([...rows]);
+      }
+      rows.length = 0;
+    },
+    clear() {
+      rows.length = 0;
+    },
+  };
+  return buffer;
+}
+
+const adjustNames = (db: Database, name: string, by: number) => db.query("UPDATE datasets SET names = names + ? WHERE name = ?").run(by, name);
+
+/**
+ * Removes a dataset's places and names, and the names other datasets gave its places, from the rows
+ * and the counts (inside the caller's transaction).
+ */
 function removeDatasetRows(db: Database, name: string) {
   const ofDataset = "SELECT id FROM places WHERE dataset = ?1";
-  db.query(`DELETE FROM names_words WHERE rowid IN (SELECT id FROM names WHERE dataset = ?1 OR place_id IN (${ofDataset}))`).run(name);
-  db.query(`DELETE FROM names WHERE dataset = ?1 OR place_id IN (${ofDataset})`).run(name);
+  // `dataset <> ''` repeated so that SQLite reads the (partial) names_by_adder index.
+  const names = `(dataset = ?1 AND dataset <> '') OR place_id IN (${ofDataset})`;
+  const others = db.query<{ dataset: string; n: number }, [string]>(`SELECT dataset, COUNT(*) AS n FROM names WHERE place_id IN (${ofDataset}) AND dataset <> '' GROUP BY dataset`).all(name);
+  for (const o of others) adjustNames(db, o.dataset, -o.n);
+  db.query("UPDATE datasets SET names = 0 WHERE name = ?").run(name);
+  db.query(unindexNames(names)).run(name);
+  db.query(`DELETE FROM names WHERE ${names}`).run(name);
   db.query("DELETE FROM places WHERE dataset = ?1").run(name);
 }
 
@@ -172,7 +250,6 @@ export function deleteDataset(db: Database, name: string): boolean {
     if (!db.query("SELECT 1 FROM datasets WHERE name = ?").get(name)) return false;
     removeDatasetRows(db, name);
     db.query("DELETE FROM datasets WHERE name = ?").run(name);
-    db.exec("UPDATE datasets SET names = (SELECT COUNT(*) FROM names WHERE names.dataset = datasets.name)");
     return true;
   }).immediate();
 }

@@ -2,7 +2,9 @@
 // stay; a version 2 file (before built-in regions) gains the regions, a version 3 file (points in an
 // R*Tree) loses the R*Tree for the point index, and reverse geocoding finds its places; a version 4
 // file (names indexed by trigrams) gets its word index and typo table, so typos in names of several
-// words are found in what it had imported.
+// words are found in what it had imported; a version 5 file (a word index with a size per name, every
+// name carrying its dataset's name) gets the word index without and '' for its datasets' own names,
+// and deleting a dataset removes its words.
 import { expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
@@ -121,5 +123,41 @@ test("a version 4 file keeps its imported datasets, drops its trigram index and 
   expect(after.query("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: SCHEMA_VERSION });
   expect(after.query("SELECT name FROM sqlite_master WHERE name = 'names_fts'").get()).toBeNull();
   expect(after.query("SELECT word FROM word_deletes WHERE key = 'hintertupfngen'").all()).toEqual([{ word: "hintertupfingen" }]);
+  after.close();
+}, 60_000);
+
+test("a version 5 file gets the word index without sizes and its own names without their dataset's name, finds words in its imports and can delete them", async () => {
+  const dataDir = await dataDirWithSwissImport();
+
+  // What version 5 wrote: the word index with contentless_delete (a size per name), and every name
+  // carrying its dataset's name, indexed.
+  const db = new Database(join(dataDir, GAZETTEER_FILE));
+  db.exec("UPDATE names SET dataset = (SELECT dataset FROM places WHERE places.id = names.place_id)");
+  db.exec("DROP INDEX names_by_adder");
+  db.exec("CREATE INDEX names_by_dataset ON names (dataset)");
+  db.exec("DROP TABLE names_words");
+  db.exec("CREATE VIRTUAL TABLE names_words USING fts5 (folded, content = '', contentless_delete = 1, detail = none, tokenize = 'unicode61 remove_diacritics 0')");
+  db.exec("INSERT INTO names_words (rowid, folded) SELECT id, folded FROM names");
+  db.exec("UPDATE meta SET value = '5' WHERE key = 'schema_version'");
+  db.close();
+
+  const upgraded = createGazetteer({ dataDir, log: silentLogger });
+  try {
+    await upgraded.start();
+    const forward = async (q: string) => (await upgraded.geocoder.forward({ q, limit: 1, language: "en" })).features[0]?.properties;
+    expect(await forward("tupfingen")).toMatchObject({ name: "Hintertupfingen", source: "swiss" });
+    expect(await forward("new yrok")).toMatchObject({ country_code: "US" });
+  } finally {
+    upgraded.close();
+  }
+  const after = new Database(join(dataDir, GAZETTEER_FILE));
+  expect(after.query("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: SCHEMA_VERSION });
+  expect((after.query("SELECT sql FROM sqlite_master WHERE name = 'names_words'").get() as { sql: string }).sql).toContain("columnsize = 0");
+  expect(after.query("SELECT name FROM sqlite_master WHERE name IN ('names_by_dataset', 'names_by_adder')").all()).toEqual([{ name: "names_by_adder" }]);
+  expect(after.query("SELECT COUNT(*) AS n FROM names WHERE dataset <> ''").get()).toEqual({ n: 0 });
+  const holding = (word: string) => after.query("SELECT count(*) AS n FROM names_words WHERE names_words MATCH ?").get(word);
+  expect(holding("tupfingen")).toEqual({ n: 1 });
+  expect(deleteDataset(after, "swiss")).toBe(true);
+  expect(holding("tupfingen")).toEqual({ n: 0 });
   after.close();
 }, 60_000);
