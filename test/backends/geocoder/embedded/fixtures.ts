@@ -1,9 +1,12 @@
 // Shared by the embedded gazetteer tests: the built-in gazetteer built once per test process and copied
 // into each test's DATA_DIR (a build takes seconds), and small GeoNames-format fixtures written here.
+import { afterEach, beforeEach } from "bun:test";
 import { copyFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { strToU8, zipSync } from "fflate";
 import { buildBuiltinGazetteer } from "../../../../src/backends/geocoder/embedded/build";
+import { createGazetteer, type Gazetteer } from "../../../../src/backends/geocoder/embedded/gazetteer";
+import { silentLogger } from "../../../../src/log";
 import { GAZETTEER_FILE } from "../../../../src/backends/geocoder/embedded/store";
 import { tempDir } from "../../../support/app";
 
@@ -21,6 +24,18 @@ export async function dataDirWithGazetteer(): Promise<string> {
   mkdirSync(dir, { recursive: true });
   copyFileSync(source, join(dir, GAZETTEER_FILE));
   return dir;
+}
+
+/** A started gazetteer on a fresh data dir with the built-in data for every test of the file (closed after each). */
+export function gazetteerEachTest(): { readonly dataDir: string; readonly gazetteer: Gazetteer } {
+  const current = { dataDir: "", gazetteer: null as unknown as Gazetteer };
+  beforeEach(async () => {
+    current.dataDir = await dataDirWithGazetteer();
+    current.gazetteer = createGazetteer({ dataDir: current.dataDir, log: silentLogger });
+    await current.gazetteer.start();
+  });
+  afterEach(() => current.gazetteer.close());
+  return current;
 }
 
 /** One row of GeoNames' geoname table (19 tab-separated columns). */

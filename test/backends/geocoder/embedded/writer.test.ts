@@ -3,34 +3,25 @@
 // (filled at commit, emptied by FTS5 'delete' commands) loses the words of replaced, updated and
 // deleted names; each dataset's count of names, kept up to date by the writer rather than counted
 // again, matches its names, also when alternate names of one dataset go with another's places.
-import { afterEach, beforeEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
-import { createGazetteer, type Gazetteer } from "../../../../src/backends/geocoder/embedded/gazetteer";
 import { importGeonamesFile } from "../../../../src/backends/geocoder/embedded/import-file";
 import { deleteDataset } from "../../../../src/backends/geocoder/embedded/writer";
-import { silentLogger } from "../../../../src/log";
-import { alternateNameRow, dataDirWithGazetteer, geonameRow } from "./fixtures";
+import { alternateNameRow, gazetteerEachTest, geonameRow } from "./fixtures";
 
-let dataDir: string;
-let gazetteer: Gazetteer;
-beforeEach(async () => {
-  dataDir = await dataDirWithGazetteer();
-  gazetteer = createGazetteer({ dataDir, log: silentLogger });
-  await gazetteer.start();
-});
-afterEach(() => gazetteer.close());
+const t = gazetteerEachTest();
 
 const row = (id: number, name: string, alternates: string[] = []) => geonameRow({ id, name, lat: 47 + id / 1e6, lon: 8.5, country: "CH", admin1: "ZH", population: 10, alternates });
 async function importRows(rows: string[], dataset: string, mode: "add" | "replace") {
-  const file = join(dataDir, `${dataset}.txt`);
+  const file = join(t.dataDir, `${dataset}.txt`);
   await Bun.write(file, rows.join("\n") + "\n");
-  return importGeonamesFile(gazetteer, file, { dataset, mode });
+  return importGeonamesFile(t.gazetteer, file, { dataset, mode });
 }
-const names = async (q: string) => (await gazetteer.geocoder.forward({ q, limit: 10, language: "en" })).features.map((f) => f.properties.name);
+const names = async (q: string) => (await t.gazetteer.geocoder.forward({ q, limit: 10, language: "en" })).features.map((f) => f.properties.name);
 /** The word index's rows holding `word`, straight from FTS5 (what the typo table and substring lookups read). */
 function wordRows(word: string): number {
-  const db = new Database(gazetteer.path, { readonly: true });
+  const db = new Database(t.gazetteer.path, { readonly: true });
   try {
     return db.query<{ n: number }, [string]>("SELECT count(*) AS n FROM names_words WHERE names_words MATCH ?").get(`"${word}"`)!.n;
   } finally {
@@ -50,7 +41,7 @@ test("a geonameid repeated in one file is one place, the later row's, in either 
     expect(await names(`zwiebelbach${mode}`)).toEqual([`Zwiebelbach${mode}`]);
     expect(await names(`oberzwiebel${mode}`)).toEqual([`Zwiebelbach${mode}`]);
     expect(await names(`krautheim${mode}`)).toEqual([`Krautheim${mode}`]);
-    expect(gazetteer.status().datasets.find((d) => d.name === `repeat-${mode}`)).toMatchObject({ places: 200, names: 201 });
+    expect(t.gazetteer.status().datasets.find((d) => d.name === `repeat-${mode}`)).toMatchObject({ places: 200, names: 201 });
     expect(wordRows(`filler${mode}7`)).toBe(0);
     expect(wordRows(`oberzwiebel${mode}`)).toBe(1);
   }
@@ -66,7 +57,7 @@ test("the word index loses the words of replaced, updated and deleted names", as
   // Replace mode drops the dataset's names first.
   await importRows([row(41_000_003, "Moosacker Ostzipf")], "words", "replace");
   expect([wordRows("quellwiese"), wordRows("moosacker"), wordRows("suedzipf")]).toEqual([0, 1, 0]);
-  const db = new Database(gazetteer.path);
+  const db = new Database(t.gazetteer.path);
   expect(deleteDataset(db, "words")).toBe(true);
   db.close();
   expect(wordRows("moosacker")).toBe(0);
@@ -77,7 +68,7 @@ test("the word index loses the words of replaced, updated and deleted names", as
 test("each dataset's count of names stays that of its names through alternate names, updates, replaces and deletes", async () => {
   /** Every dataset's count against its names counted afresh: its places' own ('') and those it added to others'. */
   function countsMatch() {
-    const db = new Database(gazetteer.path, { readonly: true });
+    const db = new Database(t.gazetteer.path, { readonly: true });
     try {
       const wrong = db
         .query(
@@ -92,23 +83,23 @@ test("each dataset's count of names stays that of its names through alternate na
     }
   }
   await importRows([row(42_000_001, "Erlenhof", ["Erlenhof Alt"]), row(42_000_002, "Birkenhof"), row(42_000_003, "Eschenhof")], "trees", "add");
-  const alt = join(dataDir, "alternates.txt");
+  const alt = join(t.dataDir, "alternates.txt");
   // Two names for places of "trees", one for built-in Zurich (2657896), one for no place at all.
   await Bun.write(alt, [alternateNameRow(1, 42_000_001, "de", "Erlenhöfli"), alternateNameRow(2, 42_000_002, "fr", "Bouleau"), alternateNameRow(3, 2657896, "rm", "Turitg"), alternateNameRow(4, 1, "de", "Nirgendwo")].join("\n") + "\n");
-  expect(await importGeonamesFile(gazetteer, alt, { dataset: "alt", mode: "add" })).toMatchObject({ names: 3, skipped: 1 });
+  expect(await importGeonamesFile(t.gazetteer, alt, { dataset: "alt", mode: "add" })).toMatchObject({ names: 3, skipped: 1 });
   countsMatch();
-  expect(gazetteer.status().datasets.find((d) => d.name === "alt")).toMatchObject({ names: 3 });
+  expect(t.gazetteer.status().datasets.find((d) => d.name === "alt")).toMatchObject({ names: 3 });
   // Updating Erlenhof drops the names it had, the alternate one included.
   await importRows([row(42_000_001, "Erlenhof")], "trees", "add");
   countsMatch();
-  expect(gazetteer.status().datasets.find((d) => d.name === "alt")).toMatchObject({ names: 2 });
+  expect(t.gazetteer.status().datasets.find((d) => d.name === "alt")).toMatchObject({ names: 2 });
   // Replacing "trees" takes the alternate name of Birkenhof with it; Zurich's stays.
   await importRows([row(42_000_004, "Ahornhof")], "trees", "replace");
   countsMatch();
-  expect(gazetteer.status().datasets.find((d) => d.name === "alt")).toMatchObject({ names: 1 });
-  const db = new Database(gazetteer.path);
+  expect(t.gazetteer.status().datasets.find((d) => d.name === "alt")).toMatchObject({ names: 1 });
+  const db = new Database(t.gazetteer.path);
   expect(deleteDataset(db, "alt")).toBe(true);
   db.close();
   countsMatch();
-  expect(gazetteer.status().datasets.map((d) => d.name)).not.toContain("alt");
+  expect(t.gazetteer.status().datasets.map((d) => d.name)).not.toContain("alt");
 });
