@@ -120,12 +120,11 @@ export function bareConstantServer(body: string | Uint8Array<ArrayBuffer>, heade
  * counts them all. The like-for-like baseline for the binary, whose HTTP workers are processes too.
  */
 export async function bareConstantProcesses(body: string, headers: Record<string, string>, processes: number) {
-  const port = await new Promise<number>((resolve) => {
-    const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
-    const p = probe.port!;
-    probe.stop(true);
-    resolve(p);
-  });
+  // A free port, as test/support/app's freePort() finds one (not imported: it would load the whole app
+  // into every bench's process).
+  const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
+  const port = probe.port!;
+  probe.stop(true);
   const script = join(mkdtempSync(join(tmpdir(), "mapstead-bare-")), "bare.ts");
   writeFileSync(
     script,
