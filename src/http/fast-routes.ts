@@ -123,7 +123,9 @@ const PLAIN_SEGMENT = /^[A-Za-z0-9._~@,-]+$/;
  * The request's path spelled from the route's pattern and its parameters, for the access log, without
  * reading `request.url` (about 0.5 us a request); null when a parameter holds a character the client
  * must have escaped (a space, say), whose escape only the URL can tell. A client that escaped a plain
- * character ("%41" for "A") is logged with it decoded: the same path (RFC 3986, 6.2.2.2).
+ * character ("%41" for "A", "%40" for "@") is logged with it decoded: the path as it was routed (for
+ * letters, digits and `-._~` also the same URI by RFC 3986, 6.2.2.2; `@` and `,` mean the same to every
+ * route here, which takes them from decoded parameters).
  */
 function pathFromParams(pattern: string): (params: Record<string, string>) => string | null {
   const parts = pattern.split("/").map((segment) => (segment.startsWith(":") ? { param: segment.slice(1) } : { text: segment }));
