@@ -103,3 +103,22 @@ test("each dataset's count of names stays that of its names through alternate na
   countsMatch();
   expect(t.gazetteer.status().datasets.map((d) => d.name)).not.toContain("alt");
 });
+
+test("a bulk import builds its dropped indexes again and leaves the file whole", async () => {
+  // Past the writer's 50,000 names, the name and point indexes are dropped and built again at commit:
+  // each must be back, used by queries, and consistent.
+  const rows = Array.from({ length: 26_000 }, (_, i) => row(42_000_000 + i, `Bulkort${i}`, [`Bulkalt${i}`]));
+  expect(await importRows(rows, "bulk", "replace")).toMatchObject({ places: 26_000, names: 52_000 });
+  expect(await names("bulkort25999")).toEqual(["Bulkort25999"]);
+  expect(await names("bulkalt12345")).toEqual(["Bulkort12345"]);
+  const db = new Database(t.gazetteer.path, { readonly: true });
+  try {
+    const indexes = db.query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE name IN ('names_by_place', 'names_by_folded', 'places_by_point') ORDER BY name").all();
+    expect(indexes.map((i) => i.name)).toEqual(["names_by_folded", "names_by_place", "places_by_point"]);
+    expect(db.query("PRAGMA integrity_check").get()).toEqual({ integrity_check: "ok" });
+    const plan = db.query<{ detail: string }, []>("EXPLAIN QUERY PLAN SELECT place_id FROM names WHERE folded = 'bulkort7'").all();
+    expect(plan.map((p) => p.detail).join(" ")).toContain("names_by_folded");
+  } finally {
+    db.close();
+  }
+});
