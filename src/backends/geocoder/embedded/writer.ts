@@ -1,6 +1,7 @@
 // Writes one dataset into the gazetteer file inside one transaction: a failed or refused import rolls
 // back whole, and readers (another connection) keep seeing the previous data until the commit.
 import type { Database } from "bun:sqlite";
+import { availableParallelism } from "node:os";
 import { NAME_INDEX_NAMES, NAME_INDEXES, PLACE_POINT_INDEX, PLACE_POINT_INDEX_NAME, unindexNames } from "./store";
 import { foldName } from "./text";
 import { addWordKeys } from "./word-typos";
@@ -54,6 +55,16 @@ const insertRows = (db: Database, table: string, columns: string[], rows: number
 const isUniqueViolation = (err: unknown) => (err as { code?: string })?.code === "SQLITE_CONSTRAINT_UNIQUE";
 /** The import connection's page cache (KiB): the R*Tree and index builds run several times faster in memory. */
 const IMPORT_CACHE_KIB = 256 * 1024;
+/**
+ * SQLite sorts an index build on helper threads only when its temporary files may go to disk
+ * (`temp_store = FILE`: with MEMORY it sorts in one thread) and the rows are split into sorted runs, each
+ * the size of the page cache: so the import's indexes are built with this cache and these threads. On
+ * two cores that halved the index builds of a million-place import (4.0-4.3 s to 2.0-2.1 s, alternating
+ * runs). The runs are written to unlinked temporary files (SQLITE_TMPDIR, else /var/tmp or /tmp), about
+ * as large as the indexes, which the OS mostly keeps in its cache.
+ */
+const INDEX_SORT_RUN_KIB = 4 * 1024;
+const INDEX_SORT_THREADS = Math.min(4, availableParallelism());
 
 export function createDatasetWriter(db: Database, dataset: { name: string; kind: DatasetKind; attribution: string }, mode: WriteMode) {
   const findPlace = db.query<{ id: number }, [string, string]>("SELECT id FROM places WHERE dataset = ? AND ext_id = ?");
@@ -119,7 +130,8 @@ export function createDatasetWriter(db: Database, dataset: { name: string; kind:
   return {
     begin() {
       db.exec(`PRAGMA cache_size = -${IMPORT_CACHE_KIB}`);
-      db.exec("PRAGMA temp_store = MEMORY");
+      // Before the transaction: SQLite refuses to change it inside one that has used temporary storage.
+      db.exec("PRAGMA temp_store = FILE");
       db.exec("BEGIN IMMEDIATE");
       open = true;
       db.query("INSERT INTO names_words (names_words, rank) VALUES ('hashsize', ?)").run(WORD_INDEX_BUFFER);
@@ -170,7 +182,7 @@ export function createDatasetWriter(db: Database, dataset: { name: string; kind:
       newPlaces.flush();
       names.flush();
       if (replaced.length) counts.names -= db.query("DELETE FROM names WHERE id > ? AND place_id IN (SELECT value FROM json_each(?))").run(lastNameBefore, JSON.stringify(replaced)).changes;
-      if (indexesDropped) db.exec(NAME_INDEXES + PLACE_POINT_INDEX);
+      if (indexesDropped) buildIndexesOnThreads(db, NAME_INDEXES + PLACE_POINT_INDEX);
       db.query("INSERT INTO names_words (rowid, folded) SELECT id, folded FROM names WHERE id > ?").run(lastNameBefore);
       addWordKeys(db);
       adjust(dataset.name, counts.names);
@@ -192,6 +204,18 @@ export function createDatasetWriter(db: Database, dataset: { name: string; kind:
 }
 
 export type DatasetWriter = ReturnType<typeof createDatasetWriter>;
+
+/** Runs `sql` (index builds) with SQLite's sorter on threads (see INDEX_SORT_RUN_KIB), then gives the import its cache back. */
+function buildIndexesOnThreads(db: Database, sql: string) {
+  db.exec(`PRAGMA threads = ${INDEX_SORT_THREADS}`);
+  db.exec(`PRAGMA cache_size = -${INDEX_SORT_RUN_KIB}`);
+  try {
+    db.exec(sql);
+  } finally {
+    db.exec(`PRAGMA cache_size = -${IMPORT_CACHE_KIB}`);
+    db.exec("PRAGMA threads = 0");
+  }
+}
 
 /**
  * Rows for `table` that go in ROWS_PER_INSERT at a time; `onUniqueViolation` gets a batch SQLite
