@@ -1,6 +1,6 @@
 // The bench tools' CPU accounting: the figures that stay meaningful on a busy machine rest on it.
 import { describe, expect, test } from "bun:test";
-import { cpuMicros, wrk } from "../../bench/lib";
+import { bareConstantServer, cpuMicros, wrk } from "../../bench/lib";
 
 /** Spends `ms` of this thread's CPU time (not wall time: the machine may be busy). */
 function burn(ms: number): void {
@@ -99,4 +99,18 @@ describe.skipIf(!Bun.which("wrk"))("wrk", () => {
       server.stop(true);
     }
   });
+});
+
+test("bareConstantServer reads the request's X-Request-Id only when asked to, and answers its body and headers", async () => {
+  const plain = bareConstantServer("{}", { "content-type": "application/json", etag: '"e"' });
+  const reading = bareConstantServer("{}", { "content-type": "application/json", etag: '"e"' }, { readsRequestId: true });
+  try {
+    const a = await fetch(plain.url, { headers: { "x-request-id": "abc" } });
+    const b = await fetch(reading.url, { headers: { "x-request-id": "abc" } });
+    expect([await a.text(), a.headers.get("etag"), a.headers.get("x-request-id")]).toEqual(["{}", '"e"', null]);
+    expect([await b.text(), b.headers.get("etag"), b.headers.get("x-request-id")]).toEqual(["{}", '"e"', "abc"]);
+  } finally {
+    plain.stop();
+    reading.stop();
+  }
 });
