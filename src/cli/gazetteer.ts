@@ -117,6 +117,8 @@ export const gazetteerCommand: CliCommand = {
         throw err;
       }
       if (tty && !json) process.stderr.write("\n");
+      // The import's log is copied into the file on a thread: done before this process exits with it.
+      await gazetteer.settled();
       if (json) print(JSON.stringify(result, null, 2));
       else
         print(

@@ -5,6 +5,7 @@
 // again, matches its names, also when alternate names of one dataset go with another's places.
 import { expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
+import { statSync } from "node:fs";
 import { join } from "node:path";
 import { importGeonamesFile } from "../../../../src/backends/geocoder/embedded/import-file";
 import { deleteDataset } from "../../../../src/backends/geocoder/embedded/writer";
@@ -121,4 +122,14 @@ test("a bulk import builds its dropped indexes again and leaves the file whole",
   } finally {
     db.close();
   }
+});
+
+test("an import's write-ahead log is copied into the file on a thread after it returns", async () => {
+  // The import connection never checkpoints at commit (wal_autocheckpoint = 0): without the thread the
+  // pages would stay in the log and the file keep its size.
+  const before = statSync(t.gazetteer.path).size;
+  await importRows(Array.from({ length: 3000 }, (_, i) => row(1_300_000 + i, `Logort${i}`)), "logged", "replace");
+  await t.gazetteer.settled();
+  expect(statSync(t.gazetteer.path).size).toBeGreaterThan(before + 100_000);
+  expect(await names("logort2999")).toEqual(["Logort2999"]);
 });
