@@ -9,7 +9,13 @@ const threadUrl = Bun.main.startsWith("/$bunfs/") ? "./src/backends/geocoder/emb
 
 /** Checkpoints the gazetteer at `path` on a thread; resolves with null, or the reason it could not. */
 export function checkpointInThread(path: string): Promise<string | null> {
-  const worker = new Worker(threadUrl);
+  let worker: Worker;
+  try {
+    worker = new Worker(threadUrl);
+  } catch (err) {
+    // Never the write's failure: it has committed; SQLite copies the log at the next checkpoint.
+    return Promise.resolve(String((err as Error)?.message ?? err));
+  }
   return new Promise<string | null>((resolve) => {
     worker.onmessage = (e: MessageEvent<{ type: "done" } | { type: "failed"; message: string }>) => resolve(e.data.type === "done" ? null : e.data.message);
     worker.onerror = (e) => resolve(String(e.message ?? e));
