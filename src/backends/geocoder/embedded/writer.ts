@@ -53,7 +53,7 @@ const insertRows = (db: Database, table: string, columns: string[], rows: number
   db.query<null, Column[]>(`INSERT INTO ${table} (${columns.join(", ")}) VALUES ${Array(rows).fill(`(${columns.map(() => "?").join(", ")})`).join(", ")}`);
 
 const isUniqueViolation = (err: unknown) => (err as { code?: string })?.code === "SQLITE_CONSTRAINT_UNIQUE";
-/** The import connection's page cache (KiB): the R*Tree and index builds run several times faster in memory. */
+/** The import connection's page cache (KiB): the rows and the word index it fills stay in memory until the commit (the index builds run with INDEX_SORT_RUN_KIB). */
 const IMPORT_CACHE_KIB = 256 * 1024;
 /**
  * SQLite sorts an index build on helper threads only when its temporary files may go to disk
