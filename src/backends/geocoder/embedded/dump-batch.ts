@@ -73,10 +73,17 @@ export function* unpackBatch(batch: PackedBatch): Generator<PlaceRecord | Altern
   let t = 0;
   if (batch.format === "geoname") {
     for (let at = 0; at < numbers.length; at += 5) {
-      const [extId, layer, name, folded, country, admin1] = texts.slice(t, (t += 6)) as [string, string, string, string, string, string];
+      const extId = texts[t]!;
+      const layer = texts[t + 1]!;
+      const name = texts[t + 2]!;
+      const folded = texts[t + 3]!;
+      const country = texts[t + 4]!;
+      const admin1 = texts[t + 5]!;
+      t += 6;
       const names: NameRecord[] = [];
-      for (let k = 0; k < numbers[at + 4]!; k++) names.push({ name: texts[t++]!, folded: texts[t++]!, lang: "" });
-      yield { extId, layer, name, folded, countryCode: country || null, admin1: admin1 || null, population: numbers[at]!, importance: numbers[at + 1]!, lon: numbers[at + 2]!, lat: numbers[at + 3]!, names };
+      for (let k = 0; k < numbers[at + 4]!; k++, t += 2) names.push({ name: texts[t]!, folded: texts[t + 1]!, lang: "" });
+      // The parsing side picked the names (dump-reader.ts).
+      yield { extId, layer, name, folded, countryCode: country || null, admin1: admin1 || null, population: numbers[at]!, importance: numbers[at + 1]!, lon: numbers[at + 2]!, lat: numbers[at + 3]!, names, namesDistinct: true };
     }
   } else if (batch.format === "alternate_names") {
     for (const preferred of numbers) {

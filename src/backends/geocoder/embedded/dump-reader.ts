@@ -7,6 +7,7 @@ import { Unzip, UnzipInflate, type UnzipFile } from "fflate";
 import { ADMIN1_COLUMNS, GEONAME_COLUMNS, InvalidGazetteerLine, parseAdmin1Line, parseAlternateNameLine, parseGeonameLine } from "./geonames";
 import { batchPacker, type DumpFormat, type PackedBatch } from "./dump-batch";
 import { foldName } from "./text";
+import { distinctNames } from "./place-names";
 
 /** A file that cannot be imported; `line` (1-based, within `entry` for zips) when one line is at fault. */
 export class InvalidGazetteerData extends Error {
@@ -77,8 +78,8 @@ export async function readDump(path: string, label: string, onBatch: (batch: Pac
         }
         if (format === "geoname") {
           const p = parseGeonameLine(cols);
-          for (const n of p.names) n.folded = foldName(n.name);
-          packer.place({ ...p, folded: foldName(p.name) });
+          const folded = foldName(p.name);
+          packer.place({ ...p, folded, names: distinctNames(folded, p.names) });
         } else if (format === "admin1") packer.admin1(parseAdmin1Line(cols));
         else {
           const alt = parseAlternateNameLine(cols);

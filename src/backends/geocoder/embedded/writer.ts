@@ -4,6 +4,7 @@ import type { Database } from "bun:sqlite";
 import { availableParallelism } from "node:os";
 import { NAME_INDEX_NAMES, NAME_INDEXES, PLACE_POINT_INDEX, PLACE_POINT_INDEX_NAME, unindexNames } from "./store";
 import { foldName } from "./text";
+import { distinctNames } from "./place-names";
 import { addWordKeys } from "./word-typos";
 
 export type DatasetKind = "builtin" | "geonames" | "alternate_names" | "tileset";
@@ -34,10 +35,13 @@ export interface PlaceRecord {
   names: NameRecord[];
   /** foldName(name), when the caller has it already */
   folded?: string;
+  /**
+   * True when `names` are already distinctNames(folded, names), each with its `folded`: the import's
+   * parsing thread picks them, so the thread writing SQLite need not.
+   */
+  namesDistinct?: boolean;
 }
 
-/** A place keeps at most this many names: some GeoNames rows list hundreds of spellings. */
-const MAX_NAMES_PER_PLACE = 64;
 /** Names written with their indexes in place; past this, the name and point indexes are dropped and built again at commit. */
 const BULK_AFTER_NAMES = 50_000;
 /** Names and places written by one INSERT statement (7 and 12 columns each, far below SQLite's 32766 parameters). */
@@ -115,12 +119,9 @@ export function createDatasetWriter(db: Database, dataset: { name: string; kind:
   let nextPlaceId = 0;
   let indexesDropped = false;
 
-  function addName(placeId: number, population: number, n: NameRecord, seen: Set<string>) {
-    const folded = n.folded ?? foldName(n.name);
-    const key = `${n.lang}\u0000${folded}`;
-    if (!folded || seen.has(key) || seen.size >= MAX_NAMES_PER_PLACE) return;
-    seen.add(key);
-    names.add(placeId, adder, n.name, folded, n.lang, n.preferred ? 1 : 0, population);
+  /** Writes one name row; `folded` is foldName(name) and not empty. */
+  function addName(placeId: number, population: number, name: string, folded: string, lang: string, preferred: boolean) {
+    names.add(placeId, adder, name, folded, lang, preferred ? 1 : 0, population);
     if (++counts.names === BULK_AFTER_NAMES && bulk) {
       for (const index of [...NAME_INDEX_NAMES, PLACE_POINT_INDEX_NAME]) db.exec(`DROP INDEX IF EXISTS ${index}`);
       indexesDropped = true;
@@ -165,15 +166,16 @@ export function createDatasetWriter(db: Database, dataset: { name: string; kind:
         else insertPlace.run(id, dataset.name, p.extId, p.layer, p.name, p.countryCode, p.admin1, p.abbr ?? null, p.population, p.importance, p.lon, p.lat);
         counts.places++;
       }
-      const seen = new Set<string>();
-      addName(id, p.population, { name: p.name, folded: p.folded, lang: "", preferred: true }, seen);
-      for (const n of p.names) addName(id, p.population, n, seen);
+      const folded = p.folded ?? foldName(p.name);
+      if (folded) addName(id, p.population, p.name, folded, "", true);
+      for (const n of p.namesDistinct ? p.names : distinctNames(folded, p.names)) addName(id, p.population, n.name, n.folded!, n.lang, n.preferred ?? false);
     },
 
     /** A name for the GeoNames place `geonameId` in any GeoNames-based dataset; false when none has it. */
     addAlternateName(geonameId: string, n: NameRecord): boolean {
       const targets = placesByGeonameId.all(geonameId);
-      for (const t of targets) addName(t.id, t.population, n, new Set());
+      const folded = n.folded ?? foldName(n.name);
+      if (folded) for (const t of targets) addName(t.id, t.population, n.name, folded, n.lang, n.preferred ?? false);
       return targets.length > 0;
     },
 

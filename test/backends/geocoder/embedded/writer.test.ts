@@ -8,7 +8,7 @@ import { Database } from "bun:sqlite";
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { importGeonamesFile } from "../../../../src/backends/geocoder/embedded/import-file";
-import { deleteDataset } from "../../../../src/backends/geocoder/embedded/writer";
+import { createDatasetWriter, deleteDataset } from "../../../../src/backends/geocoder/embedded/writer";
 import { alternateNameRow, gazetteerEachTest, geonameRow } from "./fixtures";
 
 const t = gazetteerEachTest();
@@ -132,4 +132,29 @@ test("an import's write-ahead log is copied into the file on a thread after it r
   await t.gazetteer.settled();
   expect(statSync(t.gazetteer.path).size).toBeGreaterThan(before + 100_000);
   expect(await names("logort2999")).toEqual(["Logort2999"]);
+});
+
+test("a place keeps its distinct names, 64 at most, whether the parsing thread or the writer picks them", async () => {
+  // Folded alike to the main name or to an earlier one, or to nothing: left out. Then 100 more than fit.
+  const others = ["ZÜRICHSEE DORF", "Seedorf", "SEEDORF", "--", ...Array.from({ length: 100 }, (_, i) => `Seename${i}`)];
+  const expected = ["Zürichsee-Dorf", "Seedorf", ...Array.from({ length: 62 }, (_, i) => `Seename${i}`)];
+  const stored = (dataset: string) => {
+    const db = new Database(t.gazetteer.path, { readonly: true });
+    try {
+      return db.query<{ name: string }, [string]>("SELECT n.name FROM names n JOIN places p ON p.id = n.place_id WHERE p.dataset = ? ORDER BY n.id").all(dataset).map((r) => r.name);
+    } finally {
+      db.close();
+    }
+  };
+  // From a file: the import's parsing thread picks them.
+  await importRows([row(1_400_001, "Zürichsee-Dorf", others)], "picked-in-thread", "replace");
+  expect(stored("picked-in-thread")).toEqual(expected);
+  // Handed to the writer as they are (as a tileset import does): the writer picks them.
+  await t.gazetteer.withWriter(async (db) => {
+    const writer = createDatasetWriter(db, { name: "picked-by-writer", kind: "tileset", attribution: "test" }, "replace");
+    writer.begin();
+    writer.addPlace({ extId: "1", layer: "locality", name: "Zürichsee-Dorf", countryCode: "CH", admin1: null, population: 0, importance: 0, lon: 8.6, lat: 47.2, names: others.map((name) => ({ name, lang: "" })) });
+    writer.commit();
+  });
+  expect(stored("picked-by-writer")).toEqual(expected);
 });
