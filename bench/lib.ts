@@ -1,7 +1,7 @@
 // Shared bench tools. Every target is a ratio against a baseline measured in the same run on the same
 // machine, so the figures mean something on a busy 2-core box; nothing here asserts, it prints.
-import { readdirSync, readFileSync, writeFileSync, mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tempDir } from "../test/support/temp";
 import { join } from "node:path";
 
 export interface WrkResult {
@@ -83,7 +83,7 @@ export async function wrk(url: string, opts: WrkOptions = {}): Promise<WrkResult
   }
   if (opts.delayMs) lua += `delay = function()\n  return ${Math.round(opts.delayMs)}\nend\n`;
   if (lua) {
-    const script = join(mkdtempSync(join(tmpdir(), "mapstead-wrk-")), "script.lua");
+    const script = join(tempDir("mapstead-wrk-"), "script.lua");
     writeFileSync(script, lua);
     args.push("-s", script);
   }
@@ -134,7 +134,7 @@ export async function bareConstantProcesses(body: string, headers: Record<string
   const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
   const port = probe.port!;
   probe.stop(true);
-  const script = join(mkdtempSync(join(tmpdir(), "mapstead-bare-")), "bare.ts");
+  const script = join(tempDir("mapstead-bare-"), "bare.ts");
   writeFileSync(
     script,
     `Bun.serve({ hostname: "127.0.0.1", port: ${port}, reusePort: true, fetch: () => new Response(${JSON.stringify(body)}, { headers: ${JSON.stringify(headers)} }) });\nconsole.log("ready");\n`,

@@ -1,8 +1,6 @@
 // Builds a real app on a temporary data dir with a real SQLite file. `fetch` goes through
 // app.handle (no socket); `serveTestApp` listens on a free loopback port for real HTTP clients.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import { loadConfig } from "../../src/config";
 import { openDatabase } from "../../src/db/client";
 import { migrate } from "../../src/db/migrate";
@@ -10,6 +8,7 @@ import { createContext, type AppContext } from "../../src/context";
 import { createApp, type App } from "../../src/app";
 import { createServices, type Services } from "../../src/services";
 import { silentLogger, type Logger } from "../../src/log";
+import { tempDir } from "./temp";
 
 export interface TestApp {
   app: App;
@@ -21,9 +20,7 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export function tempDir(prefix = "mapstead-test-"): string {
-  return mkdtempSync(join(tmpdir(), prefix));
-}
+export { tempDir };
 
 export async function makeTestApp(env: Record<string, string> = {}, opts: { dataDir?: string; log?: Logger } = {}): Promise<TestApp> {
   const dataDir = opts.dataDir ?? tempDir();

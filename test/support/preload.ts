@@ -1,6 +1,9 @@
-// Loaded before every test file (bunfig.toml): plain output, no colour codes in CLI assertions, and
-// room for tests that start browsers, binaries and workers (bun's default is 5 s per test).
-import { setDefaultTimeout } from "bun:test";
+// Loaded before every test file (bunfig.toml): plain output, no colour codes in CLI assertions,
+// room for tests that start browsers, binaries and workers (bun's default is 5 s per test), and the
+// tests' temporary directories removed after the last test (a hook here runs once for the whole run).
+import { afterAll, setDefaultTimeout } from "bun:test";
+import { removeTempDirs } from "./temp";
 
 process.env.NO_COLOR = "1";
 setDefaultTimeout(60_000);
+afterAll(removeTempDirs);

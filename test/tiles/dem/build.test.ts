@@ -1,6 +1,4 @@
 import { describe, expect, test } from "bun:test";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildDemTiles, nativeZoom } from "../../../src/tiles/dem/build";
 import { decodeDemTile, type DemEncoding } from "../../../src/tiles/dem/encoding";
@@ -8,8 +6,9 @@ import { readHgt } from "../../../src/tiles/dem/hgt";
 import { sampleDem } from "../../../src/tiles/dem/sample";
 import { inspectMbtiles, openMbtiles } from "../../../src/tiles/mbtiles";
 import { hgtBytes, ramp } from "../../support/dem";
+import { tempDir } from "../../support/temp";
 
-const dir = mkdtempSync(join(tmpdir(), "dem-build-"));
+const dir = tempDir("mapstead-dem-build-");
 
 function build(encoding: DemEncoding, maxzoom: number) {
   const grid = readHgt(hgtBytes(101, { lon: 7, lat: 46 }, ramp), "N46E007.hgt");

@@ -1,6 +1,4 @@
 import { describe, expect, test } from "bun:test";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { zipSync } from "fflate";
 import { writeArrayBuffer } from "geotiff";
@@ -9,8 +7,9 @@ import { readGeotiff } from "../../../src/tiles/dem/geotiff";
 import { sampleGrid } from "../../../src/tiles/dem/grid";
 import { hgtCorner, readHgt, readHgtZip } from "../../../src/tiles/dem/hgt";
 import { geotiffBytes, hgtBytes, ramp } from "../../support/dem";
+import { tempDir } from "../../support/temp";
 
-const dir = mkdtempSync(join(tmpdir(), "dem-readers-"));
+const dir = tempDir("mapstead-dem-readers-");
 
 describe(".hgt reader", () => {
   test("the file name gives the south-west corner", () => {
