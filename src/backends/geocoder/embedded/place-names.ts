@@ -13,6 +13,7 @@ export const MAX_NAMES_PER_PLACE = 64;
  */
 export function distinctNames(folded: string, names: NameRecord[]): NameRecord[] {
   if (!names.length) return names;
+  if (names.length <= FEW_NAMES) return fewDistinctNames(folded, names);
   const seen = new Set<string>();
   if (folded) seen.add(`\u0000${folded}`);
   const kept: NameRecord[] = [];
@@ -22,6 +23,20 @@ export function distinctNames(folded: string, names: NameRecord[]): NameRecord[]
     const key = `${n.lang}\u0000${f}`;
     if (!f || seen.has(key)) continue;
     seen.add(key);
+    kept.push(n);
+  }
+  return kept;
+}
+
+/** Up to this many other names, distinctNames compares them pairwise: a Set per place cost more (most places have one or two). */
+const FEW_NAMES = 8;
+
+/** distinctNames for a few names (fewer than MAX_NAMES_PER_PLACE, so none is cut for the cap). */
+function fewDistinctNames(folded: string, names: NameRecord[]): NameRecord[] {
+  const kept: NameRecord[] = [];
+  for (const n of names) {
+    const f = (n.folded ??= foldName(n.name));
+    if (!f || (n.lang === "" && f === folded) || kept.some((k) => k.folded === f && k.lang === n.lang)) continue;
     kept.push(n);
   }
   return kept;

@@ -135,9 +135,11 @@ test("an import's write-ahead log is copied into the file on a thread after it r
 });
 
 test("a place keeps its distinct names, 64 at most, whether the parsing thread or the writer picks them", async () => {
-  // Folded alike to the main name or to an earlier one, or to nothing: left out. Then 100 more than fit.
-  const others = ["ZÜRICHSEE DORF", "Seedorf", "SEEDORF", "--", ...Array.from({ length: 100 }, (_, i) => `Seename${i}`)];
-  const expected = ["Zürichsee-Dorf", "Seedorf", ...Array.from({ length: 62 }, (_, i) => `Seename${i}`)];
+  // Folded alike to the main name or to an earlier one, or to nothing: left out; then 100 more than fit.
+  // A place with a few names (compared pairwise) and one with many (through a set).
+  const few = ["ZÜRICHSEE DORF", "Seedorf", "SEEDORF", "--"];
+  const others = [...few, ...Array.from({ length: 100 }, (_, i) => `Seename${i}`)];
+  const expected = ["Zürichsee-Dorf", "Seedorf", ...Array.from({ length: 62 }, (_, i) => `Seename${i}`), "Kleindorf", "ZÜRICHSEE DORF", "Seedorf"];
   const stored = (dataset: string) => {
     const db = new Database(t.gazetteer.path, { readonly: true });
     try {
@@ -147,13 +149,15 @@ test("a place keeps its distinct names, 64 at most, whether the parsing thread o
     }
   };
   // From a file: the import's parsing thread picks them.
-  await importRows([row(1_400_001, "Zürichsee-Dorf", others)], "picked-in-thread", "replace");
+  await importRows([row(1_400_001, "Zürichsee-Dorf", others), row(1_400_002, "Kleindorf", ["KLEINDORF", ...few])], "picked-in-thread", "replace");
   expect(stored("picked-in-thread")).toEqual(expected);
   // Handed to the writer as they are (as a tileset import does): the writer picks them.
   await t.gazetteer.withWriter(async (db) => {
     const writer = createDatasetWriter(db, { name: "picked-by-writer", kind: "tileset", attribution: "test" }, "replace");
     writer.begin();
-    writer.addPlace({ extId: "1", layer: "locality", name: "Zürichsee-Dorf", countryCode: "CH", admin1: null, population: 0, importance: 0, lon: 8.6, lat: 47.2, names: others.map((name) => ({ name, lang: "" })) });
+    const place = (extId: string, name: string, names: string[]) => ({ extId, layer: "locality", name, countryCode: "CH", admin1: null, population: 0, importance: 0, lon: 8.6, lat: 47.2, names: names.map((n) => ({ name: n, lang: "" })) });
+    writer.addPlace(place("1", "Zürichsee-Dorf", others));
+    writer.addPlace(place("2", "Kleindorf", ["KLEINDORF", ...few]));
     writer.commit();
   });
   expect(stored("picked-by-writer")).toEqual(expected);
