@@ -12,6 +12,19 @@ test("folding drops accents, case and punctuation, and spells out letters NFKD k
   expect(foldName("!!!")).toBe("");
 });
 
+test("every way through folding gives the same form: plain ASCII, ASCII once unaccented, and the rest", () => {
+  // Already folded, and ASCII that still needs its punctuation and spaces folded.
+  expect(foldName("zurich nord")).toBe("zurich nord");
+  expect(foldName(" Zurich--Nord  2 ")).toBe("zurich nord 2");
+  // ASCII once NFKD has split off the marks (and compatibility forms: full-width letters, ligatures).
+  expect(foldName("Zürich-Nord!")).toBe("zurich nord");
+  expect(foldName("İstanbul")).toBe("istanbul");
+  expect(foldName("ＡＢＣ ﬁeld")).toBe("abc field");
+  // Not ASCII even then: the Unicode-aware steps.
+  expect(foldName("Ærø–by")).toBe("aero by");
+  expect(foldName("Москва-Сити")).toBe("москва сити");
+});
+
 test("edit distance counts insertions, deletions, substitutions and swaps, and stops past the budget", () => {
   expect(editDistance("berln", "berlin", 1)).toBe(1);
   expect(editDistance("nwe york", "new york", 1)).toBe(1);
