@@ -4,7 +4,7 @@ import type { NameRecord } from "./writer";
 import { foldName } from "./text";
 
 /** A place keeps at most this many names: some GeoNames rows list hundreds of spellings. */
-export const MAX_NAMES_PER_PLACE = 64;
+const MAX_NAMES_PER_PLACE = 64;
 
 /**
  * The other names of a place that get rows beside its own (folded `folded`), in order: those whose
