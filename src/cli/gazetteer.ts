@@ -24,8 +24,10 @@ GeoNames dump (download.geonames.org/export/dump): allCountries.zip, citiesN.zip
 or the .txt inside, alternateNamesV2.zip for names in other languages (import it after the places),
 or admin1CodesASCII.txt for region names. Places go into the dataset NAME (default geonames;
 alternate names: alternate-names; regions: admin1-codes), added to it or, with
---replace, replacing it. Nothing is written if the file has a bad line. With --tileset, the point
-features of a published vector tileset that have FIELD become places (dataset tileset-OWNER-SLUG).
+--replace, replacing it. Nothing is written if the file has a bad line. Progress goes to stderr;
+after the last row the import builds its indexes and typo keys, which takes minutes for allCountries.
+With --tileset, the point features of a published vector tileset that have FIELD become places
+(dataset tileset-OWNER-SLUG).
 
 Settings:
 ${settingsHelp()}`;
@@ -35,7 +37,10 @@ const count = (n: number) => n.toLocaleString("en-US");
 function progressLine(p: ImportProgress, startedAt: number): string {
   const s = (performance.now() - startedAt) / 1000;
   const pct = p.totalBytes ? ` ${Math.min(100, Math.floor((100 * p.bytesRead) / p.totalBytes))}%` : "";
-  return `importing:${pct} ${count(p.lines)} lines, ${count(p.places)} places, ${count(p.names)} names (${count(Math.round(p.lines / Math.max(s, 0.001)))} lines/s)`;
+  const counted = `importing:${pct} ${count(p.lines)} lines, ${count(p.places)} places, ${count(p.names)} names`;
+  // After the last row the import goes quiet while it indexes: say so, or it looks stuck at 100%.
+  if (p.stage === "indexing") return `${counted}; building the indexes and typo keys (minutes for a large dump)`;
+  return `${counted} (${count(Math.round(p.lines / Math.max(s, 0.001)))} lines/s)`;
 }
 
 export const gazetteerCommand: CliCommand = {

@@ -27,6 +27,11 @@ export interface ImportProgress {
   lines: number;
   places: number;
   names: number;
+  /**
+   * `indexing` once every row is written and the import builds its indexes, word index and typo keys
+   * and commits (minutes for allCountries, with nothing more to count), `done` after its commit.
+   */
+  stage: "reading" | "indexing" | "done";
 }
 
 export interface ImportResult {
@@ -118,7 +123,7 @@ export async function importGeonamesFile(
     let kind: DatasetKind | null = null;
     let seats: ReturnType<typeof regionSeats> | null = null;
     let dataset = "";
-    const progress: ImportProgress = { bytesRead: 0, totalBytes, lines: 0, places: 0, names: 0 };
+    const progress: ImportProgress = { bytesRead: 0, totalBytes, lines: 0, places: 0, names: 0, stage: "reading" };
     let skipped = 0;
     let lastReport = 0;
 
@@ -171,9 +176,12 @@ export async function importGeonamesFile(
         write(batch);
         report();
       }
+      progress.bytesRead = totalBytes;
+      progress.stage = "indexing";
+      report(true);
       // The thread refuses a file without data lines: there was a batch, and a writer for it.
       const counts = (writer as unknown as DatasetWriter).commit();
-      progress.bytesRead = totalBytes;
+      progress.stage = "done";
       report(true);
       return { dataset, kind: kind!, mode: opts.mode, lines: progress.lines, places: counts.places, names: counts.names, skipped, ms: Math.round(performance.now() - started) };
     } catch (err) {

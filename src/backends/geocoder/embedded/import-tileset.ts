@@ -69,7 +69,7 @@ export async function importTilesetPoints(
     return await gazetteer.withWriter(async (db) => {
       const writer = createDatasetWriter(db, { name: dataset, kind: "tileset", attribution: row.attribution || `${row.name} (${owner}/${slug})` }, opts.mode);
       writer.begin();
-      const progress: ImportProgress = { bytesRead: 0, totalBytes: tiles, lines: 0, places: 0, names: 0 };
+      const progress: ImportProgress = { bytesRead: 0, totalBytes: tiles, lines: 0, places: 0, names: 0, stage: "reading" };
       const seen = new Set<string>();
       try {
         for (let x = range.minX; x <= range.maxX; x++) {
@@ -114,7 +114,9 @@ export async function importTilesetPoints(
           await Bun.sleep(0);
           if (opts.signal?.aborted) throw new Error("the import was stopped (server shutdown)");
         }
+        opts.onProgress?.({ ...progress, stage: "indexing" });
         const counts = writer.commit();
+        opts.onProgress?.({ ...progress, stage: "done" });
         return { dataset, kind: "tileset" as const, mode: opts.mode, lines: progress.lines, places: counts.places, names: counts.names, skipped: 0, ms: Math.round(performance.now() - started) };
       } catch (err) {
         writer.rollback();

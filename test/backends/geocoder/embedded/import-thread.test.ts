@@ -35,7 +35,10 @@ test("an import of many batches writes every place and reports progress up to th
   const result = await importGeonamesFile(t.gazetteer, file, { dataset: "many", mode: "add", onProgress: (p) => reports.push(p) });
   expect(result).toMatchObject({ places: 30_000, names: 60_000, lines: 30_000 });
   const last = reports.at(-1)!;
-  expect(last).toMatchObject({ bytesRead: Bun.file(file).size, totalBytes: Bun.file(file).size, lines: 30_000, places: 30_000 });
+  expect(last).toMatchObject({ bytesRead: Bun.file(file).size, totalBytes: Bun.file(file).size, lines: 30_000, places: 30_000, stage: "done" });
+  // Every row read first, then one report as the indexes are built (the quiet part), then the commit's.
+  expect(reports.map((r) => r.stage)).toEqual([...reports.slice(0, -2).map(() => "reading" as const), "indexing", "done"]);
+  expect(reports.at(-2)).toMatchObject({ bytesRead: Bun.file(file).size, places: 30_000 });
   const [top] = (await t.gazetteer.geocoder.forward({ q: "batchdorfalt29999", limit: 1, language: "en" })).features;
   expect(top?.properties).toMatchObject({ name: `Batchdorf ${(29_999).toString(36)}`, source: "many" });
 });

@@ -301,6 +301,8 @@ describe("mapstead gazetteer (CLI)", () => {
     const r = cli("import", join(files, "CH.zip"), "--dataset", "swiss", "--replace");
     expect(r.code).toBe(0);
     expect(r.err).toMatch(/importing: 100% 3 lines, 3 places/);
+    // After the last row, while it indexes and commits, the import says what it is doing.
+    expect(r.err).toMatch(/importing: 100% 3 lines, 3 places, \d+ names; building the indexes and typo keys/);
     expect(r.out).toContain("into dataset swiss (replace): 3 places");
     const status = cli("status", "--json");
     expect(status.code).toBe(0);
@@ -354,6 +356,7 @@ describe("mapstead gazetteer (CLI)", () => {
     expect(r.err).not.toContain("mapstead gazetteer:");
     expect(r.code).toBe(0);
     expect(r.out).toContain("into dataset tileset-acme-poi (add): 2 places");
+    expect(r.err).toMatch(/2 places, \d+ names; building the indexes and typo keys/);
     const t2 = await makeTestApp({}, { dataDir });
     try {
       const k = { "x-api-key": seedKey(t2.ctx, seedOrg(t2.ctx, "reader").id, ["geocoding"]).secret };
