@@ -30,6 +30,8 @@ interface ImportPayload {
   dataset: string | null;
   mode: WriteMode;
   counts?: { lines: number; places: number; names: number };
+  /** what the import is at (ImportProgress.stage), while it runs */
+  stage?: ImportProgress["stage"];
   result?: ImportResult;
   /** where a bad file is wrong */
   details?: { line?: number; entry?: string };
@@ -47,6 +49,8 @@ export interface ImportStatus {
   lines: number;
   places: number;
   names: number;
+  /** while running: reading the file, or indexing after its last row; null otherwise */
+  stage: "reading" | "indexing" | null;
   result: ImportResult | null;
   error: string | null;
   details: { line?: number; entry?: string } | null;
@@ -78,6 +82,7 @@ function statusOf(r: ImportRow): ImportStatus {
     lines: counts.lines,
     places: counts.places,
     names: counts.names,
+    stage: r.state === "running" ? (p.stage && p.stage !== "reading" ? "indexing" : "reading") : null,
     result: p.result ?? null,
     error: r.error,
     details: p.details ?? null,
@@ -134,6 +139,12 @@ export function createGazetteerImports(ctx: AppContext, gazetteer: () => Gazette
     for (const name of readdirSync(dir)) if (!wanted.has(join(UPLOAD_DIR, name))) rmSync(join(dir, name), { force: true, recursive: true });
   }
 
+  /** An import's progress, counts and stage on its job row, where every process reads them. */
+  function recordProgress(id: number, payload: ImportPayload, p: ImportProgress) {
+    queue.progress(id, p.totalBytes ? Math.min(0.99, p.bytesRead / p.totalBytes) : 0);
+    queue.setPayload(id, { ...payload, counts: { lines: p.lines, places: p.places, names: p.names }, stage: p.stage });
+  }
+
   async function run(job: JobRow, signal: AbortSignal): Promise<void> {
     const payload = job.payload as unknown as ImportPayload;
     // A command-line import's row whose process stopped beating (killed): its transaction rolled back,
@@ -145,10 +156,7 @@ export function createGazetteerImports(ctx: AppContext, gazetteer: () => Gazette
       removeUpload();
       throw new Error(`The import was interrupted ${MAX_ATTEMPTS} times (server stopped or crashed); start it again`);
     }
-    const onProgress = (p: ImportProgress) => {
-      queue.progress(job.id, p.totalBytes ? Math.min(0.99, p.bytesRead / p.totalBytes) : 0);
-      queue.setPayload(job.id, { ...payload, counts: { lines: p.lines, places: p.places, names: p.names } });
-    };
+    const onProgress = (p: ImportProgress) => recordProgress(job.id, payload, p);
     const common = { dataset: payload.dataset ?? undefined, mode: payload.mode, onProgress, signal };
     try {
       const result =
@@ -192,8 +200,7 @@ export function createGazetteerImports(ctx: AppContext, gazetteer: () => Gazette
       return {
         id,
         progress(p: ImportProgress) {
-          queue.progress(id, p.totalBytes ? Math.min(0.99, p.bytesRead / p.totalBytes) : 0);
-          queue.setPayload(id, { ...payload, counts: { lines: p.lines, places: p.places, names: p.names } });
+          recordProgress(id, payload, p);
         },
         done(result: ImportResult) {
           clearInterval(beat);

@@ -59,6 +59,9 @@ const Import = t.Object({
   lines: t.Integer({ description: "read so far" }),
   places: t.Integer({ description: "written so far" }),
   names: t.Integer(),
+  stage: t.Union([t.Literal("reading"), t.Literal("indexing"), t.Null()], {
+    description: "while running: reading the file, or indexing after its last row (building the indexes and typo keys and committing: minutes for allCountries, with progress at 0.99); null otherwise",
+  }),
   result: t.Union([ImportResult, t.Null()], { description: "when done" }),
   error: t.Union([t.String(), t.Null()], { description: "when failed: what is wrong with the data, or what stopped the import" }),
   details: t.Union([t.Object({ line: t.Optional(t.Integer()), entry: t.Optional(t.String()) }), t.Null()], { description: "the line (and zip entry) at fault" }),

@@ -15,7 +15,7 @@ const BACKENDS = { embedded: "the embedded gazetteer answers geocoding", pelias:
 
 const importText = (i) =>
   `${i.source.type === "file" ? i.source.filename : `${i.source.tileset} by ${i.source.name_field}`} → ${i.dataset ?? "default dataset"} (${i.mode}): ` +
-  `${i.state}, ${fmtNum(i.lines)} lines, ${fmtNum(i.places)} places, ${fmtNum(i.names)} names`;
+  `${i.stage === "indexing" ? "building indexes" : i.state}, ${fmtNum(i.lines)} lines, ${fmtNum(i.places)} places, ${fmtNum(i.names)} names`;
 
 /** Follows an import until it is done or failed, then shows the page again (or the error). */
 function follow(status, line, bar, text, err, view) {

@@ -30,6 +30,7 @@ interface ImportStatus {
   id: number;
   state: string;
   progress: number;
+  stage: "reading" | "indexing" | null;
   dataset: string | null;
   places: number;
   result: Record<string, unknown> | null;
@@ -411,10 +412,20 @@ describe("mapstead gazetteer (CLI)", () => {
       const err = (await res.json()).error;
       expect(err.code).toBe("IMPORT_IN_PROGRESS");
       expect(err.message).toContain(`/api/v1/gazetteer/imports/${cliRow()!.id}`);
+      // While it runs, the import says what it is at: reading the file, then indexing after its last
+      // row (a quiet while for a large file, with progress at 0.99); nothing once it is done.
+      const id = cliRow()!.id;
+      const stages: string[] = [];
+      while (proc.exitCode === null) {
+        const seen = (await (await app.fetch(`/api/v1/gazetteer/imports/${id}`, { headers: owner })).json()) as ImportStatus;
+        if (seen.state === "running" && stages.at(-1) !== seen.stage) stages.push(String(seen.stage));
+        await Bun.sleep(5);
+      }
+      expect(stages).toEqual(["reading", "indexing"]);
       expect(await proc.exited).toBe(0);
       // The CLI's turn shows among the imports, finished with its figures.
       const list = (await (await app.fetch("/api/v1/gazetteer/imports", { headers: owner })).json()).imports as ImportStatus[];
-      expect(list[0]).toMatchObject({ state: "done", dataset: "big", places: 150_000, source: { type: "file", filename: "big.txt" } });
+      expect(list[0]).toMatchObject({ state: "done", dataset: "big", places: 150_000, stage: null, source: { type: "file", filename: "big.txt" } });
     } finally {
       await app.close();
     }
