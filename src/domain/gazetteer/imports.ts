@@ -146,7 +146,10 @@ export function createGazetteerImports(ctx: AppContext, gazetteer: () => Gazette
   }
 
   async function run(job: JobRow, signal: AbortSignal): Promise<void> {
-    const payload = job.payload as unknown as ImportPayload;
+    const before = job.payload as unknown as ImportPayload;
+    // A job run again after an interruption reads its file again: the stage it had reached goes.
+    const payload: ImportPayload = { ...before, stage: undefined };
+    if (before.stage) queue.setPayload(job.id, { ...payload });
     // A command-line import's row whose process stopped beating (killed): its transaction rolled back,
     // nothing is left to run or remove (its file is the operator's), only the row to close.
     if (payload.cli) throw new Error(CLI_STOPPED);
