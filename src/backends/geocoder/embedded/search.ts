@@ -18,6 +18,10 @@ interface CandidateRow {
   importance: number;
   lon: number;
   lat: number;
+  dataset: string;
+  ext_id: string;
+  layer: string;
+  country_code: string | null;
 }
 
 interface PlaceRow {
@@ -84,6 +88,34 @@ export function distanceKm(lon1: number, lat1: number, lon2: number, lat2: numbe
   return 2 * EARTH_RADIUS_KM * Math.asin(Math.min(1, Math.sqrt(a)));
 }
 
+/** A candidate's columns of `places` (alias p), besides its id. */
+const PLACE_FACTS = "p.population, p.importance, p.lon, p.lat, p.dataset, p.ext_id, p.layer, p.country_code";
+
+/**
+ * One key per real place: GeoNames-based datasets (the built-in one and imported dumps) share GeoNames'
+ * ids, so a town in the built-in data and in an imported allCountries is one place; a country is one
+ * by its code (the built-in countries are keyed by code, a dump's by geonameid). Other datasets' places
+ * are each their own.
+ */
+function placeKey(row: CandidateRow, geonamesBased: Set<string>): string | number {
+  if (!geonamesBased.has(row.dataset)) return row.id;
+  return row.layer === "country" && row.country_code ? `country:${row.country_code}` : `geonames:${row.ext_id}`;
+}
+
+/**
+ * Keeps one of the candidates that are the same place (placeKey): the one \`first\` puts first, and of
+ * equals the one imported last (the larger id), whose data is the operator's newest.
+ */
+function onePerPlace(scored: Scored[], geonamesBased: Set<string>, first: (a: Scored, b: Scored) => number): Scored[] {
+  const kept = new Map<string | number, Scored>();
+  for (const s of scored) {
+    const key = placeKey(s.row, geonamesBased);
+    const other = kept.get(key);
+    if (!other || first(s, other) < 0 || (first(s, other) === 0 && s.row.id > other.row.id)) kept.set(key, s);
+  }
+  return kept.size === scored.length ? scored : [...kept.values()];
+}
+
 const roundKm = (km: number) => Math.round(km * 1000) / 1000;
 const popularity = (population: number) => Math.min(1, Math.log10(population + 1) / 7);
 
@@ -118,6 +150,8 @@ export function createSearch(db: Database, opts: SearchOptions) {
   const countryByName = db.query<{ code: string }, [string]>(
     "SELECT p.country_code AS code FROM names n JOIN places p ON p.id = n.place_id WHERE n.folded = ? AND p.layer = 'country' LIMIT 1",
   );
+  const geonamesDatasets = db.query<{ name: string }, []>("SELECT name FROM datasets WHERE kind IN ('builtin', 'geonames')");
+  const geonamesBased = () => new Set(geonamesDatasets.all().map((d) => d.name));
   const regionsByName = db.query<{ country: string; admin1: string }, [string]>(
     "SELECT DISTINCT p.country_code AS country, p.admin1 FROM names n JOIN places p ON p.id = n.place_id WHERE n.folded = ? AND p.layer = 'region' AND p.country_code IS NOT NULL AND p.admin1 IS NOT NULL LIMIT 20",
   );
@@ -151,7 +185,7 @@ export function createSearch(db: Database, opts: SearchOptions) {
   // each name's population: only the most populous few are joined to their places (a read at a random
   // spot of a large file each). With a bbox, country or region filter the join must come first, so
   // more are read: the most populous names might lie outside it.
-  const SELECT = "SELECT p.id, n.folded, p.population, p.importance, p.lon, p.lat";
+  const SELECT = `SELECT p.id, n.folded, ${PLACE_FACTS}`;
   /** `names` (place_id, folded, population rows, at most scanLimit of them) to candidates. */
   const joined = (names: string, f: ReturnType<typeof filters>) =>
     f.sql
@@ -223,7 +257,7 @@ export function createSearch(db: Database, opts: SearchOptions) {
   const rangeTooLarge = db.query<unknown, [string, string]>(`SELECT 1 FROM names WHERE folded >= ?1 AND folded < ?2 LIMIT 1 OFFSET ${TYPO_SCAN}`);
   const placesById = (ids: number[], f: ReturnType<typeof filters>) =>
     db
-      .query<CandidateRow, (string | number)[]>(`SELECT p.id, '' AS folded, p.population, p.importance, p.lon, p.lat FROM places p WHERE p.id IN (${ids.map(() => "?").join(", ")})${f.sql}`)
+      .query<CandidateRow, (string | number)[]>(`SELECT p.id, '' AS folded, ${PLACE_FACTS} FROM places p WHERE p.id IN (${ids.map(() => "?").join(", ")})${f.sql}`)
       .all(...ids, ...f.params);
 
   /**
@@ -352,15 +386,20 @@ export function createSearch(db: Database, opts: SearchOptions) {
     const context = splitContext(text);
     if (!context.name) return answer([], language);
     const countries = country?.map((c) => (c.length === 3 ? alpha2Of(c) : c)).filter((c): c is string => !!c);
-    const scored = [...candidates(context.name, filters(bbox, countries?.length ? countries : undefined, context.areas), limit, autocomplete).values()];
-    for (const s of scored) {
+    const found = [...candidates(context.name, filters(bbox, countries?.length ? countries : undefined, context.areas), limit, autocomplete).values()];
+    for (const s of found) {
       s.score = s.text + 0.3 * popularity(s.row.population) + s.row.importance;
       if (focus) {
         s.distance = distanceKm(focus.lon, focus.lat, s.row.lon, s.row.lat);
         s.score += 0.5 * Math.exp(-s.distance / 150);
       }
     }
-    scored.sort((a, b) => b.score - a.score || b.row.population - a.row.population || a.row.id - b.row.id);
+    // A forward query names a place: one called exactly that comes first, however small, before the
+    // larger places whose names only start with it (autocomplete, still typing, ranks them together).
+    const tier = (s: Scored) => (!autocomplete && s.text >= 1 ? 1 : 0);
+    const order = (a: Scored, b: Scored) => tier(b) - tier(a) || b.score - a.score;
+    const scored = onePerPlace(found, geonamesBased(), order);
+    scored.sort((a, b) => order(a, b) || b.row.population - a.row.population || a.row.id - b.row.id);
     return answer(scored.slice(0, limit), language);
   }
 
@@ -369,12 +408,13 @@ export function createSearch(db: Database, opts: SearchOptions) {
     // flat-earth distance (a bounded sort, no row objects for the rest); great-circle distances then
     // order those exactly.
     const near = db.query<CandidateRow, [string, number, number, number, number, number, number, number, number]>(
-      `SELECT p.id, '' AS folded, p.population, p.importance, p.lon, p.lat FROM places p
+      `SELECT p.id, '' AS folded, ${PLACE_FACTS} FROM places p
        WHERE ${LAT_BAND_OF_P} IN (SELECT value FROM json_each(?1)) AND p.lon BETWEEN ?2 AND ?3 AND p.lat BETWEEN ?4 AND ?5 AND p.layer NOT IN ${AREA_LAYERS}
        ORDER BY (p.lat - ?6) * (p.lat - ?6) + (p.lon - ?7) * (p.lon - ?7) * ?8 LIMIT ?9`,
     );
     const cos2 = Math.cos((q.lat * Math.PI) / 180) ** 2;
     const keep = Math.max(64, q.limit * 8);
+    const datasets = geonamesBased();
     const within = (radius: number, lonRadius = radius): Scored[] => {
       const rows: CandidateRow[] = [];
       const minLat = Math.max(-90, q.lat - radius);
@@ -386,7 +426,11 @@ export function createSearch(db: Database, opts: SearchOptions) {
       // The part of the box beyond the antimeridian, measured from the point shifted by 360 degrees.
       if (minLon < -180) rows.push(...near.all(bands, Math.max(-180, minLon + 360), 180, minLat, maxLat, q.lat, q.lon + 360, cos2, keep));
       if (maxLon > 180) rows.push(...near.all(bands, -180, Math.min(180, maxLon - 360), minLat, maxLat, q.lat, q.lon - 360, cos2, keep));
-      const scored: Scored[] = rows.map((row) => ({ row, text: 1, score: 0, distance: distanceKm(q.lon, q.lat, row.lon, row.lat) }));
+      const scored = onePerPlace(
+        rows.map((row) => ({ row, text: 1, score: 0, distance: distanceKm(q.lon, q.lat, row.lon, row.lat) })),
+        datasets,
+        (a, b) => a.distance! - b.distance!,
+      );
       return scored.sort((a, b) => a.distance! - b.distance! || b.row.population - a.row.population).slice(0, q.limit);
     };
     /** The box around the point that holds the spherical cap of radius `km`: [lat, lon] half-sizes in degrees. */
