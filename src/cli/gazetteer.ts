@@ -34,14 +34,18 @@ ${settingsHelp()}`;
 
 const count = (n: number) => n.toLocaleString("en-US");
 
-function progressLine(p: ImportProgress, startedAt: number): string {
+/** `unit`: what `lines` counts (lines of a dump, or a tileset's features). */
+function progressLine(p: ImportProgress, startedAt: number, unit: string): string {
   const s = (performance.now() - startedAt) / 1000;
   const pct = p.totalBytes ? ` ${Math.min(100, Math.floor((100 * p.bytesRead) / p.totalBytes))}%` : "";
-  const counted = `importing:${pct} ${count(p.lines)} lines, ${count(p.places)} places, ${count(p.names)} names`;
+  const counted = `importing:${pct} ${count(p.lines)} ${unit}, ${count(p.places)} places, ${count(p.names)} names`;
   // After the last row the import goes quiet while it indexes: say so, or it looks stuck at 100%.
-  if (p.stage === "indexing") return `${counted}; building the indexes and typo keys (minutes for a large dump)`;
-  return `${counted} (${count(Math.round(p.lines / Math.max(s, 0.001)))} lines/s)`;
+  if (p.stage === "indexing") return `${counted}; building the indexes and typo keys (minutes for a large import)`;
+  return `${counted} (${count(Math.round(p.lines / Math.max(s, 0.001)))} ${unit}/s)`;
 }
+
+/** Without a terminal (a log file, a pipe) a progress line at most this often, besides each change of stage. */
+const LOG_PROGRESS_EVERY_MS = 5000;
 
 export const gazetteerCommand: CliCommand = {
   name: "gazetteer",
@@ -102,12 +106,19 @@ export const gazetteerCommand: CliCommand = {
       );
       const startedAt = performance.now();
       const tty = process.stderr.isTTY === true;
+      const unit = tileset !== undefined ? "features" : "lines";
+      let logged = { at: -Infinity, stage: "" };
       const common = {
         dataset: parsed.values.dataset,
         mode,
         onProgress: (p: ImportProgress) => {
           turn.progress(p);
-          if (!json) process.stderr.write(tty ? `\r${progressLine(p, startedAt)}\x1b[K` : `${progressLine(p, startedAt)}\n`);
+          if (json) return;
+          if (tty) return void process.stderr.write(`\r${progressLine(p, startedAt, unit)}\x1b[K`);
+          const now = performance.now();
+          if (p.stage === logged.stage && now - logged.at < LOG_PROGRESS_EVERY_MS) return;
+          logged = { at: now, stage: p.stage };
+          process.stderr.write(`${progressLine(p, startedAt, unit)}\n`);
         },
       };
       let result: ImportResult;

@@ -154,10 +154,10 @@ export async function importGeonamesFile(
           } else skipped++;
         } else {
           const alt = record as AlternateName | null;
-          if (alt && w.addAlternateName(alt.geonameId, alt.name)) progress.names++;
-          else skipped++;
+          if (!alt || !w.addAlternateName(alt.geonameId, alt.name)) skipped++;
         }
       }
+      progress.names = w.written().names;
       progress.lines += batch.lines;
       progress.bytesRead = batch.bytesRead;
     }

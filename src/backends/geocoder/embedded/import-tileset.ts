@@ -110,6 +110,7 @@ export async function importTilesetPoints(
               }
             }
           }
+          progress.names = writer.written().names;
           opts.onProgress?.({ ...progress });
           await Bun.sleep(0);
           if (opts.signal?.aborted) throw new Error("the import was stopped (server shutdown)");

@@ -171,6 +171,11 @@ export function createDatasetWriter(db: Database, dataset: { name: string; kind:
       for (const n of p.namesDistinct ? p.names : distinctNames(folded, p.names)) addName(id, p.population, n.name, n.folded!, n.lang, n.preferred ?? false);
     },
 
+    /** Places and names written so far (for progress). */
+    written(): { places: number; names: number } {
+      return { ...counts };
+    },
+
     /** A name for the GeoNames place `geonameId` in any GeoNames-based dataset; false when none has it. */
     addAlternateName(geonameId: string, n: NameRecord): boolean {
       const targets = placesByGeonameId.all(geonameId);

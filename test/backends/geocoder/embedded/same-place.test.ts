@@ -27,7 +27,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => gazetteer.close());
 
-const gids = (features: { properties: { gid: string } }[]) => features.map((f) => f.properties.gid);
+const gids = (features: { properties: { gid?: string } }[]) => features.map((f) => f.properties.gid ?? "");
 const ofPlace = (id: number) => (gid: string) => gid.endsWith(`:${id}`);
 
 test("forward and autocomplete answer a place in three datasets once, from the last import", async () => {
