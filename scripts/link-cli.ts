@@ -15,6 +15,21 @@ function globalBinDir(): string {
   return join(prefix, "bin");
 }
 
+const USAGE = `usage: bun run link-cli [--bin-dir DIR]
+
+Writes a \`mapstead\` command (a two-line wrapper running this checkout's src/main.ts with bun) into npm's
+global bin directory, beside \`bun\`, or into DIR. A mapstead binary already there is left as it is.`;
+const args = process.argv.slice(2);
+if (args.includes("--help") || args.includes("-h")) {
+  console.log(USAGE);
+  process.exit(0);
+}
+// Anything else unknown is refused rather than ignored: the script writes outside the checkout.
+const unknown = args.filter((a, i) => a !== "--bin-dir" && args[i - 1] !== "--bin-dir");
+if (unknown.length || (args.includes("--bin-dir") && !args[args.indexOf("--bin-dir") + 1])) {
+  console.error(`link-cli: ${unknown.length ? `unknown argument '${unknown[0]}'` : "--bin-dir needs a directory"}\n${USAGE}`);
+  process.exit(2);
+}
 const flag = process.argv.indexOf("--bin-dir");
 const dir = flag > 0 ? resolve(process.argv[flag + 1] ?? ".") : globalBinDir();
 const target = join(dir, "mapstead");

@@ -2,7 +2,7 @@
 // from `bun run link-cli` (as the Quick start says), each shell line runs in a fresh directory, and the
 // map it publishes is then served by an app on the same data directory.
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeTestApp, tempDir } from "../support/app";
 
@@ -14,6 +14,17 @@ const work = tempDir("mapstead-readme-");
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe("README walkthrough", () => {
+  test("link-cli --help shows its usage and writes nothing; an unknown argument is refused", () => {
+    const bin = join(work, "help-bin");
+    const help = Bun.spawnSync(["bun", "run", "link-cli", "--help", "--bin-dir", bin], { cwd: ROOT });
+    expect(help.exitCode).toBe(0);
+    expect(help.stdout.toString()).toContain("usage: bun run link-cli [--bin-dir DIR]");
+    const typo = Bun.spawnSync(["bun", "run", "link-cli", "--bindir", bin], { cwd: ROOT });
+    expect(typo.exitCode).toBe(2);
+    expect(typo.stderr.toString()).toContain("unknown argument '--bindir'");
+    expect(existsSync(bin)).toBe(false);
+  });
+
   test("link-cli, then every command of the walkthrough, publishes a map that is served", async () => {
     const bin = join(work, "bin");
     const link = Bun.spawnSync(["bun", "run", "link-cli", "--bin-dir", bin], { cwd: ROOT });
