@@ -40,6 +40,8 @@ if (existsSync(target) && !readFileSync(target).subarray(0, 200).toString("latin
 }
 mkdirSync(dir, { recursive: true });
 const quoted = `'${main.replaceAll("'", `'\\''`)}'`;
-writeFileSync(target, `#!/bin/sh\n${MARKER}: ${main}\nexec bun ${quoted} "$@"\n`);
+// The header ceiling the compiled binary has (scripts/build.ts), so `mapstead serve` answers oversized
+// headers with the app's own 431 envelope, not Bun's bare one.
+writeFileSync(target, `#!/bin/sh\n${MARKER}: ${main}\nexec bun --max-http-header-size=65536 ${quoted} "$@"\n`);
 chmodSync(target, 0o755);
 console.log(`mapstead -> bun ${main}  (${target})`);
