@@ -58,12 +58,6 @@ export function cpuMicros(pid?: number): number {
   return micros;
 }
 
-/** CPU time (user + system) of this process's main thread alone, in microseconds (Linux: clock ticks, 10 ms each). */
-export function mainThreadCpuMicros(): number {
-  const fields = readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
-}
-
 function toMs(value: string): number {
   const m = /^([\d.]+)(us|ms|s|m)$/.exec(value.trim());
   if (!m) return NaN;

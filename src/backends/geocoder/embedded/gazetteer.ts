@@ -14,7 +14,7 @@ import { buildInThread } from "./build-in-thread";
 import { checkpointInThread } from "./checkpoint-in-thread";
 import { createSearch } from "./search";
 import { upgradeGazetteerFile } from "./upgrade";
-import { gazetteerPath, listDatasets, metaValue, openGazetteerFile, SCHEMA_VERSION, type DatasetInfo } from "./store";
+import { gazetteerPath, listDatasets, metaValue, openGazetteerFile, openWriter, SCHEMA_VERSION, type DatasetInfo } from "./store";
 
 export type GazetteerState = "absent" | "building" | "ready" | "failed";
 
@@ -183,22 +183,19 @@ export function createGazetteer(opts: { dataDir: string; log: Logger; changes?: 
   };
 
   /**
-   * Runs `write` with a connection of its own inside the import lock; afterwards searches see the new
-   * data and cached answers are dropped. A second import while one runs is 409 IMPORT_IN_PROGRESS.
+   * Runs `write` inside the import lock, once the file is ready; afterwards searches see the new data
+   * and cached answers are dropped. A second import while one runs is 409 IMPORT_IN_PROGRESS. `write`
+   * opens its own connection to `path` (a thread may: import-in-thread.ts), with wal_autocheckpoint 0.
    */
-  async function withWriter<T>(write: (db: Database) => Promise<T>): Promise<T> {
+  async function withWriteLock<T>(write: () => Promise<T>): Promise<T> {
     if (importing) throw new AppError(409, "IMPORT_IN_PROGRESS", "Another gazetteer import is running; wait for it to finish", undefined, { "retry-after": "10" });
     importing = true;
     try {
       await start();
       if (state !== "ready") throw new AppError(503, "GEOCODER_UNAVAILABLE", `The embedded gazetteer could not be built (${failure})`);
-      const db = openGazetteerFile(path);
-      // The log is copied into the file after the write, on a thread (checkpointAfterWrite), not at commit.
-      db.exec("PRAGMA wal_autocheckpoint = 0");
       try {
-        return await write(db);
+        return await write();
       } finally {
-        db.close(false);
         checkpointAfterWrite();
         // Publishing tells this process's listeners too (changed() runs through the bus).
         if (opts.changes) opts.changes.publish({ kind: "gazetteer" });
@@ -208,6 +205,17 @@ export function createGazetteer(opts: { dataDir: string; log: Logger; changes?: 
       importing = false;
     }
   }
+
+  /** withWriteLock with a connection of this thread's. */
+  const withWriter = <T>(write: (db: Database) => Promise<T>): Promise<T> =>
+    withWriteLock(async () => {
+      const db = openWriter(path);
+      try {
+        return await write(db);
+      } finally {
+        db.close(false);
+      }
+    });
 
   /**
    * Copies the write-ahead log into the file on a thread of its own, so a write returns once committed:
@@ -254,7 +262,7 @@ export function createGazetteer(opts: { dataDir: string; log: Logger; changes?: 
     if (state === "ready") state = "absent";
   }
 
-  return { geocoder, start, status, withWriter, settled, close, path };
+  return { geocoder, start, status, withWriteLock, withWriter, settled, close, path };
 }
 
 export type Gazetteer = ReturnType<typeof createGazetteer>;

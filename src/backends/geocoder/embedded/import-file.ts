@@ -1,6 +1,6 @@
 // `mapstead gazetteer import` and the admin upload: a GeoNames dump into a named dataset, in one
-// transaction. A thread of its own reads, inflates and parses the file (dump-thread.ts); this one writes
-// what it parsed. Geoname rows (allCountries, citiesN, XX) become places; alternateNamesV2 rows become
+// transaction, written on a thread of its own (import-thread.ts), which another thread feeds: it reads,
+// inflates and parses the file (dump-thread.ts). Geoname rows (allCountries, citiesN, XX) become places; alternateNamesV2 rows become
 // names of places already imported; admin1CodesASCII rows become regions, placed at their seat among
 // the places already there.
 import { GEONAMES_ATTRIBUTION } from "./geonames";
@@ -11,6 +11,7 @@ import type { Database } from "bun:sqlite";
 import { unpackBatch, type Admin1Row, type AlternateName, type DumpFormat, type PackedBatch } from "./dump-batch";
 import { InvalidGazetteerData } from "./dump-reader";
 import { createDatasetWriter, type DatasetKind, type DatasetWriter, type PlaceRecord, type WriteMode } from "./writer";
+import { importInThread } from "./import-in-thread";
 
 export { InvalidGazetteerData } from "./dump-reader";
 
@@ -103,90 +104,100 @@ async function* parsedInThread(path: string, label: string): AsyncGenerator<Pack
   }
 }
 
+export interface GeonamesImportOptions {
+  dataset?: string;
+  mode: WriteMode;
+  /** the file's name in messages (an upload's own name); default the path's last part */
+  label?: string;
+  onProgress?: (p: ImportProgress) => void;
+  signal?: AbortSignal;
+}
+
 /**
  * Imports `path` into `dataset` (default `geonames` for places, `alternate-names` for names,
- * `admin1-codes` for regions).
+ * `admin1-codes` for regions), on a thread of its own (import-in-thread.ts): an import writes for
+ * seconds to minutes, and a server of one process keeps answering meanwhile. `onWriterCpu` gets the
+ * CPU time (microseconds) of the thread that wrote SQLite (for the bench).
  * Throws InvalidGazetteerData for files it cannot use; nothing is written then.
  */
-export async function importGeonamesFile(
-  gazetteer: Gazetteer,
-  path: string,
-  opts: { dataset?: string; mode: WriteMode; label?: string; onProgress?: (p: ImportProgress) => void; signal?: AbortSignal },
-): Promise<ImportResult> {
-  const started = performance.now();
-  const label = opts.label ?? path.split("/").pop()!;
+export async function importGeonamesFile(gazetteer: Gazetteer, path: string, opts: GeonamesImportOptions & { onWriterCpu?: (micros: number) => void }): Promise<ImportResult> {
   if (opts.dataset !== undefined) checkDatasetName(opts.dataset);
+  const label = opts.label ?? path.split("/").pop()!;
+  return gazetteer.withWriteLock(() => importInThread(gazetteer.path, path, { ...opts, label }));
+}
+
+/** The import itself, on the writing connection `db` (of the import's thread). */
+export async function writeGeonamesFile(db: Database, path: string, opts: GeonamesImportOptions & { label: string }): Promise<ImportResult> {
+  const started = performance.now();
+  const label = opts.label;
   const totalBytes = Bun.file(path).size;
+  let writer: DatasetWriter | null = null;
+  let kind: DatasetKind | null = null;
+  let seats: ReturnType<typeof regionSeats> | null = null;
+  let dataset = "";
+  const progress: ImportProgress = { bytesRead: 0, totalBytes, lines: 0, places: 0, names: 0, stage: "reading" };
+  let skipped = 0;
+  let lastReport = 0;
 
-  return gazetteer.withWriter(async (db) => {
-    let writer: DatasetWriter | null = null;
-    let kind: DatasetKind | null = null;
-    let seats: ReturnType<typeof regionSeats> | null = null;
-    let dataset = "";
-    const progress: ImportProgress = { bytesRead: 0, totalBytes, lines: 0, places: 0, names: 0, stage: "reading" };
-    let skipped = 0;
-    let lastReport = 0;
+  function open(format: DumpFormat, entry: string): DatasetWriter {
+    kind = format === "alternate_names" ? "alternate_names" : "geonames";
+    dataset = opts.dataset ?? DEFAULT_DATASET[format];
+    const existing = listDatasets(db).find((d) => d.name === dataset);
+    if (existing && existing.kind !== kind)
+      throw new InvalidGazetteerData(`${entry}: dataset ${dataset} holds ${existing.kind === "geonames" ? "places" : "alternate names"}, this file holds ${kind === "geonames" ? "places" : "alternate names"}; choose another --dataset`);
+    writer = createDatasetWriter(db, { name: dataset, kind, attribution: GEONAMES_ATTRIBUTION }, opts.mode);
+    writer.begin();
+    return writer;
+  }
 
-    function open(format: DumpFormat, entry: string): DatasetWriter {
-      kind = format === "alternate_names" ? "alternate_names" : "geonames";
-      dataset = opts.dataset ?? DEFAULT_DATASET[format];
-      const existing = listDatasets(db).find((d) => d.name === dataset);
-      if (existing && existing.kind !== kind)
-        throw new InvalidGazetteerData(`${entry}: dataset ${dataset} holds ${existing.kind === "geonames" ? "places" : "alternate names"}, this file holds ${kind === "geonames" ? "places" : "alternate names"}; choose another --dataset`);
-      writer = createDatasetWriter(db, { name: dataset, kind, attribution: GEONAMES_ATTRIBUTION }, opts.mode);
-      writer.begin();
-      return writer;
-    }
-
-    function write(batch: PackedBatch) {
-      const w = writer ?? open(batch.format, batch.entry);
-      for (const record of unpackBatch(batch)) {
-        if (batch.format === "geoname") {
-          w.addPlace(record as PlaceRecord);
+  function write(batch: PackedBatch) {
+    const w = writer ?? open(batch.format, batch.entry);
+    for (const record of unpackBatch(batch)) {
+      if (batch.format === "geoname") {
+        w.addPlace(record as PlaceRecord);
+        progress.places++;
+      } else if (batch.format === "admin1") {
+        const r = record as Admin1Row;
+        const seat = (seats ??= regionSeats(db)).get(`${r.country}.${r.admin1}`);
+        if (seat) {
+          const names = r.ascii && r.ascii !== r.name ? [{ name: r.ascii, lang: "" }] : [];
+          w.addPlace({ extId: r.geonameId, layer: "region", name: r.name, countryCode: r.country, admin1: r.admin1, population: 0, importance: 0, lon: seat.lon, lat: seat.lat, names });
           progress.places++;
-        } else if (batch.format === "admin1") {
-          const r = record as Admin1Row;
-          const seat = (seats ??= regionSeats(db)).get(`${r.country}.${r.admin1}`);
-          if (seat) {
-            const names = r.ascii && r.ascii !== r.name ? [{ name: r.ascii, lang: "" }] : [];
-            w.addPlace({ extId: r.geonameId, layer: "region", name: r.name, countryCode: r.country, admin1: r.admin1, population: 0, importance: 0, lon: seat.lon, lat: seat.lat, names });
-            progress.places++;
-          } else skipped++;
-        } else {
-          const alt = record as AlternateName | null;
-          if (!alt || !w.addAlternateName(alt.geonameId, alt.name)) skipped++;
-        }
+        } else skipped++;
+      } else {
+        const alt = record as AlternateName | null;
+        if (!alt || !w.addAlternateName(alt.geonameId, alt.name)) skipped++;
       }
-      progress.names = w.written().names;
-      progress.lines += batch.lines;
-      progress.bytesRead = batch.bytesRead;
     }
+    progress.names = w.written().names;
+    progress.lines += batch.lines;
+    progress.bytesRead = batch.bytesRead;
+  }
 
-    function report(force = false) {
-      if (opts.signal?.aborted) throw new Error("the import was stopped (server shutdown)");
-      const now = performance.now();
-      if (opts.onProgress && (force || now - lastReport > 500)) {
-        lastReport = now;
-        opts.onProgress({ ...progress });
-      }
+  function report(force = false) {
+    if (opts.signal?.aborted) throw new Error("the import was stopped (server shutdown)");
+    const now = performance.now();
+    if (opts.onProgress && (force || now - lastReport > 500)) {
+      lastReport = now;
+      opts.onProgress({ ...progress });
     }
+  }
 
-    try {
-      for await (const batch of parsedInThread(path, label)) {
-        write(batch);
-        report();
-      }
-      progress.bytesRead = totalBytes;
-      progress.stage = "indexing";
-      report(true);
-      // The thread refuses a file without data lines: there was a batch, and a writer for it.
-      const counts = (writer as unknown as DatasetWriter).commit();
-      progress.stage = "done";
-      report(true);
-      return { dataset, kind: kind!, mode: opts.mode, lines: progress.lines, places: counts.places, names: counts.names, skipped, ms: Math.round(performance.now() - started) };
-    } catch (err) {
-      (writer as DatasetWriter | null)?.rollback();
-      throw err;
+  try {
+    for await (const batch of parsedInThread(path, label)) {
+      write(batch);
+      report();
     }
-  });
+    progress.bytesRead = totalBytes;
+    progress.stage = "indexing";
+    report(true);
+    // The thread refuses a file without data lines: there was a batch, and a writer for it.
+    const counts = (writer as unknown as DatasetWriter).commit();
+    progress.stage = "done";
+    report(true);
+    return { dataset, kind: kind!, mode: opts.mode, lines: progress.lines, places: counts.places, names: counts.names, skipped, ms: Math.round(performance.now() - started) };
+  } catch (err) {
+    (writer as DatasetWriter | null)?.rollback();
+    throw err;
+  }
 }

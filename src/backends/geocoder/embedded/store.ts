@@ -130,3 +130,10 @@ export function listDatasets(db: Database): DatasetInfo[] {
 export function metaValue(db: Database, key: string): string | null {
   return db.query<{ value: string }, [string]>("SELECT value FROM meta WHERE key = ?").get(key)?.value ?? null;
 }
+
+/** A connection that writes imports: the WAL is copied into the file after each (gazetteer.ts checkpointAfterWrite), not during it. */
+export function openWriter(path: string): Database {
+  const db = openGazetteerFile(path);
+  db.exec("PRAGMA wal_autocheckpoint = 0");
+  return db;
+}
