@@ -84,7 +84,7 @@ export function createEmbeddedElevation(ctx: AppContext, tileset: { owner: strin
       for (const p of points) {
         if (p.lon < w || p.lon > e || p.lat < s || p.lat > n) out.push(null);
         else {
-          const h = await sampleDem(p.lon, p.lat, z, (x, y) => decoded(served, encoding, z, x, y));
+          const h = await sampleDem(p.lon, p.lat, z, (x, y) => decoded(served, encoding, z, x, y), served.facts.bounds);
           out.push(h === null ? null : Math.round(h * 100) / 100);
         }
       }

@@ -11,17 +11,36 @@ export function tileCoordinates(lon: number, lat: number, z: number): { fx: numb
 
 export type TileGetter = (x: number, y: number) => DemTile | null | Promise<DemTile | null>;
 
-/** Height at lon/lat from the tiles of zoom z, or null where a needed tile is missing. */
-export async function sampleDem(lon: number, lat: number, z: number, tileAt: TileGetter): Promise<number | null> {
+/** The first and last pixel (of `last + 1`) whose centre lies between fractional pixel edges `from` and `to`; all of them when none does. */
+function pixelsWithin(from: number, to: number, last: number): [number, number] {
+  const first = Math.max(0, Math.ceil(from - 0.5));
+  const end = Math.min(last, Math.floor(to - 0.5));
+  return first <= end ? [first, end] : [0, last];
+}
+
+/**
+ * Height at lon/lat from the tiles of zoom z, or null where a needed tile is missing. With `bounds`
+ * (the data's [west, south, east, north]), pixels whose centres lie outside them are never read: they
+ * hold no data (a built archive fills them with 0 m), so near an edge the outermost pixels inside stand
+ * in for them, as if the data went on at the edge's height.
+ */
+export async function sampleDem(lon: number, lat: number, z: number, tileAt: TileGetter, bounds?: readonly [number, number, number, number]): Promise<number | null> {
   const n = 2 ** z;
   const { fx, fy } = tileCoordinates(lon, lat, z);
   const home = await tileAt(Math.min(n - 1, Math.floor(fx)), Math.min(n - 1, Math.floor(fy)));
   if (!home) return null;
   const size = home.size;
   const last = n * size - 1;
+  let [minX, maxX, minY, maxY] = [0, last, 0, last];
+  if (bounds) {
+    const southWest = tileCoordinates(bounds[0], bounds[1], z);
+    const northEast = tileCoordinates(bounds[2], bounds[3], z);
+    [minX, maxX] = pixelsWithin(southWest.fx * size, northEast.fx * size, last);
+    [minY, maxY] = pixelsWithin(northEast.fy * size, southWest.fy * size, last);
+  }
   // Pixel centres sit at half-pixel offsets: pixel i covers [i, i+1) and holds the height at i + 0.5.
-  const px = Math.min(last, Math.max(0, fx * size - 0.5));
-  const py = Math.min(last, Math.max(0, fy * size - 0.5));
+  const px = Math.min(maxX, Math.max(minX, fx * size - 0.5));
+  const py = Math.min(maxY, Math.max(minY, fy * size - 0.5));
   const x0 = Math.floor(px);
   const y0 = Math.floor(py);
   const tx = px - x0;
@@ -31,8 +50,8 @@ export async function sampleDem(lon: number, lat: number, z: number, tileAt: Til
     if (!tile || tile.size !== size) return null;
     return tile.heights[(gy % size) * size + (gx % size)]!;
   };
-  const x1 = Math.min(last, x0 + 1);
-  const y1 = Math.min(last, y0 + 1);
+  const x1 = Math.min(maxX, x0 + 1);
+  const y1 = Math.min(maxY, y0 + 1);
   const [a, b, c, d] = await Promise.all([pixel(x0, y0), pixel(x1, y0), pixel(x0, y1), pixel(x1, y1)]);
   if (a === null || b === null || c === null || d === null) return null;
   return (a * (1 - tx) + b * tx) * (1 - ty) + (c * (1 - tx) + d * tx) * ty;

@@ -189,6 +189,10 @@ describe("replacing the DEM", () => {
     const points = randomPoints(40, 3);
     const got = await lookup(points);
     got.forEach((h, i) => expect(Math.abs(h - ramp(points[i]![0], points[i]![1]))).toBeLessThan(0.5));
+    // On its edges too: the tiles' pixels beyond the data (0 m) are not blended in (they were: 8,46.5
+    // answered 426 m for 1,350 m). Off by at most the ramp's rise over one z10 pixel there.
+    const edges: [number, number][] = [[8, 46.5], [7.9999, 46.5], [7.5, 47], [7.5, 46.9999], [7, 47], [7, 46], [8, 46]];
+    (await lookup(edges)).forEach((h, i) => expect({ at: edges[i], off: Math.abs(h - ramp(...edges[i]!)) < 0.6 }).toEqual({ at: edges[i], off: true }));
   });
 
   test("a DEM built from a GeoTIFF answers within 0.5 m at random points", async () => {
