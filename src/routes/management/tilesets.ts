@@ -25,6 +25,10 @@ const STRINGS = ["layer", "rank", "tiny", "output", "encoding"];
 const OBJECTS = ["types", "filter", "layers", "cluster"];
 const KNOWN = new Set([...NUMBERS, ...STRINGS, ...OBJECTS, "include", "exclude"]);
 
+/** What an upload may carry besides its file, as query parameters or multipart fields. */
+const UPLOAD_PARAMETERS = new Set(Object.keys(RecipeQuery.properties));
+const UPLOAD_PARAMETERS_HINT = `an upload takes ${[...UPLOAD_PARAMETERS].join(", ")} (see the README's recipe section)`;
+
 function parseRecipeJson(text: string, where: string): Record<string, unknown> {
   let parsed: unknown;
   try {
@@ -40,9 +44,16 @@ function parseRecipeJson(text: string, where: string): Record<string, unknown> {
 
 /**
  * Recipe from query parameters and multipart fields: a JSON `recipe` (query or field) first, then named
- * parameters over it. Values are checked later by recipeProblem, whose messages name the setting.
+ * parameters over it. Values are checked later by recipeProblem, whose messages name the setting;
+ * parameters and fields of no setting are refused here.
  */
-export function recipeFrom(query: Record<string, unknown>, fields: Record<string, string>): Recipe {
+export function recipeFrom(query: Record<string, unknown>, fields: Record<string, string>, sentQueryKeys: Iterable<string>): Recipe {
+  // A misspelt setting (max_zoom) would otherwise build a version with the default silently. The
+  // query's schema drops unknown keys, so they are looked for among those the URL carried.
+  const unknownParameter = [...sentQueryKeys].find((k) => !UPLOAD_PARAMETERS.has(k));
+  if (unknownParameter !== undefined) throw new BadRequest(`Query parameter '${unknownParameter.slice(0, 64)}' is unknown; ${UPLOAD_PARAMETERS_HINT}`, { parameter: unknownParameter.slice(0, 64) });
+  const unknownField = Object.keys(fields).find((k) => !UPLOAD_PARAMETERS.has(k));
+  if (unknownField !== undefined) throw new BadRequest(`Multipart field '${unknownField.slice(0, 64)}' is unknown; ${UPLOAD_PARAMETERS_HINT}`, { parameter: unknownField.slice(0, 64) });
   const q: Record<string, unknown> = {};
   if (typeof query.recipe === "string") Object.assign(q, parseRecipeJson(query.recipe, "Query parameter"));
   if (fields.recipe !== undefined) Object.assign(q, parseRecipeJson(fields.recipe, "Multipart field"));
@@ -135,7 +146,7 @@ export function tilesetsModule(services: Services, authPlugin: AuthPlugin) {
         if (!upload.filename && query.filename) upload.filename = query.filename;
         let recipe: Recipe;
         try {
-          recipe = recipeFrom(query, upload.fields);
+          recipe = recipeFrom(query, upload.fields, new URL(request.url).searchParams.keys());
         } catch (err) {
           await Bun.file(upload.path).delete().catch(() => {});
           throw err;

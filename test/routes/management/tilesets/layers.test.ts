@@ -145,6 +145,15 @@ describe("several layers per version", () => {
       expect(res.status).toBe(400);
       expect((await errorOf(res)).message).toContain(message);
     }
+    // A misspelt setting is refused, naming it, rather than building with the default.
+    const misspelt = await upload(t, "acme", slug, headers, JSON.stringify(countries()), "?max_zoom=3");
+    expect(misspelt.status).toBe(400);
+    expect(await errorOf(misspelt)).toMatchObject({ message: expect.stringContaining("Query parameter 'max_zoom' is unknown"), details: { parameter: "max_zoom" } });
+    const field = form([["a.geojson", JSON.stringify(countries())]]);
+    field.append("max_zoom", "3");
+    const misspeltField = await upload(t, "acme", slug, headers, field);
+    expect(misspeltField.status).toBe(400);
+    expect((await errorOf(misspeltField)).message).toContain("Multipart field 'max_zoom' is unknown; an upload takes layer, minzoom, maxzoom");
     // Nothing half-written is left behind by the refused uploads.
     expect(readdirSync(join(t.dataDir, "uploads"))).toEqual([]);
     // Two files naming the same layer: the version fails and says how to fix it.
