@@ -33,6 +33,17 @@ export function splitSettingFlags(argv: string[]): SplitArgs {
 
 export class UsageError extends Error {}
 
+/**
+ * A UsageError for what node:util's parseArgs threw: its unknown-option message goes on about
+ * positionals after `--`, which no command here takes; say it as the top level says it.
+ */
+export function usageErrorOf(err: unknown): UsageError {
+  const { code, message } = (err ?? {}) as { code?: string; message?: string };
+  const option = code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" ? /'([^']*)'/.exec(message ?? "")?.[1] : undefined;
+  if (option !== undefined) return new UsageError(`unknown option '${option}'; see --help`);
+  return new UsageError(message ?? String(err));
+}
+
 /** Refuses arguments a command does not know, so a typo is not silently ignored. */
 export function rejectUnknownArgs(rest: string[], known: string[] = []): void {
   const unknown = rest.filter((a) => !known.includes(a));

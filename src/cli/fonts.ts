@@ -4,7 +4,7 @@ import { createServices } from "../services";
 import { readFileSync, statSync } from "node:fs";
 import { parseArgs } from "node:util";
 import type { CliCommand } from "./command";
-import { UsageError, settingsHelp } from "./args";
+import { UsageError, settingsHelp, usageErrorOf } from "./args";
 import { configOrExit, openContext } from "./runtime";
 import { bold, dim, green, print, printErr, red } from "./output";
 import { AppError } from "../errors";
@@ -31,7 +31,7 @@ export const fontsCommand: CliCommand = {
     try {
       parsed = parseArgs({ args, allowPositionals: true, options: { name: { type: "string" }, json: { type: "boolean" } } });
     } catch (err) {
-      throw new UsageError(err instanceof Error ? err.message : String(err));
+      throw usageErrorOf(err);
     }
     const [sub, file, ...extra] = parsed.positionals;
     const json = parsed.values.json === true;

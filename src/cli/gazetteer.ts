@@ -5,7 +5,7 @@ import { existsSync, statSync } from "node:fs";
 import { basename } from "node:path";
 import { parseArgs } from "node:util";
 import type { CliCommand } from "./command";
-import { UsageError, settingsHelp } from "./args";
+import { UsageError, settingsHelp, usageErrorOf } from "./args";
 import { configOrExit, openContext } from "./runtime";
 import { bold, dim, green, print, printErr, red } from "./output";
 import { createServices } from "../services";
@@ -56,7 +56,7 @@ export const gazetteerCommand: CliCommand = {
     try {
       parsed = parseArgs({ args, allowPositionals: true, options: { dataset: { type: "string" }, replace: { type: "boolean" }, json: { type: "boolean" }, tileset: { type: "string" }, "name-field": { type: "string" } } });
     } catch (err) {
-      throw new UsageError(err instanceof Error ? err.message : String(err));
+      throw usageErrorOf(err);
     }
     const [sub, file, ...extra] = parsed.positionals;
     const json = parsed.values.json === true;

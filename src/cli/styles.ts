@@ -43,6 +43,7 @@ function readSprite(path: string): Promise<SpriteSet> {
 }
 
 function readStyle(path: string): unknown {
+  if (path !== "-" && !statSync(path, { throwIfNoEntry: false })?.isFile()) throw new UsageError(`${path} is not a readable file`);
   const text = path === "-" ? readFileSync(0, "utf8") : readFileSync(path, "utf8");
   try {
     return JSON.parse(text);

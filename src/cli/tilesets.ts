@@ -1,8 +1,8 @@
 // `mapstead tilesets create|list|import|export|publish|delete`: tilesets from the machine itself, for
 // air-gapped bulk loads. `import` copies the file into DATA_DIR, processes it in this process (a running
 // server sees the result within seconds) and draws a progress bar with rate and ETA.
-import { existsSync, mkdirSync, statSync } from "node:fs";
-import { basename, join } from "node:path";
+import { accessSync, constants, existsSync, mkdirSync, statSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
 import type { CliCommand } from "./command";
 import { UsageError, settingsHelp } from "./args";
 import { bold, dim, green, print, printErr, red, yellow } from "./output";
@@ -118,6 +118,15 @@ function numberOption(name: string, raw: string | undefined): number | undefined
   return n;
 }
 
+function writable(dir: string): boolean {
+  try {
+    accessSync(dir, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export const tilesetsCommand: CliCommand = {
   name: "tilesets",
   summary: "Create, list, import, publish and delete tilesets",
@@ -158,6 +167,11 @@ export const tilesetsCommand: CliCommand = {
     if (sub !== "import" && sub !== "export" && rest.length) throw new UsageError(`unexpected argument '${rest[rest.length - 1]}'`);
     if (values.format !== undefined && values.format !== "mbtiles" && values.format !== "pmtiles") throw new UsageError("--format must be mbtiles or pmtiles");
     if (sub === "export" && existsSync(rest[0]!)) throw new UsageError(`${rest[0]} exists already; export writes a new file`);
+    if (sub === "export") {
+      const into = dirname(resolve(rest[0]!));
+      if (!statSync(into, { throwIfNoEntry: false })?.isDirectory()) throw new UsageError(`${rest[0]}: the directory ${into} does not exist`);
+      if (!writable(into)) throw new UsageError(`${rest[0]}: the directory ${into} is not writable by this user`);
+    }
     if (rest.length > MAX_FILES) throw new UsageError(`import takes at most ${MAX_FILES} files`);
     let version: number | undefined;
     if (values.version !== undefined) {

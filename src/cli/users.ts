@@ -4,7 +4,7 @@
 import { createServices, type Services } from "../services";
 import { parseArgs } from "node:util";
 import type { CliCommand } from "./command";
-import { UsageError, settingsHelp } from "./args";
+import { UsageError, settingsHelp, usageErrorOf } from "./args";
 import { configOrExit, openContext } from "./runtime";
 import { bold, dim, print, printErr, red } from "./output";
 import { AppError } from "../errors";
@@ -71,7 +71,7 @@ export function parse<T extends Record<string, { type: "string" | "boolean"; mul
   try {
     return parseArgs({ args, allowPositionals: true, strict: true, options });
   } catch (err) {
-    throw new UsageError(err instanceof Error ? err.message : String(err));
+    throw usageErrorOf(err);
   }
 }
 

@@ -52,6 +52,20 @@ describe("help and version", () => {
     const opt = await runBinary(["preflight", "--jsno"], { env: { DATA_DIR: dataDir() } });
     expect(opt.exitCode).toBe(2);
     expect(opt.stderr.trim()).toBe("mapstead preflight: unknown option or argument '--jsno'; see --help");
+    // Subcommands that parse options say it the same way, in one line.
+    const sub = await runBinary(["orgs", "list", "--bogus"], { env: { DATA_DIR: dataDir() } });
+    expect(sub.exitCode).toBe(2);
+    expect(sub.stderr.trim()).toBe("mapstead orgs: unknown option '--bogus'; see --help");
+  }, 60_000);
+
+  test("files that are not there are named as such, without a system error or an internal path", async () => {
+    const dir = dataDir();
+    const style = await runBinary(["styles", "create", "--org", "acme", "--slug", "s", "/nonexistent/style.json"], { env: { DATA_DIR: dir } });
+    expect(style.exitCode).toBe(2);
+    expect(style.stderr.trim()).toBe("mapstead styles: /nonexistent/style.json is not a readable file");
+    const out = await runBinary(["tilesets", "export", "--org", "acme", "--slug", "places", "/nonexistent/out.mbtiles"], { env: { DATA_DIR: dir } });
+    expect(out.exitCode).toBe(2);
+    expect(out.stderr.trim()).toBe("mapstead tilesets: /nonexistent/out.mbtiles: the directory /nonexistent does not exist");
   }, 60_000);
 });
 
