@@ -22,6 +22,7 @@ const HELP = `Usage:
   mapstead tilesets import --org ORG --slug SLUG FILE... [--create [--name NAME] [--attribution TEXT] [--private]] [--publish] [recipe options] [settings]
   mapstead tilesets export --org ORG --slug SLUG [--version N] [--format mbtiles|pmtiles] OUT [settings]
   mapstead tilesets publish --org ORG --slug SLUG --version N [settings]
+  mapstead tilesets unpublish --org ORG --slug SLUG [settings]
   mapstead tilesets delete --org ORG --slug SLUG [--version N] [settings]
 
 create   Creates an empty tileset (public unless --private).
@@ -43,6 +44,8 @@ export   Writes a ready version (default: the published one, else the newest rea
          OUT as MBTiles or PMTiles (default: from OUT's extension, else the archive's own format),
          e.g. for a CDN. OUT must not exist yet.
 publish  Points the stable TileJSON at a ready version.
+unpublish  Stops serving the stable TileJSON (404 until a version is published again); versioned
+         URLs keep working.
 delete   Deletes one version (not the published one) with --version, or the whole tileset.
 
 Exit status: 0 done, 1 failed (the message says why), 2 usage error.
@@ -160,7 +163,7 @@ export const tilesetsCommand: CliCommand = {
       format: { type: "string" },
     });
     const [sub, ...rest] = positionals;
-    if (!sub || !["create", "list", "import", "export", "publish", "delete"].includes(sub)) throw new UsageError("expected `tilesets create|list|import|export|publish|delete` (see --help)");
+    if (!sub || !["create", "list", "import", "export", "publish", "unpublish", "delete"].includes(sub)) throw new UsageError("expected `tilesets create|list|import|export|publish|unpublish|delete` (see --help)");
     if (!values.org) throw new UsageError("--org is required");
     if (sub !== "list" && !values.slug) throw new UsageError("--slug is required");
     if (sub === "export" && rest.length !== 1) throw new UsageError("export needs exactly one OUT file");
@@ -178,6 +181,7 @@ export const tilesetsCommand: CliCommand = {
       if (!isVersion(values.version)) throw new UsageError("--version must be a positive integer");
       version = Number(values.version);
     }
+    if (sub === "unpublish" && version !== undefined) throw new UsageError("unpublish takes no --version: it stops serving the stable URL");
     if (sub === "publish" && version === undefined) throw new UsageError("--version is required");
     const files = rest;
     if (sub === "import") {
@@ -242,6 +246,11 @@ export const tilesetsCommand: CliCommand = {
         case "publish": {
           const t = service.publish(org, slug, version!);
           print(`${green("Published")} ${org.slug}/${slug} v${version}: ${t.tilejson_url}`);
+          return 0;
+        }
+        case "unpublish": {
+          service.unpublish(org, slug);
+          print(`${green("Unpublished")} ${org.slug}/${slug}: its stable URLs answer 404 until a version is published`);
           return 0;
         }
         case "delete": {

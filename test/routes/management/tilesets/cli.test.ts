@@ -74,7 +74,16 @@ test("create, import with progress, publish, list, delete", async () => {
   expect(unsupported.code).toBe(1);
   expect(unsupported.err).toContain("Unsupported upload");
 
-  expect(cli("tilesets", "delete", "--org", "acme", "--slug", "world", "--version", "1").code).toBe(1); // published
+  const published = cli("tilesets", "delete", "--org", "acme", "--slug", "world", "--version", "1");
+  expect(published.code).toBe(1);
+  expect(published.err).toContain("publish another version or unpublish first");
+  // The hint can be followed from the command line: unpublish, then the version can go.
+  expect(cli("tilesets", "unpublish", "--org", "acme", "--slug", "world", "--version", "1").code).toBe(2);
+  const unpublished = cli("tilesets", "unpublish", "--org", "acme", "--slug", "world");
+  expect(unpublished.code).toBe(0);
+  expect(unpublished.out).toContain("Unpublished acme/world");
+  expect((JSON.parse(cli("tilesets", "list", "--org", "acme", "--json").out) as any[]).find((r) => r.slug === "world").published_version).toBeNull();
+  expect(cli("tilesets", "publish", "--org", "acme", "--slug", "world", "--version", "1").code).toBe(0);
   expect(cli("tilesets", "delete", "--org", "acme", "--slug", "world", "--version", "2").code).toBe(0); // the failed one
   const gone = cli("tilesets", "delete", "--org", "acme", "--slug", "world");
   expect(gone.code).toBe(0);
