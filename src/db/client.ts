@@ -2,7 +2,7 @@
 // writer, foreign keys on, a busy timeout so a second process waits instead of failing.
 import { Database } from "bun:sqlite";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import * as schema from "./schema";
 
@@ -19,6 +19,8 @@ export function databasePath(dataDir: string): string {
 }
 
 export function openDatabase(dataDir: string): DbHandle {
+  // mkdir's own error for this is "EEXIST: file already exists", which names neither DATA_DIR nor a fix.
+  if (statSync(dataDir, { throwIfNoEntry: false })?.isDirectory() === false) throw new Error(`DATA_DIR ${dataDir} is a file, not a directory; point DATA_DIR at a directory (it is created when missing)`);
   mkdirSync(dataDir, { recursive: true });
   const path = databasePath(dataDir);
   const sqlite = new Database(path, { create: true, strict: true });

@@ -162,6 +162,19 @@ describe("preflight", () => {
     }
   }, 60_000);
 
+  test("a DATA_DIR that is a file fails the data_dir check (a file is writable, but holds nothing) and commands say so", async () => {
+    const file = join(tempDir("mapstead-cli-"), "file");
+    await Bun.write(file, "x");
+    const r = await runBinary(["preflight"], { env: { DATA_DIR: file } });
+    expect(r.exitCode).toBe(1);
+    expect(r.stdout).toMatch(/fail\s+data_dir\s+DATA_DIR \S+ is not writable \(it is a file, not a directory\)/);
+    expect(r.stdout).toContain("is a file, not a directory; point DATA_DIR at a directory");
+    expect(r.stdout).not.toContain("EEXIST");
+    const orgs = await runBinary(["orgs", "list"], { env: { DATA_DIR: file } });
+    expect(orgs.exitCode).toBe(1);
+    expect(orgs.stderr.trim()).toBe(`mapstead: DATA_DIR ${file} is a file, not a directory; point DATA_DIR at a directory (it is created when missing)`);
+  }, 60_000);
+
   test("the human summary is plain text without colour codes when not on a terminal", async () => {
     const dir = dataDir();
     await runBinary(["migrate"], { env: { DATA_DIR: dir } });

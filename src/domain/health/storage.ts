@@ -1,5 +1,5 @@
 // Free space and writability of DATA_DIR, shared by /health/detailed and preflight.
-import { accessSync, constants, statfsSync } from "node:fs";
+import { accessSync, constants, statfsSync, statSync } from "node:fs";
 
 export const LOW_DISK_BYTES = 1024 ** 3;
 
@@ -7,6 +7,8 @@ export interface StorageFacts {
   writable: boolean;
   freeBytes: number | null;
   error?: string;
+  /** DATA_DIR is there but is a file */
+  notDirectory?: boolean;
 }
 
 export function storageFacts(dataDir: string): StorageFacts {
@@ -14,6 +16,8 @@ export function storageFacts(dataDir: string): StorageFacts {
   let error: string | undefined;
   try {
     accessSync(dataDir, constants.W_OK);
+    // A file is "writable" too, but nothing can be kept in it.
+    if (!statSync(dataDir).isDirectory()) return { writable: false, freeBytes: null, error: "it is a file, not a directory", notDirectory: true };
   } catch (err) {
     writable = false;
     error = (err as NodeJS.ErrnoException).code ?? "not writable";

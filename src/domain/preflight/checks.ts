@@ -55,7 +55,12 @@ function dataDirChecks(config: Config): Check[] {
   const f = storageFacts(config.dataDir);
   const dir: Check = f.writable
     ? { id: "data_dir", status: "pass", message: `DATA_DIR ${config.dataDir} is writable`, fix: "" }
-    : { id: "data_dir", status: "fail", message: `DATA_DIR ${config.dataDir} is not writable (${f.error})`, fix: `Create it and give the service user write access: sudo install -d -o mapstead ${config.dataDir}` };
+    : {
+        id: "data_dir",
+        status: "fail",
+        message: `DATA_DIR ${config.dataDir} is not writable (${f.error})`,
+        fix: f.notDirectory ? "Point DATA_DIR at a directory (Mapstead creates it when missing), or move the file away" : `Create it and give the service user write access: sudo install -d -o mapstead ${config.dataDir}`,
+      };
   let disk: Check;
   if (f.freeBytes === null) disk = { id: "disk_space", status: "warn", message: "Free space in DATA_DIR could not be read", fix: "Check the file system holding DATA_DIR" };
   else if (f.freeBytes < 100 * 1024 ** 2) disk = { id: "disk_space", status: "fail", message: `Only ${gib(f.freeBytes)} free in DATA_DIR`, fix: "Free disk space or move DATA_DIR to a larger volume; uploads and tile builds need room" };
