@@ -93,8 +93,10 @@ export function geocodingModule(services: Services, authPlugin: AuthPlugin) {
       {
         scope: "geocoding",
         // Before body validation, so a form or text body gets 415 rather than a confusing schema error.
+        // application/json only: Elysia parses no other type (application/geo+json came through as an
+        // unparsed body, refused as "Expected object").
         transform: ({ request }) => {
-          if (!/^application\/(?:[\w.+-]+\+)?json\b/i.test(request.headers.get("content-type") ?? ""))
+          if (!/^application\/json\s*(?:;|$)/i.test(request.headers.get("content-type") ?? ""))
             throw new UnsupportedMediaType("Send the batch as JSON with Content-Type: application/json");
         },
         body: BatchBody,

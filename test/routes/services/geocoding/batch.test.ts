@@ -132,6 +132,13 @@ describe("batch", () => {
     const text = await post("queries", { "content-type": "text/plain" });
     expect(text.status).toBe(415);
     expect((await text.json()).error.code).toBe("UNSUPPORTED_MEDIA_TYPE");
+    // A JSON body under another JSON type is named for its type, not called "not an object".
+    for (const type of ["application/geo+json", "application/vnd.api+json"]) {
+      const other = await post({ queries: [{ type: "reverse", lon: 0, lat: 0 }] }, { "content-type": type });
+      expect(other.status).toBe(415);
+      expect((await other.json()).error.message).toContain("Content-Type: application/json");
+    }
+    expect((await post({ queries: [{ type: "reverse", lon: 0, lat: 0 }] }, { "content-type": "application/json; charset=utf-8" })).status).toBe(200);
   });
 });
 
