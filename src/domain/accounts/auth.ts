@@ -227,6 +227,8 @@ export function createAuthService(ctx: AppContext, changes: ChangeBus, counters?
     let entry = keyCache.get(raw);
     if (!entry || now - entry.fetchedAt >= KEY_CACHE_TTL_MS) {
       const secret = raw.trim();
+      // Headers sent twice reach us joined with ", " (no key holds a comma).
+      if (header !== null && header.includes(",")) throw new Unauthorized("The X-API-Key header is given more than once; send one key");
       if (!isWellFormedSecret(secret))
         throw new Unauthorized(`The ${header !== null ? "X-API-Key header" : "access_token query parameter"} does not hold a well-formed Mapstead API key (msk_...)`);
       entry = loadKey(secret, now);

@@ -34,6 +34,11 @@ describe("elevation auth", () => {
     const wrong = await get("/elevation/v1/7,46", { "x-api-key": seedKey(t.ctx, seedOrg(t.ctx, "geo-only").id, ["geocoding"]).secret });
     expect(wrong.status).toBe(403);
     expect((await wrong.json()).error.code).toBe("INSUFFICIENT_SCOPE");
+    // The same header sent twice reaches the app joined with ", ": named as such, not as a malformed key.
+    const twice = new Headers([["x-api-key", headers["x-api-key"]!], ["x-api-key", headers["x-api-key"]!]]);
+    const doubled = await t.fetch("/elevation/v1/7,46", { headers: twice });
+    expect(doubled.status).toBe(401);
+    expect((await doubled.json()).error.message).toBe("The X-API-Key header is given more than once; send one key");
     expect(fake.calls).toHaveLength(0);
   });
 });
