@@ -106,7 +106,9 @@ export async function readDump(path: string, label: string, onBatch: (batch: Pac
   if (isZip) {
     let inflated = 0;
     let entries = 0;
+    let seen = 0;
     const unzip = new Unzip((entry: UnzipFile) => {
+      seen++;
       if (unsafeEntryName(entry.name)) throw new InvalidGazetteerData(`${label}: archive entry '${entry.name}' points outside the archive; refused`);
       if (!wantedEntry(entry.name)) return;
       if (entry.originalSize !== undefined && entry.size !== undefined && entry.originalSize > CHUNK && entry.originalSize / Math.max(1, entry.size) > MAX_RATIO)
@@ -143,6 +145,8 @@ export async function readDump(path: string, label: string, onBatch: (batch: Pac
     }
     push(new Uint8Array(0), true);
     await flush();
+    // A file that starts like a zip but holds no entry at all is damaged (or cut short), not a zip of other files.
+    if (!seen) throw new InvalidGazetteerData(`${label}: the zip archive is damaged or truncated (no file entries could be read); download it again`);
     if (!entries) throw new InvalidGazetteerData(`${label}: the zip holds no .txt dump (expected e.g. allCountries.txt, cities1000.txt or alternateNamesV2.txt)`);
   } else {
     const feed = lineReader(label);

@@ -115,6 +115,8 @@ describe("POST /api/v1/gazetteer/datasets", () => {
     expect(wrongShape.error).toContain("line 1: has 1 tab-separated column(s)");
     expect((await finished(await upload(zipOf({ "notes.md": "no data" })))).error).toContain("holds no .txt dump");
     expect((await finished(await upload(zipOf({ "CH.txt": VILLAGES_TSV }).slice(0, 80)))).error).toContain("damaged or truncated");
+    // Zip's signature followed by garbage: no entry can be read at all, which is damage, not a zip of other files.
+    expect((await finished(await upload(new TextEncoder().encode("PK\u0003\u0004garbage")))).error).toContain("the zip archive is damaged or truncated (no file entries could be read)");
     expect(await datasets()).toEqual(before);
   });
 
