@@ -20,14 +20,29 @@ export function interpolate(a: LonLat, b: LonLat, f: number): LonLat {
   const delta = centralAngle(a, b);
   const s = Math.sin(delta);
   if (delta < 1e-12) return { lon: a.lon, lat: a.lat };
-  // Antipodal points have no unique great circle: any path is as short; take a's side then b's.
-  if (Math.abs(s) < 1e-12) return f < 0.5 ? { lon: a.lon, lat: a.lat } : { lon: b.lon, lat: b.lat };
+  if (Math.abs(s) < 1e-12) return antipodalStep(a, f);
   const wa = Math.sin((1 - f) * delta) / s;
   const wb = Math.sin(f * delta) / s;
   const [la1, lo1, la2, lo2] = [a.lat * RAD, a.lon * RAD, b.lat * RAD, b.lon * RAD];
   const x = wa * Math.cos(la1) * Math.cos(lo1) + wb * Math.cos(la2) * Math.cos(lo2);
   const y = wa * Math.cos(la1) * Math.sin(lo1) + wb * Math.cos(la2) * Math.sin(lo2);
   const z = wa * Math.sin(la1) + wb * Math.sin(la2);
+  return { lon: Math.atan2(y, x) / RAD, lat: Math.atan2(z, Math.hypot(x, y)) / RAD };
+}
+
+/**
+ * The point a fraction `f` of the way from `a` to its antipode. Every great circle through `a` is as
+ * short, so one is chosen: northwards from `a` (through the North Pole), or from a pole along the
+ * meridian of its given longitude. Each point then lies f x 180 degrees from `a`, as its distance says.
+ */
+function antipodalStep(a: LonLat, f: number): LonLat {
+  const [lat, lon] = [a.lat * RAD, a.lon * RAD];
+  const from = [Math.cos(lat) * Math.cos(lon), Math.cos(lat) * Math.sin(lon), Math.sin(lat)];
+  // A unit vector at right angles to `from`: north at `a`, or towards its meridian from a pole.
+  const pole = Math.abs(a.lat) > 90 - 1e-9;
+  const towards = pole ? [Math.cos(lon), Math.sin(lon), 0] : [-Math.sin(lat) * Math.cos(lon), -Math.sin(lat) * Math.sin(lon), Math.cos(lat)];
+  const angle = f * Math.PI;
+  const [x, y, z] = from.map((c, i) => Math.cos(angle) * c + Math.sin(angle) * towards[i]!) as [number, number, number];
   return { lon: Math.atan2(y, x) / RAD, lat: Math.atan2(z, Math.hypot(x, y)) / RAD };
 }
 
