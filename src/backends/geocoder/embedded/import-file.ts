@@ -1,8 +1,8 @@
 // `mapstead gazetteer import` and the admin upload: a GeoNames dump into a named dataset, in one
 // transaction, written on a thread of its own (import-thread.ts), which another thread feeds: it reads,
-// inflates and parses the file (dump-thread.ts). Geoname rows (allCountries, citiesN, XX) become places; alternateNamesV2 rows become
-// names of places already imported; admin1CodesASCII rows become regions, placed at their seat among
-// the places already there.
+// inflates and parses the file (dump-thread.ts). Geoname rows (allCountries, citiesN, XX) become
+// places; alternateNamesV2 rows become names of places already imported; admin1CodesASCII rows become
+// regions, placed at their seat among the places already there.
 import { GEONAMES_ATTRIBUTION } from "./geonames";
 import type { Gazetteer } from "./gazetteer";
 import { BUILTIN_DATASETS } from "./builtin";

@@ -103,7 +103,7 @@ function placeKey(row: CandidateRow, geonamesBased: Set<string>): string | numbe
 }
 
 /**
- * Keeps one of the candidates that are the same place (placeKey): the one \`first\` puts first, and of
+ * Keeps one of the candidates that are the same place (placeKey): the one `first` puts first, and of
  * equals the one imported last (the larger id), whose data is the operator's newest.
  */
 function onePerPlace(scored: Scored[], geonamesBased: Set<string>, first: (a: Scored, b: Scored) => number): Scored[] {
