@@ -123,7 +123,7 @@ export interface GeonamesImportOptions {
 export async function importGeonamesFile(gazetteer: Gazetteer, path: string, opts: GeonamesImportOptions & { onWriterCpu?: (micros: number) => void }): Promise<ImportResult> {
   if (opts.dataset !== undefined) checkDatasetName(opts.dataset);
   const label = opts.label ?? path.split("/").pop()!;
-  return gazetteer.withWriteLock(() => importInThread(gazetteer.path, path, { ...opts, label }));
+  return gazetteer.withWriteLock(() => importInThread(gazetteer.path, { kind: "geonames", path, dataset: opts.dataset, label }, opts));
 }
 
 /** The import itself, on the writing connection `db` (of the import's thread). */

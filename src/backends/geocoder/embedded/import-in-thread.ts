@@ -1,9 +1,10 @@
-// Runs one GeoNames import on its own thread (import-thread.ts) and hands back its progress and result
-// as importGeonamesFile's caller expects them: the same errors (InvalidGazetteerData with its line), the
+// Runs one gazetteer import (a GeoNames file, a point tileset) on its own thread (import-thread.ts) and
+// hands back its progress and result as the caller of importGeonamesFile or importTilesetPoints expects: the same errors (InvalidGazetteerData with its line), the
 // same progress, and an abort signal passed on.
 import { InvalidGazetteerData } from "./dump-reader";
-import type { GeonamesImportOptions, ImportProgress, ImportResult } from "./import-file";
-import type { ImportThreadStart } from "./import-thread";
+import type { ImportProgress, ImportResult } from "./import-file";
+import type { ImportJob, ImportThreadStart } from "./import-thread";
+import type { WriteMode } from "./writer";
 
 // In the compiled binary the thread is its own entry point, kept at its path under the project root
 // (scripts/build.ts finds it from the URL below); from source it is a file. Bun.main tells them apart.
@@ -15,7 +16,11 @@ type ThreadMessage =
   | { type: "invalid"; message: string; line?: number; entry?: string }
   | { type: "failed"; message: string };
 
-export function importInThread(gazetteerFile: string, path: string, opts: GeonamesImportOptions & { label: string; onWriterCpu?: (micros: number) => void }): Promise<ImportResult> {
+export function importInThread(
+  gazetteerFile: string,
+  job: ImportJob,
+  opts: { mode: WriteMode; onProgress?: (p: ImportProgress) => void; signal?: AbortSignal; onWriterCpu?: (micros: number) => void },
+): Promise<ImportResult> {
   return new Promise<ImportResult>((resolve, reject) => {
     const worker = new Worker(threadUrl);
     let over = false;
@@ -53,7 +58,7 @@ export function importInThread(gazetteerFile: string, path: string, opts: Geonam
     worker.onerror = (e) => finish(() => reject(new Error(`the import's thread failed: ${String(e.message ?? e)}`)));
     worker.addEventListener("close", () => finish(() => reject(new Error("the import's thread stopped (out of memory?)"))));
     opts.signal?.addEventListener("abort", abort, { once: true });
-    const start: ImportThreadStart = { type: "start", gazetteerFile, path, dataset: opts.dataset, mode: opts.mode, label: opts.label };
+    const start: ImportThreadStart = { type: "start", gazetteerFile, job, mode: opts.mode };
     worker.postMessage(start);
     if (opts.signal?.aborted) abort();
   });

@@ -12,6 +12,7 @@ import { isGzip, tileRange, type TileFacts } from "../../../tiles/source";
 import type { Gazetteer } from "./gazetteer";
 import { checkDatasetName, InvalidGazetteerData, type ImportProgress, type ImportResult } from "./import-file";
 import { createDatasetWriter, type WriteMode } from "./writer";
+import { importInThread } from "./import-in-thread";
 
 /** Tiles read at most (a world archive at zoom 12); beyond that the tileset should be imported from its source file. */
 const MAX_TILES = 4 ** 12;
@@ -56,74 +57,117 @@ export function findPointTileset(main: { sqlite: Database }, tileset: string, na
   return { owner, slug, dataset, row: { ...row, archive_path: row.archive_path }, facts, z, range, tiles };
 }
 
+/** What the import's thread needs to read a point tileset (findPointTileset's answer, without the main database). */
+export interface TilesetPointsJob {
+  kind: "tileset";
+  /** the archive's absolute path */
+  archivePath: string;
+  archiveFormat: "mbtiles" | "pmtiles";
+  facts: TileFacts;
+  z: number;
+  range: ReturnType<typeof tileRange>;
+  tiles: number;
+  nameField: string;
+  dataset: string;
+  attribution: string;
+}
+
+/**
+ * Imports the named points of the published tileset `opts.tileset` into a dataset (default
+ * tileset-OWNER-SLUG), on the import's own thread (import-in-thread.ts), as GeoNames files are.
+ */
 export async function importTilesetPoints(
   gazetteer: Gazetteer,
   main: { sqlite: Database; dataDir: string },
   opts: { tileset: string; nameField: string; dataset?: string; mode: WriteMode; onProgress?: (p: ImportProgress) => void; signal?: AbortSignal },
 ): Promise<ImportResult> {
-  const started = performance.now();
   const { owner, slug, dataset, row, facts, z, range, tiles } = findPointTileset(main, opts.tileset, opts.nameField, opts.dataset);
-  const path = join(main.dataDir, row.archive_path);
-  const source = row.archive_format === "pmtiles" ? await openPmtiles(path, facts) : openMbtiles(path, facts);
+  const job: TilesetPointsJob = {
+    kind: "tileset",
+    archivePath: join(main.dataDir, row.archive_path),
+    archiveFormat: row.archive_format === "pmtiles" ? "pmtiles" : "mbtiles",
+    facts,
+    z,
+    range,
+    tiles,
+    nameField: opts.nameField,
+    dataset,
+    attribution: row.attribution || `${row.name} (${owner}/${slug})`,
+  };
+  return gazetteer.withWriteLock(() => importInThread(gazetteer.path, job, opts));
+}
+
+/** Progress at most this often: a tile is read in well under a millisecond. */
+const PROGRESS_EVERY_MS = 250;
+
+/** The import itself, on the writing connection `db` (of the import's thread). */
+export async function writeTilesetPoints(db: Database, job: TilesetPointsJob, opts: { mode: WriteMode; onProgress?: (p: ImportProgress) => void; signal?: AbortSignal }): Promise<ImportResult> {
+  const started = performance.now();
+  const { z, range, tiles, dataset } = job;
+  const source = job.archiveFormat === "pmtiles" ? await openPmtiles(job.archivePath, job.facts) : openMbtiles(job.archivePath, job.facts);
+  const writer = createDatasetWriter(db, { name: dataset, kind: "tileset", attribution: job.attribution }, opts.mode);
+  const progress: ImportProgress = { bytesRead: 0, totalBytes: tiles, lines: 0, places: 0, names: 0, stage: "reading" };
+  let reported = -Infinity;
+  const report = (stage: ImportProgress["stage"], force = false) => {
+    const now = performance.now();
+    if (!force && now - reported < PROGRESS_EVERY_MS) return;
+    reported = now;
+    progress.names = writer.written().names;
+    opts.onProgress?.({ ...progress, stage });
+  };
   try {
-    return await gazetteer.withWriter(async (db) => {
-      const writer = createDatasetWriter(db, { name: dataset, kind: "tileset", attribution: row.attribution || `${row.name} (${owner}/${slug})` }, opts.mode);
-      writer.begin();
-      const progress: ImportProgress = { bytesRead: 0, totalBytes: tiles, lines: 0, places: 0, names: 0, stage: "reading" };
-      const seen = new Set<string>();
-      try {
-        for (let x = range.minX; x <= range.maxX; x++) {
-          for (let y = range.minY; y <= range.maxY; y++) {
-            const tile = await source.getTile(z, x, y);
-            progress.bytesRead++;
-            if (!tile) continue;
-            const data = isGzip(tile.data) ? Bun.gunzipSync(tile.data as Uint8Array<ArrayBuffer>) : tile.data;
-            const vt = new VectorTile(new PbfReader(data));
-            for (const [layerName, layer] of Object.entries(vt.layers)) {
-              for (let i = 0; i < layer.length; i++) {
-                const f = layer.feature(i);
-                const name = f.properties[opts.nameField];
-                if (f.type !== 1 || typeof name !== "string" || !name.trim()) continue;
-                for (const ring of f.loadGeometry())
-                  for (const p of ring) {
-                    if (p.x < 0 || p.y < 0 || p.x >= layer.extent || p.y >= layer.extent) continue;
-                    const [lon, lat] = tileToLonLat(z, x + p.x / layer.extent, y + p.y / layer.extent);
-                    const extId = f.id !== undefined ? `${layerName}:${f.id}:${ring.indexOf(p)}` : `${layerName}:${lon.toFixed(6)},${lat.toFixed(6)}:${name}`;
-                    if (seen.has(extId)) continue;
-                    seen.add(extId);
-                    const population = Number(f.properties.population);
-                    writer.addPlace({
-                      extId,
-                      layer: "venue",
-                      name: name.trim(),
-                      countryCode: null,
-                      admin1: null,
-                      population: Number.isSafeInteger(population) && population > 0 ? population : 0,
-                      importance: 0,
-                      lon,
-                      lat,
-                      names: [],
-                    });
-                    progress.places++;
-                    progress.lines++;
-                  }
+    writer.begin();
+    const seen = new Set<string>();
+    for (let x = range.minX; x <= range.maxX; x++) {
+      for (let y = range.minY; y <= range.maxY; y++) {
+        const tile = await source.getTile(z, x, y);
+        progress.bytesRead++;
+        if (!tile) continue;
+        const data = isGzip(tile.data) ? Bun.gunzipSync(tile.data as Uint8Array<ArrayBuffer>) : tile.data;
+        const vt = new VectorTile(new PbfReader(data));
+        for (const [layerName, layer] of Object.entries(vt.layers)) {
+          for (let i = 0; i < layer.length; i++) {
+            const f = layer.feature(i);
+            const name = f.properties[job.nameField];
+            if (f.type !== 1 || typeof name !== "string" || !name.trim()) continue;
+            for (const ring of f.loadGeometry())
+              for (const p of ring) {
+                if (p.x < 0 || p.y < 0 || p.x >= layer.extent || p.y >= layer.extent) continue;
+                const [lon, lat] = tileToLonLat(z, x + p.x / layer.extent, y + p.y / layer.extent);
+                const extId = f.id !== undefined ? `${layerName}:${f.id}:${ring.indexOf(p)}` : `${layerName}:${lon.toFixed(6)},${lat.toFixed(6)}:${name}`;
+                if (seen.has(extId)) continue;
+                seen.add(extId);
+                const population = Number(f.properties.population);
+                writer.addPlace({
+                  extId,
+                  layer: "venue",
+                  name: name.trim(),
+                  countryCode: null,
+                  admin1: null,
+                  population: Number.isSafeInteger(population) && population > 0 ? population : 0,
+                  importance: 0,
+                  lon,
+                  lat,
+                  names: [],
+                });
+                progress.places++;
+                progress.lines++;
               }
-            }
           }
-          progress.names = writer.written().names;
-          opts.onProgress?.({ ...progress });
-          await Bun.sleep(0);
-          if (opts.signal?.aborted) throw new Error("the import was stopped (server shutdown)");
         }
-        opts.onProgress?.({ ...progress, stage: "indexing" });
-        const counts = writer.commit();
-        opts.onProgress?.({ ...progress, stage: "done" });
-        return { dataset, kind: "tileset" as const, mode: opts.mode, lines: progress.lines, places: counts.places, names: counts.names, skipped: 0, ms: Math.round(performance.now() - started) };
-      } catch (err) {
-        writer.rollback();
-        throw err;
       }
-    });
+      report("reading");
+      // A turn of the thread's event loop, so that an abort (server shutdown) is heard.
+      await Bun.sleep(0);
+      if (opts.signal?.aborted) throw new Error("the import was stopped (server shutdown)");
+    }
+    report("indexing", true);
+    const counts = writer.commit();
+    report("done", true);
+    return { dataset, kind: "tileset", mode: opts.mode, lines: progress.lines, places: counts.places, names: counts.names, skipped: 0, ms: Math.round(performance.now() - started) };
+  } catch (err) {
+    writer.rollback();
+    throw err;
   } finally {
     source.close();
   }
