@@ -9,6 +9,7 @@ import { PbfReader } from "pbf";
 import { openMbtiles } from "../../../tiles/mbtiles";
 import { openPmtiles } from "../../../tiles/pmtiles";
 import { isGzip, tileRange, type TileFacts } from "../../../tiles/source";
+import { isSlug } from "../../../domain/orgs/slug";
 import type { Gazetteer } from "./gazetteer";
 import { checkDatasetName, InvalidGazetteerData, type ImportProgress, type ImportResult } from "./import-file";
 import { createDatasetWriter, type WriteMode } from "./writer";
@@ -36,7 +37,9 @@ function tileToLonLat(z: number, x: number, y: number): [number, number] {
  */
 export function findPointTileset(main: { sqlite: Database }, tileset: string, nameField: string, datasetName?: string) {
   const [owner, slug, ...extra] = tileset.split("/");
-  if (!owner || !slug || extra.length) throw new InvalidGazetteerData(`tileset ${JSON.stringify(tileset.slice(0, 100))} must be owner/slug`);
+  // Checked before the dataset name made from them, whose own message would blame `name`.
+  if (!owner || !slug || extra.length || !isSlug(owner) || !isSlug(slug))
+    throw new InvalidGazetteerData(`tileset ${JSON.stringify(tileset.slice(0, 100))} must be owner/slug, such as acme/places (its published version is read; no @version)`);
   const dataset = checkDatasetName(datasetName ?? `tileset-${owner}-${slug}`.toLowerCase());
   const row = main.sqlite
     .query<TilesetRow, [string, string]>(

@@ -255,6 +255,12 @@ describe("POST /api/v1/gazetteer/datasets/from-tileset", () => {
     expect(missing.status).toBe(404);
     expect((await missing.json()).error.code).toBe("TILESET_NOT_FOUND");
     expect((await fromTileset({ tileset: "no-slash", name_field: "title" })).status).toBe(400);
+    // A pinned version, or a path, is the tileset's fault (not the dataset name made from it).
+    for (const tileset of ["survey/huts@1", "../.."]) {
+      const bad = await fromTileset({ tileset, name_field: "title" });
+      expect(bad.status).toBe(400);
+      expect((await bad.json()).error).toMatchObject({ details: { parameter: "tileset" }, message: expect.stringContaining("must be owner/slug") });
+    }
     expect((await fromTileset({ tileset: "survey/huts", name_field: "title", name: "Bad Name" })).status).toBe(400);
     expect((await fromTileset({ tileset: "survey/huts", name_field: "title", mode: "merge" })).status).toBe(400);
     expect((await fromTileset({ tileset: "survey/huts" })).status).toBe(400);
