@@ -1,7 +1,7 @@
 // The conventions as plain functions, shared by the two ways a request is served: the Elysia plugin
 // (conventions.ts) and the fast routes (fast-routes.ts). Whatever one of them does to a request, the
 // other does through the same function here, so the twins cannot drift apart.
-import { AppError } from "../errors";
+import { AppError, UnsupportedMediaType } from "../errors";
 import { isoNow, type Logger } from "../log";
 import { mapError, type MappedError } from "./error-response";
 import type { RequestHeaders } from "./request-context";
@@ -71,9 +71,29 @@ export function checkPathEncoding(pathname: string): void {
   }
 }
 
+const JSON_TYPE = /^application\/json\s*(?:;|$)/i;
+
+/**
+ * A JSON body sent under another Content-Type is refused as such (415). Elysia parses only
+ * application/json as JSON and hands the route text/plain (or curl -d's form type) as it came, which
+ * then fails validation with a message about missing fields instead of the type.
+ */
+function notJsonBody(code: string, error: unknown, request: Request): MappedError | null {
+  if (code !== "VALIDATION" || (error as { type?: string })?.type !== "body") return null;
+  const refused = jsonTypeRefusal(request);
+  return refused ? mapError("", refused) : null;
+}
+
+/** The 415 for a request whose body is declared as another type than JSON; null for JSON or no type. */
+export function jsonTypeRefusal(request: Request): UnsupportedMediaType | null {
+  const type = request.headers.get("content-type");
+  if (type === null || JSON_TYPE.test(type)) return null;
+  return new UnsupportedMediaType(`Send this request body as JSON with Content-Type: application/json (it came as ${type.split(";")[0]!.trim().slice(0, 100)})`);
+}
+
 /** Maps anything thrown to the envelope and logs what is ours to fix (with the request id, never a secret). */
 export function mapAndLogError(code: string, error: unknown, request: Request, log: Logger, requestId: unknown): MappedError {
-  const mapped = mapError(code, error, request.url);
+  const mapped = notJsonBody(code, error, request) ?? mapError(code, error, request.url);
   if (mapped.internal) {
     log.error("request failed", {
       request_id: requestId,

@@ -2,7 +2,7 @@
 // validator), and every route's entry lists its success status and every status the route can
 // answer, derived from what the route declares: its auth macro (scope: 401/403/429; session: 401, and
 // 403 for unsafe methods; viewer: 404 for private assets), its inputs (params/query/body schema: 400;
-// a JSON body: 411/413; an upload: 413) and the statuses its handler declares (`response`).
+// a JSON body: 411/413, and 415 for one of another type; an upload: 413) and the statuses its handler declares (`response`).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { makeTestApp, type TestApp } from "../support/app";
@@ -45,6 +45,7 @@ function expectedStatuses(method: string, path: string, hooks: Hooks, bodyKind: 
     want.add("400");
     want.add("413");
     if (bodyKind === "json") want.add("411");
+    if (bodyKind === "json" && hooks.body) want.add("415");
   }
   const declared = hooks.response && typeof hooks.response === "object" && !("type" in hooks.response) ? Object.keys(hooks.response) : ["200"];
   for (const s of declared) want.add(s);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { makeTestApp, type TestApp } from "../support/app";
+import { seedSession } from "../support/seed";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -54,6 +55,20 @@ describe("HTTP conventions", () => {
     const res = await t.fetch("/api/v1/orgs", { method: "POST", headers: { "content-type": "application/json", "content-length": String(50 * 1024 * 1024) }, body: "{}" });
     expect(res.status).toBe(413);
     expect((await res.json()).error.code).toBe("PAYLOAD_TOO_LARGE");
+  });
+
+  test("a JSON body sent as another type is 415 naming the type, once the caller is known", async () => {
+    const admin = (await seedSession(t.ctx, { isAdmin: true })).headers;
+    for (const type of ["text/plain", "application/x-www-form-urlencoded"]) {
+      const res = await t.fetch("/api/v1/elevation/settings", { method: "PUT", headers: { ...admin, "content-type": type }, body: JSON.stringify({ tileset: null }) });
+      expect(res.status).toBe(415);
+      expect((await res.json()).error).toMatchObject({ code: "UNSUPPORTED_MEDIA_TYPE", message: `Send this request body as JSON with Content-Type: application/json (it came as ${type})` });
+    }
+    // Without a session a text body is still 401: its type is looked at when the route reads it.
+    expect((await t.fetch("/api/v1/elevation/settings", { method: "PUT", headers: { "content-type": "text/plain" }, body: "{}" })).status).toBe(401);
+    // A body that is JSON but not what the route takes stays a 400 naming the field.
+    const wrong = await t.fetch("/api/v1/elevation/settings", { method: "PUT", headers: { ...admin, "content-type": "application/json" }, body: JSON.stringify({ tileset: 5 }) });
+    expect(wrong.status).toBe(400);
   });
 
   test("public map assets allow any origin; preflight answered", async () => {

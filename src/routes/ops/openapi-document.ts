@@ -8,7 +8,8 @@
 //   spread into the Response Object itself (unions, arrays) moves into its content;
 // - parameter `examples` given as a list (a JSON Schema habit) move into the parameter's schema.
 // It also adds the answers the HTTP conventions give for a body (route-facts.ts marks each operation
-// with its body kind): 413 over the limit, and for JSON 411 for a chunked body without a length.
+// with its body kind): 413 over the limit, and for JSON 411 for a chunked body without a length and,
+// where the route takes a body, 415 for one of another Content-Type.
 import { STATUS_CODES } from "node:http";
 import { ErrorEnvelope } from "../../errors";
 import { BODY_EXTENSION } from "../../http/route-facts";
@@ -52,10 +53,14 @@ function finishResponse(status: string, response: Json): Json {
 
 const envelope = (description: string) => ({ description, content: { "application/json": { schema: ErrorEnvelope } } });
 
-function bodyAnswers(kind: unknown): Json {
+function bodyAnswers(kind: unknown, takesBody: boolean): Json {
   if (kind === "upload") return { 413: envelope("Upload over MAX_UPLOAD_MB") };
   if (kind === "json")
-    return { 411: envelope("Chunked body without Content-Length"), 413: envelope("Body over the 10 MiB JSON limit") };
+    return {
+      411: envelope("Chunked body without Content-Length"),
+      413: envelope("Body over the 10 MiB JSON limit"),
+      ...(takesBody ? { 415: envelope("Body sent under another Content-Type than application/json") } : {}),
+    };
   return {};
 }
 
@@ -76,7 +81,7 @@ export function finishOpenApiDocument(doc: Json): Json {
       }
       const op = schema2020(operation) as Json;
       if (Array.isArray(op.parameters)) op.parameters = op.parameters.map(finishParameter);
-      const responses: Json = { ...(isObject(operation.responses) ? operation.responses : {}), ...bodyAnswers(operation[BODY_EXTENSION]) };
+      const responses: Json = { ...(isObject(operation.responses) ? operation.responses : {}), ...bodyAnswers(operation[BODY_EXTENSION], operation.requestBody !== undefined) };
       op.responses = Object.fromEntries(Object.entries(responses).map(([status, r]) => [status, isObject(r) ? finishResponse(status, r) : r]));
       ops[method] = op;
     }
