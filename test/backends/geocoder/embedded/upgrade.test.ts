@@ -23,6 +23,9 @@ async function dataDirWithSwissImport(): Promise<string> {
   const file = join(dataDir, "CH.txt");
   writeFileSync(file, VILLAGES_TSV);
   await importGeonamesFile(first, file, { dataset: "swiss", mode: "add" });
+  // The import's log is copied into the file on a thread after it returns: a connection opened while
+  // that thread is the last one closing can meet SQLite's WAL recovery (SQLITE_BUSY_RECOVERY).
+  await first.settled();
   first.close();
   return dataDir;
 }
