@@ -73,6 +73,9 @@ export function checkPathEncoding(pathname: string): void {
 
 const JSON_TYPE = /^application\/json\s*(?:;|$)/i;
 
+/** Whether a Content-Type is application/json (with parameters or not): the one type Elysia parses as JSON. */
+export const isJsonContentType = (type: string | null) => type !== null && JSON_TYPE.test(type);
+
 /**
  * A JSON body sent under another Content-Type is refused as such (415). Elysia parses only
  * application/json as JSON and hands the route text/plain (or curl -d's form type) as it came, which
@@ -87,7 +90,7 @@ function notJsonBody(code: string, error: unknown, request: Request): MappedErro
 /** The 415 for a request whose body is declared as another type than JSON; null for JSON or no type. */
 export function jsonTypeRefusal(request: Request): UnsupportedMediaType | null {
   const type = request.headers.get("content-type");
-  if (type === null || JSON_TYPE.test(type)) return null;
+  if (type === null || isJsonContentType(type)) return null;
   return new UnsupportedMediaType(`Send this request body as JSON with Content-Type: application/json (it came as ${type.split(";")[0]!.trim().slice(0, 100)})`);
 }
 

@@ -4,6 +4,7 @@
 import { Elysia } from "elysia";
 import type { Services } from "../../services";
 import { UnsupportedMediaType } from "../../errors";
+import { isJsonContentType } from "../../http/request-rules";
 import type { AuthPlugin } from "../../http/auth";
 import { parseIdempotencyKey, payloadHash } from "../../domain/idempotency/service";
 import { AutocompleteQuery, BatchAnswer, BatchBody, BatchHeaders, documentedQuery, documentedResponses, ErrorEnvelope, ForwardQuery, PlaceCollection, ReverseQuery } from "./geocoding.model";
@@ -92,11 +93,10 @@ export function geocodingModule(services: Services, authPlugin: AuthPlugin) {
       },
       {
         scope: "geocoding",
-        // Before body validation, so a form or text body gets 415 rather than a confusing schema error.
-        // application/json only: Elysia parses no other type (application/geo+json came through as an
-        // unparsed body, refused as "Expected object").
+        // Before body validation, so a form or text body gets 415 rather than a confusing schema error;
+        // a batch without a Content-Type too (other JSON routes take that to a 400 naming the field).
         transform: ({ request }) => {
-          if (!/^application\/json\s*(?:;|$)/i.test(request.headers.get("content-type") ?? ""))
+          if (!isJsonContentType(request.headers.get("content-type")))
             throw new UnsupportedMediaType("Send the batch as JSON with Content-Type: application/json");
         },
         body: BatchBody,
