@@ -51,7 +51,9 @@ export const adminCommand: CliCommand = {
         print(`User ${bold(email)} is now an instance admin with the new password (its old sessions were ended)`);
       } else {
         const user = await createUser(ctx.db, { email, password, isAdmin: true });
-        print(`Created instance admin ${bold(user.email)} (id ${user.id}). Log in at ${ctx.config.publicUrl}/`);
+        // Without PUBLIC_URL the CLI cannot know where the server listens (its PORT may be set elsewhere).
+        const where = ctx.config.publicUrlDefaulted ? `the server's address (${ctx.config.publicUrl}/ if it runs on this machine with the same PORT)` : `${ctx.config.publicUrl}/`;
+        print(`Created instance admin ${bold(user.email)} (id ${user.id}). Log in at ${where}`);
       }
       clearSetupToken(ctx.sqlite);
       removeSetupTokenFile(ctx.config.dataDir);

@@ -1,6 +1,7 @@
 // Shared start-up for CLI commands: settings, the database (migrated), a context.
 import { ConfigError, loadConfig, processEnv, type Config } from "../config";
-import { openDatabase } from "../db/client";
+import { existsSync } from "node:fs";
+import { databasePath, openDatabase } from "../db/client";
 import { migrate } from "../db/migrate";
 import { createContext, type AppContext } from "../context";
 import { createLogger } from "../log";
@@ -20,7 +21,11 @@ export function configOrExit(overrides: Record<string, string>): Readonly<Config
 
 /** Opens the data dir and applies migrations; for commands that work on the database directly. */
 export function openContext(config: Readonly<Config>, opts: { quiet?: boolean } = {}): AppContext {
+  // A mistyped DATA_DIR would otherwise get a silent, empty database and the operator's change would
+  // never reach the server; creating it is still right before the first `serve`, so say so instead.
+  const fresh = !existsSync(databasePath(config.dataDir));
   const handle = openDatabase(config.dataDir);
+  if (fresh) printErr(`mapstead: created a new database in DATA_DIR ${config.dataDir} (none was there; if the server uses another DATA_DIR, pass that one)`);
   migrate(handle.sqlite);
   const log = createLogger(opts.quiet ? "error" : config.logLevel, (l) => process.stderr.write(l + "\n"));
   return createContext(config, handle, log);

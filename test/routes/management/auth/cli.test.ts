@@ -2,15 +2,16 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { authTestApp } from "./support";
+import { tempDir } from "../../../support/temp";
 import type { TestApp } from "../../../support/app";
 import { issueSetupToken } from "../../../../src/domain/accounts/setup-token";
 
 const MAIN = join(import.meta.dir, "../../../../src/main.ts");
 let t: TestApp;
 
-async function cli(args: string[], stdin?: string) {
+async function cli(args: string[], stdin?: string, env: Record<string, string> = {}) {
   const proc = Bun.spawn(["bun", MAIN, ...args], {
-    env: { ...process.env, DATA_DIR: t.dataDir, LOG_LEVEL: "error", NO_COLOR: "1" },
+    env: { ...process.env, DATA_DIR: t.dataDir, LOG_LEVEL: "error", NO_COLOR: "1", ...env },
     stdin: stdin === undefined ? "ignore" : new TextEncoder().encode(stdin),
     stdout: "pipe",
     stderr: "pipe",
@@ -43,6 +44,25 @@ describe("mapstead admin|users|orgs|keys", () => {
     expect(login.status).toBe(200);
     expect((await login.json()).user.is_admin).toBe(true);
     expect(await (await t.fetch("/setup")).text()).toContain("Setup is complete");
+  });
+
+  test("a command that finds no database in DATA_DIR says it created one, so a mistyped DATA_DIR shows", async () => {
+    const dir = join(tempDir("mapstead-cli-fresh-"), "typo");
+    const first = await cli(["orgs", "list"], undefined, { DATA_DIR: dir });
+    expect(first.code).toBe(0);
+    expect(first.err.trim()).toBe(`mapstead: created a new database in DATA_DIR ${dir} (none was there; if the server uses another DATA_DIR, pass that one)`);
+    const again = await cli(["orgs", "list"], undefined, { DATA_DIR: dir });
+    expect(again.err).toBe("");
+  });
+
+  test("admin create without PUBLIC_URL does not pretend to know the server's address", async () => {
+    const dir = join(tempDir("mapstead-cli-url-"), "data");
+    const env = { DATA_DIR: dir, PUBLIC_URL: "", PORT: "" };
+    const r = await cli(["admin", "create", "--email", "a@example.com", "--password-stdin"], "a long admin password\n", env);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain("Log in at the server's address (http://localhost:8080/ if it runs on this machine with the same PORT)");
+    const withUrl = await cli(["admin", "create", "--email", "b@example.com", "--password-stdin"], "a long admin password\n", { ...env, PUBLIC_URL: "https://maps.example.com" });
+    expect(withUrl.out).toContain("Log in at https://maps.example.com/");
   });
 
   test("admin create refuses a short password and a missing email, writing nothing", async () => {
