@@ -18,13 +18,23 @@ import type { Config } from "../config";
 import { drain } from "../cluster/drain";
 import { startCluster, type Cluster } from "../cluster/supervisor";
 
-/** PORT=0 means "any free port"; resolve it first so PUBLIC_URL's default names the real port. */
-function withConcretePort(config: Readonly<Config>): Readonly<Config> {
-  if (config.port !== 0) return config;
-  const probe = Bun.serve({ hostname: config.host, port: 0, fetch: () => new Response() });
+/**
+ * Binds the port once before anything else happens, so a port in use fails before migrations touch the
+ * database (a second `serve` by mistake must not upgrade a data dir it then cannot serve). PORT=0 means
+ * "any free port": resolve it here so PUBLIC_URL's default names the real port. The real listen below
+ * still handles the port being taken in between.
+ */
+function claimPort(config: Readonly<Config>): Readonly<Config> {
+  const probe = Bun.serve({ hostname: config.host, port: config.port, reusePort: false, fetch: () => new Response() });
   const port = probe.port!;
   probe.stop(true);
+  if (config.port !== 0) return config;
   return Object.freeze({ ...config, port, publicUrl: config.publicUrlDefaulted ? `http://localhost:${port}` : config.publicUrl });
+}
+
+function cannotListen(config: Readonly<Config>, err: unknown): number {
+  printErr(`mapstead: cannot listen on ${config.host}:${config.port} (${err instanceof Error ? err.message : String(err)}); choose another PORT or HOST`);
+  return 1;
 }
 
 export const serveCommand: CliCommand = {
@@ -33,7 +43,13 @@ export const serveCommand: CliCommand = {
   help: `Usage: mapstead serve [settings]\n\nApplies database migrations, then serves the API, console and docs.\n\nSettings (environment variables, or these flags):\n${settingsHelp()}`,
   async run(args, overrides) {
     rejectUnknownArgs(args);
-    const config = withConcretePort(configOrExit(overrides));
+    const wanted = configOrExit(overrides);
+    let config: Readonly<Config>;
+    try {
+      config = claimPort(wanted);
+    } catch (err) {
+      return cannotListen(wanted, err);
+    }
     const log = createLogger(config.logLevel);
     const handle = openDatabase(config.dataDir);
     const applied = migrate(handle.sqlite);
@@ -76,8 +92,7 @@ export const serveCommand: CliCommand = {
       stopping = true;
       await cluster?.stop();
       await ctx.shutdown();
-      printErr(`mapstead: cannot listen on ${config.host}:${config.port} (${err instanceof Error ? err.message : String(err)}); choose another PORT or HOST`);
-      return 1;
+      return cannotListen(config, err);
     }
     const token = issueSetupToken(handle.sqlite);
     log.info("listening", { url: config.publicUrl, host: config.host, port: config.port, workers: config.workers, render_workers: config.renderWorkers, data_dir: config.dataDir, version: ctx.version });

@@ -192,6 +192,14 @@ describe("two processes on one data dir", () => {
       expect(err).toContain("exited (1)");
       expect(err).toContain(`cannot listen on 127.0.0.1:${first.port}`);
       expect((await first.fetch("/health")).status).toBe(200);
+      // It fails before opening its data dir: a mistaken second start creates or upgrades nothing.
+      const otherDir = join(tempDir("mapstead-twin-other-"), "data");
+      const third = await startBinary({ dataDir: otherDir, env: { PORT: String(first.port) } }).then(
+        () => null,
+        (e: Error) => e.message,
+      );
+      expect(third).toContain(`cannot listen on 127.0.0.1:${first.port}`);
+      expect(existsSync(otherDir)).toBe(false);
     } finally {
       expect(await first.stop()).toBe(0);
     }
