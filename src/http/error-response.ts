@@ -2,6 +2,7 @@
 // own NOT_FOUND / PARSE / VALIDATION become 404 / 400 with a message naming the parameter, and
 // everything else is a 500 INTERNAL without a stack trace or path (logged with the request id).
 import { AppError, errorBody, type ErrorBody } from "../errors";
+import { acceptedBy } from "./schema-words";
 
 export { ErrorEnvelope } from "../errors";
 
@@ -16,7 +17,7 @@ export interface MappedError {
 interface ValidationLike {
   type?: string;
   valueError?: { path?: string; message?: string; value?: unknown; schema?: { description?: string } };
-  all?: { path?: string; message?: string; summary?: string }[];
+  all?: { path?: string; message?: string; summary?: string; schema?: { anyOf?: object[] } }[];
 }
 
 const WHERE: Record<string, string> = { query: "query parameter", params: "path parameter", body: "body field", headers: "header", cookie: "cookie" };
@@ -24,6 +25,12 @@ const WHERE: Record<string, string> = { query: "query parameter", params: "path 
 export function validationMessage(err: ValidationLike): { message: string; details: { in: string; path: string; message: string }[] } {
   const where = WHERE[err.type ?? ""] ?? "input";
   const all = (err.all ?? []).filter((e) => e && typeof e === "object");
+  // A union's own words ("Expected union value", "should be one of: 'undefined', 'null'") name no choice.
+  const unionWords = (e: (typeof all)[number]) => (e.schema?.anyOf ? acceptedBy(e.schema) : null);
+  for (const e of all) {
+    const words = unionWords(e);
+    if (words) e.message = e.summary = `expected ${words}`
+  }
   const details = all.slice(0, 20).map((e) => ({
     in: err.type ?? "input",
     path: (e.path ?? "").replace(/^\//, "").replaceAll("/", ".") || "(root)",

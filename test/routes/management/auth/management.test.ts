@@ -210,6 +210,17 @@ describe("keys", () => {
       expect(err.code).toBe("BAD_REQUEST");
       expect(err.message.toLowerCase()).toContain(mention.toLowerCase());
     }
+    // A union field names what it accepts, not "Expected union value".
+    for (const [body, message] of [
+      [{ rate_limit_per_minute: 0 }, "Invalid body field 'rate_limit_per_minute': expected an integer from 1 to 10000000 or null"],
+      [{ monthly_quota: "many" }, "Invalid body field 'monthly_quota': expected an integer from 1 to 1000000000000 or null"],
+      [{ expires_at: 12345 }, "Invalid body field 'expires_at': expected a string of at most 64 characters or null"],
+    ] as const) {
+      const res = await t.fetch("/api/v1/orgs/acme/keys", json({ name: "x", scopes: ["geocoding"], ...body }, owner.headers));
+      const err = (await res.json()).error;
+      expect(err.message).toBe(message);
+      expect(err.details[0].message).toBe(message.slice(message.indexOf("expected")));
+    }
     expect((await t.fetch("/api/v1/orgs/acme/keys", json({ name: "x", scopes: ["geocoding"], allowed_origins: Array(51).fill("https://a.example.com") }, owner.headers))).status).toBe(400);
     expect(count("api_keys")).toBe(before);
   });
