@@ -1,7 +1,7 @@
 // Edge validation of geocoding inputs, shared by the single routes and the batch jobs. Every failure is a
 // 400 BAD_REQUEST whose message names the parameter (prefixed with the job, e.g. "queries[3].q", in batch).
 import { BadRequest } from "../../errors";
-import { knownCountryCode } from "../../backends/geocoder/countries";
+import { alpha2Of, knownCountryCode } from "../../backends/geocoder/countries";
 import type { BBox } from "../../backends/geocoder/types";
 
 export const MAX_TEXT_CHARS = 500;
@@ -69,16 +69,23 @@ export function parseBbox(raw: unknown, name: string): BBox | undefined {
   return [minLon, minLat, maxLon, maxLat];
 }
 
-/** Comma-separated ISO 3166-1 alpha-2 or alpha-3 codes; upper-cased, duplicates dropped. */
+/**
+ * Comma-separated ISO 3166-1 alpha-2 or alpha-3 codes; upper-cased, kept in the form given (backends take
+ * both), and a code naming a country already listed (CH after CHE) dropped.
+ */
 export function parseCountry(raw: unknown, name: string): string[] | undefined {
   if (raw === undefined || raw === null || raw === "") return undefined;
   const parts = Array.isArray(raw) ? raw : typeof raw === "string" ? raw.split(",") : null;
   if (!parts || parts.length === 0 || parts.length > 50) throw bad(name, "must be a comma-separated list of ISO 3166-1 alpha-2 or alpha-3 country codes");
   const out: string[] = [];
+  const countries = new Set<string>();
   for (const p of parts) {
     const code = typeof p === "string" && /^[A-Za-z]{2,3}$/.test(p.trim()) ? knownCountryCode(p.trim()) : null;
     if (!code) throw bad(name, `must be a comma-separated list of ISO 3166-1 alpha-2 or alpha-3 country codes; ${JSON.stringify(String(p).slice(0, 20))} is not one`);
-    if (!out.includes(code)) out.push(code);
+    const country = code.length === 2 ? code : alpha2Of(code)!;
+    if (countries.has(country)) continue;
+    countries.add(country);
+    out.push(code);
   }
   return out;
 }

@@ -48,8 +48,8 @@ describe("geocoding auth", () => {
 });
 
 describe("forward", () => {
-  test("maps every parameter to Pelias exactly and normalizes the answer", async () => {
-    const res = await get("/geocoding/v1/forward?q=Bahnhofstrasse%2010&limit=3&bbox=8.4,47.3,8.6,47.4&country=ch,LIE&language=de-CH");
+  test("maps every parameter to Pelias exactly (a country named twice, once) and normalizes the answer", async () => {
+    const res = await get("/geocoding/v1/forward?q=Bahnhofstrasse%2010&limit=3&bbox=8.4,47.3,8.6,47.4&country=ch,LIE,CHE,li&language=de-CH");
     expect(res.status).toBe(200);
     expect(res.headers.get("cache-control")).toBe("private, max-age=3600");
     expect(res.headers.get("content-type")).toContain("application/json");
