@@ -43,8 +43,9 @@ function one(s: SchemaLike): string | null {
 const isTextFormOfNumber = (s: SchemaLike) => s.type === "string" && (s.format === "integer" || s.format === "numeric");
 
 /** "an integer from 1 to 5 or null"; null when some choice cannot be put in words. */
-export function acceptedBy(schema: SchemaLike): string | null {
-  const choices = (schema.anyOf ?? [schema]).filter((s) => !isTextFormOfNumber(s)).map(one);
+export function acceptedBy(schema: object): string | null {
+  const s = schema as SchemaLike;
+  const choices = (s.anyOf ?? [s]).filter((s) => !isTextFormOfNumber(s)).map(one);
   if (choices.some((c) => c === null)) return null;
   const unique = [...new Set(choices as string[])];
   return unique.length === 1 ? unique[0]! : `${unique.slice(0, -1).join(", ")} or ${unique.at(-1)}`;

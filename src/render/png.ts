@@ -3,22 +3,11 @@
 // zlib at a low level, instead of trying every filter per row like the sprite sheet encoder does.
 // Renders are encoded on every request, sprite sheets once.
 import { deflateSync } from "node:zlib";
-import type { RgbaImage } from "../sprites/png";
+import { pngFile, type RgbaImage } from "../sprites/png";
 
-const SIGNATURE = [137, 80, 78, 71, 13, 10, 26, 10];
 const FILTER_NONE = 0;
 /** zlib level 3: about as small as 6 for map images, in half the time. */
 const DEFLATE_LEVEL = 3;
-
-function chunk(type: string, payload: Uint8Array): Uint8Array {
-  const out = new Uint8Array(12 + payload.length);
-  const view = new DataView(out.buffer);
-  view.setUint32(0, payload.length);
-  for (let i = 0; i < 4; i++) out[4 + i] = type.charCodeAt(i);
-  out.set(payload, 8);
-  view.setUint32(8 + payload.length, Bun.hash.crc32(out.subarray(4, 8 + payload.length)));
-  return out;
-}
 
 /**
  * The rows with their filter bytes, reused from image to image (deflate is synchronous and keeps none of
@@ -40,18 +29,5 @@ export function encodeRenderPng(image: RgbaImage): Uint8Array {
     raw[to] = FILTER_NONE;
     raw.set(data.subarray(from, from + stride), to + 1);
   }
-  const header = new Uint8Array(13);
-  const hv = new DataView(header.buffer);
-  hv.setUint32(0, width);
-  hv.setUint32(4, height);
-  header[8] = 8; // bit depth
-  header[9] = 6; // RGBA
-  const parts = [new Uint8Array(SIGNATURE), chunk("IHDR", header), chunk("IDAT", deflateSync(raw, { level: DEFLATE_LEVEL })), chunk("IEND", new Uint8Array(0))];
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let offset = 0;
-  for (const p of parts) {
-    out.set(p, offset);
-    offset += p.length;
-  }
-  return out;
+  return pngFile(width, height, deflateSync(raw, { level: DEFLATE_LEVEL }));
 }

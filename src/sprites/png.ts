@@ -5,21 +5,8 @@ import { unzlibSync, zlibSync } from "fflate";
 
 const SIGNATURE = new Uint8Array([137, 80, 78, 71, 13, 10, 26, 10]);
 
-const CRC_TABLE = (() => {
-  const table = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    table[n] = c >>> 0;
-  }
-  return table;
-})();
-
-function crc32(bytes: Uint8Array, start: number, end: number): number {
-  let c = 0xffffffff;
-  for (let i = start; i < end; i++) c = CRC_TABLE[(c ^ bytes[i]!) & 0xff]! ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-}
+/** CRC-32 of bytes[start, end), as PNG chunks carry it (Bun's native one: IEEE polynomial). */
+const crc32 = (bytes: Uint8Array, start: number, end: number) => Bun.hash.crc32(bytes.subarray(start, end));
 
 export interface RgbaImage {
   width: number;
@@ -80,12 +67,17 @@ export function encodePng(image: RgbaImage): Uint8Array {
     raw[y * (stride + 1)] = bestFilter;
     raw.set(best, y * (stride + 1) + 1);
   }
+  return pngFile(width, height, zlibSync(raw, { level: 6 }));
+}
+
+/** A complete 8-bit RGBA PNG around an IDAT payload (filtered rows, zlib-compressed); shared by both encoders. */
+export function pngFile(width: number, height: number, idat: Uint8Array): Uint8Array {
   const ihdr = new Uint8Array(13);
   const v = new DataView(ihdr.buffer);
   v.setUint32(0, width);
   v.setUint32(4, height);
-  ihdr.set([8, 6, 0, 0, 0], 8);
-  const parts = [SIGNATURE, chunk("IHDR", ihdr), chunk("IDAT", zlibSync(raw, { level: 6 })), chunk("IEND", new Uint8Array(0))];
+  ihdr.set([8, 6, 0, 0, 0], 8); // bit depth 8, RGBA, deflate, adaptive filtering, no interlace
+  const parts = [SIGNATURE, chunk("IHDR", ihdr), chunk("IDAT", idat), chunk("IEND", new Uint8Array(0))];
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let o = 0;
   for (const p of parts) {
