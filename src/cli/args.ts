@@ -1,4 +1,5 @@
 // Splits argv into setting overrides (--kebab-case names of CONTRACT.md settings) and the rest.
+import { parseArgs } from "node:util";
 import { SETTINGS, kebab } from "../config";
 
 export interface SplitArgs {
@@ -52,4 +53,13 @@ export function rejectUnknownArgs(rest: string[], known: string[] = []): void {
 
 export function settingsHelp(): string {
   return SETTINGS.map((s) => `  --${kebab(s.name).padEnd(24)} ${s.name}: ${s.description}${s.default !== undefined && s.default !== "" ? ` (default ${s.default})` : ""}`).join("\n");
+}
+
+/** node:util's parseArgs (strict, positionals allowed), its errors as UsageErrors. */
+export function parse<T extends Record<string, { type: "string" | "boolean"; multiple?: boolean }>>(args: string[], options: T) {
+  try {
+    return parseArgs({ args, allowPositionals: true, strict: true, options });
+  } catch (err) {
+    throw usageErrorOf(err);
+  }
 }

@@ -2,9 +2,8 @@
 // as POST/GET /api/v1/fonts, for the operator on the machine (no session needed).
 import { createServices } from "../services";
 import { readFileSync, statSync } from "node:fs";
-import { parseArgs } from "node:util";
 import type { CliCommand } from "./command";
-import { UsageError, settingsHelp, usageErrorOf } from "./args";
+import { UsageError, parse, settingsHelp } from "./args";
 import { configOrExit, openContext } from "./runtime";
 import { bold, dim, green, print, printErr, red } from "./output";
 import { AppError } from "../errors";
@@ -27,12 +26,7 @@ export const fontsCommand: CliCommand = {
   summary: "Install (add) or list fonts for map labels",
   help: HELP,
   async run(args, overrides) {
-    let parsed;
-    try {
-      parsed = parseArgs({ args, allowPositionals: true, options: { name: { type: "string" }, json: { type: "boolean" } } });
-    } catch (err) {
-      throw usageErrorOf(err);
-    }
+    const parsed = parse(args, { name: { type: "string" }, json: { type: "boolean" } });
     const [sub, file, ...extra] = parsed.positionals;
     const json = parsed.values.json === true;
     if (sub !== "add" && sub !== "list") throw new UsageError("expected `fonts add FILE` or `fonts list` (see --help)");

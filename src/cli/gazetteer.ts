@@ -3,9 +3,8 @@
 // A running server hears of an import through the change bus.
 import { existsSync, statSync } from "node:fs";
 import { basename } from "node:path";
-import { parseArgs } from "node:util";
 import type { CliCommand } from "./command";
-import { UsageError, settingsHelp, usageErrorOf } from "./args";
+import { UsageError, parse, settingsHelp } from "./args";
 import { configOrExit, openContext } from "./runtime";
 import { bold, dim, green, print, printErr, red } from "./output";
 import { createServices } from "../services";
@@ -52,12 +51,7 @@ export const gazetteerCommand: CliCommand = {
   summary: "Import GeoNames data into the embedded gazetteer (import), or show its datasets (status)",
   help: HELP,
   async run(args, overrides) {
-    let parsed;
-    try {
-      parsed = parseArgs({ args, allowPositionals: true, options: { dataset: { type: "string" }, replace: { type: "boolean" }, json: { type: "boolean" }, tileset: { type: "string" }, "name-field": { type: "string" } } });
-    } catch (err) {
-      throw usageErrorOf(err);
-    }
+    const parsed = parse(args, { dataset: { type: "string" }, replace: { type: "boolean" }, json: { type: "boolean" }, tileset: { type: "string" }, "name-field": { type: "string" } });
     const [sub, file, ...extra] = parsed.positionals;
     const json = parsed.values.json === true;
     if (sub !== "import" && sub !== "status") throw new UsageError("expected `gazetteer import FILE` or `gazetteer status` (see --help)");

@@ -2,7 +2,8 @@
 import type { CliCommand } from "./command";
 import { UsageError, settingsHelp } from "./args";
 import { bold, dim, print, printErr, red, yellow } from "./output";
-import { parse, withContext } from "./users";
+import { parse } from "./args";
+import { withContext } from "./runtime";
 import { orgBySlug } from "../domain/orgs/service";
 import { createKey, getKey, keyStatus, keyView, listKeys, parseExpiry, revokeKey } from "../domain/keys/service";
 import { SCOPES } from "../domain/keys/scopes";

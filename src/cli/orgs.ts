@@ -2,7 +2,8 @@
 import type { CliCommand } from "./command";
 import { UsageError, settingsHelp } from "./args";
 import { bold, dim, print, printErr, red } from "./output";
-import { parse, withContext } from "./users";
+import { parse } from "./args";
+import { withContext } from "./runtime";
 import { createOrg, listMembers, listOrgs } from "../domain/orgs/service";
 import { userByEmail } from "../domain/accounts/users";
 

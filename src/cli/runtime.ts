@@ -5,7 +5,9 @@ import { databasePath, openDatabase } from "../db/client";
 import { migrate } from "../db/migrate";
 import { createContext, type AppContext } from "../context";
 import { createLogger } from "../log";
-import { printErr } from "./output";
+import { printErr, red } from "./output";
+import { createServices, type Services } from "../services";
+import { AppError } from "../errors";
 
 export function configOrExit(overrides: Record<string, string>): Readonly<Config> {
   try {
@@ -29,4 +31,20 @@ export function openContext(config: Readonly<Config>, opts: { quiet?: boolean } 
   migrate(handle.sqlite);
   const log = createLogger(opts.quiet ? "error" : config.logLevel, (l) => process.stderr.write(l + "\n"));
   return createContext(config, handle, log);
+}
+
+/** Runs a command body on an opened context; an AppError is its one-line message and exit 1. */
+export async function withContext(overrides: Record<string, string>, name: string, fn: (ctx: AppContext, services: Services) => Promise<number> | number): Promise<number> {
+  const ctx = openContext(configOrExit(overrides), { quiet: true });
+  try {
+    return await fn(ctx, createServices(ctx));
+  } catch (err) {
+    if (err instanceof AppError) {
+      printErr(red(`mapstead ${name}: ${err.message}`));
+      return 1;
+    }
+    throw err;
+  } finally {
+    await ctx.shutdown();
+  }
 }

@@ -1,79 +1,12 @@
 // `mapstead users create|list`: console accounts from the machine itself (air-gapped setup, recovery).
-// Passwords come from a no-echo prompt, or from stdin with --password-stdin; never from argv, where
-// they would land in shell history and the process list.
-import { createServices, type Services } from "../services";
-import { parseArgs } from "node:util";
+// The password itself comes from password.ts (a prompt or stdin, never argv).
 import type { CliCommand } from "./command";
-import { UsageError, settingsHelp, usageErrorOf } from "./args";
-import { configOrExit, openContext } from "./runtime";
+import { UsageError, parse, settingsHelp } from "./args";
+import { withContext } from "./runtime";
+import { readPassword } from "./password";
 import { bold, dim, print, printErr, red } from "./output";
-import { AppError } from "../errors";
 import { createUser, listUsers } from "../domain/accounts/users";
 import { addMember, orgBySlug } from "../domain/orgs/service";
-import type { AppContext } from "../context";
-
-/** Reads a password: all of stdin (first line) with --password-stdin, else a no-echo prompt asked twice. */
-export async function readPassword(fromStdin: boolean): Promise<string> {
-  if (fromStdin) {
-    const text = await new Response(Bun.stdin.stream()).text();
-    return text.split(/\r?\n/)[0] ?? "";
-  }
-  if (!process.stdin.isTTY) throw new UsageError("stdin is not a terminal: pass the password on stdin with --password-stdin");
-  const first = await prompt("Password (at least 10 characters): ");
-  const second = await prompt("Repeat password: ");
-  if (first !== second) throw new UsageError("the two passwords differ");
-  return first;
-}
-
-function prompt(question: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const stdin = process.stdin;
-    process.stderr.write(question);
-    stdin.setRawMode(true);
-    stdin.resume();
-    let value = "";
-    const done = (err?: Error) => {
-      stdin.setRawMode(false);
-      stdin.pause();
-      stdin.off("data", onData);
-      process.stderr.write("\n");
-      if (err) reject(err);
-      else resolve(value);
-    };
-    const onData = (chunk: Buffer) => {
-      for (const ch of chunk.toString("utf8")) {
-        if (ch === "\r" || ch === "\n") return done();
-        if (ch === "\u0003") return done(new UsageError("cancelled"));
-        if (ch === "\u007f" || ch === "\b") value = value.slice(0, -1);
-        else if (ch >= " ") value += ch;
-      }
-    };
-    stdin.on("data", onData);
-  });
-}
-
-export async function withContext(overrides: Record<string, string>, name: string, fn: (ctx: AppContext, services: Services) => Promise<number> | number): Promise<number> {
-  const ctx = openContext(configOrExit(overrides), { quiet: true });
-  try {
-    return await fn(ctx, createServices(ctx));
-  } catch (err) {
-    if (err instanceof AppError) {
-      printErr(red(`mapstead ${name}: ${err.message}`));
-      return 1;
-    }
-    throw err;
-  } finally {
-    await ctx.shutdown();
-  }
-}
-
-export function parse<T extends Record<string, { type: "string" | "boolean"; multiple?: boolean }>>(args: string[], options: T) {
-  try {
-    return parseArgs({ args, allowPositionals: true, strict: true, options });
-  } catch (err) {
-    throw usageErrorOf(err);
-  }
-}
 
 const HELP = `Usage:
   mapstead users create --email EMAIL [--admin] [--org SLUG [--role owner|admin|member]] [--password-stdin] [settings]

@@ -1,6 +1,7 @@
 // The contract between the framework-free renderer (src/render/*) and whoever calls it
 // (the static-image and raster-tile service in src/read/render/). The renderer never does
 // HTTP: everything it needs arrives through RenderResources.
+import type { SpriteEntry } from "../sprites/build";
 import type { StyleSpecification } from "@maplibre/maplibre-gl-style-spec";
 
 export type { StyleSpecification };
@@ -16,15 +17,8 @@ export interface RenderView {
   pixelRatio: 1 | 2;
 }
 
-/** One sprite image entry, as in sprite.json. */
-export interface SpriteEntry {
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-  pixelRatio: number;
-  sdf?: boolean;
-}
+/** One sprite image entry, as in sprite.json (the sprite builder's own type). */
+export type { SpriteEntry };
 
 export interface RenderSourceInfo {
   type: "vector" | "raster" | "geojson";
