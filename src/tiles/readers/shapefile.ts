@@ -73,7 +73,9 @@ function* dbfRecords(dbf: FileWindow, name: string, decoder: TextDecoder): Gener
 
 function ringArea(ring: number[][]): number {
   let a = 0;
-  for (let i = 0, j = ring.length - 1; i < ring.length; j = i++) a += (ring[j]![0]! - ring[i]![0]!) * (ring[j]![1]! + ring[i]![1]!);
+  // Shoelace over each edge from ring[j] to the next point ring[i]: (x_i - x_j)(y_i + y_j) sums positive
+  // for a clockwise ring in a y-up system.
+  for (let i = 0, j = ring.length - 1; i < ring.length; j = i++) a += (ring[i]![0]! - ring[j]![0]!) * (ring[j]![1]! + ring[i]![1]!);
   return a / 2; // positive = clockwise in a y-up system
 }
 

@@ -63,8 +63,10 @@ function shpRecords(features: Feature[]): { type: number; records: Uint8Array[] 
     } else {
       const g = f.geometry as Polygon | MultiPolygon;
       const polys = g.type === "Polygon" ? [g.coordinates] : g.coordinates;
-      // Shapefile outer rings are clockwise: GeoJSON (RFC 7946) outers are counter-clockwise.
-      const rings = polys.flatMap((p) => p.map((r) => [...r].reverse()));
+      // Shapefile outer rings are clockwise and holes counter-clockwise, as GDAL and ArcGIS write them;
+      // set from each ring's signed area, since GeoJSON sources (world-atlas included) wind either way.
+      const clockwise = (r: number[][]) => r.reduce((a, p, i) => a + (r[(i + 1) % r.length]![0]! - p[0]!) * (r[(i + 1) % r.length]![1]! + p[1]!), 0) > 0;
+      const rings = polys.flatMap((p) => p.map((r, i) => (clockwise(r) === (i === 0) ? r : [...r].reverse())));
       const n = rings.reduce((s, r) => s + r.length, 0);
       const b = new DataView(new ArrayBuffer(44 + 4 * rings.length + 16 * n));
       b.setInt32(0, 5, true);
