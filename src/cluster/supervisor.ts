@@ -25,9 +25,13 @@ interface WorkerSlot {
   failures: number;
 }
 
-/** In the compiled binary the executable is the app; from source it is bun running src/main.ts. */
+/**
+ * In the compiled binary the executable is the app (its runtime flags are compiled in); from source it
+ * is bun running src/main.ts, given the supervisor's own runtime flags, so `bun start`'s header ceiling
+ * (--max-http-header-size) holds in the workers that answer HTTP too.
+ */
 function workerCommand(): string[] {
-  return Bun.main.startsWith("/$bunfs/") ? [process.execPath, WORKER_ARG] : [process.execPath, Bun.main, WORKER_ARG];
+  return Bun.main.startsWith("/$bunfs/") ? [process.execPath, WORKER_ARG] : [process.execPath, ...process.execArgv, Bun.main, WORKER_ARG];
 }
 
 export interface Cluster {
