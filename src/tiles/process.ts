@@ -26,7 +26,8 @@ import {
   type LayerRecipe,
   type Recipe,
 } from "./recipe";
-import { cleanBounds, type TileFacts } from "./source";
+import { type TileFacts } from "./source";
+import { dataExtent } from "./extent";
 import { asDemFacts, processElevation } from "./dem/process";
 import { tileAll, type TilerLayer } from "./tiler";
 import { fromUnitSquare, toUnitSquare } from "./readers/mercator";
@@ -311,7 +312,8 @@ async function processWithStore(input: ProcessInput, sources: SourceFile[], stor
         const size = Math.max(box[2] - box[0], box[3] - box[1]);
         // Without a rank, bigger shapes matter more: they are the last to go from a full tile.
         const importance = typeof rank === "number" ? rank : size;
-        store.add(layer.id, geometry, properties, box, tinyDrop ? sizeZoom(size) : 0, importance, null);
+        // The tiny rule is for lines and polygons: a MultiPoint's spread says nothing of how visible it is.
+        store.add(layer.id, geometry, properties, box, tinyDrop && geometry.type !== "MultiPoint" ? sizeZoom(size) : 0, importance, null);
       }
       if ((read & 255) === 0) report({ progress: SHARE.reading * Math.min(1, (doneBytes + progress.bytes) / totalBytes), phase: "reading", features: store.count, tiles: 0 });
     }
@@ -333,8 +335,8 @@ async function processWithStore(input: ProcessInput, sources: SourceFile[], stor
       all[i] = Math.min(all[i]!, l.bbox[i]!);
       all[i + 2] = Math.max(all[i + 2]!, l.bbox[i + 2]!);
     }
-  const bounds = cleanBounds(all);
-  const dataMaxzoom = input.recipe.maxzoom ?? defaultMaxzoom(bounds);
+  const { bounds, center, extent } = dataExtent(all);
+  const dataMaxzoom = input.recipe.maxzoom ?? defaultMaxzoom(extent);
   const tilerLayers: TilerLayer[] = [];
   for (const l of layers) {
     if (!isFinite(l.bbox[0])) continue; // every feature filtered out
@@ -380,7 +382,7 @@ async function processWithStore(input: ProcessInput, sources: SourceFile[], stor
     const droppedTotal = Object.values(tiled.dropped_by_size).reduce((a, b) => a + b, 0);
     if (droppedTotal) warnings.push(`${droppedTotal} feature placements were left out of tiles over the ${input.recipe.tile_bytes ?? DEFAULT_TILE_BYTES}-byte limit (stats.dropped_by_size has them by zoom)`);
     report({ progress: base + SHARE.tiling, phase: "writing", features: store.count, tiles: tiled.tiles });
-    const centerZoom = Math.min(maxzoom, Math.max(minzoom, Math.round(Math.log2(360 / Math.max(bounds[2] - bounds[0], 1e-6)))));
+    const centerZoom = Math.min(maxzoom, Math.max(minzoom, Math.round(Math.log2(360 / Math.max(extent[2] - extent[0], 1e-6)))));
     const vectorLayers = tilerLayers.map((t) => {
       const fields: Record<string, string> = {};
       for (const [k, v] of layers[t.id]!.fields) fields[k] = v === "Mixed" ? "String" : v;
@@ -391,7 +393,7 @@ async function processWithStore(input: ProcessInput, sources: SourceFile[], stor
       minzoom,
       maxzoom,
       bounds,
-      center: [(bounds[0] + bounds[2]) / 2, (bounds[1] + bounds[3]) / 2, centerZoom],
+      center: [...center, centerZoom],
       vector_layers: vectorLayers,
       attribution: input.attribution || undefined,
       name: input.name,

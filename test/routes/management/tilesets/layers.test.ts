@@ -251,6 +251,17 @@ describe("generalization", () => {
       // A band would stretch across the whole tile (0..4096); the real shape is a sliver at one edge.
       expect(Math.max(...xs) - Math.min(...xs)).toBeLessThan(1024);
     }
+    // TileJSON bounds cannot wrap, and MapLibre requests no tile outside them: the western part needs
+    // the whole band of longitudes. The center is on the polygon (179.5°E), not at 0° between the edges.
+    const tj = await (await t.fetch(`/tiles/v1/acme/${slug}@1.json`)).json();
+    expect(tj.bounds).toEqual([-180, -19, 180, -16]);
+    expect(tj.center.slice(0, 2)).toEqual([179.5, -17.5]);
+  });
+
+  test("MultiPoints are points: the tiny-shape rule for lines and polygons does not hide them at low zooms", async () => {
+    const pair: Feature = { type: "Feature", properties: { name: "pair" }, geometry: { type: "MultiPoint", coordinates: [[10, 40], [10.01, 40]] } };
+    const { slug } = await ready(JSON.stringify({ type: "FeatureCollection", features: [pair] }), "?maxzoom=6");
+    expect(names((await tile(slug, 0, 0, 0))?.layers[slug])).toEqual(["pair"]);
   });
 });
 
