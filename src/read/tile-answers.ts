@@ -8,7 +8,7 @@ import type { Viewer } from "../domain/accounts/auth";
 import { isSlug } from "../domain/orgs/slug";
 import { parseVersionedSlug } from "../domain/orgs/versioned-slug";
 import { fixedAnswer, IMMUTABLE, STABLE, type ReadAnswer } from "./answer";
-import { etagListHits, ifNoneMatchHits } from "./etag";
+import { etagListHits, ifNoneMatchHits, strongEtag } from "./etag";
 import { CONTENT_TYPES, EXTENSIONS, tileBytes, tileInRange, type Tile } from "../tiles/source";
 import type { PublishedCache } from "./published-cache";
 import type { Served, TileCatalog } from "./tiles";
@@ -51,16 +51,21 @@ function parseAcceptsGzip(h: string | null): boolean {
 
 /** A TileJSON's answers at its stable URL and at its versioned one, built once when its version opens. */
 export interface TileJsonAnswers {
-  stable: { ok: ReadAnswer; notModified: ReadAnswer };
-  versioned: { ok: ReadAnswer; notModified: ReadAnswer };
+  stable: { ok: ReadAnswer; notModified: ReadAnswer; etag: string };
+  versioned: { ok: ReadAnswer; notModified: ReadAnswer; etag: string };
 }
 
-export function tileJsonAnswers(body: string, etag: string, isPrivate: boolean): TileJsonAnswers {
-  const at = (cache: string) => {
+/**
+ * The stable URL's body names the tileset as it is now; the versioned URL's as it was when the version
+ * became ready, since that answer is cached as immutable.
+ */
+export function tileJsonAnswers(stableBody: string, versionedBody: string, isPrivate: boolean): TileJsonAnswers {
+  const at = (body: string, cache: string) => {
+    const etag = strongEtag(body);
     const headers = { "content-type": "application/json; charset=utf-8", "cache-control": isPrivate ? "private" : cache, etag, vary: "Accept-Encoding" };
-    return { ok: fixedAnswer(200, headers, body), notModified: fixedAnswer(304, headers, null) };
+    return { ok: fixedAnswer(200, headers, body), notModified: fixedAnswer(304, headers, null), etag };
   };
-  return { stable: at(STABLE), versioned: at(IMMUTABLE) };
+  return { stable: at(stableBody, STABLE), versioned: at(versionedBody, IMMUTABLE) };
 }
 
 const visible = (served: Served | null, viewer: Viewer): served is Served => served !== null && (!served.private || viewer.privateOrgIds.has(served.orgId));
@@ -155,7 +160,7 @@ export function createTileReads(catalog: TileCatalog, published: PublishedCache)
       const answer = (served: Served | null): ReadAnswer => {
         if (!visible(served, viewer)) throw tilesetMissing(owner, `${parsed.slug}@${version}`);
         const answers = parsed.version === null ? served.tilejsonAnswers.stable : served.tilejsonAnswers.versioned;
-        return ifNoneMatchHits(request, served.tilejsonEtag) ? answers.notModified : answers.ok;
+        return ifNoneMatchHits(request, answers.etag) ? answers.notModified : answers.ok;
       };
       const pending = catalog.version(owner, parsed.slug, version);
       return pending instanceof Promise ? pending.then(answer) : answer(pending);

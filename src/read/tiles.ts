@@ -6,8 +6,7 @@ import { join } from "node:path";
 import type { AppContext } from "../context";
 import { openMbtiles } from "../tiles/mbtiles";
 import { openPmtiles } from "../tiles/pmtiles";
-import type { TileFacts, TileSource } from "../tiles/source";
-import { strongEtag } from "./etag";
+import type { TileFacts, TileSource, TilesetWords } from "../tiles/source";
 import { tileJsonAnswers, type TileJsonAnswers } from "./tile-answers";
 import type { PublishedCache } from "./published-cache";
 
@@ -24,8 +23,10 @@ export interface Served {
   facts: TileFacts;
   /** URL extension of this archive's tiles */
   ext: string;
-  tilejson: string;
-  tilejsonEtag: string;
+  /** the tileset's attribution now (or the archive's own), for renders and elevation answers */
+  attribution: string | undefined;
+  /** the TileJSON bodies' size, for the cache's budget */
+  tilejsonBytes: number;
   tilejsonAnswers: TileJsonAnswers;
 }
 
@@ -89,27 +90,33 @@ export function createTileCatalog(ctx: AppContext, published: PublishedCache) {
     const source = row.archive_format === "pmtiles" ? await openPmtiles(path, facts) : openMbtiles(path, facts);
     const ext = EXT[facts.format];
     const base = `${ctx.config.publicUrl}/tiles/v1/${owner}/${slug}@${version}`;
-    const tilejson: Record<string, unknown> = {
-      tilejson: "3.0.0",
-      name: row.name,
-      version: `${version}.0.0`,
-      scheme: "xyz",
-      tiles: [`${base}/{z}/{x}/{y}.${ext}`],
-      minzoom: facts.minzoom,
-      maxzoom: facts.maxzoom,
-      bounds: facts.bounds,
-      center: facts.center,
-      format: facts.format,
+    // The tileset's own words win over what an uploaded archive says of itself.
+    const tileJson = (words: TilesetWords) => {
+      const tilejson: Record<string, unknown> = {
+        tilejson: "3.0.0",
+        name: words.name,
+        version: `${version}.0.0`,
+        scheme: "xyz",
+        tiles: [`${base}/{z}/{x}/{y}.${ext}`],
+        minzoom: facts.minzoom,
+        maxzoom: facts.maxzoom,
+        bounds: facts.bounds,
+        center: facts.center,
+        format: facts.format,
+      };
+      if (words.description || facts.description) tilejson.description = words.description || facts.description;
+      if (words.attribution || facts.attribution) tilejson.attribution = words.attribution || facts.attribution;
+      if (facts.format === "pbf") tilejson.vector_layers = facts.vector_layers;
+      // Raster-DEM tilesets: what a style's `raster-dem` source needs to decode the heights (MapLibre takes
+      // `encoding` and `tileSize` from the TileJSON when the style does not set them).
+      if (facts.encoding) tilejson.encoding = facts.encoding;
+      if (facts.tile_size) tilejson.tileSize = facts.tile_size;
+      return JSON.stringify(tilejson);
     };
-    if (row.description || facts.description) tilejson.description = row.description || facts.description;
-    if (row.attribution || facts.attribution) tilejson.attribution = row.attribution || facts.attribution;
-    if (facts.format === "pbf") tilejson.vector_layers = facts.vector_layers;
-    // Raster-DEM tilesets: what a style's `raster-dem` source needs to decode the heights (MapLibre takes
-    // `encoding` and `tileSize` from the TileJSON when the style does not set them).
-    if (facts.encoding) tilejson.encoding = facts.encoding;
-    if (facts.tile_size) tilejson.tileSize = facts.tile_size;
-    const body = JSON.stringify(tilejson);
-    const etag = strongEtag(body);
+    const now: TilesetWords = { name: row.name, description: row.description, attribution: row.attribution };
+    const stableBody = tileJson(now);
+    // Versions made before the words were kept with them follow the tileset, as they always did.
+    const versionedBody = facts.tileset ? tileJson(facts.tileset) : stableBody;
     const isPrivate = row.visibility === "private";
     return {
       tilesetId: row.id,
@@ -122,9 +129,9 @@ export function createTileCatalog(ctx: AppContext, published: PublishedCache) {
       source,
       facts,
       ext,
-      tilejson: body,
-      tilejsonEtag: etag,
-      tilejsonAnswers: tileJsonAnswers(body, etag, isPrivate),
+      attribution: row.attribution || facts.attribution || undefined,
+      tilejsonBytes: stableBody.length + versionedBody.length,
+      tilejsonAnswers: tileJsonAnswers(stableBody, versionedBody, isPrivate),
     };
   }
 
@@ -136,7 +143,7 @@ export function createTileCatalog(ctx: AppContext, published: PublishedCache) {
       if (hit !== undefined) return hit;
       const pending: Promise<Served | null> = open(owner, slug, version).then(
         (served) => {
-          if (versions.get(owner, name) === pending) versions.set(owner, name, "", served, ENTRY_BYTES + (served?.tilejson.length ?? 0));
+          if (versions.get(owner, name) === pending) versions.set(owner, name, "", served, ENTRY_BYTES + (served?.tilejsonBytes ?? 0));
           else if (served) retire(served.source); // invalidated while opening; this request may still read it
           return served;
         },

@@ -28,6 +28,17 @@ export interface TileFacts {
   attribution?: string;
   name?: string;
   description?: string;
+  /**
+   * The tileset's name, description and attribution when this version became ready. Its versioned
+   * TileJSON keeps them (it is served as immutable); the stable TileJSON follows later edits.
+   */
+  tileset?: TilesetWords;
+}
+
+export interface TilesetWords {
+  name: string;
+  description: string;
+  attribution: string;
 }
 
 export interface Tile {

@@ -30,7 +30,6 @@ export function createEmbeddedElevation(ctx: AppContext, tileset: { owner: strin
   const { owner, slug } = tileset;
   const name = `${owner}/${slug}`;
   const tiles = new Lru<DemTile | null>({ ttlMs: DAY_MS, maxEntries: 4096, maxBytes: 64 * 1024 * 1024 });
-  const attributions = new WeakMap<Served, string>();
 
   async function resolve(): Promise<Resolved> {
     const stable = catalog.stable(owner, slug);
@@ -39,13 +38,7 @@ export function createEmbeddedElevation(ctx: AppContext, tileset: { owner: strin
     const served = await catalog.version(owner, slug, stable.published_version);
     if (!served) return { problem: demTilesetProblem(name, "not_ready") };
     if (!served.facts.encoding) return { problem: demTilesetProblem(name, "not_dem", served.facts.format) };
-    let attribution = attributions.get(served);
-    if (attribution === undefined) {
-      const tj = JSON.parse(served.tilejson) as { attribution?: string };
-      attribution = tj.attribution || `Elevation data: ${name}`;
-      attributions.set(served, attribution);
-    }
-    return { served, encoding: served.facts.encoding, attribution };
+    return { served, encoding: served.facts.encoding, attribution: served.attribution || `Elevation data: ${name}` };
   }
 
   async function decoded(served: Served, encoding: DemEncoding, z: number, x: number, y: number): Promise<DemTile | null> {

@@ -11,7 +11,7 @@ import { createJobRunner, JobAborted, type JobRunner } from "../../jobs/runner";
 import { ARCHIVE_FORMATS, detectFormat, type SourceFormat } from "../../tiles/detect";
 import type { ProcessInput } from "../../tiles/process";
 import { recipeProblem, type Recipe } from "../../tiles/recipe";
-import type { TileFacts } from "../../tiles/source";
+import type { TileFacts, TilesetWords } from "../../tiles/source";
 import { progressTracker } from "../../tiles/progress-rate";
 import { isSlug } from "../orgs/slug";
 import type { ChangePublisher } from "../changes/types";
@@ -247,6 +247,8 @@ export function createTilesetService(ctx: AppContext, deps: { changes: ChangePub
     }
     renameSync(r.archivePath, finalAbs);
     if (r.archivePath !== input.sources[0]!.path) removeRel(ctx, v.sourcePath);
+    // Read when the version becomes ready, inside the write, so an edit made during processing counts.
+    const wordsNow = ctx.sqlite.query<TilesetWords, [number]>("SELECT name, description, attribution FROM tilesets WHERE id = ?");
     const ready = () =>
       update({
         state: "ready",
@@ -254,7 +256,7 @@ export function createTilesetService(ctx: AppContext, deps: { changes: ChangePub
         archiveFormat: r.archiveFormat,
         archivePath: finalRel,
         sourcePath: null,
-        metadata: r.facts as unknown as Record<string, unknown>,
+        metadata: { ...r.facts, tileset: wordsNow.get(t.id) ?? { name: t.name, description: t.description, attribution: t.attribution } } as unknown as Record<string, unknown>,
         stats: r.stats as unknown as Record<string, unknown>,
         warnings: r.warnings,
       });

@@ -66,7 +66,7 @@ export async function resolveSources(style: StyleSpecification, base: string, ca
         tileSize: ("tileSize" in source ? source.tileSize : undefined) ?? 512,
         minzoom: Math.max(served.facts.minzoom, source.minzoom ?? 0),
         maxzoom: Math.min(served.facts.maxzoom, source.maxzoom ?? 30),
-        attribution: source.attribution ?? served.facts.attribution ?? (JSON.parse(served.tilejson) as { attribution?: string }).attribution,
+        attribution: source.attribution ?? served.attribution,
       },
       served,
     });

@@ -27,7 +27,8 @@ export function tilesModule(services: Services, authPlugin: AuthPlugin) {
           }),
           tags: ["Tiles"],
           summary: "TileJSON 3.0.0: {tileset}.json for the published version (max-age=60, ETag), {tileset}@{version}.json for one version (immutable)",
-          description: "The `tiles` array always holds versioned URLs. Private tilesets need a member session or a key of the org with maps:read; otherwise 404.",
+          description:
+            "The `tiles` array always holds versioned URLs. The stable TileJSON carries the tileset's name, description and attribution as they are now; a versioned one those it had when the version became ready. Private tilesets need a member session or a key of the org with maps:read; otherwise 404.",
         },
       },
     )

@@ -162,6 +162,31 @@ test("publishing: the old version serves until the new one is published; deletes
   expect(readdirSync(join(t.dataDir, "tilesets")).length).toBe(dir.length - 1);
 });
 
+test("editing a tileset changes its stable TileJSON; a versioned TileJSON, served as immutable, keeps its words", async () => {
+  await createTileset(t, "acme", headers, { slug: "words", name: "Words", attribution: "© Old" });
+  await upload(t, "acme", "words", headers, JSON.stringify(countries()), "?maxzoom=1");
+  await waitForVersion(t, "acme", "words", 1, headers);
+  expect((await publish(t, "acme", "words", 1, headers)).status).toBe(200);
+  const before = await t.fetch("/tiles/v1/acme/words@1.json");
+  const etag = before.headers.get("etag")!;
+  expect(await before.json()).toMatchObject({ name: "Words", attribution: "© Old" });
+
+  const patch = { method: "PATCH", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify({ name: "Renamed", attribution: "© New" }) };
+  expect((await t.fetch("/api/v1/orgs/acme/tilesets/words", patch)).status).toBe(200);
+  const stable = await t.fetch("/tiles/v1/acme/words.json");
+  expect(stable.headers.get("cache-control")).toBe("public, max-age=60");
+  expect(await stable.json()).toMatchObject({ name: "Renamed", attribution: "© New" });
+  const versioned = await t.fetch("/tiles/v1/acme/words@1.json");
+  expect(versioned.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+  expect(versioned.headers.get("etag")).toBe(etag);
+  expect(await versioned.json()).toMatchObject({ name: "Words", attribution: "© Old" });
+  expect((await t.fetch("/tiles/v1/acme/words@1.json", { headers: { "if-none-match": etag } })).status).toBe(304);
+  // The next version takes the words the tileset has when it becomes ready.
+  await upload(t, "acme", "words", headers, JSON.stringify(countries()), "?maxzoom=1");
+  await waitForVersion(t, "acme", "words", 2, headers);
+  expect(await (await t.fetch("/tiles/v1/acme/words@2.json")).json()).toMatchObject({ name: "Renamed", attribution: "© New" });
+});
+
 test("deleting a version while it processes stops the work and leaves no files", async () => {
   await createTileset(t, "acme", headers, { slug: "cancel" });
   await upload(t, "acme", "cancel", headers, JSON.stringify(await countries50m()), "?maxzoom=8");
