@@ -12,6 +12,8 @@ export type UnitBox = [minX: number, minY: number, maxX: number, maxY: number];
 export interface StoredFeature {
   geometry: string;
   properties: string;
+  /** the source's feature id (an unsigned integer, as MVT ids are), for MapLibre's feature state */
+  fid: number | null;
   minzoom: number;
   /** the last zoom it shows at (a cluster shows at one zoom only); null: every zoom from minzoom */
   maxzoom: number | null;
@@ -39,7 +41,7 @@ type Box4 = [number, number, number, number];
 interface Queries {
   anyIn: Statement<{ one: number }, Box4>;
   inTile: Statement<{ id: number; bytes: number; minzoom: number; maxzoom: number | null }, [...Box4, number, number, number]>;
-  texts: Statement<{ id: number; geometry: string; properties: string }, [string]>;
+  texts: Statement<{ id: number; geometry: string; properties: string; fid: number | null }, [string]>;
   inBlock: Statement<StoredFeature & { id: number; importance: number }, [...Box4, number]>;
   sizeIn: Statement<{ bytes: number | null }, Box4>;
   largeSizeIn: Statement<{ bytes: number | null }, Box4>;
@@ -56,9 +58,9 @@ function prepareQueries(db: Database): Queries {
        WHERE ${within(" AND min_z <= ?5 AND max_z >= ?6")} AND f.layer = ?7 ORDER BY f.importance DESC, f.id`,
     ),
     // Many rows per statement, ids given as a JSON array: one statement per feature cost ten times as much.
-    texts: db.prepare("SELECT t.id, t.geometry, t.properties FROM json_each(?) j JOIN texts t ON t.id = j.value"),
+    texts: db.prepare("SELECT t.id, t.geometry, t.properties, t.fid FROM json_each(?) j JOIN texts t ON t.id = j.value"),
     inBlock: db.prepare(
-      `SELECT f.id, f.importance, f.minzoom, f.maxzoom, t.geometry, t.properties FROM features f JOIN texts t ON t.id = f.id
+      `SELECT f.id, f.importance, f.minzoom, f.maxzoom, t.geometry, t.properties, t.fid FROM features f JOIN texts t ON t.id = f.id
        WHERE ${within()} AND f.layer = ?5 ORDER BY f.id`,
     ),
     sizeIn: db.prepare(`SELECT SUM(f.bytes) AS bytes FROM features f WHERE ${within()}`),
@@ -88,9 +90,9 @@ export class FeatureStore {
       `CREATE TABLE features (id INTEGER PRIMARY KEY, layer INTEGER NOT NULL, minzoom INTEGER, maxzoom INTEGER, importance REAL NOT NULL,
        x REAL, y REAL, bytes INTEGER NOT NULL, min_x REAL NOT NULL, min_y REAL NOT NULL, max_x REAL NOT NULL, max_y REAL NOT NULL)`,
     );
-    this.db.exec("CREATE TABLE texts (id INTEGER PRIMARY KEY, geometry TEXT NOT NULL, properties TEXT NOT NULL)");
+    this.db.exec("CREATE TABLE texts (id INTEGER PRIMARY KEY, geometry TEXT NOT NULL, properties TEXT NOT NULL, fid INTEGER)");
     this.insertFeature = this.db.prepare("INSERT INTO features (layer, minzoom, maxzoom, importance, x, y, bytes, min_x, min_y, max_x, max_y) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-    this.insertText = this.db.prepare("INSERT INTO texts (id, geometry, properties) VALUES (?, ?, ?)");
+    this.insertText = this.db.prepare("INSERT INTO texts (id, geometry, properties, fid) VALUES (?, ?, ?, ?)");
     this.db.exec("BEGIN");
   }
 
@@ -98,16 +100,16 @@ export class FeatureStore {
    * Adds one feature. `minzoom` null leaves it to point thinning (see thinPoints); `point` is the
    * position of a Point feature, used by thinning.
    */
-  add(layer: number, geometry: unknown, properties: Record<string, unknown>, box: UnitBox, minzoom: number | null, importance: number, point: [number, number] | null): void {
-    this.insert(layer, geometry, properties, box, minzoom, null, importance, point);
+  add(layer: number, geometry: unknown, properties: Record<string, unknown>, box: UnitBox, minzoom: number | null, importance: number, point: [number, number] | null, fid: number | null = null): void {
+    this.insert(layer, geometry, properties, box, minzoom, null, importance, point, fid);
     this.count++;
   }
 
-  private insert(layer: number, geometry: unknown, properties: Record<string, unknown>, box: UnitBox, minzoom: number | null, maxzoom: number | null, importance: number, point: [number, number] | null): void {
+  private insert(layer: number, geometry: unknown, properties: Record<string, unknown>, box: UnitBox, minzoom: number | null, maxzoom: number | null, importance: number, point: [number, number] | null, fid: number | null = null): void {
     const g = JSON.stringify(geometry);
     const p = JSON.stringify(properties);
     const id = this.insertFeature.run(layer, minzoom, maxzoom, importance, point?.[0] ?? null, point?.[1] ?? null, g.length + p.length, ...box).lastInsertRowid;
-    this.insertText.run(id, g, p);
+    this.insertText.run(id, g, p, fid);
     // Large features are sized from their own index instead (see index()).
     if (DensityGrid.holds(box)) {
       this.density.add(box, g.length + p.length);
@@ -264,10 +266,10 @@ export class FeatureStore {
       chosen.push(f);
     }
     // The text is read in file order (far fewer pages read than in order of importance), then put back in order.
-    const texts = new Map<number, { geometry: string; properties: string }>();
+    const texts = new Map<number, { geometry: string; properties: string; fid: number | null }>();
     const ids = chosen.map((f) => f.id).sort((a, b) => a - b);
     for (let i = 0; i < ids.length; i += TEXT_BATCH)
-      for (const t of q.texts.iterate(JSON.stringify(ids.slice(i, i + TEXT_BATCH)))) texts.set(t.id, { geometry: t.geometry, properties: t.properties });
+      for (const t of q.texts.iterate(JSON.stringify(ids.slice(i, i + TEXT_BATCH)))) texts.set(t.id, { geometry: t.geometry, properties: t.properties, fid: t.fid });
     return { features: chosen.map((f) => ({ ...texts.get(f.id)!, minzoom: f.minzoom, maxzoom: f.maxzoom })), skipped };
   }
 

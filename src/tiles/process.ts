@@ -157,6 +157,16 @@ function coerce(v: unknown, type: AttributeType): unknown {
 }
 
 /** The zoom from which a shape of this size (in the unit square) spans at least one pixel. */
+/**
+ * MVT ids are unsigned integers: a GeoJSON id that is one (or a string of digits, as some exporters
+ * write them) is kept, so MapLibre's feature state and promoteId-free lookups work; others are dropped,
+ * as tippecanoe drops them.
+ */
+function tileFeatureId(id: unknown): number | null {
+  const n = typeof id === "number" ? id : typeof id === "string" && /^\d{1,15}$/.test(id) ? Number(id) : NaN;
+  return Number.isSafeInteger(n) && n >= 0 ? n : null;
+}
+
 function sizeZoom(size: number): number {
   return size > 0 ? Math.max(0, Math.ceil(Math.log2(1 / (size * 256)))) : MAX_ZOOM;
 }
@@ -307,13 +317,13 @@ async function processWithStore(input: ProcessInput, sources: SourceFile[], stor
       if (geometry.type === "Point") {
         layer.points++;
         const importance = typeof rank === "number" ? rank : 0;
-        store.add(layer.id, geometry, properties, box, thin ? null : 0, importance, [box[0], box[1]]);
+        store.add(layer.id, geometry, properties, box, thin ? null : 0, importance, [box[0], box[1]], tileFeatureId(raw.id));
       } else {
         const size = Math.max(box[2] - box[0], box[3] - box[1]);
         // Without a rank, bigger shapes matter more: they are the last to go from a full tile.
         const importance = typeof rank === "number" ? rank : size;
         // The tiny rule is for lines and polygons: a MultiPoint's spread says nothing of how visible it is.
-        store.add(layer.id, geometry, properties, box, tinyDrop && geometry.type !== "MultiPoint" ? sizeZoom(size) : 0, importance, null);
+        store.add(layer.id, geometry, properties, box, tinyDrop && geometry.type !== "MultiPoint" ? sizeZoom(size) : 0, importance, null, tileFeatureId(raw.id));
       }
       if ((read & 255) === 0) report({ progress: SHARE.reading * Math.min(1, (doneBytes + progress.bytes) / totalBytes), phase: "reading", features: store.count, tiles: 0 });
     }

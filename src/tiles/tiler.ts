@@ -67,7 +67,9 @@ function toFeature(f: StoredFeature, tagZoom: boolean): GeoJSON.Feature {
     properties[MINZOOM_TAG] = f.minzoom;
     properties[MAXZOOM_TAG] = f.maxzoom ?? Infinity;
   }
-  return { type: "Feature", geometry: JSON.parse(f.geometry), properties };
+  const feature: GeoJSON.Feature = { type: "Feature", geometry: JSON.parse(f.geometry), properties };
+  if (f.fid !== null) feature.id = f.fid;
+  return feature;
 }
 
 /** Whether a feature of a block's index shows at zoom z. */

@@ -32,14 +32,14 @@ export async function* readGeojson(path: string, label: string, progress: ReadPr
     for await (const text of scanFeatureCollection(textChunks(path, progress), doc)) {
       n++;
       const where = `feature ${n}`;
-      let f: { type?: unknown; geometry?: unknown; properties?: unknown };
+      let f: { type?: unknown; geometry?: unknown; properties?: unknown; id?: unknown };
       try {
         f = JSON.parse(text);
       } catch (err) {
         throw new InvalidSource(`${label}: ${where} is not valid JSON: ${(err as Error).message}`);
       }
       if (f.type !== "Feature") throw new InvalidSource(`${label}: ${where} is not a GeoJSON Feature (it needs "type": "Feature")`);
-      yield { geometry: f.geometry, properties: propertiesOf(f.properties), where };
+      yield { geometry: f.geometry, properties: propertiesOf(f.properties), where, id: f.id };
     }
   } catch (err) {
     if (err instanceof JsonScanError) throw new InvalidSource(`${label}: not valid JSON: ${err.message}`);
@@ -53,13 +53,13 @@ export async function* readGeojson(path: string, label: string, progress: ReadPr
   // A single Feature or a bare geometry: small by nature, parsed whole.
   if (progress.total > MAX_SINGLE_DOCUMENT)
     throw new InvalidSource(`${label}: a single GeoJSON ${doc.type ?? "object"} over ${MAX_SINGLE_DOCUMENT / 1024 / 1024} MiB is refused; send a FeatureCollection or one Feature per line`);
-  let d: { type?: unknown; geometry?: unknown; properties?: unknown };
+  let d: { type?: unknown; geometry?: unknown; properties?: unknown; id?: unknown };
   try {
     d = JSON.parse((await Bun.file(path).text()).replace(/^\uFEFF/, ""));
   } catch (err) {
     throw new InvalidSource(`${label}: not valid JSON: ${(err as Error).message}`);
   }
-  if (d.type === "Feature") yield { geometry: d.geometry, properties: propertiesOf(d.properties), where: "feature 1" };
+  if (d.type === "Feature") yield { geometry: d.geometry, properties: propertiesOf(d.properties), where: "feature 1", id: d.id };
   else if (typeof d.type === "string" && d.type !== "") yield { geometry: d, properties: {}, where: "the geometry" };
   else throw new InvalidSource(`${label}: the JSON has no GeoJSON "type" (FeatureCollection, Feature or a geometry)`);
 }
@@ -74,14 +74,14 @@ export async function* readNdjson(path: string, label: string, progress: ReadPro
     n++;
     const line = raw.replaceAll("\u001e", "").trim();
     if (!line) continue;
-    let f: { type?: unknown; geometry?: unknown; properties?: unknown };
+    let f: { type?: unknown; geometry?: unknown; properties?: unknown; id?: unknown };
     try {
       f = JSON.parse(line);
     } catch {
       throw new InvalidSource(`${label}: line ${n} is not valid JSON${line.length > 0 && !line.endsWith("}") ? " (is the file truncated?)" : ""}; newline-delimited GeoJSON needs one complete Feature per line`);
     }
     if (!f || typeof f !== "object") throw new InvalidSource(`${label}: line ${n} is not a GeoJSON Feature object`);
-    if (f.type === "Feature") yield { geometry: f.geometry, properties: propertiesOf(f.properties), where: `line ${n}` };
+    if (f.type === "Feature") yield { geometry: f.geometry, properties: propertiesOf(f.properties), where: `line ${n}`, id: f.id };
     else if (typeof f.type === "string" && f.type !== "FeatureCollection") yield { geometry: f, properties: {}, where: `line ${n}` };
     else throw new InvalidSource(`${label}: line ${n} is not a GeoJSON Feature (it needs "type": "Feature")`);
   }

@@ -4,6 +4,8 @@ export interface RawFeature {
   geometry: unknown;
   properties: Record<string, unknown> | null;
   where: string;
+  /** the feature's id as the file gives it (GeoJSON `id`); kept in tiles when it is an unsigned integer */
+  id?: unknown;
 }
 
 export interface ReadProgress {

@@ -258,6 +258,15 @@ describe("generalization", () => {
     expect(tj.center.slice(0, 2)).toEqual([179.5, -17.5]);
   });
 
+  test("GeoJSON feature ids that are unsigned integers reach the tiles (MapLibre's feature state needs them)", async () => {
+    const ids: unknown[] = [42, "7", -1, "abc", 1.5, undefined];
+    const features = ids.map((id, i) => ({ type: "Feature", ...(id === undefined ? {} : { id }), properties: { name: `f${i}` }, geometry: { type: "Point", coordinates: [-150 + 60 * i, 0] } }));
+    const { slug } = await ready(JSON.stringify({ type: "FeatureCollection", features }), "?maxzoom=4");
+    const layer = (await tile(slug, 0, 0, 0))!.layers[slug]!;
+    const got = Object.fromEntries(Array.from({ length: layer.length }, (_, i) => [layer.feature(i).properties.name, layer.feature(i).id]));
+    expect(got).toEqual({ f0: 42, f1: 7, f2: undefined, f3: undefined, f4: undefined, f5: undefined });
+  });
+
   test("MultiPoints are points: the tiny-shape rule for lines and polygons does not hide them at low zooms", async () => {
     const pair: Feature = { type: "Feature", properties: { name: "pair" }, geometry: { type: "MultiPoint", coordinates: [[10, 40], [10.01, 40]] } };
     const { slug } = await ready(JSON.stringify({ type: "FeatureCollection", features: [pair] }), "?maxzoom=6");
