@@ -1,7 +1,7 @@
 // The conventions as plain functions, shared by the two ways a request is served: the Elysia plugin
 // (conventions.ts) and the fast routes (fast-routes.ts). Whatever one of them does to a request, the
 // other does through the same function here, so the twins cannot drift apart.
-import { AppError, UnsupportedMediaType } from "../errors";
+import { AppError, UnsupportedMediaType, errorBody } from "../errors";
 import { isoNow, type Logger } from "../log";
 import { mapError, type MappedError } from "./error-response";
 import type { RequestHeaders } from "./request-context";
@@ -94,8 +94,17 @@ export function jsonTypeRefusal(request: Request): UnsupportedMediaType | null {
   return new UnsupportedMediaType(`Send this request body as JSON with Content-Type: application/json (it came as ${type.split(";")[0]!.trim().slice(0, 100)})`);
 }
 
+/**
+ * A client that hangs up mid-request (an upload cancelled, a tab closed) is no failure of ours: Bun
+ * aborts the request's body with an AbortError. No error log, and the access log says 499 as nginx's
+ * does, so monitoring does not count it among the 5xx. Nobody is left to read the answer.
+ */
+const clientHungUp = (error: unknown, request: Request) => request.signal.aborted && error instanceof Error && error.name === "AbortError";
+const CLIENT_CLOSED: MappedError = { status: 499, body: errorBody("CLIENT_CLOSED_REQUEST", "The client closed the connection before the request finished"), internal: false };
+
 /** Maps anything thrown to the envelope and logs what is ours to fix (with the request id, never a secret). */
 export function mapAndLogError(code: string, error: unknown, request: Request, log: Logger, requestId: unknown): MappedError {
+  if (clientHungUp(error, request)) return CLIENT_CLOSED;
   const mapped = notJsonBody(code, error, request) ?? mapError(code, error, request.url);
   if (mapped.internal) {
     log.error("request failed", {

@@ -52,7 +52,7 @@ export function freePort(): number {
 }
 
 /** A listening app on 127.0.0.1 with PUBLIC_URL set to its own address (for browsers and real HTTP). */
-export async function serveTestApp(env: Record<string, string> = {}, opts: { dataDir?: string } = {}): Promise<TestApp> {
+export async function serveTestApp(env: Record<string, string> = {}, opts: { dataDir?: string; log?: Logger } = {}): Promise<TestApp> {
   const port = freePort();
   const t = await makeTestApp({ HOST: "127.0.0.1", PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, ...env }, opts);
   t.app.listen({ hostname: "127.0.0.1", port, maxRequestBodySize: t.ctx.config.maxUploadMb * 1024 * 1024 + 1024 * 1024 });
