@@ -40,6 +40,9 @@ function firstLine(text: string): string {
   return nl < 0 ? text : text.slice(0, nl);
 }
 
+const GEOJSON_TYPES = new Set(["FeatureCollection", "Feature", "Point", "MultiPoint", "LineString", "MultiLineString", "Polygon", "MultiPolygon", "GeometryCollection"]);
+const NOT_GEOJSON = 'JSON without a GeoJSON "type" member (FeatureCollection, Feature or a geometry)';
+
 /**
  * @param head the first bytes of the file (64 KiB is plenty)
  * @param hints Content-Type and file name, used only where the content is ambiguous
@@ -65,14 +68,17 @@ export function detectFormat(head: Uint8Array, hints: { contentType?: string | n
     const line = firstLine(trimmed).trim();
     try {
       const first = JSON.parse(line) as { type?: unknown };
-      if (first && typeof first === "object" && first.type !== "FeatureCollection") return { format: "ndjson" };
-      return { format: "geojson" };
+      // One whole document on one line, or the first of many lines: either way it must be GeoJSON.
+      const type = first && typeof first === "object" ? first.type : undefined;
+      if (type === "Topology") return { format: null, invalid: true, reason: "TopoJSON, not GeoJSON; convert it first (topojson-client's topo2geo, or ogr2ogr -f GeoJSON)" };
+      if (typeof type !== "string" || !GEOJSON_TYPES.has(type)) return { format: null, invalid: true, reason: NOT_GEOJSON };
+      return { format: type === "FeatureCollection" ? "geojson" : "ndjson" };
     } catch {
       // A pretty-printed document: one JSON value over many lines.
       if (/"type"\s*:/.test(trimmed)) return { format: "geojson" };
       const name = hints.filename?.toLowerCase() ?? "";
       if (name.endsWith(".geojson") || name.endsWith(".json") || hints.contentType?.includes("json")) return { format: "geojson" };
-      return { format: null, invalid: true, reason: "JSON without a GeoJSON \"type\" member (FeatureCollection, Feature or a geometry)" };
+      return { format: null, invalid: true, reason: NOT_GEOJSON };
     }
   }
   if (trimmed.startsWith("[")) return { format: null, invalid: true, reason: "a JSON array is not GeoJSON; wrap the features in a FeatureCollection or send one Feature per line" };

@@ -82,6 +82,17 @@ describe("refused at once", () => {
     const untyped = await upload(t, "acme", slug, headers, JSON.stringify({ features: [] }, null, 2));
     expect(untyped.status).toBe(422);
     expect((await errorOf(untyped)).message).toContain('"type"');
+    // The same on one line (minified) is refused at once too, not read as newline-delimited GeoJSON.
+    for (const body of [JSON.stringify({ foo: 1 }), JSON.stringify({ features: [] }), JSON.stringify({ type: "Bogus" })]) {
+      const oneLine = await upload(t, "acme", slug, headers, body);
+      expect(oneLine.status).toBe(422);
+      expect((await errorOf(oneLine)).message).toContain('"type"');
+    }
+    const topo = await upload(t, "acme", slug, headers, JSON.stringify({ type: "Topology", objects: {}, arcs: [] }));
+    expect(topo.status).toBe(422);
+    expect((await errorOf(topo)).message).toContain("TopoJSON");
+    const versions = await (await t.fetch(`/api/v1/orgs/acme/tilesets/${slug}/versions`, { headers })).json();
+    expect(versions.versions).toEqual([]);
   });
 
   test("empty body is 400; bad recipe is 400 naming the option", async () => {
