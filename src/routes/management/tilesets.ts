@@ -25,6 +25,17 @@ const STRINGS = ["layer", "rank", "tiny", "output", "encoding"];
 const OBJECTS = ["types", "filter", "layers", "cluster"];
 const KNOWN = new Set([...NUMBERS, ...STRINGS, ...OBJECTS, "include", "exclude"]);
 
+/** Recipe settings given as JSON text when they come as a query parameter or multipart field. */
+const JSON_SETTINGS = ["types", "filter", "cluster"] as const;
+
+function jsonSetting(name: string, text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new BadRequest(`Recipe '${name}' must be JSON, e.g. ${name === "filter" ? '[">=","population",1000]' : name === "types" ? '{"population":"number"}' : '{"radius":40,"maxzoom":12}'}`, { parameter: name });
+  }
+}
+
 /** What an upload may carry besides its file, as query parameters or multipart fields. */
 const UPLOAD_PARAMETERS = new Set(Object.keys(RecipeQuery.properties));
 const UPLOAD_PARAMETERS_HINT = `an upload takes ${[...UPLOAD_PARAMETERS].join(", ")} (see the README's recipe section)`;
@@ -60,6 +71,11 @@ export function recipeFrom(query: Record<string, unknown>, fields: Record<string
   for (const k of [...NUMBERS, ...STRINGS, "include", "exclude"]) {
     if (query[k] !== undefined) q[k] = query[k];
     if (fields[k] !== undefined) q[k] = fields[k];
+  }
+  // Settings whose values are JSON come as JSON text in a parameter or field of their name.
+  for (const k of JSON_SETTINGS) {
+    if (typeof query[k] === "string") q[k] = jsonSetting(k, query[k]);
+    if (fields[k] !== undefined) q[k] = jsonSetting(k, fields[k]);
   }
   const r: Record<string, unknown> = {};
   for (const k of NUMBERS) {

@@ -103,6 +103,30 @@ describe("several layers per version", () => {
     expect(anyZ5.has("countries")).toBe(true);
   });
 
+  test("filter, types and cluster as query parameters or multipart fields, in JSON; bad JSON is a 400 naming them", async () => {
+    const towns = await cities(50);
+    const big = towns.features.filter((f) => f.properties!.population >= 10_000_000).length;
+    const filter = encodeURIComponent(JSON.stringify([">=", "population", 10_000_000]));
+    const types = encodeURIComponent(JSON.stringify({ population: "string" }));
+    const byQuery = await ready(JSON.stringify(towns), `?maxzoom=3&filter=${filter}&types=${types}`);
+    expect(byQuery.v.stats.features).toBe(big);
+    expect(byQuery.v.layers[0].fields.population).toBe("String");
+    const fields = new FormData();
+    fields.append("file", new Blob([JSON.stringify(towns)]), "towns.geojson");
+    fields.append("filter", JSON.stringify([">=", "population", 10_000_000]));
+    fields.append("cluster", JSON.stringify({ radius: 40, maxzoom: 2 }));
+    fields.append("maxzoom", "3");
+    const byFields = await ready(fields);
+    expect(byFields.v.stats.features).toBe(big);
+    expect(byFields.v.recipe.cluster).toEqual({ radius: 40, maxzoom: 2 });
+    const slug = await fresh();
+    for (const name of ["filter", "types", "cluster"]) {
+      const res = await upload(t, "acme", slug, headers, JSON.stringify(towns), `?${name}=%5Bnope`);
+      expect(res.status).toBe(400);
+      expect((await errorOf(res)).message).toContain(`Recipe '${name}' must be JSON`);
+    }
+  });
+
   test("a zip of two Shapefiles and a GeoJSON file makes three layers", async () => {
     const towns = await cities(20);
     const a = unzipSync(shapefileZip(towns.features.slice(0, 10) as Feature[]));
