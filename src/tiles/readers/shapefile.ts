@@ -64,8 +64,10 @@ function* dbfRecords(dbf: FileWindow, name: string, decoder: TextDecoder): Gener
       } else if (f.type === "L") {
         if (/^[TtYy]$/.test(text)) props[f.name] = true;
         else if (/^[FfNn]$/.test(text)) props[f.name] = false;
-      } else if (f.type === "D" && /^\d{8}$/.test(text)) props[f.name] = `${text.slice(0, 4)}-${text.slice(4, 6)}-${text.slice(6, 8)}`;
-      else props[f.name] = text;
+      } else if (f.type === "D" && /^\d{8}$/.test(text)) {
+        // GDAL and ArcGIS write an empty date as zeros: no date, as a blank one.
+        if (text !== "00000000") props[f.name] = `${text.slice(0, 4)}-${text.slice(4, 6)}-${text.slice(6, 8)}`;
+      } else props[f.name] = text;
     }
     yield record[0] === 0x2a ? null : props;
   }

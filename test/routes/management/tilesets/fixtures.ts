@@ -106,7 +106,7 @@ function shp(features: Feature[]): Uint8Array {
   return out;
 }
 
-function dbf(features: Feature[], fields: { name: string; type: "C" | "N"; length: number }[]): Uint8Array {
+function dbf(features: Feature[], fields: { name: string; type: "C" | "N" | "D"; length: number }[]): Uint8Array {
   const headerLength = 32 + 32 * fields.length + 1;
   const recordLength = 1 + fields.reduce((s, f) => s + f.length, 0);
   const out = new Uint8Array(headerLength + recordLength * features.length + 1);
@@ -135,11 +135,12 @@ function dbf(features: Feature[], fields: { name: string; type: "C" | "N"; lengt
   return out;
 }
 
-export function shapefileZip(features: Feature[], opts: { prj?: string | null; extra?: Record<string, Uint8Array>; level?: 0 | 6 } = {}): Bytes {
+/** `dates`: attributes written as dBASE dates (type D, `YYYYMMDD` text, as the features give it). */
+export function shapefileZip(features: Feature[], opts: { prj?: string | null; extra?: Record<string, Uint8Array>; level?: 0 | 6; dates?: string[] } = {}): Bytes {
   const fields = Object.keys(features[0]!.properties ?? {}).map((name) => ({
     name,
-    type: typeof features[0]!.properties![name] === "number" ? ("N" as const) : ("C" as const),
-    length: typeof features[0]!.properties![name] === "number" ? 18 : 80,
+    type: opts.dates?.includes(name) ? ("D" as const) : typeof features[0]!.properties![name] === "number" ? ("N" as const) : ("C" as const),
+    length: opts.dates?.includes(name) ? 8 : typeof features[0]!.properties![name] === "number" ? 18 : 80,
   }));
   const files: Record<string, Uint8Array> = { "data/layer.shp": shp(features), "data/layer.dbf": dbf(features, fields), ...(opts.extra ?? {}) };
   if (opts.prj !== null) files["data/layer.prj"] = new TextEncoder().encode(opts.prj ?? WGS84_PRJ);

@@ -140,6 +140,14 @@ describe("source data becomes vector tiles", () => {
     expect(geometry.coordinates).toHaveLength(2);
   });
 
+  test("zipped Shapefile dates: YYYYMMDD becomes YYYY-MM-DD; an empty date (blank, or zeros as GDAL writes it) is left out", async () => {
+    const pts = ["20200131", "00000000", ""].map((opened, i) => ({ type: "Feature" as const, properties: { name: `p${i}`, opened }, geometry: { type: "Point" as const, coordinates: [i * 40, 0] } }));
+    const { slug } = await importInto(shapefileZip(pts, { dates: ["opened"] }));
+    const layer = (await decodedTile(slug, 0, 0, 0)).layers[slug]!;
+    const got = Object.fromEntries(Array.from({ length: layer.length }, (_, i) => [layer.feature(i).properties.name, layer.feature(i).properties.opened]));
+    expect(got).toEqual({ p0: "2020-01-31", p1: undefined, p2: undefined });
+  });
+
   test("zipped Shapefile of points in Web Mercator is unprojected", async () => {
     const R = 6378137;
     const merc = (lon: number, lat: number) => [(lon * Math.PI * R) / 180, R * Math.log(Math.tan(Math.PI / 4 + (lat * Math.PI) / 360))];
