@@ -109,6 +109,18 @@ describe("source data becomes vector tiles", () => {
     expect(names).toContain('Quoted, "name"');
   });
 
+  test("CSV saved as Latin-1 by a spreadsheet is read as Windows-1252 with a warning; UTF-8 lines stay UTF-8", async () => {
+    // Line 2 is Latin-1 (ü is the byte 0xFC), line 3 UTF-8: each line is decoded as what it is.
+    const bytes = new Uint8Array([...new TextEncoder().encode("lon,lat,name\n8.54,47.37,Z"), 0xfc, ...new TextEncoder().encode("rich\n7.45,46.95,Bern – Bärn\n")]);
+    const { slug, v } = await importInto(bytes);
+    expect(v.warnings.join("\n")).toContain("line 2 and others are not UTF-8: read as Windows-1252");
+    const layer = (await decodedTile(slug, 0, 0, 0)).layers[slug]!;
+    const names = Array.from({ length: layer.length }, (_, i) => layer.feature(i).properties.name).sort();
+    expect(names).toEqual(["Bern – Bärn", "Zürich"]);
+    const clean = await importInto(new TextEncoder().encode("lon,lat,name\n8.54,47.37,Zürich\n"));
+    expect(clean.v.warnings).toEqual([]);
+  });
+
   test("CSV spellings lat/lng with semicolons, multipart upload with recipe fields", async () => {
     const csv = "name;lat;lng\nOslo;59.91;10.75\nBergen;60.39;5.32\n";
     const form = new FormData();
