@@ -10,6 +10,14 @@ export interface RenderFeature extends EvalFeature {
   polygons(): Ring[][];
   /** lines, or polygon rings as open lines, clipped so tile edges never show */
   lines(): Ring[];
+  /**
+   * The same lines cut only where the view plays no part (a tile's own edge), for labels along lines:
+   * where their labels are anchored then depends on the map alone, so neighbouring raster tiles (drawn
+   * as views of their own) place a label across their shared edge at the same spot.
+   */
+  labelLines(): Ring[];
+  /** where each line starts, in screen px, once across tiles (not where a tile or the view cuts it) */
+  lineStarts(): [number, number][];
   /** points in screen px (each point once across tiles) */
   points(): [number, number][];
 }
@@ -19,6 +27,8 @@ export interface GeometrySpace {
   toScreen: Affine;
   /** in raw coordinates: the part of the tile (or the screen, for geojson) worth drawing */
   clip: Box;
+  /** in raw coordinates: the cut of labelLines(), which must not depend on the view (none: uncut) */
+  labelClip?: Box;
   /** in raw coordinates: where points belong to this tile (half-open), so buffers do not duplicate them */
   ownsPoint: (x: number, y: number) => boolean;
   /** simplification tolerance in screen px */
@@ -34,6 +44,7 @@ export function renderFeature(
 ): RenderFeature {
   let polygons: Ring[][] | undefined;
   let lines: Ring[] | undefined;
+  let labelLines: Ring[] | undefined;
   let points: [number, number][] | undefined;
   return {
     type,
@@ -60,17 +71,17 @@ export function renderFeature(
       return polygons;
     },
     lines() {
-      if (lines) return lines;
-      lines = [];
-      if (type === 1) return lines;
-      for (const ring of rawRings()) {
-        const closedRing = type === 3 && ring.length >= 4 ? [...ring, ring[0]!, ring[1]!] : ring;
-        for (const run of clipLine(closedRing, space.clip)) {
-          const screen = toScreen(run, space.toScreen, space.tolerance, false);
-          if (screen.length) lines.push(screen);
-        }
-      }
-      return lines;
+      return (lines ??= openLines(type, rawRings(), space.clip, space));
+    },
+    labelLines() {
+      return (labelLines ??= openLines(type, rawRings(), space.labelClip ?? null, space));
+    },
+    lineStarts() {
+      if (type !== 2) return [];
+      const m = space.toScreen;
+      return rawRings()
+        .filter((ring) => ring.length >= 2 && space.ownsPoint(ring[0]!, ring[1]!))
+        .map((ring) => [m.a * ring[0]! + m.c * ring[1]! + m.e, m.b * ring[0]! + m.d * ring[1]! + m.f]);
     },
     points() {
       if (points) return points;
@@ -87,6 +98,20 @@ export function renderFeature(
       return points;
     },
   };
+}
+
+/** Lines (polygon rings closed into open lines) cut to `clip` (null: uncut) in screen px. */
+function openLines(type: 1 | 2 | 3, rings: Ring[], clip: Box | null, space: GeometrySpace): Ring[] {
+  const out: Ring[] = [];
+  if (type === 1) return out;
+  for (const ring of rings) {
+    const closedRing = type === 3 && ring.length >= 4 ? [...ring, ring[0]!, ring[1]!] : ring;
+    for (const run of clip ? clipLine(closedRing, clip) : [closedRing]) {
+      const screen = toScreen(run, space.toScreen, space.tolerance, false);
+      if (screen.length) out.push(screen);
+    }
+  }
+  return out;
 }
 
 function reverseRing(r: Ring): void {

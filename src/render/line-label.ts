@@ -30,7 +30,7 @@ export function lineAnchors(line: Ring, labelLength: number, spacing: number, ce
   return anchors;
 }
 
-function pointAt(line: Ring, distance: number): { x: number; y: number; angle: number } {
+export function pointAt(line: Ring, distance: number): { x: number; y: number; angle: number } {
   let walked = 0;
   for (let i = 2; i < line.length; i += 2) {
     const ax = line[i - 2]!;

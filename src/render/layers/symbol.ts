@@ -7,7 +7,7 @@ import { CollisionIndex, type CollisionBox } from "../collision";
 import type { DrawContext } from "../draw-context";
 import type { RenderFeature } from "../features";
 import { maskable } from "../glyph-masks";
-import { glyphsAlongLine, lineAnchors } from "../line-label";
+import { glyphsAlongLine, lineAnchors, pointAt } from "../line-label";
 import { labelPoint } from "../polylabel";
 import type { SpriteImage } from "../sprite";
 import { num, passesFilter, prop, straightColor, svgColor } from "../style-eval";
@@ -79,7 +79,7 @@ async function placeLayer(layer: SymbolLayerSpecification, ctx: DrawContext, fon
     const alongLine = placement !== "point" && f.type !== 1;
     // one shaping per text anchor to try (several with text-variable-anchor), the first that fits wins
     const shapings = sections && size > 0 ? shapeCandidates(layer, f, zoom, sections, alongLine) : [];
-    for (const anchor of anchorsOf(f, placement, shapings[0] ?? null, scale, spacing, maxAngle)) {
+    for (const anchor of anchorsOf(f, placement, shapings[0] ?? null, scale, spacing, maxAngle, width, height)) {
       if (anchor.kind === "point" && (anchor.x < -width || anchor.y < -height || anchor.x > 2 * width || anchor.y > 2 * height)) continue;
       const texts = shapings.map((shaping) => layoutText(layer, f, ctx, anchor, shaping, scale, sections!, textPadding));
       const fitting = textAllowOverlap ? texts[0] : texts.find((t) => index.fits(t.boxes));
@@ -178,13 +178,18 @@ function pair(v: unknown): [number, number] {
   return Array.isArray(v) ? [Number(v[0]) || 0, Number(v[1]) || 0] : [0, 0];
 }
 
-function anchorsOf(f: RenderFeature, placement: string, shaping: Shaping | null, scale: number, spacing: number, maxAngle: number): Anchor[] {
+function anchorsOf(f: RenderFeature, placement: string, shaping: Shaping | null, scale: number, spacing: number, maxAngle: number, width: number, height: number): Anchor[] {
   if (placement !== "point" && f.type !== 1) {
     if (!shaping) return [];
     const labelLength = (shaping.right - shaping.left) * scale;
+    // Anchors are laid along the whole line as its tile has it, not the part the view cuts out, so they
+    // do not move with the view; those whose label cannot reach the view are skipped.
+    const reach = labelLength / 2 + ONE_EM * scale * 2;
     const anchors: Anchor[] = [];
-    for (const line of f.lines()) {
+    for (const line of f.labelLines()) {
       for (const a of lineAnchors(line, labelLength, spacing, placement === "line-center")) {
+        const p = pointAt(a.line, a.distance);
+        if (p.x < -reach || p.y < -reach || p.x > width + reach || p.y > height + reach) continue;
         const glyphs = glyphsAlongLine(a, shaping, scale, maxAngle);
         if (glyphs) anchors.push({ kind: "line", glyphs });
       }
@@ -199,7 +204,8 @@ function anchorsOf(f: RenderFeature, placement: string, shaping: Shaping | null,
       .filter((p): p is [number, number] => p !== null)
       .map(([x, y]) => ({ kind: "point", x, y }));
   }
-  return f.lines().map((l) => ({ kind: "point", x: l[0]!, y: l[1]! }));
+  // a line's point label sits on its first vertex (not where the view happens to cut it)
+  return f.lineStarts().map(([x, y]) => ({ kind: "point", x, y }));
 }
 
 function layoutText(
