@@ -7,7 +7,7 @@ import { CollisionIndex, type CollisionBox } from "../collision";
 import type { DrawContext } from "../draw-context";
 import type { RenderFeature } from "../features";
 import { maskable } from "../glyph-masks";
-import { glyphsAlongLine, lineAnchors, pointAt } from "../line-label";
+import { glyphsAlongLine, lineAnchors } from "../line-label";
 import { labelPoint } from "../polylabel";
 import type { SpriteImage } from "../sprite";
 import { num, passesFilter, prop, straightColor, svgColor } from "../style-eval";
@@ -187,9 +187,9 @@ function anchorsOf(f: RenderFeature, placement: string, shaping: Shaping | null,
     const reach = labelLength / 2 + ONE_EM * scale * 2;
     const anchors: Anchor[] = [];
     for (const line of f.labelLines()) {
+      if (!nearView(line, reach, width, height)) continue;
       for (const a of lineAnchors(line, labelLength, spacing, placement === "line-center")) {
-        const p = pointAt(a.line, a.distance);
-        if (p.x < -reach || p.y < -reach || p.x > width + reach || p.y > height + reach) continue;
+        if (a.x < -reach || a.y < -reach || a.x > width + reach || a.y > height + reach) continue;
         const glyphs = glyphsAlongLine(a, shaping, scale, maxAngle);
         if (glyphs) anchors.push({ kind: "line", glyphs });
       }
@@ -206,6 +206,18 @@ function anchorsOf(f: RenderFeature, placement: string, shaping: Shaping | null,
   }
   // a line's point label sits on its first vertex (not where the view happens to cut it)
   return f.lineStarts().map(([x, y]) => ({ kind: "point", x, y }));
+}
+
+/** Whether the line's bounding box comes within `reach` px of the view. */
+function nearView(line: number[], reach: number, width: number, height: number): boolean {
+  let [minX, minY, maxX, maxY] = [Infinity, Infinity, -Infinity, -Infinity];
+  for (let i = 0; i < line.length; i += 2) {
+    minX = Math.min(minX, line[i]!);
+    maxX = Math.max(maxX, line[i]!);
+    minY = Math.min(minY, line[i + 1]!);
+    maxY = Math.max(maxY, line[i + 1]!);
+  }
+  return maxX >= -reach && maxY >= -reach && minX <= width + reach && minY <= height + reach;
 }
 
 function layoutText(
