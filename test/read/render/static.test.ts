@@ -132,6 +132,23 @@ describe("images", () => {
     expect(countIn(on, TEXT, 0, 185, 80, 200, 60)).toBeGreaterThan(countIn(off, TEXT, 0, 185, 80, 200, 60) + 20);
   });
 
+  test("on an image wider and taller than the world they stay in the corners", async () => {
+    // At zoom 0 the world is 512 px: a corner of 600x400 (or 1280x600) lies beyond it.
+    for (const [w, h] of [[600, 400], [1280, 600]] as const) {
+      const on = await image(`/static/v1/acme/world/0,0,0/${w}x${h}.png`);
+      const off = await image(`/static/v1/acme/world/0,0,0/${w}x${h}.png?attribution=false&logo=false`);
+      const changed = (x0: number, y0: number, x1: number, y1: number) => {
+        let n = 0;
+        for (let y = y0; y < y1; y++) for (let x = x0; x < x1; x++) if (colorAt(on, x, y).join() !== colorAt(off, x, y).join()) n++;
+        return n;
+      };
+      expect(changed(w - 100, h - 18, w, h)).toBeGreaterThan(50);
+      expect(changed(0, h - 18, 80, h)).toBeGreaterThan(50);
+      // and nowhere else
+      expect(changed(80, 0, w - 100, h) + changed(0, 0, 80, h - 18) + changed(w - 100, 0, w, h - 18)).toBe(0);
+    }
+  });
+
   test("jpg and webp", async () => {
     const jpg = await get("/static/v1/acme/world/-30,0,1/200x100.jpg");
     expect(jpg.status).toBe(200);
