@@ -76,9 +76,11 @@ export function attributionText(attributions: (string | undefined)[]): string {
 interface Decorations {
   attribution: string;
   logo: boolean;
+  /** the style layer the overlays go beneath (null or absent: on top) */
+  beforeLayer?: string | null;
 }
 
-/** The style with overlays, attribution (bottom-right) and logo (bottom-left) drawn on top. */
+/** The style with overlays (on top, or beneath `beforeLayer`), attribution (bottom-right) and logo (bottom-left) drawn on top. */
 export function decorateStyle(
   style: StyleSpecification,
   overlays: OverlayFeature[],
@@ -89,7 +91,8 @@ export function decorateStyle(
   const layers = [...style.layers];
   if (overlays.length) {
     sources[OVERLAY_SOURCE] = { type: "geojson", data: { type: "FeatureCollection", features: overlays } as FeatureCollection };
-    layers.push(...OVERLAY_LAYERS);
+    const before = decorations.beforeLayer ? layers.findIndex((l) => l.id === decorations.beforeLayer) : -1;
+    layers.splice(before < 0 ? layers.length : before, 0, ...OVERLAY_LAYERS);
   }
   // Both sit on the view's centre and are moved to their corner by text-offset (in ems, on screen): a
   // corner itself may lie beyond the world's edge (an image wider or taller than the world at its zoom),

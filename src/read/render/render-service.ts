@@ -189,6 +189,12 @@ export function createRenderService(ctx: AppContext, deps: RenderDeps, opts: { w
       const fitted = fitPositions(overlayPositions(req.overlays), req.width, req.height, req.padding ?? { top: pad, right: pad, bottom: pad, left: pad });
       center = fitted.center;
       zoom = fitted.zoom;
+    } else if (req.position.kind === "bbox") {
+      // as Mapbox: the box fills the image (less any padding) on its tighter side
+      const { minLon, minLat, maxLon, maxLat } = req.position;
+      const fitted = fitPositions([[minLon, minLat], [maxLon, maxLat]], req.width, req.height, req.padding ?? { top: 0, right: 0, bottom: 0, left: 0 }, MAX_ZOOM);
+      center = fitted.center;
+      zoom = fitted.zoom;
     } else {
       center = [req.position.lon, req.position.lat];
       zoom = req.position.zoom;
@@ -196,8 +202,10 @@ export function createRenderService(ctx: AppContext, deps: RenderDeps, opts: { w
     }
     const view: RenderView = { center, zoom, bearing, width: req.width, height: req.height, pixelRatio: req.pixelRatio };
     const attribution = req.attribution ? attributionText([...sources.sources.values()].map((s) => s.info.attribution)) : "";
-    const style = decorateStyle(base, req.overlays, view, { attribution, logo: req.logo });
-    const key = `static|${resolved.etag}|${sources.signature}|${JSON.stringify(view)}|${req.format}|${attribution}|${req.logo}|${JSON.stringify(req.overlays)}`;
+    if (req.beforeLayer !== null && !base.layers.some((l) => l.id === req.beforeLayer))
+      throw new BadRequest(`before_layer: the style has no layer '${req.beforeLayer.slice(0, 100)}'`);
+    const style = decorateStyle(base, req.overlays, view, { attribution, logo: req.logo, beforeLayer: req.beforeLayer });
+    const key = `static|${resolved.etag}|${sources.signature}|${JSON.stringify(view)}|${req.format}|${attribution}|${req.logo}|${JSON.stringify(req.beforeLayer)}|${JSON.stringify(req.overlays)}`;
     const etag = etagOf(key);
     const headers: Record<string, string> = {
       "content-type": CONTENT_TYPES[req.format],

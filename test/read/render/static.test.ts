@@ -119,6 +119,53 @@ describe("images", () => {
     expect((pin.minY + pin.maxY) / 2).toBeLessThan(80);
   });
 
+  test("Mapbox's {lon},{lat},{zoom},{bearing},{pitch} with pitch 0 is the same image; another pitch is a 400", async () => {
+    const plain = await get("/static/v1/acme/world/8.54,47.37,3/120x80.png");
+    const pitched = await get("/static/v1/acme/world/8.54,47.37,3,0,0/120x80.png");
+    expect(pitched.status).toBe(200);
+    expect(pitched.headers.get("etag")).toBe(plain.headers.get("etag"));
+    const tilted = await get("/static/v1/acme/world/8.54,47.37,3,0,30/120x80.png");
+    expect(tilted.status).toBe(400);
+    expect((await errorOf(tilted)).message).toContain("pitch 30 is not supported");
+  });
+
+  test("Mapbox's [minLon,minLat,maxLon,maxLat] fits the box to the image, with padding", async () => {
+    // A magenta box drawn as an overlay, and the image's view set to the same box: it fills the image on
+    // its tighter side (here the height: 40 degrees of latitude near the equator in a 200x200 image).
+    const square = { type: "Feature", properties: { fill: "#f0f", "fill-opacity": 1, "stroke-width": 0 }, geometry: { type: "Polygon", coordinates: [[[-10, -20], [10, -20], [10, 20], [-10, 20], [-10, -20]]] } };
+    const overlay = `overlay=geojson(${encodeURIComponent(JSON.stringify(square))})&attribution=false&logo=false`;
+    const px = await image(`/static/v1/acme/world/[-10,-20,10,20]/200x200.png?${overlay}`);
+    const box = boxOf(px, MAGENTA);
+    expect(box.minY).toBeLessThanOrEqual(1);
+    expect(box.maxY).toBeGreaterThanOrEqual(198);
+    expect((box.minX + box.maxX) / 2).toBeCloseTo(100, -1);
+    const padded = boxOf(await image(`/static/v1/acme/world/%5B-10,-20,10,20%5D/200x200.png?${overlay}&padding=30`), MAGENTA);
+    expect(padded.minY).toBeCloseTo(30, -1);
+    expect(padded.maxY).toBeCloseTo(170, -1);
+  });
+
+  test("before_layer draws the overlays beneath that style layer; an unknown layer is a 400 naming it", async () => {
+    const pin = `overlay=${encodeURIComponent("pin-l+f0f(10,30)")}&attribution=false&logo=false`;
+    const onTop = await image(`/static/v1/acme/world/10,30,1/200x200.png?${pin}`);
+    expect(countColor(onTop, MAGENTA, 10)).toBeGreaterThan(100);
+    // beneath the land fill, over the Sahara, the pin is hidden; beneath the town circles it is not
+    // (but for a pixel or two where coastline polygons leave a hairline)
+    expect(countColor(await image(`/static/v1/acme/world/10,30,1/200x200.png?${pin}&before_layer=land`), MAGENTA, 10)).toBeLessThan(5);
+    expect(countColor(await image(`/static/v1/acme/world/10,30,1/200x200.png?${pin}&before_layer=towns`), MAGENTA, 10)).toBe(countColor(onTop, MAGENTA, 10));
+    const res = await get(`/static/v1/acme/world/10,30,1/200x200.png?${pin}&before_layer=roads`);
+    expect(res.status).toBe(400);
+    expect((await errorOf(res)).message).toContain("before_layer: the style has no layer 'roads'");
+  });
+
+  test("addlayer, setfilter and layer_id are refused by name; a query parameter Mapbox does not have is ignored", async () => {
+    for (const name of ["addlayer", "setfilter", "layer_id"]) {
+      const res = await get(`/static/v1/acme/world/0,0,1/64x64.png?${name}=x`);
+      expect(res.status).toBe(400);
+      expect((await errorOf(res)).message).toContain(`${name} is not supported`);
+    }
+    expect((await get("/static/v1/acme/world/0,0,1/64x64.png?cachebuster=1")).status).toBe(200);
+  });
+
   test("@2x doubles the pixels", async () => {
     const px = await image("/static/v1/acme/world/0,0,1/150x100@2x.png");
     expect([px.width, px.height]).toEqual([300, 200]);
@@ -215,7 +262,7 @@ describe("path overlays in the URL path (Mapbox's form)", () => {
     const without = doc.paths["/static/v1/{owner}/{style}/{position}/{size}"]?.get;
     for (const op of [withOverlay, without]) {
       expect(Object.keys(op!.responses).sort()).toEqual(["200", "304", "400", "401", "403", "404", "429", "503"]);
-      expect(op!.parameters!.filter((p) => p.in === "query").map((p) => p.name)).toEqual(["overlay", "padding", "attribution", "logo", "access_token"]);
+      expect(op!.parameters!.filter((p) => p.in === "query").map((p) => p.name)).toEqual(["overlay", "padding", "before_layer", "attribution", "logo", "access_token"]);
     }
     expect(withOverlay!.parameters!.filter((p) => p.in === "path").map((p) => p.name)).toEqual(["owner", "style", "overlay", "position", "size"]);
     expect(without!.parameters!.filter((p) => p.in === "path").map((p) => p.name)).toEqual(["owner", "style", "position", "size"]);
