@@ -102,6 +102,21 @@ export function createRenderService(ctx: AppContext, deps: RenderDeps, opts: { w
     return resolved;
   }
 
+  /**
+   * Icon names in the sprite a render of `resolved` at `pixelRatio` draws from (empty without one), to
+   * refuse an overlay naming an icon the image could not show; kept per style version (its ETag).
+   */
+  const spriteNames = new Lru<Set<string>>({ maxEntries: 256 });
+  async function spriteIcons(resolved: ResolvedStyle, pixelRatio: 1 | 2): Promise<Set<string>> {
+    const key = `${resolved.etag}|${pixelRatio}`;
+    let names = spriteNames.get(key);
+    if (!names) {
+      names = new Set(Object.keys((await spriteJson(resolved, pixelRatio)) ?? {}));
+      spriteNames.set(key, names);
+    }
+    return names;
+  }
+
   const parsed = new Lru<StyleSpecification>({ maxEntries: 256 });
   function styleJson(resolved: ResolvedStyle): StyleSpecification {
     let style = parsed.get(resolved.etag);
@@ -110,6 +125,16 @@ export function createRenderService(ctx: AppContext, deps: RenderDeps, opts: { w
       parsed.set(resolved.etag, style);
     }
     return style;
+  }
+
+  /** The sprite index a render at `pixelRatio` draws from; null when the style has none (or lacks that half). */
+  async function spriteJson(resolved: ResolvedStyle, pixelRatio: 1 | 2): Promise<Record<string, SpriteEntry> | null> {
+    if (!resolved.spritePath) return null;
+    const suffix = pixelRatio === 2 ? "@2x" : "";
+    const json = Bun.file(styles.sprites.path(resolved.spritePath, `sprite${suffix}.json`));
+    const png = Bun.file(styles.sprites.path(resolved.spritePath, `sprite${suffix}.png`));
+    if (!(await json.exists()) || !(await png.exists())) return null;
+    return (await json.json()) as Record<string, SpriteEntry>;
   }
 
   function resourcesFor(resolved: ResolvedStyle, sources: ResolvedSources): JobResources {
@@ -133,12 +158,8 @@ export function createRenderService(ctx: AppContext, deps: RenderDeps, opts: { w
         return bytes;
       },
       async sprite(pixelRatio) {
-        if (!resolved.spritePath) return null;
-        const suffix = pixelRatio === 2 ? "@2x" : "";
-        const json = Bun.file(styles.sprites.path(resolved.spritePath, `sprite${suffix}.json`));
-        const png = Bun.file(styles.sprites.path(resolved.spritePath, `sprite${suffix}.png`));
-        if (!(await json.exists()) || !(await png.exists())) return null;
-        return { json: (await json.json()) as Record<string, SpriteEntry>, png: await png.bytes() };
+        const json = await spriteJson(resolved, pixelRatio);
+        return json ? { json, png: await Bun.file(styles.sprites.path(resolved.spritePath!, `sprite${pixelRatio === 2 ? "@2x" : ""}.png`)).bytes() } : null;
       },
       async font(name) {
         const entry = fontEntries.get(name);
@@ -202,6 +223,17 @@ export function createRenderService(ctx: AppContext, deps: RenderDeps, opts: { w
     }
     const view: RenderView = { center, zoom, bearing, width: req.width, height: req.height, pixelRatio: req.pixelRatio };
     const attribution = req.attribution ? attributionText([...sources.sources.values()].map((s) => s.info.attribution)) : "";
+    const icons = [...new Set(req.overlays.map((o) => o.properties.icon).filter((icon) => icon))];
+    if (icons.length) {
+      const available = await spriteIcons(resolved, req.pixelRatio);
+      const missing = icons.find((icon) => !available.has(icon));
+      if (missing !== undefined)
+        throw new BadRequest(
+          available.size
+            ? `overlay: the style's sprite has no icon '${missing}' (a marker label of three or more characters names an icon of the style's sprite)`
+            : `overlay: the marker icon '${missing}' needs a sprite, and the style has none (a marker label of three or more characters names an icon of the style's sprite)`,
+        );
+    }
     if (req.beforeLayer !== null && !base.layers.some((l) => l.id === req.beforeLayer))
       throw new BadRequest(`before_layer: the style has no layer '${req.beforeLayer.slice(0, 100)}'`);
     const style = decorateStyle(base, req.overlays, view, { attribution, logo: req.logo, beforeLayer: req.beforeLayer });

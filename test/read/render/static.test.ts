@@ -8,6 +8,7 @@ import { createLogger } from "../../../src/log";
 import { encodePolyline6 } from "../../../src/backends/routing/polyline";
 import { MAX_MARKERS, MAX_OVERLAY_CHARS } from "../../../src/read/render/overlays";
 import { publish, upload, waitForVersion } from "../../routes/management/tilesets/fixtures";
+import { squareSvg, zipOf } from "../../sprites/fixtures";
 import { buildWorld, colorAt, countColor, LAND, OCEAN, pixelsOf, worldStyle, type Pixels, type World } from "./world";
 
 let t: TestApp;
@@ -164,6 +165,34 @@ describe("images", () => {
       expect((await errorOf(res)).message).toContain(`${name} is not supported`);
     }
     expect((await get("/static/v1/acme/world/0,0,1/64x64.png?cachebuster=1")).status).toBe(200);
+  });
+
+  test("a marker naming an icon the style's sprite lacks, or any icon without a sprite, is a 400 naming the icon", async () => {
+    // the world style has no sprite
+    const none = await get(`/static/v1/acme/world/0,0,1/64x64.png?overlay=${encodeURIComponent("pin-l-rocket+f00(0,0)")}`);
+    expect(none.status).toBe(400);
+    expect((await errorOf(none)).message).toContain("'rocket' needs a sprite, and the style has none");
+    // a style whose sprite holds a yellow "cafe"
+    const slug = "iconic";
+    const draft = { method: "POST", headers: { ...w.session.headers, "content-type": "application/json" }, body: JSON.stringify({ slug }) };
+    expect((await t.fetch("/api/v1/orgs/acme/styles", draft)).status).toBe(201);
+    const sprite = zipOf({ "cafe.svg": squareSvg("#ffff00", 16) });
+    expect((await t.fetch(`/api/v1/orgs/acme/styles/${slug}/sprite`, { method: "PUT", headers: { ...w.session.headers, "content-type": "application/zip" }, body: sprite as BodyInit })).status).toBe(200);
+    const style = { ...worldStyle(), sprite: `mapstead://sprites/acme/${slug}` };
+    expect((await t.fetch(`/api/v1/orgs/acme/styles/${slug}/draft`, { method: "PUT", headers: { ...w.session.headers, "content-type": "application/json" }, body: JSON.stringify(style) })).status).toBe(200);
+    expect((await t.fetch(`/api/v1/orgs/acme/styles/${slug}/publish`, { method: "POST", headers: w.session.headers })).status).toBe(200);
+    for (const ratio of ["", "@2x"]) {
+      const ok = await image(`/static/v1/acme/${slug}/0,0,1/64x64${ratio}.png?overlay=${encodeURIComponent("pin-l-cafe+f00(0,0)")}&attribution=false&logo=false`);
+      expect(countColor(ok, YELLOW, 10)).toBeGreaterThan(50);
+      const missing = await get(`/static/v1/acme/${slug}/0,0,1/64x64${ratio}.png?overlay=${encodeURIComponent("pin-l-rocket+f00(0,0)")}`);
+      expect(missing.status).toBe(400);
+      expect((await errorOf(missing)).message).toContain("the style's sprite has no icon 'rocket'");
+    }
+    // the same for a GeoJSON marker-symbol
+    const point = { type: "Feature", properties: { "marker-symbol": "rocket" }, geometry: { type: "Point", coordinates: [0, 0] } };
+    const geo = await get(`/static/v1/acme/${slug}/0,0,1/64x64.png?overlay=geojson(${encodeURIComponent(JSON.stringify(point))})`);
+    expect(geo.status).toBe(400);
+    expect((await errorOf(geo)).message).toContain("'rocket'");
   });
 
   test("@2x doubles the pixels", async () => {
