@@ -257,18 +257,17 @@ export function createRenderService(ctx: AppContext, deps: RenderDeps, opts: { w
     const base = styleJson(resolved);
     const sources = await resolveSources(base, styles.base, catalog, viewer);
     const { center, zoom } = tileView(req.z, req.x, req.y, req.tileSize);
-    // A 256-px tile at zoom 0 shows the world smaller than MapLibre's zoom 0: drawn at 512 and halved.
-    // Other tiles are drawn with a margin that is cut off afterwards, so a label across a tile edge is
-    // placed the same way in both tiles instead of being cut off in one and missing from the other.
-    const downscale = zoom < 0;
-    const margin = downscale ? 0 : TILE_MARGIN;
-    const size = downscale ? 512 : req.tileSize + 2 * margin;
-    const view: RenderView = { center, zoom: Math.max(0, zoom), bearing: 0, width: size, height: size, pixelRatio: req.pixelRatio };
-    const key = `tile|${resolved.etag}|${sources.signature}|${JSON.stringify(view)}|${downscale}`;
+    // Tiles are drawn with a margin that is cut off afterwards, so a label across a tile edge is placed
+    // the same way in both tiles instead of being cut off in one and missing from the other. A 256-px
+    // tile at zoom 0 is MapLibre's zoom -1, drawn at that zoom (not at 0 and halved, which halved every
+    // circle, icon and label too).
+    const size = req.tileSize + 2 * TILE_MARGIN;
+    const view: RenderView = { center, zoom, bearing: 0, width: size, height: size, pixelRatio: req.pixelRatio };
+    const key = `tile|${resolved.etag}|${sources.signature}|${JSON.stringify(view)}`;
     const etag = etagOf(key);
     const headers: Record<string, string> = { "content-type": "image/png", "cache-control": cacheControlOf(resolved), etag };
     if (ifNoneMatchHits(request, etag)) return { status: 304, headers, body: null };
-    const job = { style: base, view, format: "png" as const, margin: margin * req.pixelRatio, downscale };
+    const job = { style: base, view, format: "png" as const, margin: TILE_MARGIN * req.pixelRatio };
     return { status: 200, headers, body: await image(key, job, resolved, sources) };
   }
 
