@@ -3,7 +3,7 @@
 // circles and symbols want points) and cached, because several style layers read the same features.
 import { classifyRings, clipLine, clipPolygon, signedArea, toScreen, type Box, type Ring } from "./geometry";
 import type { EvalFeature } from "./style-eval";
-import type { Affine } from "./view";
+import { invert, type Affine } from "./view";
 
 export interface RenderFeature extends EvalFeature {
   /** polygons (exterior clockwise on screen, holes anticlockwise), clipped to what can be seen */
@@ -11,11 +11,13 @@ export interface RenderFeature extends EvalFeature {
   /** lines, or polygon rings as open lines, clipped so tile edges never show */
   lines(): Ring[];
   /**
-   * The same lines cut only where the view plays no part (a tile's own edge), for labels along lines:
-   * where their labels are anchored then depends on the map alone, so neighbouring raster tiles (drawn
-   * as views of their own) place a label across their shared edge at the same spot.
+   * The same lines as their tile holds them (buffer included), not cut by the view, for labels along
+   * lines: where their labels are anchored then depends on the map alone, so neighbouring raster tiles
+   * (drawn as views of their own) place a label across their shared edge at the same spot.
    */
   labelLines(): Ring[];
+  /** Whether a screen point lies in this feature's own tile (a label anchored there belongs to it). */
+  ownsAnchor(x: number, y: number): boolean;
   /** where each line starts, in screen px, once across tiles (not where a tile or the view cuts it) */
   lineStarts(): [number, number][];
   /** points in screen px (each point once across tiles) */
@@ -27,8 +29,6 @@ export interface GeometrySpace {
   toScreen: Affine;
   /** in raw coordinates: the part of the tile (or the screen, for geojson) worth drawing */
   clip: Box;
-  /** in raw coordinates: the cut of labelLines(), which must not depend on the view (none: uncut) */
-  labelClip?: Box;
   /** in raw coordinates: where points belong to this tile (half-open), so buffers do not duplicate them */
   ownsPoint: (x: number, y: number) => boolean;
   /** simplification tolerance in screen px */
@@ -45,6 +45,7 @@ export function renderFeature(
   let polygons: Ring[][] | undefined;
   let lines: Ring[] | undefined;
   let labelLines: Ring[] | undefined;
+  let fromScreen: Affine | undefined;
   let points: [number, number][] | undefined;
   return {
     type,
@@ -74,7 +75,11 @@ export function renderFeature(
       return (lines ??= openLines(type, rawRings(), space.clip, space));
     },
     labelLines() {
-      return (labelLines ??= openLines(type, rawRings(), space.labelClip ?? null, space));
+      return (labelLines ??= openLines(type, rawRings(), null, space));
+    },
+    ownsAnchor(x, y) {
+      const inv = (fromScreen ??= invert(space.toScreen));
+      return space.ownsPoint(inv.a * x + inv.c * y + inv.e, inv.b * x + inv.d * y + inv.f);
     },
     lineStarts() {
       if (type !== 2) return [];

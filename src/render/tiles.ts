@@ -59,7 +59,6 @@ export function tileFeatures(cam: Camera, tiles: LoadedTile[], sourceLayer: stri
     const space = {
       toScreen: m,
       clip,
-      labelClip: { minX: 0, minY: 0, maxX: extent, maxY: extent },
       ownsPoint: (x: number, y: number) => x >= 0 && x < extent && y >= 0 && y < extent,
       tolerance,
     };

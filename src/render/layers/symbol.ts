@@ -67,7 +67,9 @@ async function placeLayer(layer: SymbolLayerSpecification, ctx: DrawContext, fon
   const textOptional = prop(layer, "layout", "text-optional", zoom) === true;
   const iconOptional = prop(layer, "layout", "icon-optional", zoom) === true;
   const textPadding = num(layer, "layout", "text-padding", zoom);
-  const spacing = num(layer, "layout", "symbol-spacing", zoom) || 250;
+  // MapLibre lays symbols out at the tile's whole zoom and shows the tile scaled up to the view's
+  // fractional zoom, so on screen the spacing grows with the fraction (up to twice at x.99)
+  const spacing = (num(layer, "layout", "symbol-spacing", zoom) || 250) * 2 ** (zoom - Math.floor(zoom));
   const maxAngle = (num(layer, "layout", "text-max-angle", zoom) * Math.PI) / 180;
   const placed: PlacedSymbol[] = [];
   for (const { f } of keyed) {
@@ -182,14 +184,15 @@ function anchorsOf(f: RenderFeature, placement: string, shaping: Shaping | null,
   if (placement !== "point" && f.type !== 1) {
     if (!shaping) return [];
     const labelLength = (shaping.right - shaping.left) * scale;
-    // Anchors are laid along the whole line as its tile has it, not the part the view cuts out, so they
-    // do not move with the view; those whose label cannot reach the view are skipped.
+    // Anchors are laid along the whole line as its tile has it (buffer included), not the part the view
+    // cuts out, so they do not move with the view; as in MapLibre a tile keeps those inside itself (its
+    // neighbour has the others), and those whose label cannot reach the view are skipped.
     const reach = labelLength / 2 + ONE_EM * scale * 2;
     const anchors: Anchor[] = [];
     for (const line of f.labelLines()) {
       if (!nearView(line, reach, width, height)) continue;
       for (const a of lineAnchors(line, labelLength, spacing, placement === "line-center")) {
-        if (a.x < -reach || a.y < -reach || a.x > width + reach || a.y > height + reach) continue;
+        if (a.x < -reach || a.y < -reach || a.x > width + reach || a.y > height + reach || !f.ownsAnchor(a.x, a.y)) continue;
         const glyphs = glyphsAlongLine(a, shaping, scale, maxAngle);
         if (glyphs) anchors.push({ kind: "line", glyphs });
       }
