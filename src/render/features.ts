@@ -3,13 +3,23 @@
 // circles and symbols want points) and cached, because several style layers read the same features.
 import { classifyRings, clipLine, clipPolygon, signedArea, toScreen, type Box, type Ring } from "./geometry";
 import type { EvalFeature } from "./style-eval";
-import type { Affine } from "./view";
+import { invert, type Affine } from "./view";
 
 export interface RenderFeature extends EvalFeature {
   /** polygons (exterior clockwise on screen, holes anticlockwise), clipped to what can be seen */
   polygons(): Ring[][];
   /** lines, or polygon rings as open lines, clipped so tile edges never show */
   lines(): Ring[];
+  /**
+   * The same lines as their tile holds them (buffer included), not cut by the view, for labels along
+   * lines: where their labels are anchored then depends on the map alone, so neighbouring raster tiles
+   * (drawn as views of their own) place a label across their shared edge at the same spot.
+   */
+  labelLines(): Ring[];
+  /** Whether a screen point lies in this feature's own tile (a label anchored there belongs to it). */
+  ownsAnchor(x: number, y: number): boolean;
+  /** where each line starts, in screen px, once across tiles (not where a tile or the view cuts it) */
+  lineStarts(): [number, number][];
   /** points in screen px (each point once across tiles) */
   points(): [number, number][];
 }
@@ -34,6 +44,8 @@ export function renderFeature(
 ): RenderFeature {
   let polygons: Ring[][] | undefined;
   let lines: Ring[] | undefined;
+  let labelLines: Ring[] | undefined;
+  let fromScreen: Affine | undefined;
   let points: [number, number][] | undefined;
   return {
     type,
@@ -60,17 +72,21 @@ export function renderFeature(
       return polygons;
     },
     lines() {
-      if (lines) return lines;
-      lines = [];
-      if (type === 1) return lines;
-      for (const ring of rawRings()) {
-        const closedRing = type === 3 && ring.length >= 4 ? [...ring, ring[0]!, ring[1]!] : ring;
-        for (const run of clipLine(closedRing, space.clip)) {
-          const screen = toScreen(run, space.toScreen, space.tolerance, false);
-          if (screen.length) lines.push(screen);
-        }
-      }
-      return lines;
+      return (lines ??= openLines(type, rawRings(), space.clip, space));
+    },
+    labelLines() {
+      return (labelLines ??= openLines(type, rawRings(), null, space));
+    },
+    ownsAnchor(x, y) {
+      const inv = (fromScreen ??= invert(space.toScreen));
+      return space.ownsPoint(inv.a * x + inv.c * y + inv.e, inv.b * x + inv.d * y + inv.f);
+    },
+    lineStarts() {
+      if (type !== 2) return [];
+      const m = space.toScreen;
+      return rawRings()
+        .filter((ring) => ring.length >= 2 && space.ownsPoint(ring[0]!, ring[1]!))
+        .map((ring) => [m.a * ring[0]! + m.c * ring[1]! + m.e, m.b * ring[0]! + m.d * ring[1]! + m.f]);
     },
     points() {
       if (points) return points;
@@ -87,6 +103,20 @@ export function renderFeature(
       return points;
     },
   };
+}
+
+/** Lines (polygon rings closed into open lines) cut to `clip` (null: uncut) in screen px. */
+function openLines(type: 1 | 2 | 3, rings: Ring[], clip: Box | null, space: GeometrySpace): Ring[] {
+  const out: Ring[] = [];
+  if (type === 1) return out;
+  for (const ring of rings) {
+    const closedRing = type === 3 && ring.length >= 4 ? [...ring, ring[0]!, ring[1]!] : ring;
+    for (const run of clip ? clipLine(closedRing, clip) : [closedRing]) {
+      const screen = toScreen(run, space.toScreen, space.tolerance, false);
+      if (screen.length) out.push(screen);
+    }
+  }
+  return out;
 }
 
 function reverseRing(r: Ring): void {

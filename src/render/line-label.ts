@@ -7,6 +7,9 @@ export interface LineAnchor {
   line: Ring;
   /** distance of the anchor along the line, px */
   distance: number;
+  /** the anchor's point on the line, screen px */
+  x: number;
+  y: number;
 }
 
 export function lineLength(line: Ring): number {
@@ -19,14 +22,27 @@ export function lineLength(line: Ring): number {
 export function lineAnchors(line: Ring, labelLength: number, spacing: number, center: boolean): LineAnchor[] {
   const total = lineLength(line);
   if (total < labelLength) return [];
-  if (center) return [{ line, distance: total / 2 }];
-  if (spacing - labelLength < spacing / 4) spacing = labelLength + spacing / 4;
-  const anchors: LineAnchor[] = [];
-  const offset = (labelLength / 2 + 48) % spacing;
-  for (let d = offset; d <= total; d += spacing) {
-    if (d - labelLength / 2 >= 0 && d + labelLength / 2 <= total) anchors.push({ line, distance: d });
+  const distances: number[] = [];
+  if (!center) {
+    if (spacing - labelLength < spacing / 4) spacing = labelLength + spacing / 4;
+    const offset = (labelLength / 2 + 48) % spacing;
+    for (let d = offset; d <= total; d += spacing) if (d - labelLength / 2 >= 0 && d + labelLength / 2 <= total) distances.push(d);
   }
-  if (!anchors.length) anchors.push({ line, distance: total / 2 });
+  if (!distances.length) distances.push(total / 2);
+  // one walk along the line for every anchor's point (a long line in an overzoomed tile has hundreds)
+  const anchors: LineAnchor[] = [];
+  let walked = 0;
+  let i = 2;
+  for (const distance of distances) {
+    while (i < line.length - 2 && walked + Math.hypot(line[i]! - line[i - 2]!, line[i + 1]! - line[i - 1]!) < distance) {
+      walked += Math.hypot(line[i]! - line[i - 2]!, line[i + 1]! - line[i - 1]!);
+      i += 2;
+    }
+    const [ax, ay, bx, by] = [line[i - 2]!, line[i - 1]!, line[i]!, line[i + 1]!];
+    const seg = Math.hypot(bx - ax, by - ay);
+    const t = seg > 0 ? Math.max(0, Math.min(1, (distance - walked) / seg)) : 0;
+    anchors.push({ line, distance, x: ax + (bx - ax) * t, y: ay + (by - ay) * t });
+  }
   return anchors;
 }
 

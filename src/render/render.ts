@@ -28,6 +28,9 @@ import { featureConstant, layerVisible, prop } from "./style-eval";
 export class RenderInputError extends Error {}
 export class RenderAborted extends Error {}
 
+/** Lowest zoom the renderer draws, MapLibre's own minimum (a 256-px raster tile at zoom 0 is zoom -1). */
+export const MIN_RENDER_ZOOM = -2;
+
 /** Largest image side in device pixels the renderer accepts (the service enforces its own, smaller limits). */
 export const MAX_RENDER_PX = 4096;
 
@@ -173,7 +176,7 @@ function checkView(view: RenderView): void {
     throw new RenderInputError(what);
   };
   if (!Array.isArray(center) || !Number.isFinite(center[0]) || !Number.isFinite(center[1])) bad("center must be two finite numbers");
-  if (!Number.isFinite(zoom) || zoom < 0 || zoom > 24) bad("zoom must be between 0 and 24");
+  if (!Number.isFinite(zoom) || zoom < MIN_RENDER_ZOOM || zoom > 24) bad(`zoom must be between ${MIN_RENDER_ZOOM} and 24`);
   if (!Number.isFinite(bearing)) bad("bearing must be a finite number");
   if (pixelRatio !== 1 && pixelRatio !== 2) bad("pixelRatio must be 1 or 2");
   for (const [name, v] of [["width", width], ["height", height]] as const) {

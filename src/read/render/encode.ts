@@ -1,4 +1,4 @@
-// Pixels out of the renderer: cropped or halved for raster tiles, then encoded. PNG with the renderer's
+// Pixels out of the renderer: cropped for raster tiles, then encoded. PNG with the renderer's
 // own fast encoder; JPEG with jpeg-js (pure JavaScript); WebP with libwebp compiled to WebAssembly by
 // @jsquash/webp. The .wasm is imported as a file so `bun build --compile` embeds it: nothing is fetched
 // at run time.
@@ -48,35 +48,5 @@ export function crop(src: RgbaImage, margin: number): RgbaImage {
   if (width < 1 || height < 1) throw new Error(`cannot crop ${margin} px from a ${src.width}x${src.height} image`);
   const data = new Uint8Array(width * height * 4);
   for (let y = 0; y < height; y++) data.set(src.data.subarray(((y + margin) * src.width + margin) * 4, ((y + margin) * src.width + margin + width) * 4), y * width * 4);
-  return { width, height, data };
-}
-
-/** The image at half its size, each pixel the mean of four (alpha-weighted, so edges do not darken). */
-export function halve(src: RgbaImage): RgbaImage {
-  const width = Math.max(1, src.width >> 1);
-  const height = Math.max(1, src.height >> 1);
-  const data = new Uint8Array(width * height * 4);
-  for (let y = 0; y < height; y++)
-    for (let x = 0; x < width; x++) {
-      let r = 0;
-      let g = 0;
-      let b = 0;
-      let a = 0;
-      for (const [dx, dy] of [[0, 0], [1, 0], [0, 1], [1, 1]] as const) {
-        const i = (Math.min(src.height - 1, 2 * y + dy) * src.width + Math.min(src.width - 1, 2 * x + dx)) * 4;
-        const alpha = src.data[i + 3]!;
-        r += src.data[i]! * alpha;
-        g += src.data[i + 1]! * alpha;
-        b += src.data[i + 2]! * alpha;
-        a += alpha;
-      }
-      const o = (y * width + x) * 4;
-      if (a > 0) {
-        data[o] = Math.round(r / a);
-        data[o + 1] = Math.round(g / a);
-        data[o + 2] = Math.round(b / a);
-      }
-      data[o + 3] = Math.round(a / 4);
-    }
   return { width, height, data };
 }

@@ -4,7 +4,6 @@
 import type { LayerSpecification, StyleSpecification } from "@maplibre/maplibre-gl-style-spec";
 import type { Feature, FeatureCollection, Point } from "geojson";
 import type { OverlayFeature } from "./overlays";
-import { screenToLngLat } from "./viewport";
 
 export const OVERLAY_SOURCE = "mapstead-overlay";
 const LABEL_SOURCE = "mapstead-labels";
@@ -12,6 +11,8 @@ const LABEL_SOURCE = "mapstead-labels";
 const BOLD = ["Noto Sans Bold"];
 const REGULAR = ["Noto Sans Regular"];
 const EDGE = 4;
+const ATTRIBUTION_SIZE = 10;
+const LOGO_SIZE = 12;
 
 const isShape = ["==", ["get", "kind"], "shape"] as const;
 const isMarker = ["==", ["get", "kind"], "marker"] as const;
@@ -75,9 +76,11 @@ export function attributionText(attributions: (string | undefined)[]): string {
 interface Decorations {
   attribution: string;
   logo: boolean;
+  /** the style layer the overlays go beneath (null or absent: on top) */
+  beforeLayer?: string | null;
 }
 
-/** The style with overlays, attribution (bottom-right) and logo (bottom-left) drawn on top. */
+/** The style with overlays (on top, or beneath `beforeLayer`), attribution (bottom-right) and logo (bottom-left) drawn on top. */
 export function decorateStyle(
   style: StyleSpecification,
   overlays: OverlayFeature[],
@@ -88,19 +91,22 @@ export function decorateStyle(
   const layers = [...style.layers];
   if (overlays.length) {
     sources[OVERLAY_SOURCE] = { type: "geojson", data: { type: "FeatureCollection", features: overlays } as FeatureCollection };
-    layers.push(...OVERLAY_LAYERS);
+    const before = decorations.beforeLayer ? layers.findIndex((l) => l.id === decorations.beforeLayer) : -1;
+    layers.splice(before < 0 ? layers.length : before, 0, ...OVERLAY_LAYERS);
   }
-  const labels: Feature<Point>[] = [];
-  const corner = (px: number, py: number, role: string, text: string) =>
-    labels.push({ type: "Feature", geometry: { type: "Point", coordinates: screenToLngLat(view, px, py) }, properties: { role, text } });
-  if (decorations.attribution) corner(view.width - EDGE, view.height - EDGE, "attribution", decorations.attribution);
-  if (decorations.logo) corner(EDGE, view.height - EDGE, "logo", "Mapstead");
+  // Both sit on the view's centre and are moved to their corner by text-offset (in ems, on screen): a
+  // corner itself may lie beyond the world's edge (an image wider or taller than the world at its zoom),
+  // where no longitude and latitude lands on it.
+  const present = [
+    ["attribution", REGULAR, ATTRIBUTION_SIZE, "bottom-right", decorations.attribution, view.width / 2 - EDGE],
+    ["logo", BOLD, LOGO_SIZE, "bottom-left", decorations.logo ? "Mapstead" : "", -(view.width / 2 - EDGE)],
+  ] as const;
+  const labels: Feature<Point>[] = present
+    .filter(([, , , , text]) => text)
+    .map(([role, , , , text]) => ({ type: "Feature", geometry: { type: "Point", coordinates: view.center }, properties: { role, text } }));
   if (labels.length) {
     sources[LABEL_SOURCE] = { type: "geojson", data: { type: "FeatureCollection", features: labels } };
-    for (const [role, font, size, anchor] of [
-      ["attribution", REGULAR, 10, "bottom-right"],
-      ["logo", BOLD, 12, "bottom-left"],
-    ] as const)
+    for (const [role, font, size, anchor, , dx] of present)
       layers.push({
         id: `mapstead-${role}`,
         type: "symbol",
@@ -111,6 +117,7 @@ export function decorateStyle(
           "text-font": [...font],
           "text-size": size,
           "text-anchor": anchor,
+          "text-offset": [dx / size, (view.height / 2 - EDGE) / size],
           "text-max-width": 1000,
           "text-allow-overlap": true,
           "text-ignore-placement": true,

@@ -16,8 +16,6 @@ export interface RenderJob {
   format: ImageFormat;
   /** device pixels cut from every side of the rendered image (raster tiles are drawn with a margin) */
   margin?: number;
-  /** halve the rendered image (a 256-px tile at zoom 0 is drawn at 512 first) */
-  downscale?: boolean;
 }
 
 /** What the worker may ask for during one job. */

@@ -102,6 +102,21 @@ export function createRenderService(ctx: AppContext, deps: RenderDeps, opts: { w
     return resolved;
   }
 
+  /**
+   * Icon names in the sprite a render of `resolved` at `pixelRatio` draws from (empty without one), to
+   * refuse an overlay naming an icon the image could not show; kept per style version (its ETag).
+   */
+  const spriteNames = new Lru<Set<string>>({ maxEntries: 256 });
+  async function spriteIcons(resolved: ResolvedStyle, pixelRatio: 1 | 2): Promise<Set<string>> {
+    const key = `${resolved.etag}|${pixelRatio}`;
+    let names = spriteNames.get(key);
+    if (!names) {
+      names = new Set(Object.keys((await spriteJson(resolved, pixelRatio)) ?? {}));
+      spriteNames.set(key, names);
+    }
+    return names;
+  }
+
   const parsed = new Lru<StyleSpecification>({ maxEntries: 256 });
   function styleJson(resolved: ResolvedStyle): StyleSpecification {
     let style = parsed.get(resolved.etag);
@@ -110,6 +125,16 @@ export function createRenderService(ctx: AppContext, deps: RenderDeps, opts: { w
       parsed.set(resolved.etag, style);
     }
     return style;
+  }
+
+  /** The sprite index a render at `pixelRatio` draws from; null when the style has none (or lacks that half). */
+  async function spriteJson(resolved: ResolvedStyle, pixelRatio: 1 | 2): Promise<Record<string, SpriteEntry> | null> {
+    if (!resolved.spritePath) return null;
+    const suffix = pixelRatio === 2 ? "@2x" : "";
+    const json = Bun.file(styles.sprites.path(resolved.spritePath, `sprite${suffix}.json`));
+    const png = Bun.file(styles.sprites.path(resolved.spritePath, `sprite${suffix}.png`));
+    if (!(await json.exists()) || !(await png.exists())) return null;
+    return (await json.json()) as Record<string, SpriteEntry>;
   }
 
   function resourcesFor(resolved: ResolvedStyle, sources: ResolvedSources): JobResources {
@@ -133,12 +158,8 @@ export function createRenderService(ctx: AppContext, deps: RenderDeps, opts: { w
         return bytes;
       },
       async sprite(pixelRatio) {
-        if (!resolved.spritePath) return null;
-        const suffix = pixelRatio === 2 ? "@2x" : "";
-        const json = Bun.file(styles.sprites.path(resolved.spritePath, `sprite${suffix}.json`));
-        const png = Bun.file(styles.sprites.path(resolved.spritePath, `sprite${suffix}.png`));
-        if (!(await json.exists()) || !(await png.exists())) return null;
-        return { json: (await json.json()) as Record<string, SpriteEntry>, png: await png.bytes() };
+        const json = await spriteJson(resolved, pixelRatio);
+        return json ? { json, png: await Bun.file(styles.sprites.path(resolved.spritePath!, `sprite${pixelRatio === 2 ? "@2x" : ""}.png`)).bytes() } : null;
       },
       async font(name) {
         const entry = fontEntries.get(name);
@@ -189,6 +210,12 @@ export function createRenderService(ctx: AppContext, deps: RenderDeps, opts: { w
       const fitted = fitPositions(overlayPositions(req.overlays), req.width, req.height, req.padding ?? { top: pad, right: pad, bottom: pad, left: pad });
       center = fitted.center;
       zoom = fitted.zoom;
+    } else if (req.position.kind === "bbox") {
+      // as Mapbox: the box fills the image (less any padding) on its tighter side
+      const { minLon, minLat, maxLon, maxLat } = req.position;
+      const fitted = fitPositions([[minLon, minLat], [maxLon, maxLat]], req.width, req.height, req.padding ?? { top: 0, right: 0, bottom: 0, left: 0 }, MAX_ZOOM);
+      center = fitted.center;
+      zoom = fitted.zoom;
     } else {
       center = [req.position.lon, req.position.lat];
       zoom = req.position.zoom;
@@ -196,8 +223,21 @@ export function createRenderService(ctx: AppContext, deps: RenderDeps, opts: { w
     }
     const view: RenderView = { center, zoom, bearing, width: req.width, height: req.height, pixelRatio: req.pixelRatio };
     const attribution = req.attribution ? attributionText([...sources.sources.values()].map((s) => s.info.attribution)) : "";
-    const style = decorateStyle(base, req.overlays, view, { attribution, logo: req.logo });
-    const key = `static|${resolved.etag}|${sources.signature}|${JSON.stringify(view)}|${req.format}|${attribution}|${req.logo}|${JSON.stringify(req.overlays)}`;
+    const icons = [...new Set(req.overlays.map((o) => o.properties.icon).filter((icon) => icon))];
+    if (icons.length) {
+      const available = await spriteIcons(resolved, req.pixelRatio);
+      const missing = icons.find((icon) => !available.has(icon));
+      if (missing !== undefined)
+        throw new BadRequest(
+          available.size
+            ? `overlay: the style's sprite has no icon '${missing}' (a marker label of three or more characters names an icon of the style's sprite)`
+            : `overlay: the marker icon '${missing}' needs a sprite, and the style has none (a marker label of three or more characters names an icon of the style's sprite)`,
+        );
+    }
+    if (req.beforeLayer !== null && !base.layers.some((l) => l.id === req.beforeLayer))
+      throw new BadRequest(`before_layer: the style has no layer '${req.beforeLayer.slice(0, 100)}'`);
+    const style = decorateStyle(base, req.overlays, view, { attribution, logo: req.logo, beforeLayer: req.beforeLayer });
+    const key = `static|${resolved.etag}|${sources.signature}|${JSON.stringify(view)}|${req.format}|${attribution}|${req.logo}|${JSON.stringify(req.beforeLayer)}|${JSON.stringify(req.overlays)}`;
     const etag = etagOf(key);
     const headers: Record<string, string> = {
       "content-type": CONTENT_TYPES[req.format],
@@ -217,18 +257,17 @@ export function createRenderService(ctx: AppContext, deps: RenderDeps, opts: { w
     const base = styleJson(resolved);
     const sources = await resolveSources(base, styles.base, catalog, viewer);
     const { center, zoom } = tileView(req.z, req.x, req.y, req.tileSize);
-    // A 256-px tile at zoom 0 shows the world smaller than MapLibre's zoom 0: drawn at 512 and halved.
-    // Other tiles are drawn with a margin that is cut off afterwards, so a label across a tile edge is
-    // placed the same way in both tiles instead of being cut off in one and missing from the other.
-    const downscale = zoom < 0;
-    const margin = downscale ? 0 : TILE_MARGIN;
-    const size = downscale ? 512 : req.tileSize + 2 * margin;
-    const view: RenderView = { center, zoom: Math.max(0, zoom), bearing: 0, width: size, height: size, pixelRatio: req.pixelRatio };
-    const key = `tile|${resolved.etag}|${sources.signature}|${JSON.stringify(view)}|${downscale}`;
+    // Tiles are drawn with a margin that is cut off afterwards, so a label across a tile edge is placed
+    // the same way in both tiles instead of being cut off in one and missing from the other. A 256-px
+    // tile at zoom 0 is MapLibre's zoom -1, drawn at that zoom (not at 0 and halved, which halved every
+    // circle, icon and label too).
+    const size = req.tileSize + 2 * TILE_MARGIN;
+    const view: RenderView = { center, zoom, bearing: 0, width: size, height: size, pixelRatio: req.pixelRatio };
+    const key = `tile|${resolved.etag}|${sources.signature}|${JSON.stringify(view)}`;
     const etag = etagOf(key);
     const headers: Record<string, string> = { "content-type": "image/png", "cache-control": cacheControlOf(resolved), etag };
     if (ifNoneMatchHits(request, etag)) return { status: 304, headers, body: null };
-    const job = { style: base, view, format: "png" as const, margin: margin * req.pixelRatio, downscale };
+    const job = { style: base, view, format: "png" as const, margin: TILE_MARGIN * req.pixelRatio };
     return { status: 200, headers, body: await image(key, job, resolved, sources) };
   }
 

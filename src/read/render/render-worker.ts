@@ -6,7 +6,7 @@
 import { renderImage } from "../../render/index";
 import type { GeoJSON } from "geojson";
 import type { RenderResources } from "../../render/types";
-import { crop, encodeImage, halve } from "./encode";
+import { crop, encodeImage } from "./encode";
 import type { RenderJob, WorkerReply, WorkerRequest } from "./pool";
 
 declare const self: Worker;
@@ -39,7 +39,7 @@ async function run(job: RenderJob): Promise<void> {
   try {
     const pixels = await renderImage(job.style, job.view, resourcesFor(job));
     const cropped = job.margin ? crop(pixels, job.margin) : pixels;
-    const image = await encodeImage(job.downscale ? halve(cropped) : cropped, job.format);
+    const image = await encodeImage(cropped, job.format);
     self.postMessage({ type: "done", image } as WorkerReply, [image.buffer as ArrayBuffer]);
   } catch (err) {
     self.postMessage({ type: "failed", message: String((err as Error)?.message ?? err) } as WorkerReply);

@@ -67,7 +67,9 @@ async function placeLayer(layer: SymbolLayerSpecification, ctx: DrawContext, fon
   const textOptional = prop(layer, "layout", "text-optional", zoom) === true;
   const iconOptional = prop(layer, "layout", "icon-optional", zoom) === true;
   const textPadding = num(layer, "layout", "text-padding", zoom);
-  const spacing = num(layer, "layout", "symbol-spacing", zoom) || 250;
+  // MapLibre lays symbols out at the tile's whole zoom and shows the tile scaled up to the view's
+  // fractional zoom, so on screen the spacing grows with the fraction (up to twice at x.99)
+  const spacing = (num(layer, "layout", "symbol-spacing", zoom) || 250) * 2 ** (zoom - Math.floor(zoom));
   const maxAngle = (num(layer, "layout", "text-max-angle", zoom) * Math.PI) / 180;
   const placed: PlacedSymbol[] = [];
   for (const { f } of keyed) {
@@ -79,7 +81,7 @@ async function placeLayer(layer: SymbolLayerSpecification, ctx: DrawContext, fon
     const alongLine = placement !== "point" && f.type !== 1;
     // one shaping per text anchor to try (several with text-variable-anchor), the first that fits wins
     const shapings = sections && size > 0 ? shapeCandidates(layer, f, zoom, sections, alongLine) : [];
-    for (const anchor of anchorsOf(f, placement, shapings[0] ?? null, scale, spacing, maxAngle)) {
+    for (const anchor of anchorsOf(f, placement, shapings[0] ?? null, scale, spacing, maxAngle, width, height)) {
       if (anchor.kind === "point" && (anchor.x < -width || anchor.y < -height || anchor.x > 2 * width || anchor.y > 2 * height)) continue;
       const texts = shapings.map((shaping) => layoutText(layer, f, ctx, anchor, shaping, scale, sections!, textPadding));
       const fitting = textAllowOverlap ? texts[0] : texts.find((t) => index.fits(t.boxes));
@@ -178,13 +180,19 @@ function pair(v: unknown): [number, number] {
   return Array.isArray(v) ? [Number(v[0]) || 0, Number(v[1]) || 0] : [0, 0];
 }
 
-function anchorsOf(f: RenderFeature, placement: string, shaping: Shaping | null, scale: number, spacing: number, maxAngle: number): Anchor[] {
+function anchorsOf(f: RenderFeature, placement: string, shaping: Shaping | null, scale: number, spacing: number, maxAngle: number, width: number, height: number): Anchor[] {
   if (placement !== "point" && f.type !== 1) {
     if (!shaping) return [];
     const labelLength = (shaping.right - shaping.left) * scale;
+    // Anchors are laid along the whole line as its tile has it (buffer included), not the part the view
+    // cuts out, so they do not move with the view; as in MapLibre a tile keeps those inside itself (its
+    // neighbour has the others), and those whose label cannot reach the view are skipped.
+    const reach = labelLength / 2 + ONE_EM * scale * 2;
     const anchors: Anchor[] = [];
-    for (const line of f.lines()) {
+    for (const line of f.labelLines()) {
+      if (!nearView(line, reach, width, height)) continue;
       for (const a of lineAnchors(line, labelLength, spacing, placement === "line-center")) {
+        if (a.x < -reach || a.y < -reach || a.x > width + reach || a.y > height + reach || !f.ownsAnchor(a.x, a.y)) continue;
         const glyphs = glyphsAlongLine(a, shaping, scale, maxAngle);
         if (glyphs) anchors.push({ kind: "line", glyphs });
       }
@@ -199,7 +207,20 @@ function anchorsOf(f: RenderFeature, placement: string, shaping: Shaping | null,
       .filter((p): p is [number, number] => p !== null)
       .map(([x, y]) => ({ kind: "point", x, y }));
   }
-  return f.lines().map((l) => ({ kind: "point", x: l[0]!, y: l[1]! }));
+  // a line's point label sits on its first vertex (not where the view happens to cut it)
+  return f.lineStarts().map(([x, y]) => ({ kind: "point", x, y }));
+}
+
+/** Whether the line's bounding box comes within `reach` px of the view. */
+function nearView(line: number[], reach: number, width: number, height: number): boolean {
+  let [minX, minY, maxX, maxY] = [Infinity, Infinity, -Infinity, -Infinity];
+  for (let i = 0; i < line.length; i += 2) {
+    minX = Math.min(minX, line[i]!);
+    maxX = Math.max(maxX, line[i]!);
+    minY = Math.min(minY, line[i + 1]!);
+    maxY = Math.max(maxY, line[i + 1]!);
+  }
+  return maxX >= -reach && maxY >= -reach && minX <= width + reach && minY <= height + reach;
 }
 
 function layoutText(

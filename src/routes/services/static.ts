@@ -31,7 +31,7 @@ function rawPathOf(url: string): string {
 
 const OVERLAYS =
   "Comma-separated, URL-encoded (a polyline's '?' as %3F, '\\' as %5C, '/' as %2F), at most 8 KiB and 100 markers in all (path segment and query together): " +
-  "`pin-s|pin-l[-{label}][+{color}]({lon},{lat})` (a label of 1-2 letters or digits, or an icon name of the style's sprite), " +
+  "`pin-s|pin-l[-{label}][+{color}]({lon},{lat})` (a label of 1-2 letters or digits, or the name of an icon of the style's sprite: Maki icons are not built in, and an icon the sprite lacks is a 400), " +
   "`path[-{strokeWidth}][+{strokeColor}][-{strokeOpacity}][+{fillColor}][-{fillOpacity}]({polyline})` (an encoded polyline of precision 5; a fill colour makes it a polygon), " +
   "`geojson({GeoJSON})` (a geometry, Feature or FeatureCollection with simplestyle-spec properties). Colours are 3 or 6 hex digits without '#'.";
 
@@ -41,15 +41,18 @@ const PATH_PARAMETERS = {
   style: { description: "{style} (the published version) or {style}@{version}", examples: ["streets", "streets@3"] },
   overlay: { description: `Overlays drawn over the map. ${OVERLAYS}`, examples: ["pin-l-a+f00(8.54,47.37)", "path-5+f44-0.5+f44-0.2(_p~iF~ps%7CU_ulLnnqC_mqNvxq%60%40)"] },
   position: {
-    description: "{lon},{lat},{zoom}[,{bearing}] (-180..180, -85.0511..85.0511, 0..22 fractional, 0..360), or `auto` to fit the overlays",
-    examples: ["8.54,47.37,12", "8.54,47.37,12.5,45", "auto"],
+    description:
+      "{lon},{lat},{zoom}[,{bearing}[,{pitch}]] (-180..180, -85.0511..85.0511, 0..22 fractional, 0..360; pitch only 0, since maps are drawn from straight above: another pitch is a 400), " +
+      "[{minLon},{minLat},{maxLon},{maxLat}] (a bounding box the view is fitted to, with `padding`; the brackets plain or as %5B %5D), or `auto` to fit the overlays",
+    examples: ["8.54,47.37,12", "8.54,47.37,12.5,45", "8.54,47.37,12,0,0", "[5.9,45.8,10.5,47.8]", "auto"],
   },
   size: { description: "{width}x{height}[@2x].{png|jpg|webp}: width and height 1-1280, @2x doubles the pixels", examples: ["600x400.png", "600x400@2x.jpg"] },
 };
 
 const QUERY_PARAMETERS = [
   { in: "query" as const, name: "overlay", required: false, schema: { type: "string" as const }, description: `Overlays, as in the path segment. ${OVERLAYS}` },
-  { in: "query" as const, name: "padding", required: false, schema: { type: "string" as const }, description: "auto only: 1-4 comma-separated pixel counts" },
+  { in: "query" as const, name: "padding", required: false, schema: { type: "string" as const }, description: "auto and bbox only: 1-4 comma-separated pixel counts (top,right,bottom,left; default 5% of the shorter side for auto, 0 for a bbox)" },
+  { in: "query" as const, name: "before_layer", required: false, schema: { type: "string" as const }, description: "Id of a style layer: the overlays are drawn beneath it instead of on top of the map (a 400 when the style has no such layer)" },
   { in: "query" as const, name: "attribution", required: false, schema: { type: "string" as const, enum: ["true", "false"] }, description: "Draw the sources' attribution (default true)" },
   { in: "query" as const, name: "logo", required: false, schema: { type: "string" as const, enum: ["true", "false"] }, description: "Draw the Mapstead mark (default true)" },
   { in: "query" as const, name: "access_token", required: false, schema: { type: "string" as const }, description: "An API key with static_maps, when the X-API-Key header cannot be sent (an <img src>)" },
@@ -64,7 +67,9 @@ function operation(summary: string, path: (keyof typeof PATH_PARAMETERS)[]): Ope
     description:
       "Mapbox Static Images API compatible. The image is twice width x height at @2x. " +
       "Overlays come in the {overlay} path segment and/or the `overlay` query parameter. `auto` fits the view to the overlays, with `padding` " +
-      "(1-4 pixel counts, top,right,bottom,left; default 5% of the shorter side). `attribution=false` hides the sources' attribution drawn bottom-right; `logo=false` the Mapstead mark bottom-left. " +
+      "(1-4 pixel counts, top,right,bottom,left; default 5% of the shorter side); a bbox position fits the view to the box (padding default 0). `before_layer` draws the overlays beneath a style layer. " +
+      "`attribution=false` hides the sources' attribution drawn bottom-right; `logo=false` the Mapstead mark bottom-left. " +
+      "Mapbox's addlayer, setfilter and layer_id are not supported and answer 400 naming them; other query parameters are ignored. " +
       "Needs a key with static_maps, in X-API-Key or in the `access_token` query parameter (so the URL works as an <img src>), or a console session; " +
       "billable: X-RateLimit-* and X-Quota-* headers as for geocoding. A private style also needs maps:read or a member session, else 404. " +
       "Cache-Control: private, max-age=86400 for a versioned style, private, max-age=60 for the stable one; strong ETag, If-None-Match gives 304. " +
@@ -77,7 +82,7 @@ function operation(summary: string, path: (keyof typeof PATH_PARAMETERS)[]): Ope
     responses: {
       200: { description: "The image", content: { "image/png": binary, "image/jpeg": binary, "image/webp": binary } },
       304: { description: "Not modified (If-None-Match matched the ETag)" },
-      400: envelope("BAD_REQUEST naming the parameter: position, lon, lat, zoom, bearing, size, width, height, format, overlay, padding, attribution, logo"),
+      400: envelope("BAD_REQUEST naming the parameter: position, lon, lat, zoom, bearing, pitch, bbox, size, width, height, format, overlay, padding, before_layer, attribution, logo, addlayer, setfilter, layer_id"),
       401: envelope("UNAUTHORIZED or KEY_EXPIRED"),
       403: envelope("INSUFFICIENT_SCOPE (no static_maps) or DOMAIN_NOT_ALLOWED"),
       404: envelope("STYLE_NOT_FOUND: unknown owner, style or version, unpublished, or private without maps:read"),
@@ -95,7 +100,8 @@ const WITHOUT_OVERLAY = "/static/v1/{owner}/{style}/{position}/{size}";
  * its document entry, with its real names, is added here (routes/ops/docs.ts).
  */
 export function staticImageWithoutOverlayDocument(): Record<string, { get: Operation }> {
-  const summary = "A map image of a published style: /static/v1/{owner}/{style}[@{version}]/{lon},{lat},{zoom}[,{bearing}]|auto/{width}x{height}[@2x].{png|jpg|webp}";
+  const summary =
+    "A map image of a published style: /static/v1/{owner}/{style}[@{version}]/{lon},{lat},{zoom}[,{bearing}[,{pitch}]]|[{minLon},{minLat},{maxLon},{maxLat}]|auto/{width}x{height}[@2x].{png|jpg|webp}";
   return { [WITHOUT_OVERLAY]: { get: { ...operation(summary, ["owner", "style", "position", "size"]), operationId: "getStaticImage" } } };
 }
 
@@ -113,7 +119,7 @@ export function staticModule(services: Services, authPlugin: AuthPlugin) {
       scope: "static_maps",
       viewer: true,
       detail: operation(
-        "A map image with overlays in the path: /static/v1/{owner}/{style}[@{version}]/{overlay}/{lon},{lat},{zoom}[,{bearing}]|auto/{width}x{height}[@2x].{png|jpg|webp}",
+        "A map image with overlays in the path: /static/v1/{owner}/{style}[@{version}]/{overlay}/{lon},{lat},{zoom}[,{bearing}[,{pitch}]]|[{minLon},{minLat},{maxLon},{maxLat}]|auto/{width}x{height}[@2x].{png|jpg|webp}",
         ["owner", "style", "overlay", "position", "size"],
       ),
     })

@@ -63,6 +63,36 @@ describe("position, size and format", () => {
     rejects(() => parse("acme/s/%E0%A4%A/0,0,1/10x10.png"), "overlay");
   });
 
+  test("Mapbox's five-number position: pitch 0 is accepted, any other pitch is a 400 that says it is not supported", () => {
+    expect(parse("acme/s/8.54,47.37,9,0,0/300x200.png").position).toEqual({ kind: "center", lon: 8.54, lat: 47.37, zoom: 9, bearing: 0 });
+    expect(parse("acme/s/8.54,47.37,9,30,0/300x200.png").position).toMatchObject({ bearing: 30 });
+    rejects(() => parse("acme/s/8.54,47.37,9,0,45/300x200.png"), "pitch 45 is not supported");
+    rejects(() => parse("acme/s/8.54,47.37,9,0,0,0/300x200.png"), "position");
+  });
+
+  test("Mapbox's bbox position, brackets plain or encoded; padding applies to it", () => {
+    const bbox = { kind: "bbox" as const, minLon: 5.9, minLat: 45.8, maxLon: 10.5, maxLat: 47.8 };
+    expect(parse("acme/s/[5.9,45.8,10.5,47.8]/300x200.png").position).toEqual(bbox);
+    expect(parse("acme/s/%5B5.9,45.8,10.5,47.8%5D/300x200.png", "padding=10").position).toEqual(bbox);
+    expect(parse("acme/s/[5.9,45.8,10.5,47.8]/300x200.png", "padding=10").padding).toEqual({ top: 10, right: 10, bottom: 10, left: 10 });
+    rejects(() => parse("acme/s/[5.9,45.8,10.5]/300x200.png"), "bbox");
+    rejects(() => parse("acme/s/[5.9,45.8,10.5,47.8/300x200.png"), "bbox");
+    rejects(() => parse("acme/s/[10.5,45.8,5.9,47.8]/300x200.png"), "minLon < maxLon");
+    rejects(() => parse("acme/s/[5.9,45.8,10.5,88]/300x200.png"), "bbox latitude 88");
+    rejects(() => parse("acme/s/[5.9,45.8,190,47]/300x200.png"), "bbox longitude 190");
+  });
+
+  test("before_layer names the layer; addlayer, setfilter and layer_id are refused by name; other parameters are ignored", () => {
+    expect(parse("acme/s/0,0,1/10x10.png", "before_layer=roads").beforeLayer).toBe("roads");
+    expect(parse("acme/s/0,0,1/10x10.png").beforeLayer).toBeNull();
+    rejects(() => parse("acme/s/0,0,1/10x10.png", "before_layer="), "before_layer");
+    rejects(() => parse("acme/s/0,0,1/10x10.png", "before_layer=a&before_layer=b"), "before_layer");
+    rejects(() => parse("acme/s/0,0,1/10x10.png", `addlayer=${encodeURIComponent('{"id":"x","type":"line"}')}`), "addlayer is not supported");
+    rejects(() => parse("acme/s/0,0,1/10x10.png", "setfilter=%5B%5D&layer_id=roads"), "setfilter is not supported");
+    rejects(() => parse("acme/s/0,0,1/10x10.png", "layer_id=roads"), "layer_id is not supported");
+    expect(parse("acme/s/0,0,1/10x10.png", "cachebuster=123&access_token=x").position).toMatchObject({ kind: "center" });
+  });
+
   test("auto needs overlays; padding only with auto and inside the image", () => {
     expect(parse("acme/s/pin-s(1,2)/auto/100x100.png", "padding=10,20")).toMatchObject({ position: { kind: "auto" }, padding: { top: 10, right: 20, bottom: 10, left: 20 } });
     expect(parse("acme/s/auto/100x100.png", "overlay=pin-s(1,2)&padding=1,2,3,4").padding).toEqual({ top: 1, right: 2, bottom: 3, left: 4 });

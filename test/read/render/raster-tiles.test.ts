@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { makeTestApp, type TestApp } from "../../support/app";
 import { seedKey } from "../../support/seed";
-import { buildWorld, countColor, LAND, OCEAN, pixelsOf, type World } from "./world";
+import { buildWorld, CITY, countColor, LAND, OCEAN, pixelsOf, type Pixels, type World } from "./world";
 
 let t: TestApp;
 let w: World;
@@ -56,6 +56,15 @@ describe("tiles", () => {
     expect([px.width, px.height]).toEqual([256, 256]);
     expect(countColor(px, LAND)).toBeGreaterThan(256 * 256 * 0.15);
     expect(countColor(px, OCEAN)).toBeGreaterThan(256 * 256 * 0.3);
+  });
+
+  test("a 256 tile at zoom 0 draws circles at their size in pixels, as every other tile does", async () => {
+    // The town circles have radius 3: 5-6 px across at full colour. Drawing the world at 512 and halving it made
+    // them (and labels) half that.
+    const z0 = commonBlobWidth((await tile("/styles/v1/acme/world/tiles/256/0/0/0.png")).px, CITY);
+    const z1 = commonBlobWidth((await tile("/styles/v1/acme/world/tiles/256/1/1/0.png")).px, CITY);
+    expect(z1).toBeGreaterThanOrEqual(5);
+    expect(z0).toBe(z1);
   });
 
   test("caching: versioned immutable, stable one minute, strong ETag and 304", async () => {
@@ -168,3 +177,34 @@ describe("TileJSON", () => {
     expect((await t.fetch("/styles/v1/acme/secret/tiles.json")).status).toBe(404);
   });
 });
+
+/**
+ * The most common width of the connected blobs of one colour at least 3 px wide: single circles, since
+ * circles that touch make wider blobs and labels over circles cut off slivers.
+ */
+function commonBlobWidth(px: Pixels, rgb: [number, number, number]): number {
+  const { width, height, data } = px;
+  const hit = (i: number) => Math.abs(data[i * 4]! - rgb[0]) < 40 && Math.abs(data[i * 4 + 1]! - rgb[1]) < 40 && Math.abs(data[i * 4 + 2]! - rgb[2]) < 40;
+  const seen = new Uint8Array(width * height);
+  const counts = new Map<number, number>();
+  for (let start = 0; start < width * height; start++) {
+    if (seen[start] || !hit(start)) continue;
+    let [minX, maxX] = [Infinity, -Infinity];
+    const stack = [start];
+    seen[start] = 1;
+    while (stack.length) {
+      const i = stack.pop()!;
+      const x = i % width;
+      minX = Math.min(minX, x);
+      maxX = Math.max(maxX, x);
+      for (const j of [i - 1, i + 1, i - width, i + width]) {
+        if (j < 0 || j >= width * height || seen[j] || Math.abs((j % width) - x) > 1 || !hit(j)) continue;
+        seen[j] = 1;
+        stack.push(j);
+      }
+    }
+    const w = maxX - minX + 1;
+    if (w >= 3) counts.set(w, (counts.get(w) ?? 0) + 1);
+  }
+  return [...counts].sort((a, b) => b[1] - a[1] || a[0] - b[0])[0]?.[0] ?? 0;
+}

@@ -8,6 +8,7 @@ import { createLogger } from "../../../src/log";
 import { encodePolyline6 } from "../../../src/backends/routing/polyline";
 import { MAX_MARKERS, MAX_OVERLAY_CHARS } from "../../../src/read/render/overlays";
 import { publish, upload, waitForVersion } from "../../routes/management/tilesets/fixtures";
+import { squareSvg, zipOf } from "../../sprites/fixtures";
 import { buildWorld, colorAt, countColor, LAND, OCEAN, pixelsOf, worldStyle, type Pixels, type World } from "./world";
 
 let t: TestApp;
@@ -119,6 +120,81 @@ describe("images", () => {
     expect((pin.minY + pin.maxY) / 2).toBeLessThan(80);
   });
 
+  test("Mapbox's {lon},{lat},{zoom},{bearing},{pitch} with pitch 0 is the same image; another pitch is a 400", async () => {
+    const plain = await get("/static/v1/acme/world/8.54,47.37,3/120x80.png");
+    const pitched = await get("/static/v1/acme/world/8.54,47.37,3,0,0/120x80.png");
+    expect(pitched.status).toBe(200);
+    expect(pitched.headers.get("etag")).toBe(plain.headers.get("etag"));
+    const tilted = await get("/static/v1/acme/world/8.54,47.37,3,0,30/120x80.png");
+    expect(tilted.status).toBe(400);
+    expect((await errorOf(tilted)).message).toContain("pitch 30 is not supported");
+  });
+
+  test("Mapbox's [minLon,minLat,maxLon,maxLat] fits the box to the image, with padding", async () => {
+    // A magenta box drawn as an overlay, and the image's view set to the same box: it fills the image on
+    // its tighter side (here the height: 40 degrees of latitude near the equator in a 200x200 image).
+    const square = { type: "Feature", properties: { fill: "#f0f", "fill-opacity": 1, "stroke-width": 0 }, geometry: { type: "Polygon", coordinates: [[[-10, -20], [10, -20], [10, 20], [-10, 20], [-10, -20]]] } };
+    const overlay = `overlay=geojson(${encodeURIComponent(JSON.stringify(square))})&attribution=false&logo=false`;
+    const px = await image(`/static/v1/acme/world/[-10,-20,10,20]/200x200.png?${overlay}`);
+    const box = boxOf(px, MAGENTA);
+    expect(box.minY).toBeLessThanOrEqual(1);
+    expect(box.maxY).toBeGreaterThanOrEqual(198);
+    expect((box.minX + box.maxX) / 2).toBeCloseTo(100, -1);
+    const padded = boxOf(await image(`/static/v1/acme/world/%5B-10,-20,10,20%5D/200x200.png?${overlay}&padding=30`), MAGENTA);
+    expect(padded.minY).toBeCloseTo(30, -1);
+    expect(padded.maxY).toBeCloseTo(170, -1);
+  });
+
+  test("before_layer draws the overlays beneath that style layer; an unknown layer is a 400 naming it", async () => {
+    const pin = `overlay=${encodeURIComponent("pin-l+f0f(10,30)")}&attribution=false&logo=false`;
+    const onTop = await image(`/static/v1/acme/world/10,30,1/200x200.png?${pin}`);
+    expect(countColor(onTop, MAGENTA, 10)).toBeGreaterThan(100);
+    // beneath the land fill, over the Sahara, the pin is hidden; beneath the town circles it is not
+    // (but for a pixel or two where coastline polygons leave a hairline)
+    expect(countColor(await image(`/static/v1/acme/world/10,30,1/200x200.png?${pin}&before_layer=land`), MAGENTA, 10)).toBeLessThan(5);
+    expect(countColor(await image(`/static/v1/acme/world/10,30,1/200x200.png?${pin}&before_layer=towns`), MAGENTA, 10)).toBe(countColor(onTop, MAGENTA, 10));
+    const res = await get(`/static/v1/acme/world/10,30,1/200x200.png?${pin}&before_layer=roads`);
+    expect(res.status).toBe(400);
+    expect((await errorOf(res)).message).toContain("before_layer: the style has no layer 'roads'");
+  });
+
+  test("addlayer, setfilter and layer_id are refused by name; a query parameter Mapbox does not have is ignored", async () => {
+    for (const name of ["addlayer", "setfilter", "layer_id"]) {
+      const res = await get(`/static/v1/acme/world/0,0,1/64x64.png?${name}=x`);
+      expect(res.status).toBe(400);
+      expect((await errorOf(res)).message).toContain(`${name} is not supported`);
+    }
+    expect((await get("/static/v1/acme/world/0,0,1/64x64.png?cachebuster=1")).status).toBe(200);
+  });
+
+  test("a marker naming an icon the style's sprite lacks, or any icon without a sprite, is a 400 naming the icon", async () => {
+    // the world style has no sprite
+    const none = await get(`/static/v1/acme/world/0,0,1/64x64.png?overlay=${encodeURIComponent("pin-l-rocket+f00(0,0)")}`);
+    expect(none.status).toBe(400);
+    expect((await errorOf(none)).message).toContain("'rocket' needs a sprite, and the style has none");
+    // a style whose sprite holds a yellow "cafe"
+    const slug = "iconic";
+    const draft = { method: "POST", headers: { ...w.session.headers, "content-type": "application/json" }, body: JSON.stringify({ slug }) };
+    expect((await t.fetch("/api/v1/orgs/acme/styles", draft)).status).toBe(201);
+    const sprite = zipOf({ "cafe.svg": squareSvg("#ffff00", 16) });
+    expect((await t.fetch(`/api/v1/orgs/acme/styles/${slug}/sprite`, { method: "PUT", headers: { ...w.session.headers, "content-type": "application/zip" }, body: sprite as BodyInit })).status).toBe(200);
+    const style = { ...worldStyle(), sprite: `mapstead://sprites/acme/${slug}` };
+    expect((await t.fetch(`/api/v1/orgs/acme/styles/${slug}/draft`, { method: "PUT", headers: { ...w.session.headers, "content-type": "application/json" }, body: JSON.stringify(style) })).status).toBe(200);
+    expect((await t.fetch(`/api/v1/orgs/acme/styles/${slug}/publish`, { method: "POST", headers: w.session.headers })).status).toBe(200);
+    for (const ratio of ["", "@2x"]) {
+      const ok = await image(`/static/v1/acme/${slug}/0,0,1/64x64${ratio}.png?overlay=${encodeURIComponent("pin-l-cafe+f00(0,0)")}&attribution=false&logo=false`);
+      expect(countColor(ok, YELLOW, 10)).toBeGreaterThan(50);
+      const missing = await get(`/static/v1/acme/${slug}/0,0,1/64x64${ratio}.png?overlay=${encodeURIComponent("pin-l-rocket+f00(0,0)")}`);
+      expect(missing.status).toBe(400);
+      expect((await errorOf(missing)).message).toContain("the style's sprite has no icon 'rocket'");
+    }
+    // the same for a GeoJSON marker-symbol
+    const point = { type: "Feature", properties: { "marker-symbol": "rocket" }, geometry: { type: "Point", coordinates: [0, 0] } };
+    const geo = await get(`/static/v1/acme/${slug}/0,0,1/64x64.png?overlay=geojson(${encodeURIComponent(JSON.stringify(point))})`);
+    expect(geo.status).toBe(400);
+    expect((await errorOf(geo)).message).toContain("'rocket'");
+  });
+
   test("@2x doubles the pixels", async () => {
     const px = await image("/static/v1/acme/world/0,0,1/150x100@2x.png");
     expect([px.width, px.height]).toEqual([300, 200]);
@@ -130,6 +206,23 @@ describe("images", () => {
     // Compared with the same image without them (a city label may have dark pixels there too).
     expect(countIn(on, TEXT, 300, 185, 400, 200, 60)).toBeGreaterThan(countIn(off, TEXT, 300, 185, 400, 200, 60) + 20);
     expect(countIn(on, TEXT, 0, 185, 80, 200, 60)).toBeGreaterThan(countIn(off, TEXT, 0, 185, 80, 200, 60) + 20);
+  });
+
+  test("on an image wider and taller than the world they stay in the corners", async () => {
+    // At zoom 0 the world is 512 px: a corner of 600x400 (or 1280x600) lies beyond it.
+    for (const [w, h] of [[600, 400], [1280, 600]] as const) {
+      const on = await image(`/static/v1/acme/world/0,0,0/${w}x${h}.png`);
+      const off = await image(`/static/v1/acme/world/0,0,0/${w}x${h}.png?attribution=false&logo=false`);
+      const changed = (x0: number, y0: number, x1: number, y1: number) => {
+        let n = 0;
+        for (let y = y0; y < y1; y++) for (let x = x0; x < x1; x++) if (colorAt(on, x, y).join() !== colorAt(off, x, y).join()) n++;
+        return n;
+      };
+      expect(changed(w - 100, h - 18, w, h)).toBeGreaterThan(50);
+      expect(changed(0, h - 18, 80, h)).toBeGreaterThan(50);
+      // and nowhere else
+      expect(changed(80, 0, w - 100, h) + changed(0, 0, 80, h - 18) + changed(w - 100, 0, w, h - 18)).toBe(0);
+    }
   });
 
   test("jpg and webp", async () => {
@@ -198,7 +291,7 @@ describe("path overlays in the URL path (Mapbox's form)", () => {
     const without = doc.paths["/static/v1/{owner}/{style}/{position}/{size}"]?.get;
     for (const op of [withOverlay, without]) {
       expect(Object.keys(op!.responses).sort()).toEqual(["200", "304", "400", "401", "403", "404", "429", "503"]);
-      expect(op!.parameters!.filter((p) => p.in === "query").map((p) => p.name)).toEqual(["overlay", "padding", "attribution", "logo", "access_token"]);
+      expect(op!.parameters!.filter((p) => p.in === "query").map((p) => p.name)).toEqual(["overlay", "padding", "before_layer", "attribution", "logo", "access_token"]);
     }
     expect(withOverlay!.parameters!.filter((p) => p.in === "path").map((p) => p.name)).toEqual(["owner", "style", "overlay", "position", "size"]);
     expect(without!.parameters!.filter((p) => p.in === "path").map((p) => p.name)).toEqual(["owner", "style", "position", "size"]);

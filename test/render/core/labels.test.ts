@@ -267,6 +267,46 @@ describe("placement along lines", () => {
   });
 });
 
+describe("labels across the edge between neighbouring views (raster tiles)", () => {
+  // Raster tiles are views of their own, drawn with a margin: a label near their shared edge must come
+  // out the same in both, or half of it is missing from the pair.
+  async function seamDiff(layout: Record<string, unknown>) {
+    const res = await resources({ vector: { v: { layers: { roads: [line([[-10, 0.1], [10, 0.12]], { name: "Bahnhofstrasse Long Street Name" })] } } } });
+    const style = {
+      version: 8,
+      sources: { v: { type: "vector" } },
+      layers: [BG, { id: "t", type: "symbol", source: "v", "source-layer": "roads", layout: { "text-field": ["get", "name"], "text-font": ["Noto Sans Regular"], "text-size": 14, ...layout }, paint: { "text-color": "#000000" } }],
+    } as StyleSpecification;
+    // views 352 px wide whose centres are 256 px apart (2.8125 degrees at zoom 6): they share 96 px
+    const at = async (lon: number) => pixels(await renderMap(style, { center: [lon, 0.1], zoom: 6, bearing: 0, width: 352, height: 352, pixelRatio: 1 }, res));
+    let ink = 0;
+    let differ = 0;
+    for (let k = 0; k < 8; k++) {
+      const lon = -2.8125 + k * 0.375;
+      const [a, b] = [await at(lon), await at(lon + 2.8125)];
+      for (let y = 0; y < 352; y++)
+        for (let x = 0; x < 96; x++) {
+          const [inA, inB] = [dark(a.at(x + 256, y)), dark(b.at(x, y))];
+          if (inA || inB) ink++;
+          if (inA !== inB) differ++;
+        }
+    }
+    return { ink, differ };
+  }
+
+  test("a label along a line is placed on the same spot of the line in both views", async () => {
+    const { ink, differ } = await seamDiff({ "symbol-placement": "line" });
+    expect(ink).toBeGreaterThan(500); // labels do cross the shared part
+    expect(differ).toBe(0);
+  });
+
+  test("a line's point label sits on the line's first vertex, not where a view cuts the line", async () => {
+    const { ink, differ } = await seamDiff({ "symbol-placement": "point" });
+    expect(ink).toBe(0); // the first vertex, at -10 degrees, is in neither view
+    expect(differ).toBe(0);
+  });
+});
+
 describe("upright text drawn from glyph masks", () => {
   const hamburg = [point(0, 0, { name: "Hamburg" })];
   const diff = (a: Pixels, b: Pixels) => {

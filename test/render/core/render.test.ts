@@ -148,6 +148,27 @@ describe("background, fill, line, circle", () => {
   });
 });
 
+describe("below zoom 0", () => {
+  test("at zoom -1 the world is 256 px wide and circles keep their radius in pixels", async () => {
+    // a 256-px raster tile at zoom 0 is this view: MapLibre's zoom -1
+    const { p } = await render({ vector: { v: { layers: { land: [box(-170, -60, 170, 60)], pts: [point(90, 0)] } } } }, [
+      BG,
+      { id: "f", type: "fill", source: "v", "source-layer": "land", paint: { "fill-color": "#00ff00" } },
+      { id: "c", type: "circle", source: "v", "source-layer": "pts", paint: { "circle-radius": 6, "circle-color": "#ff0000" } },
+    ], { zoom: -1 });
+    const green = (px: [number, number, number, number]) => near(px, [0, 255, 0]);
+    expect(green(p.at(128, 128))).toBe(true);
+    // 340 of 360 degrees: 242 px of the 256
+    const row = Array.from({ length: 256 }, (_, x) => green(p.at(x, 128)) || near(p.at(x, 128), [255, 0, 0], 60)).filter(Boolean).length;
+    expect(Math.abs(row - 242)).toBeLessThanOrEqual(2);
+    // 90 degrees east is 64 px right of the centre; the circle is 12 px across there
+    const red = (px: [number, number, number, number]) => near(px, [255, 0, 0], 60);
+    expect(red(p.at(192, 128))).toBe(true);
+    expect(count(p, red, { x1: 180, y1: 116, x2: 204, y2: 140 })).toBeGreaterThan(90);
+    expect(red(p.at(192 + 8, 128))).toBe(false);
+  });
+});
+
 describe("expressions, filters and sort keys", () => {
   const sources = { vector: { v: { layers: { land: [box(-4, -1, -1, 2, { kind: "wood", rank: 1 }), box(1, -1, 4, 2, { kind: "farm", rank: 5 }), box(-1, -3, 1, -2, { kind: "hidden" })] } } } };
 
@@ -325,7 +346,7 @@ describe("bad input", () => {
       [{ width: 0 }, /width/],
       [{ height: 5000 }, /height/],
       [{ width: 2100, pixelRatio: 2 }, /width/],
-      [{ zoom: -1 }, /zoom/],
+      [{ zoom: -2.5 }, /zoom/], // below MapLibre's own minimum of -2
       [{ zoom: Number.NaN }, /zoom/],
       [{ center: [Number.POSITIVE_INFINITY, 0] }, /center/],
       [{ pixelRatio: 3 as 1 }, /pixelRatio/],
