@@ -135,12 +135,10 @@ export function geopackageTables(path: string, label: string): GeopackageTable[]
         .map((c) => ({ name: c.name, type: c.type.trim().toUpperCase() }));
       const notes: string[] = [];
       const projection = projectionOf(db, Number(gc.srs_id), where, notes);
-      const range = fid ? db.query<{ lo: number | null; hi: number | null }, []>(`SELECT MIN(${quoted(fid)}) AS lo, MAX(${quoted(fid)}) AS hi FROM ${quoted(table)}`).get() : null;
-      const rows = range
-        ? range.lo === null
-          ? 0
-          : Number(range.hi) - Number(range.lo) + 1
-        : db.query<{ n: number }, []>(`SELECT COUNT(*) AS n FROM ${quoted(table)}`).get()!.n;
+      // Two queries: SQLite answers a lone MIN or MAX of the rowid from one end of the b-tree, both at once by a full scan.
+      const end = (fn: "MIN" | "MAX") => db.query<{ v: number | null }, []>(`SELECT ${fn}(${quoted(fid!)}) AS v FROM ${quoted(table)}`).get()!.v;
+      const lo = fid ? end("MIN") : null;
+      const rows = fid ? (lo === null ? 0 : Number(end("MAX")) - Number(lo) + 1) : db.query<{ n: number }, []>(`SELECT COUNT(*) AS n FROM ${quoted(table)}`).get()!.n;
       return { table, geometry: gc.column_name, fid, columns, projection, rows, notes };
     });
   });
