@@ -45,7 +45,7 @@ export interface GeopackageTable {
   table: string;
   /** the geometry column, from gpkg_geometry_columns */
   geometry: string;
-  /** the integer primary key (fid), which is not an attribute; null for a view without one */
+  /** the integer primary key (fid): the tile feature's id, not an attribute; null for a view without one */
   fid: string | null;
   /** attribute columns and their declared types, upper case (BLOB columns left out) */
   columns: { name: string; type: string }[];
@@ -213,7 +213,7 @@ export function* readGeopackageTable(table: GeopackageTable, path: string, label
         if (v !== undefined) properties[c.name] = v;
       });
       progress.bytes = Math.min(progress.total, n * share);
-      yield { geometry, properties, where: at };
+      yield { geometry, properties, where: at, id: row.c0 ?? undefined };
     }
     progress.bytes = progress.total;
   } catch (err) {
