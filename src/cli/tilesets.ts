@@ -31,7 +31,8 @@ list     Lists the organization's tilesets with their published and latest versi
 import   Loads FILE (or several, one layer each, named after the file) into a new version and
          processes it here, showing progress per phase, rate and ETA.
          FILE may be GeoJSON, newline-delimited GeoJSON, CSV with lon/lat columns, a zipped Shapefile
-         (or a zip of several layers), FlatGeobuf, MBTiles or PMTiles (detected from the content), or elevation: GeoTIFF
+         (or a zip of several layers), FlatGeobuf, GeoPackage (one layer per feature table), MBTiles or
+         PMTiles (detected from the content), or elevation: GeoTIFF
          (lon/lat) or SRTM .hgt (named like N46E007.hgt, or zipped), built into a raster-DEM tileset.
          --create makes the tileset first when it does not exist (with --name, --description,
          --attribution and --private as for create: --attribution is the data credit maps show,

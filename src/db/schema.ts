@@ -113,7 +113,7 @@ export const tilesetVersions = sqliteTable(
     progress: real("progress").notNull().default(0),
     error: text("error"),
     warnings: text("warnings", { mode: "json" }).$type<string[]>().notNull().default([]),
-    /** detected input format: geojson, ndjson, csv, shapefile, flatgeobuf, mbtiles, pmtiles */
+    /** detected input format: geojson, ndjson, csv, shapefile, flatgeobuf, geopackage, mbtiles, pmtiles, geotiff, hgt (several files: joined with +) */
     sourceFormat: text("source_format"),
     /** archive format served: mbtiles or pmtiles */
     archiveFormat: text("archive_format"),

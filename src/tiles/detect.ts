@@ -1,7 +1,7 @@
 // Tells what an upload is from its first bytes (magic numbers, JSON shape, CSV header), so
 // `curl --data-binary @file` works without naming the type. Content-Type and file name are hints only.
 
-export type SourceFormat = "geojson" | "ndjson" | "csv" | "shapefile" | "flatgeobuf" | "mbtiles" | "pmtiles" | "geotiff" | "hgt";
+export type SourceFormat = "geojson" | "ndjson" | "csv" | "shapefile" | "flatgeobuf" | "geopackage" | "mbtiles" | "pmtiles" | "geotiff" | "hgt";
 
 /** Elevation rasters: built into a raster-DEM tileset, never read as features. */
 export const ELEVATION_FORMATS: SourceFormat[] = ["geotiff", "hgt"];
@@ -14,6 +14,14 @@ const LON = new Set(["lon", "lng", "long", "longitude", "x", "lon_x", "longitude
 const LAT = new Set(["lat", "latitude", "y", "lat_y", "latitude_y", "decimallatitude"]);
 
 const startsWith = (b: Uint8Array, s: string) => b.length >= s.length && [...s].every((c, i) => b[i] === c.charCodeAt(0));
+
+/** GeoPackage's SQLite application_id (header offset 68): 'GPKG' since 1.2, 'GP10' and 'GP11' before. */
+const GPKG_APPLICATION_IDS = new Set([0x47504b47, 0x47503130, 0x47503131]);
+
+/** A SQLite file whose header application_id says GeoPackage (one without may still be: see looksLikeGeopackage). */
+export function isGeopackageHeader(head: Uint8Array): boolean {
+  return head.length >= 72 && GPKG_APPLICATION_IDS.has(new DataView(head.buffer, head.byteOffset, head.byteLength).getUint32(68, false));
+}
 
 export function csvDelimiter(header: string): string {
   const counts = [",", ";", "\t", "|"].map((d) => [d, header.split(d).length - 1] as const).sort((a, b) => b[1] - a[1]);
@@ -49,7 +57,7 @@ const NOT_GEOJSON = 'JSON without a GeoJSON "type" member (FeatureCollection, Fe
  */
 export function detectFormat(head: Uint8Array, hints: { contentType?: string | null; filename?: string | null } = {}): Detection {
   if (head.length === 0) return { format: null, reason: "the upload is empty" };
-  if (startsWith(head, "SQLite format 3\0")) return { format: "mbtiles" };
+  if (startsWith(head, "SQLite format 3\0")) return { format: isGeopackageHeader(head) ? "geopackage" : "mbtiles" };
   if (startsWith(head, "PMTiles")) return { format: "pmtiles" };
   if (startsWith(head, "PK\x03\x04") && (/\.hgt$/i.test(firstZipEntry(head)) || /\.hgt\.zip$/i.test(hints.filename ?? ""))) return { format: "hgt" };
   if (startsWith(head, "PK\x03\x04") || startsWith(head, "PK\x05\x06")) return { format: "shapefile" };

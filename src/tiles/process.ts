@@ -1,5 +1,5 @@
 // Turns an upload into a servable archive. Source files (GeoJSON, NDJSON, CSV, Shapefile, FlatGeobuf),
-// one layer each, are streamed, cleaned and spilled into a disk-backed FeatureStore, points are thinned or clustered,
+// one layer each (a GeoPackage: one per feature table), are streamed, cleaned and spilled into a disk-backed FeatureStore, points are thinned or clustered,
 // and the pyramid is cut zoom by zoom into gzip MVT tiles (tiler.ts) in a new MBTiles file, so memory
 // stays bounded whatever the input size. MBTiles and PMTiles archives are validated and kept as they are.
 // Runs inside the worker thread.
@@ -19,6 +19,7 @@ import {
   DEFAULT_POINT_SPACING,
   DEFAULT_TILE_BYTES,
   defaultMaxzoom,
+  cleanLayerName,
   layerNameFrom,
   layerRecipe,
   MAX_ZOOM,
@@ -34,6 +35,7 @@ import { fromUnitSquare, toUnitSquare } from "./readers/mercator";
 import { expandZip } from "./zip-layers";
 import { readCsv } from "./readers/csv";
 import { readFlatgeobuf } from "./readers/flatgeobuf";
+import { geopackageTables, readGeopackageTable, type GeopackageTable } from "./readers/geopackage";
 import { readGeojson, readNdjson } from "./readers/geojson";
 import { readShapefile, type ShapefileParts } from "./readers/shapefile";
 import type { FeatureReader, ReadProgress } from "./readers/types";
@@ -48,6 +50,12 @@ export interface SourceFile {
   fileName: string | null;
   /** a Shapefile layer's files, extracted from the zip at `path` */
   shapefile?: ShapefileParts;
+  /** a GeoPackage feature table, read from the file at `path` */
+  geopackage?: GeopackageTable;
+  /** the layer's name when not made from `fileName` (a GeoPackage table's) */
+  layerName?: string;
+  /** the bytes of `path` this layer weighs on the progress bar, when not all of them */
+  bytes?: number;
 }
 
 export interface ProcessInput {
@@ -219,8 +227,8 @@ export async function processSource(input: ProcessInput, report: (p: Progress) =
   let store: FeatureStore | null = null;
   try {
     for (const [i, source] of input.sources.entries()) {
-      if (source.format !== "shapefile") sources.push(source);
-      else sources.push(...(await expandZip(source, `${input.outPath}.entry-${i}`, scratch)));
+      const files = source.format === "shapefile" ? await expandZip(source, `${input.outPath}.entry-${i}`, scratch) : [source];
+      for (const file of files) sources.push(...(file.format === "geopackage" ? geopackageLayers(file) : [file]));
     }
     store = new FeatureStore(`${input.outPath}.features`);
     return await processWithStore(input, sources, store, started, report);
@@ -228,6 +236,30 @@ export async function processSource(input: ProcessInput, report: (p: Progress) =
     store?.remove();
     for (const path of scratch) rmSync(path, { force: true });
   }
+}
+
+/**
+ * One source per feature table of a GeoPackage. A lone table is the file's one layer, named like a single
+ * file would be (as a zip with one Shapefile); several are named after their tables. Empty tables make no
+ * layer (with a warning) unless every table is empty.
+ */
+function geopackageLayers(source: SourceFile): SourceFile[] {
+  const all = geopackageTables(source.path, source.label);
+  const filled = all.filter((t) => t.rows > 0);
+  const tables = filled.length ? filled : all;
+  const empty = all.filter((t) => !tables.includes(t)).map((t) => t.table);
+  if (empty.length) tables[0]!.notes.push(`${source.label}: ${empty.length === 1 ? "table" : "tables"} ${empty.join(", ")} ${empty.length === 1 ? "has" : "have"} no rows; no layer made`);
+  const size = statSync(source.path).size;
+  const rows = tables.reduce((n, t) => n + t.rows, 0);
+  const alone = tables.length === 1;
+  return tables.map((t) => ({
+    ...source,
+    label: `${source.label} (table ${t.table})`,
+    fileName: alone ? source.fileName : t.table,
+    layerName: alone ? undefined : cleanLayerName(t.table),
+    geopackage: t,
+    bytes: Math.max(1, rows ? Math.round((size * t.rows) / rows) : size / tables.length),
+  }));
 }
 
 async function processWithStore(input: ProcessInput, sources: SourceFile[], store: FeatureStore, started: number, report: (p: Progress) => void): Promise<ProcessResult> {
@@ -238,17 +270,23 @@ async function processWithStore(input: ProcessInput, sources: SourceFile[], stor
   let skipped = 0;
   let repaired = 0;
   let filtered = 0;
-  const totalBytes = Math.max(1, sources.reduce((n, s) => n + statSync(s.path).size, 0));
+  const sizeOf = (s: SourceFile) => s.bytes ?? statSync(s.path).size;
+  const totalBytes = Math.max(1, sources.reduce((n, s) => n + sizeOf(s), 0));
   let doneBytes = 0;
   const layers: PlannedLayer[] = [];
 
   // 1. Read every file into the store: one layer each.
   for (const source of sources) {
     const parts = source.shapefile;
-    const reader: FeatureReader | undefined = parts ? (_path, label, progress) => readShapefile(parts, label, progress) : READERS[source.format];
+    const table = source.geopackage;
+    const reader: FeatureReader | undefined = parts
+      ? (_path, label, progress) => readShapefile(parts, label, progress)
+      : table
+        ? (path, label, progress) => readGeopackageTable(table, path, label, progress)
+        : READERS[source.format];
     if (!reader) throw new InvalidSource(`${source.label}: format ${source.format} cannot be processed${ARCHIVE_FORMATS.includes(source.format) ? " together with other files" : ""}`);
     const recipe = layerRecipe(input.recipe, source.fileName, sources.length === 1);
-    const name = recipe.layer ?? (sources.length === 1 ? layerNameFrom(input.defaultLayer) : layerNameFrom(source.fileName ?? source.label));
+    const name = recipe.layer ?? (sources.length === 1 ? layerNameFrom(input.defaultLayer) : (source.layerName ?? layerNameFrom(source.fileName ?? source.label)));
     const clash = layers.find((l) => l.name === name);
     if (clash) throw new InvalidSource(`${source.label}: makes layer '${name}' like an earlier file; give one of them another name with the recipe's layers.<file>.layer`);
     const layer: PlannedLayer = { id: layers.length, name, recipe, fields: new Map(), bbox: [Infinity, Infinity, -Infinity, -Infinity], points: 0, features: 0 };
@@ -259,7 +297,7 @@ async function processWithStore(input: ProcessInput, sources: SourceFile[], stor
     // Clustered or thinned points get their first zoom after reading (clusterPoints, thinPoints).
     const thin = recipe.cluster !== undefined || (recipe.point_spacing ?? DEFAULT_POINT_SPACING) > 0;
     const tinyDrop = (recipe.tiny ?? "drop") === "drop";
-    const progress: ReadProgress = { bytes: 0, total: Math.max(1, statSync(source.path).size), warnings: [] };
+    const progress: ReadProgress = { bytes: 0, total: Math.max(1, sizeOf(source)), warnings: [] };
     let layerRead = 0;
     let layerSkipped = 0;
     let firstSkip = "";
@@ -329,7 +367,7 @@ async function processWithStore(input: ProcessInput, sources: SourceFile[], stor
     }
     doneBytes += progress.total;
     for (const w of progress.warnings ?? []) warnings.unshift(w);
-    if (!layerRead) throw new InvalidSource(`${source.label}: the file holds no features`);
+    if (!layerRead) throw new InvalidSource(`${source.label}: the ${source.geopackage ? "table" : "file"} holds no features`);
     if (layerSkipped === layerRead) throw new InvalidSource(`${source.label}: none of the ${layerRead} features is usable; the first problem: ${firstSkip}`);
   }
   store.sealed();

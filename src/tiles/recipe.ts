@@ -133,7 +133,12 @@ export function layerRecipe(r: Recipe, fileName: string | null, onlyFile: boolea
 
 /** A layer name from a slug or file name: letters, digits, _ and -, starting with a letter. */
 export function layerNameFrom(name: string): string {
-  const base = name.replace(/\.[^.]*$/, "").replace(/[^A-Za-z0-9_-]+/g, "_").replace(/^[^A-Za-z_]+/, "");
+  return cleanLayerName(name.replace(/\.[^.]*$/, ""));
+}
+
+/** A layer name from a name without an extension to drop (a GeoPackage table's). */
+export function cleanLayerName(name: string): string {
+  const base = name.replace(/[^A-Za-z0-9_-]+/g, "_").replace(/^[^A-Za-z_]+/, "");
   return (base || "layer").slice(0, 64);
 }
 

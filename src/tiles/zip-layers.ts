@@ -1,5 +1,5 @@
 // A zip upload holds one layer or several: each .shp (with its .dbf, .prj and .cpg) and each GeoJSON,
-// NDJSON, CSV or FlatGeobuf file is one, named after the file. The entries are streamed out to scratch
+// NDJSON, CSV or FlatGeobuf file is one, named after the file (a GeoPackage: one per feature table). The entries are streamed out to scratch
 // files beside the archive being written (zip-extract.ts, with its traversal and zip-bomb checks), and
 // every reader then streams from those files.
 import { closeSync, openSync, readSync } from "node:fs";
@@ -7,11 +7,12 @@ import { basename } from "node:path";
 import { ARCHIVE_FORMATS, detectFormat } from "./detect";
 import { InvalidSource } from "./errors";
 import type { SourceFile } from "./process";
+import { looksLikeGeopackage } from "./readers/geopackage";
 import type { ShapefileParts } from "./readers/shapefile";
 import { extractZip } from "./zip-extract";
 
 const SHAPE_PART = /\.(shp|dbf|prj|cpg)$/i;
-const DATA_ENTRY = /\.(geojson|json|ndjson|geojsonl|geojsons|csv|tsv|fgb)$/i;
+const DATA_ENTRY = /\.(geojson|json|ndjson|geojsonl|geojsons|csv|tsv|fgb|gpkg)$/i;
 
 function head(path: string): Uint8Array {
   const fd = openSync(path, "r");
@@ -33,7 +34,7 @@ export async function expandZip(source: SourceFile, scratchPrefix: string, scrat
   const shps = names.filter((n) => /\.shp$/i.test(n)).sort();
   const data = names.filter((n) => DATA_ENTRY.test(n)).sort();
   if (!shps.length && !data.length)
-    throw new InvalidSource(`${source.label}: the zip holds no .shp file (nor GeoJSON, CSV or FlatGeobuf); zip the .shp, .shx, .dbf and .prj of one layer together`);
+    throw new InvalidSource(`${source.label}: the zip holds no .shp file (nor GeoJSON, CSV, FlatGeobuf or GeoPackage); zip the .shp, .shx, .dbf and .prj of one layer together`);
   // A lone Shapefile is the upload's one layer, named like a single file would be.
   const alone = shps.length === 1 && !data.length;
   const sources: SourceFile[] = shps.map((shp) => {
@@ -44,7 +45,8 @@ export async function expandZip(source: SourceFile, scratchPrefix: string, scrat
   });
   for (const name of data) {
     const path = files.get(name)!;
-    const detected = detectFormat(head(path), { filename: name });
+    let detected = detectFormat(head(path), { filename: name });
+    if (detected.format === "mbtiles" && looksLikeGeopackage(path)) detected = { format: "geopackage" };
     if (detected.format === null || ARCHIVE_FORMATS.includes(detected.format) || detected.format === "shapefile")
       throw new InvalidSource(`${source.label}: ${name} in the zip ${detected.format === null ? `is not usable: ${detected.reason}` : "is an archive; upload archives alone"}`);
     sources.push({ path, format: detected.format, label: `${source.label} (${name})`, fileName: basename(name) });

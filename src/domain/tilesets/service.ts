@@ -10,6 +10,8 @@ import { createJobQueue, type JobRow } from "../../jobs/queue";
 import { createJobRunner, JobAborted, type JobRunner } from "../../jobs/runner";
 import { ARCHIVE_FORMATS, detectFormat, type SourceFormat } from "../../tiles/detect";
 import type { ProcessInput } from "../../tiles/process";
+import { InvalidSource } from "../../tiles/errors";
+import { geopackageTables, looksLikeGeopackage } from "../../tiles/readers/geopackage";
 import { recipeProblem, type Recipe } from "../../tiles/recipe";
 import type { TileFacts, TilesetWords } from "../../tiles/source";
 import { progressTracker } from "../../tiles/progress-rate";
@@ -21,6 +23,23 @@ import { processInWorker } from "../../jobs/worker-host";
 import { refuseBadDem, refuseMixedDem } from "./dem-upload";
 
 export const PROCESS_JOB = "tileset.process";
+
+/**
+ * Tells a GeoPackage without its application_id from an MBTiles file, and checks a GeoPackage's feature
+ * tables at once (cheap: a few small tables), so one with only raster tiles or an unaccepted coordinate
+ * system gets 422 rather than a failed version.
+ */
+function checkedSqlite(format: SourceFormat, path: string, label: string): SourceFormat {
+  const kind = format === "mbtiles" && looksLikeGeopackage(path) ? "geopackage" : format;
+  if (kind === "geopackage")
+    try {
+      geopackageTables(path, label);
+    } catch (err) {
+      if (err instanceof InvalidSource) throw new Unprocessable("INVALID_SOURCE_DATA", err.message);
+      throw err;
+    }
+  return kind;
+}
 /** A job interrupted this many times (crashes, restarts) is given up. */
 const MAX_ATTEMPTS = 3;
 
@@ -357,10 +376,10 @@ export function createTilesetService(ctx: AppContext, deps: { changes: ChangePub
         if (problem) throw new BadRequest(`Invalid recipe: ${problem}`);
         const detect = async (path: string, filename: string | null, contentType: string | null): Promise<SourceFormat> => {
           const detected = detectFormat(await headOf(path), { contentType, filename });
-          if (detected.format !== null) return detected.format;
+          if (detected.format !== null) return checkedSqlite(detected.format, path, filename ?? "upload");
           if (detected.invalid) throw new Unprocessable("INVALID_SOURCE_DATA", `${filename ?? "upload"}: ${detected.reason}`);
           throw new UnsupportedMediaType(
-            `Unsupported upload${upload.files ? ` ${filename}` : ""}: ${detected.reason}. Send GeoJSON, newline-delimited GeoJSON, CSV with lon/lat columns, a zipped Shapefile, FlatGeobuf, MBTiles or PMTiles, or elevation as GeoTIFF or SRTM .hgt (zipped or not)`,
+            `Unsupported upload${upload.files ? ` ${filename}` : ""}: ${detected.reason}. Send GeoJSON, newline-delimited GeoJSON, CSV with lon/lat columns, a zipped Shapefile, FlatGeobuf, GeoPackage, MBTiles or PMTiles, or elevation as GeoTIFF or SRTM .hgt (zipped or not)`,
           );
         };
         const stored: StoredRecipe = { ...recipe };

@@ -85,7 +85,7 @@ export const Version = t.Object({
   error: t.Union([t.String(), t.Null()], { description: "why processing failed: file, line or feature, what is wrong" }),
   warnings: t.Array(t.String(), { description: "features skipped or repaired, and similar notes" }),
   published: t.Boolean(),
-  source_format: t.Union([t.String(), t.Null()], { description: "geojson, ndjson, csv, shapefile, flatgeobuf, mbtiles, pmtiles, geotiff or hgt" }),
+  source_format: t.Union([t.String(), t.Null()], { description: "geojson, ndjson, csv, shapefile, flatgeobuf, geopackage, mbtiles, pmtiles, geotiff or hgt (several files: joined with +)" }),
   archive_format: t.Union([t.String(), t.Null()], { description: "mbtiles or pmtiles, once ready" }),
   recipe: t.Record(t.String(), t.Unknown()),
   format: t.Union([t.String(), t.Null()], { description: "tile format: pbf, png, jpg or webp" }),

@@ -213,7 +213,7 @@ export function tilesetsModule(services: Services, authPlugin: AuthPlugin) {
             "Body: the file itself (curl --data-binary @file) or multipart/form-data with one or more file parts (one layer each; a zip may hold " +
             "several files too) plus optional recipe fields, or the whole recipe as JSON in a `recipe` field or query parameter (named fields win). " +
             "The format is detected from the content: GeoJSON, newline-delimited GeoJSON, CSV with lon/lat columns, zipped Shapefile (WGS84 or Web Mercator), " +
-            "FlatGeobuf, MBTiles, PMTiles. " +
+            "FlatGeobuf, GeoPackage (each feature table a layer named after the table, a lone table named like a single file; EPSG:4326 or EPSG:3857), MBTiles, PMTiles. " +
             "Layer settings (recipe top level, or per input file under `layers`): `layer` (name), `minzoom`/`maxzoom` (0-16), `simplification` " +
             "(tile pixels, default 3), `include`/`exclude` (attribute names), `types` ({attribute: string|number|boolean}), `filter` (legacy MapLibre " +
             "filter on the file's attributes), `rank` (numeric attribute kept first), `point_spacing` (pixels, default 1; 0 keeps every point), " +

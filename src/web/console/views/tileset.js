@@ -13,7 +13,7 @@ import { TERMINAL, versionStateCell } from "../lib/version-state.js";
 import { versionDetails, versionProgress } from "./tileset-version.js";
 import { badge, errorBox, pageHead, showError, toast, urlRow } from "../lib/widgets.js";
 
-const UPLOAD_ACCEPT = ".geojson,.json,.ndjson,.geojsonl,.csv,.zip,.fgb,.mbtiles,.pmtiles";
+const UPLOAD_ACCEPT = ".geojson,.json,.ndjson,.geojsonl,.csv,.zip,.fgb,.gpkg,.mbtiles,.pmtiles";
 
 export async function renderTileset(main, slug, view) {
   const base = orgPath(`/tilesets/${enc(slug)}`);
@@ -209,7 +209,7 @@ export async function renderTileset(main, slug, view) {
       },
     },
     h("h2", "Upload data"),
-    h("p.muted.small", "GeoJSON, newline-delimited GeoJSON, CSV with lon/lat columns, zipped Shapefile, FlatGeobuf, MBTiles or PMTiles. Each upload becomes a new immutable version."),
+    h("p.muted.small", "GeoJSON, newline-delimited GeoJSON, CSV with lon/lat columns, zipped Shapefile, FlatGeobuf, GeoPackage, MBTiles or PMTiles. Each upload becomes a new immutable version."),
     uploadErr,
     h("div.form-row", h("label", "File", file), h("label", "Layer name", layer, h("span.hint", "Vector layer id (default: the slug)")), h("label", "Min zoom", minzoom), h("label", "Max zoom", maxzoom)),
     h("div.actions", submit, cancel),

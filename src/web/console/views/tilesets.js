@@ -73,7 +73,7 @@ export async function renderTilesets(main, item, view) {
       h(
         "table",
         h("thead", h("tr", h("th", "Tileset"), h("th", "Visibility"), h("th", "Published"), h("th", "Latest version"), h("th", "Updated"))),
-        h("tbody", rows.length ? rows : h("tr", h("td.empty", { colSpan: 5 }, "No tilesets yet. Create one, then upload GeoJSON, CSV, Shapefile (zip), FlatGeobuf, MBTiles or PMTiles."))),
+        h("tbody", rows.length ? rows : h("tr", h("td.empty", { colSpan: 5 }, "No tilesets yet. Create one, then upload GeoJSON, CSV, Shapefile (zip), FlatGeobuf, GeoPackage, MBTiles or PMTiles."))),
       ),
     ),
   );

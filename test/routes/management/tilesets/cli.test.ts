@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { tempDir } from "../../../support/app";
 import { makeTestApp } from "../../../support/app";
 import { countries, toNdjson, cities } from "./fixtures";
+import { EPSG_2056, gpkgBlob, writeGeopackage } from "./geopackage-fixtures";
 import { VectorTile } from "@mapbox/vector-tile";
 import { PbfReader } from "pbf";
 import { PMTiles, SharedPromiseCache } from "pmtiles";
@@ -157,4 +158,26 @@ test("import --help names the data-credit option, so imported maps can show thei
   const r = await cli("tilesets", "import", "--help");
   expect(r.code).toBe(0);
   expect(r.out).toMatch(/mapstead tilesets import [^\n]*--attribution TEXT/);
+});
+
+test("import of a GeoPackage makes one layer per feature table; another coordinate system is refused naming it", () => {
+  const point = (lon: number, lat: number) => gpkgBlob({ type: "Point", coordinates: [lon, lat] });
+  const line = gpkgBlob({ type: "LineString", coordinates: [[0, 0], [10, 10]] });
+  writeGeopackage(join(dir, "mixed.gpkg"), {
+    features: [
+      { name: "stops", columns: [["name", "TEXT"]], rows: [[point(7.4, 46.9), "Bern"], [point(8.5, 47.4), "Zürich"]] },
+      { name: "lines", columns: [["ref", "TEXT"]], rows: [[line, "S1"]] },
+    ],
+  });
+  const r = cli("tilesets", "import", "--org", "acme", "--slug", "transit", "--create", join(dir, "mixed.gpkg"), "--maxzoom", "3");
+  expect(r.err).toContain("100.0%");
+  expect(r.code).toBe(0);
+  expect(r.out).toContain("(geopackage,");
+  const rows = JSON.parse(cli("tilesets", "list", "--org", "acme", "--json").out) as any[];
+  expect(rows.find((row) => row.slug === "transit").latest.layers.map((l: any) => l.id)).toEqual(["stops", "lines"]);
+
+  writeGeopackage(join(dir, "swiss.gpkg"), { features: [{ name: "stops", srsId: 2056, rows: [[point(2600000, 1200000)]] }], srs: [EPSG_2056] });
+  const refused = cli("tilesets", "import", "--org", "acme", "--slug", "transit", join(dir, "swiss.gpkg"));
+  expect(refused.code).toBe(1);
+  expect(refused.err).toContain("swiss.gpkg (table stops): coordinates use EPSG:2056 (CH1903+ / LV95)");
 });

@@ -16,5 +16,6 @@ test("the upload's description names every layer and version setting of the reci
   const text: string = upload.description;
   for (const key of [...LAYER_KEYS, ...VERSION_KEYS]) expect(text).toContain(`\`${key}\``);
   expect(text).toContain("point_count");
+  for (const format of ["GeoJSON", "CSV", "Shapefile", "FlatGeobuf", "GeoPackage", "MBTiles", "PMTiles", "GeoTIFF"]) expect(text).toContain(format);
   expect(Object.keys(upload.requestBody.content["multipart/form-data"].schema.properties)).toContain("recipe");
 });
