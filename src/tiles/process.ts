@@ -165,6 +165,16 @@ function coerce(v: unknown, type: AttributeType): unknown {
 }
 
 /** The zoom from which a shape of this size (in the unit square) spans at least one pixel. */
+/** Nested attribute values are kept as JSON text; one nested past what JSON.stringify can walk is refused by name. */
+function nestedAsText(value: object, where: () => string): string {
+  try {
+    return JSON.stringify(value);
+  } catch (err) {
+    if (err instanceof RangeError) throw new InvalidSource(`${where()} is nested too deeply (arrays or objects thousands of levels deep); flatten it`);
+    throw err;
+  }
+}
+
 /**
  * MVT ids are unsigned integers: a GeoJSON id that is one (or a string of digits, as some exporters
  * write them) is kept, so MapLibre's feature state and promoteId-free lookups work; others are dropped,
@@ -332,7 +342,7 @@ async function processWithStore(input: ProcessInput, sources: SourceFile[], stor
           let v = raw.properties[key];
           if (v === null || v === undefined) continue;
           if (types[key]) v = coerce(v, types[key]);
-          else if (typeof v === "object") v = JSON.stringify(v);
+          else if (typeof v === "object") v = nestedAsText(v, () => `${source.label}: ${raw.where}: attribute '${key.slice(0, 64)}'`);
           if (v === undefined) continue;
           properties[key] = v;
         }

@@ -156,6 +156,13 @@ describe("processing failures and repairs", () => {
     expect(v.error).toContain("truncated");
   });
 
+  test("an attribute nested 50,000 levels deep: failed, naming the feature and attribute, not an internal error", async () => {
+    const deep = "[".repeat(50_000) + "]".repeat(50_000);
+    const text = `{"type":"FeatureCollection","features":[{"type":"Feature","properties":{"ok":1},"geometry":{"type":"Point","coordinates":[1,2]}},{"type":"Feature","properties":{"tree":${deep}},"geometry":{"type":"Point","coordinates":[1,2]}}]}`;
+    const { v } = await failing(text, "?filename=deep.geojson");
+    expect(v.error).toBe("deep.geojson: feature 2: attribute 'tree' is nested too deeply (arrays or objects thousands of levels deep); flatten it");
+  });
+
   test("NDJSON with a broken line: failed, names the line", async () => {
     const lines = toNdjson(await cities(5)).split("\n");
     lines[2] = lines[2]!.slice(0, 20);
