@@ -32,7 +32,7 @@ export interface MatrixQuery {
 }
 
 export interface Maneuver {
-  /** OSRM's vocabulary: depart, arrive, turn, new name, continue, on ramp, off ramp, fork, merge, roundabout, exit roundabout, end of road, notification */
+  /** OSRM's vocabulary: depart, arrive, turn, new name, continue, on ramp, off ramp, fork, end of road, use lane, merge, roundabout, rotary, roundabout turn, exit roundabout, exit rotary, notification */
   type: string;
   /** uturn, sharp right, right, slight right, straight, slight left, left, sharp left */
   modifier?: string;

@@ -67,7 +67,11 @@ const Step = t.Object({
   mode: t.String({ examples: ["driving", "walking", "cycling"] }),
   geometry: Line,
   maneuver: t.Object({
-    type: t.String({ examples: ["depart", "turn", "new name", "continue", "on ramp", "off ramp", "fork", "merge", "roundabout", "exit roundabout", "arrive", "notification"] }),
+    type: t.String({
+      description:
+        "OSRM's maneuver vocabulary: depart, turn, new name, continue, on ramp, off ramp, fork, end of road, use lane, merge, roundabout, rotary, roundabout turn, exit roundabout, exit rotary, arrive, notification (Valhalla answers use a subset)",
+      examples: ["depart", "turn", "new name", "continue", "on ramp", "off ramp", "fork", "merge", "roundabout", "exit roundabout", "arrive", "notification"],
+    }),
     modifier: t.Optional(t.String({ examples: ["uturn", "sharp right", "right", "slight right", "straight", "slight left", "left", "sharp left"] })),
     location: Position,
     bearing_before: t.Number(),
