@@ -53,19 +53,6 @@ export function fitPositions(positions: Position[], width: number, height: numbe
   return { center: [Math.max(-180, Math.min(180, center[0])), center[1]], zoom };
 }
 
-/** The lon/lat under screen pixel (px, py) of a view (bearing in degrees clockwise). */
-export function screenToLngLat(view: { center: [number, number]; zoom: number; bearing: number; width: number; height: number }, px: number, py: number): [number, number] {
-  const scale = 512 * 2 ** view.zoom;
-  const [cx, cy] = toWorld(view.center[0], view.center[1]);
-  const dx = px - view.width / 2;
-  const dy = py - view.height / 2;
-  const a = (view.bearing * Math.PI) / 180;
-  const wx = cx + (Math.cos(a) * dx - Math.sin(a) * dy) / scale;
-  const wy = cy + (Math.sin(a) * dx + Math.cos(a) * dy) / scale;
-  const [lon, lat] = fromWorld(wx, Math.max(0, Math.min(1, wy)));
-  return [((((lon + 180) % 360) + 360) % 360) - 180, lat];
-}
-
 /**
  * The view of raster tile z/x/y: a 512 tile at z is MapLibre's zoom z, a 256 tile at z its zoom z-1
  * (Leaflet's and QGIS's numbering), centered on the tile.

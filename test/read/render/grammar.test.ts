@@ -5,7 +5,7 @@ import { AppError } from "../../../src/errors";
 import { parseStaticRequest } from "../../../src/read/render/static-request";
 import { MAX_MARKERS, MAX_OVERLAY_CHARS, overlayPositions, parseOverlays } from "../../../src/read/render/overlays";
 import { decodePolyline } from "../../../src/read/render/polyline";
-import { fitPositions, screenToLngLat, tileView, toWorld } from "../../../src/read/render/viewport";
+import { fitPositions, tileView, toWorld } from "../../../src/read/render/viewport";
 
 const parse = (path: string, query = "") => parseStaticRequest(path, new URLSearchParams(query));
 
@@ -192,16 +192,6 @@ describe("view arithmetic", () => {
     // A single point: the maximum zoom of auto, centered on it.
     const one = fitPositions([[8.5, 47.4]], 300, 200, { top: 10, right: 10, bottom: 10, left: 10 });
     expect(one).toEqual({ center: [expect.closeTo(8.5, 6), expect.closeTo(47.4, 6)], zoom: 16 });
-  });
-
-  test("screen pixels back to coordinates, with bearing", () => {
-    const view = { center: [0, 0] as [number, number], zoom: 0, bearing: 0, width: 512, height: 512 };
-    expect(screenToLngLat(view, 256, 256)).toEqual([0, 0]);
-    expect(screenToLngLat(view, 384, 256)[0]).toBeCloseTo(90, 6);
-    // With the map turned so that east is up, the pixel above the centre lies east of it.
-    const turned = screenToLngLat({ ...view, bearing: 90 }, 256, 128);
-    expect(turned[0]).toBeCloseTo(90, 6);
-    expect(turned[1]).toBeCloseTo(0, 6);
   });
 
   test("raster tile views: 512 tiles at MapLibre's zoom, 256 tiles one zoom lower", () => {
