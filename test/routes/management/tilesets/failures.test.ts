@@ -6,16 +6,14 @@ import { join } from "node:path";
 import { zipSync } from "fflate";
 import { makeTestApp, type TestApp } from "../../../support/app";
 import { seedOrg, seedSession } from "../../../support/seed";
-import { PNG_1x1, UTM_PRJ, cities, countries, createTileset, flatgeobuf, pmtiles, shapefileZip, toNdjson, upload, vectorTiles, waitForVersion, writeMbtiles } from "./fixtures";
+import { acmeApp, PNG_1x1, UTM_PRJ, cities, countries, createTileset, flatgeobuf, pmtiles, shapefileZip, toNdjson, upload, vectorTiles, waitForVersion, writeMbtiles } from "./fixtures";
 
 let t: TestApp;
 let headers: Record<string, string>;
 let counter = 0;
 
 beforeAll(async () => {
-  t = await makeTestApp();
-  const org = seedOrg(t.ctx, "acme");
-  headers = (await seedSession(t.ctx, { orgId: org.id })).headers;
+  ({ t, headers } = await acmeApp());
 });
 afterAll(() => t.close());
 

