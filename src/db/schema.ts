@@ -150,6 +150,22 @@ export const jobs = sqliteTable(
   (t) => [index("jobs_state_idx").on(t.state, t.id)],
 );
 
+/**
+ * The last version number of each tileset or style that was deleted, by the URL it was served at
+ * (owner = org slug). Versioned URLs are cached as immutable for a year, so a slug created again
+ * goes on counting from here: `acme/roads@1` never names other data than it once did.
+ */
+export const retiredSlugs = sqliteTable(
+  "retired_slugs",
+  {
+    owner: text("owner").notNull(),
+    kind: text("kind", { enum: ["tileset", "style"] }).notNull(),
+    slug: text("slug").notNull(),
+    lastVersion: integer("last_version").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.owner, t.kind, t.slug] })],
+);
+
 export const styles = sqliteTable(
   "styles",
   {
@@ -162,6 +178,8 @@ export const styles = sqliteTable(
     /** sprite directory of the draft, relative to DATA_DIR; null when the style has none */
     draftSpritePath: text("draft_sprite_path"),
     publishedVersion: integer("published_version"),
+    /** highest version number ever given out; deleted versions' numbers are never reused */
+    lastVersion: integer("last_version").notNull().default(0),
     createdAt: integer("created_at").notNull().$defaultFn(now),
     updatedAt: integer("updated_at").notNull().$defaultFn(now),
   },

@@ -2,9 +2,10 @@
 // TypeScript, no Elysia. Stored styles keep mapstead:// references; reads rewrite them to absolute URLs
 // under PUBLIC_URL (references.ts). Every write announces itself on the change bus; the read side
 // (src/read/styles.ts) keeps the resolved bytes in the published-content cache until then.
-import { and, desc, eq, max } from "drizzle-orm";
+import { and, desc, eq } from "drizzle-orm";
 import type { AppContext } from "../../context";
 import { orgs, styles, styleVersions } from "../../db/schema";
+import { retireSlug, retiredLastVersion } from "../orgs/retired-slugs";
 import { BadRequest, Conflict, NotFound } from "../../errors";
 import { isSlug } from "../orgs/slug";
 import { parseVersionedSlug } from "../orgs/versioned-slug";
@@ -27,6 +28,8 @@ export interface StyleRow {
   draft: Record<string, unknown>;
   draftSpritePath: string | null;
   publishedVersion: number | null;
+  /** highest version number given out, counting deleted versions and a deleted style of the same slug */
+  lastVersion: number;
   createdAt: number;
   updatedAt: number;
 }
@@ -142,7 +145,7 @@ export function createStylesService(ctx: AppContext, deps: { tilesets: TilesetLo
         if (tx.select({ id: styles.id }).from(styles).where(and(eq(styles.orgId, org.id), eq(styles.slug, input.slug))).get()) throw taken();
         return tx
           .insert(styles)
-          .values({ orgId: org.id, slug: input.slug, name, visibility: input.visibility ?? "public", draft })
+          .values({ orgId: org.id, slug: input.slug, name, visibility: input.visibility ?? "public", draft, lastVersion: retiredLastVersion(tx, org.slug, "style", input.slug) })
           .returning()
           .get() as StyleRow;
       });
@@ -206,13 +209,13 @@ export function createStylesService(ctx: AppContext, deps: { tilesets: TilesetLo
     const pins: Record<string, number> = {};
     for (const { ref } of findRefs(row.draft).refs)
       if (ref.kind === "tileset" && ref.version === null) pins[pinKey(ref.owner, ref.tileset)] = tilesets.publishedVersionOf(ref.owner, ref.tileset)!;
-    const last = ctx.db.select({ n: max(styleVersions.version) }).from(styleVersions).where(eq(styleVersions.styleId, row.id)).get()?.n ?? 0;
-    const version = last + 1;
+    // Counted on the style, not from its versions, so a deleted version's number is not given out again.
+    const version = row.lastVersion + 1;
     const spritePath = row.draftSpritePath ? sprites.snapshot(row.id, version, row.draftSpritePath) : null;
     try {
       writeStyle(org, slug, () => {
         ctx.db.insert(styleVersions).values({ styleId: row.id, version, style: row.draft, tilesetPins: pins, spritePath }).run();
-        ctx.db.update(styles).set({ publishedVersion: version, updatedAt: Date.now() }).where(eq(styles.id, row.id)).run();
+        ctx.db.update(styles).set({ publishedVersion: version, lastVersion: version, updatedAt: Date.now() }).where(eq(styles.id, row.id)).run();
       });
     } catch (err) {
       sprites.remove(spritePath);
@@ -240,7 +243,12 @@ export function createStylesService(ctx: AppContext, deps: { tilesets: TilesetLo
 
   function remove(org: OrgRef, slug: string): void {
     const row = get(org, slug);
-    writeStyle(org, slug, () => ctx.db.delete(styles).where(eq(styles.id, row.id)).run());
+    writeStyle(org, slug, () =>
+      ctx.db.transaction((tx) => {
+        retireSlug(tx, org.slug, "style", row.slug, row.lastVersion);
+        tx.delete(styles).where(eq(styles.id, row.id)).run();
+      }),
+    );
     sprites.removeStyle(row.id);
   }
 

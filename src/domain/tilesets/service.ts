@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from
 import { basename, dirname, join } from "node:path";
 import type { AppContext } from "../../context";
 import { tilesets, tilesetVersions } from "../../db/schema";
+import { retireSlug, retiredLastVersion } from "../orgs/retired-slugs";
 import { BadRequest, Conflict, NotFound, Unprocessable, UnsupportedMediaType } from "../../errors";
 import { createJobQueue, type JobRow } from "../../jobs/queue";
 import { createJobRunner, JobAborted, type JobRunner } from "../../jobs/runner";
@@ -334,6 +335,7 @@ export function createTilesetService(ctx: AppContext, deps: { changes: ChangePub
             description: input.description ?? "",
             attribution: input.attribution ?? "",
             visibility: input.visibility ?? "public",
+            lastVersion: retiredLastVersion(tx, org.slug, "tileset", input.slug),
           })
           .returning()
           .get();
@@ -356,7 +358,12 @@ export function createTilesetService(ctx: AppContext, deps: { changes: ChangePub
       const t = find(org, slug);
       refuseWhileUsed(org, t);
       const versions = db.select().from(tilesetVersions).where(eq(tilesetVersions.tilesetId, t.id)).all();
-      writeTileset(org, t, () => db.delete(tilesets).where(eq(tilesets.id, t.id)).run());
+      writeTileset(org, t, () =>
+        db.transaction((tx) => {
+          retireSlug(tx, org.slug, "tileset", t.slug, t.lastVersion);
+          tx.delete(tilesets).where(eq(tilesets.id, t.id)).run();
+        }),
+      );
       abortJobsOf(new Set(versions.map((v) => v.id)));
       for (const v of versions) deleteVersionFiles(v);
       rmSync(join(ctx.config.dataDir, "tilesets", String(t.id)), { recursive: true, force: true });

@@ -197,6 +197,13 @@ describe("style management", () => {
     expect((await t.fetch("/api/v1/orgs/acme/styles/temp", { method: "DELETE", headers: owner.headers })).status).toBe(204);
     expect((await t.fetch("/styles/v1/acme/temp@1")).status).toBe(404);
     expect((await t.fetch("/api/v1/orgs/acme/styles/temp", { headers: owner.headers })).status).toBe(404);
+    // The slug made again goes on counting: temp@1 was cached as immutable and must not name other content.
+    await create({ slug: "temp", style: mapStyle("acme") });
+    const again = await t.fetch("/api/v1/orgs/acme/styles/temp/publish", { method: "POST", headers: owner.headers });
+    expect(await again.json()).toMatchObject({ version: 2, created: true });
+    expect((await t.fetch("/styles/v1/acme/temp@1")).status).toBe(404);
+    expect((await t.fetch("/styles/v1/acme/temp@2")).status).toBe(200);
+    expect((await t.fetch("/api/v1/orgs/acme/styles/temp", { method: "DELETE", headers: owner.headers })).status).toBe(204);
   });
 
   test("private styles: same 404 for strangers, readable by members and maps:read keys, Cache-Control private", async () => {

@@ -160,6 +160,14 @@ test("publishing: the old version serves until the new one is published; deletes
   expect((await t.fetch("/tiles/v1/acme/life@2/0/0/0.mvt")).status).toBe(404);
   expect((await t.fetch("/api/v1/orgs/acme/tilesets/life", { headers })).status).toBe(404);
   expect(readdirSync(join(t.dataDir, "tilesets")).length).toBe(dir.length - 1);
+
+  // Made again, the slug goes on counting: life@1 and life@2 were cached as immutable.
+  await createTileset(t, "acme", headers, { slug: "life" });
+  const again = (await (await upload(t, "acme", "life", headers, JSON.stringify(countries()), "?maxzoom=1")).json()) as any;
+  expect(again.version).toBe(3);
+  await waitForVersion(t, "acme", "life", 3, headers);
+  expect((await t.fetch("/tiles/v1/acme/life@1.json")).status).toBe(404);
+  expect((await t.fetch("/tiles/v1/acme/life@3.json")).status).toBe(200);
 });
 
 test("editing a tileset changes its stable TileJSON; a versioned TileJSON, served as immutable, keeps its words", async () => {
