@@ -5,6 +5,7 @@
 // Anything else that is an absolute URL passes through untouched.
 import { isSlug } from "../orgs/slug";
 import { parseVersionedSlug } from "../orgs/versioned-slug";
+import { expression } from "@maplibre/maplibre-gl-style-spec";
 
 export const SCHEME = "mapstead://";
 export const GLYPHS_REF = "mapstead://fonts/{fontstack}/{range}.pbf";
@@ -111,42 +112,59 @@ export function rewriteRefs(style: Record<string, unknown>, target: RewriteTarge
 }
 
 /**
- * Every font name a style's symbol layers ask for through `text-font`, literal or inside expressions
- * and zoom functions, with the path where it appears. Symbol layers with a text-field but no text-font
- * get MapLibre's default stack, which is reported too.
+ * Every font stack a style's symbol layers ask for, with the path where it appears: `text-font` (a plain
+ * stack, a zoom function's stops, or the `literal` stacks of an expression) and the `text-font` of
+ * `format` sections in `text-field`. Symbol layers with a text-field but no text-font get MapLibre's
+ * default stack, which is reported too.
  */
 export const MAPLIBRE_DEFAULT_FONTS = ["Open Sans Regular", "Arial Unicode MS Regular"];
 
-export function fontsUsed(style: Record<string, unknown>): { path: string; fonts: string[] }[] {
-  const found: { path: string; fonts: string[] }[] = [];
+export function fontStacksUsed(style: Record<string, unknown>): { path: string; stacks: string[][]; isDefault?: true }[] {
+  const found: { path: string; stacks: string[][]; isDefault?: true }[] = [];
   if (!Array.isArray(style.layers)) return found;
   style.layers.forEach((layer, i) => {
     if (!isObject(layer) || layer.type !== "symbol") return;
     const layout = isObject(layer.layout) ? layer.layout : {};
     const path = `layers[${i}].layout.text-font`;
     if (layout["text-font"] === undefined) {
-      if (layout["text-field"] !== undefined) found.push({ path, fonts: MAPLIBRE_DEFAULT_FONTS });
-      return;
+      if (layout["text-field"] !== undefined) found.push({ path, stacks: [MAPLIBRE_DEFAULT_FONTS], isDefault: true });
+    } else {
+      const stacks: string[][] = [];
+      collectFontStacks(layout["text-font"], stacks);
+      if (stacks.length) found.push({ path, stacks });
     }
-    const fonts = new Set<string>();
-    collectFontStacks(layout["text-font"], fonts);
-    if (fonts.size) found.push({ path, fonts: [...fonts] });
+    const formatted: string[][] = [];
+    formatStacks(layout["text-field"], formatted);
+    if (formatted.length) found.push({ path: `layers[${i}].layout.text-field`, stacks: formatted });
   });
   return found;
 }
 
-function collectFontStacks(value: unknown, into: Set<string>): void {
-  if (Array.isArray(value)) {
-    if (value.length && value.every((v) => typeof v === "string")) {
-      // A font stack, unless it is an expression whose operator is the first string.
-      if (!EXPRESSION_OPERATORS.has(value[0] as string)) for (const v of value) into.add(v as string);
-      return;
-    }
-    for (const v of value) collectFontStacks(v, into);
-  } else if (isObject(value) && Array.isArray(value.stops)) {
+function collectFontStacks(value: unknown, into: string[][]): void {
+  if (isObject(value) && Array.isArray(value.stops)) {
     for (const stop of value.stops) if (Array.isArray(stop)) collectFontStacks(stop[1], into);
+    return;
   }
+  if (!Array.isArray(value)) return;
+  // ["step", ["zoom"], ...] or ["match", ["get", "country"], ["DE", "FR"], ...]: in an expression only the
+  // `literal` arrays are stacks; ["zoom"] and match labels are not fonts.
+  if (expression.isExpression(value)) literalStacks(value, into);
+  else if (value.length && value.every((v) => typeof v === "string")) into.push(value as string[]);
 }
 
-// Operators that can appear as the first element of an all-string array expression.
-const EXPRESSION_OPERATORS = new Set(["literal", "get", "has", "concat", "downcase", "upcase", "to-string", "string", "var", "at", "coalesce", "match", "case", "step", "array"]);
+function literalStacks(value: unknown, into: string[][]): void {
+  if (!Array.isArray(value)) return;
+  if (value[0] === "literal") {
+    const stack = value[1];
+    if (Array.isArray(stack) && stack.length && stack.every((v) => typeof v === "string")) into.push(stack as string[]);
+    return;
+  }
+  for (const v of value) literalStacks(v, into);
+}
+
+/** ["format", text, {"text-font": ...}, text, {...}]: the fonts of each section, wherever formats nest. */
+function formatStacks(value: unknown, into: string[][]): void {
+  if (!Array.isArray(value)) return;
+  if (value[0] === "format") for (const arg of value.slice(1)) if (isObject(arg) && arg["text-font"] !== undefined) collectFontStacks(arg["text-font"], into);
+  for (const v of value) formatStacks(v, into);
+}

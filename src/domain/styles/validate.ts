@@ -5,7 +5,7 @@
 import { validateStyleMin } from "@maplibre/maplibre-gl-style-spec";
 import type { StyleSpecification } from "@maplibre/maplibre-gl-style-spec";
 import { Unprocessable } from "../../errors";
-import { findRefs, fontsUsed, type RefProblem } from "./references";
+import { findRefs, fontStacksUsed, type RefProblem } from "./references";
 
 export interface ReferenceWorld {
   ownerSlug: string;
@@ -68,13 +68,19 @@ export function styleProblems(style: unknown, world: ReferenceWorld): RefProblem
   }
   if (refs.some((r) => r.ref.kind === "glyphs")) {
     const installed = world.installedFonts();
-    for (const { path, fonts } of fontsUsed(s)) {
-      const missing = fonts.filter((f) => !installed.has(f));
-      if (missing.length)
-        problems.push({
-          path,
-          message: `font${missing.length > 1 ? "s" : ""} not installed: ${missing.map((f) => `'${f}'`).join(", ")} (installed: ${[...installed].sort().join(", ") || "none"})`,
-        });
+    const listed = () => [...installed].sort().join(", ") || "none";
+    // The glyph route serves a stack from the fonts of it that are installed, skipping the others (as
+    // "Arial Unicode MS Regular" after "Noto Sans Regular" in styles made for other hosts): a stack
+    // fails only when none of its fonts is installed.
+    for (const { path, stacks, isDefault } of fontStacksUsed(s)) {
+      for (const stack of stacks) {
+        if (stack.some((f) => installed.has(f))) continue;
+        const names = stack.map((f) => `'${f}'`).join(", ");
+        const message = isDefault
+          ? `no text-font, so MapLibre asks for its default stack ${names}, and none of it is installed: set text-font (installed: ${listed()})`
+          : `font${stack.length > 1 ? "s" : ""} not installed: ${names} (installed: ${listed()})`;
+        problems.push({ path, message });
+      }
     }
   }
   return problems;

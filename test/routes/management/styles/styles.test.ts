@@ -107,6 +107,35 @@ describe("style management", () => {
     delete (noFont.layers[2]!.layout as Record<string, unknown>)["text-font"];
     const res2 = await create({ slug: "refs", style: noFont });
     expect((await res2.json()).error.details[0].message).toContain("Open Sans Regular");
+    // Expressions name fonts only in their `literal` stacks: ["zoom"], ["geometry-type"] and match labels
+    // are no fonts; a stack is served from the fonts of it that are installed, so one is enough.
+    const withFont = (textFont: unknown, textField: unknown = ["get", "name"]) => {
+      const style = mapStyle("acme");
+      style.layers[2]!.layout = { "text-field": textField, "text-font": textFont } as never;
+      return style;
+    };
+    const good: unknown[] = [
+      ["step", ["zoom"], ["literal", ["Noto Sans Regular"]], 5, ["literal", ["Noto Sans Bold"]]],
+      ["case", ["==", ["geometry-type"], "Point"], ["literal", ["Noto Sans Bold"]], ["literal", ["Noto Sans Regular"]]],
+      ["match", ["get", "country"], ["DE", "FR"], ["literal", ["Noto Sans Bold"]], ["literal", ["Noto Sans Regular"]]],
+      ["Noto Sans Regular", "Arial Unicode MS Regular"],
+    ];
+    for (const textFont of good) {
+      const ok = await create({ slug: "fonts-ok", style: withFont(textFont) });
+      expect(ok.status, JSON.stringify(textFont)).toBe(201);
+      expect((await t.fetch("/api/v1/orgs/acme/styles/fonts-ok", { method: "DELETE", headers: owner.headers })).status).toBe(204);
+    }
+    const bad: [unknown, unknown, string, string][] = [
+      [["step", ["zoom"], ["literal", ["Noto Sans Regular"]], 5, ["literal", ["Comic Sans Bold"]]], ["get", "name"], "layers[2].layout.text-font", "font not installed: 'Comic Sans Bold'"],
+      [["Noto Sans Regular"], ["format", ["get", "name"], { "text-font": ["literal", ["Comic Sans Bold", "Papyrus"]] }], "layers[2].layout.text-field", "fonts not installed: 'Comic Sans Bold', 'Papyrus'"],
+    ];
+    for (const [textFont, textField, path, message] of bad) {
+      const res = await create({ slug: "fonts-bad", style: withFont(textFont, textField) });
+      expect(res.status).toBe(422);
+      const details = (await res.json()).error.details as { path: string; message: string }[];
+      expect(details.map((d) => d.path)).toEqual([path]);
+      expect(details[0]!.message).toStartWith(message);
+    }
     // External URLs are not checked and pass through.
     const ext = { version: 8, glyphs: "https://fonts.example.com/{fontstack}/{range}.pbf", sources: { x: { type: "vector", url: "https://tiles.example.com/x.json" } }, layers: [] };
     expect((await create({ slug: "external", style: ext })).status).toBe(201);
