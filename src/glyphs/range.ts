@@ -7,7 +7,8 @@ import { GLYPH_SIZE_PX, SdfRenderer } from "./sdf";
 import { encodeFontstack, encodeGlyph, type EncodedGlyph } from "./pbf";
 
 export const RANGE_SIZE = 256;
-export const MAX_CODEPOINT = 65535;
+/** Unicode's last code point: MapLibre asks for ranges above U+FFFF too (emoji, historic scripts). */
+export const MAX_CODEPOINT = 0x10ffff;
 
 export interface ParsedFont {
   font: Font;

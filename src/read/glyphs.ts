@@ -31,7 +31,7 @@ interface LoadedFont {
   parsed: ParsedFont | null;
 }
 
-const RANGE_RE = /^(\d{1,5})-(\d{1,5})\.pbf$/;
+const RANGE_RE = /^(\d{1,7})-(\d{1,7})\.pbf$/;
 
 /** Parses "0-255.pbf" into its start; 400 naming the range otherwise. */
 export function parseRange(raw: string): number {
@@ -40,7 +40,7 @@ export function parseRange(raw: string): number {
   const end = m ? Number(m[2]) : NaN;
   if (!m || start % RANGE_SIZE !== 0 || end !== start + RANGE_SIZE - 1 || end > MAX_CODEPOINT)
     throw new BadRequest(
-      `Glyph range "${raw.slice(0, 40)}" is invalid: a range is {start}-{end}.pbf with start a multiple of 256 and end = start + 255 (0-255.pbf, 256-511.pbf, ... up to 65280-65535.pbf)`,
+      `Glyph range "${raw.slice(0, 40)}" is invalid: a range is {start}-{end}.pbf with start a multiple of 256 and end = start + 255 (0-255.pbf, 256-511.pbf, ... up to 1113856-1114111.pbf)`,
     );
   return start;
 }

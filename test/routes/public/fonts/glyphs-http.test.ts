@@ -73,8 +73,9 @@ describe("glyph ranges", () => {
     ["0-256.pbf"],
     ["0-254.pbf"],
     ["256-255.pbf"],
-    ["65536-65791.pbf"],
     ["99999-100254.pbf"],
+    ["1114112-1114367.pbf"],
+    ["11141120-11141375.pbf"],
     ["a-b.pbf"],
     ["0-255.png"],
     ["0-255"],
@@ -87,9 +88,15 @@ describe("glyph ranges", () => {
     expect(body.error.message).toContain(range);
   });
 
-  test("the last range, 65280-65535, is served", async () => {
-    const [stack] = await glyphs(`/fonts/v1/${REGULAR}/65280-65535.pbf`);
-    expect(stack!.range).toBe("65280-65535");
+  test("ranges above U+FFFF, which MapLibre asks for emoji, are served up to U+10FFFF (empty where no font has glyphs)", async () => {
+    for (const range of ["65280-65535", "128512-128767", "1113856-1114111"]) {
+      const res = await t.fetch(`/fonts/v1/${REGULAR}/${range}.pbf`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get("cache-control")).toBe("public, max-age=86400");
+    }
+    const [emoji] = await glyphs(`/fonts/v1/${REGULAR}/128512-128767.pbf`);
+    expect(emoji!.range).toBe("128512-128767");
+    expect(emoji!.glyphs).toEqual([]);
   });
 
   test("a stack with no installed font is 404 FONT_NOT_FOUND", async () => {
