@@ -1,6 +1,8 @@
 // First-run setup: a self-contained page (no external assets) where the person holding the one-time
 // setup token printed at first start creates the admin account. It posts to /api/v1/setup, which logs
 // the new admin in, then sends the browser to the console.
+import { addressCheck, addressWarningStyle } from "./address-check";
+
 const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 const STYLE = `body{font-family:system-ui,sans-serif;max-width:28rem;margin:3rem auto;padding:0 1rem;color:#1d2733}
@@ -8,14 +10,17 @@ h1{font-size:1.4rem}label{display:block;margin:.9rem 0 .3rem;font-weight:600}
 input{width:100%;box-sizing:border-box;padding:.55rem;border:1px solid #8c959f;border-radius:.4rem;font:inherit}
 button{margin-top:1.2rem;padding:.6rem 1.2rem;border:0;border-radius:.4rem;background:#1f6feb;color:#fff;font:inherit;cursor:pointer}
 button[disabled]{opacity:.6}.hint{color:#57606a;font-size:.9rem}#message{margin-top:1rem;padding:.7rem;border-radius:.4rem;display:none}
-#message.error{display:block;background:#ffebe9;color:#82071e}#message.ok{display:block;background:#dafbe1;color:#116329}code{font-size:.9rem}`;
+#message.error{display:block;background:#ffebe9;color:#82071e}#message.ok{display:block;background:#dafbe1;color:#116329}code{font-size:.9rem}${addressWarningStyle}`;
 
-export function setupPage(opts: { version: string; complete: boolean }): string {
+export function setupPage(opts: { version: string; complete: boolean; publicUrl: string }): string {
+  const check = addressCheck(opts.publicUrl);
   const body = opts.complete
     ? `<p>Setup is complete: an admin account exists. <a href="/console">Open the console</a> and log in.</p>
 <p class="hint">More accounts: an admin adds them in the console, or on the server run <code>mapstead users create --email …</code>.</p>`
-    : `<p class="hint">Create the first admin account. The one-time setup token was printed where Mapstead was started
-(in its terminal or service log). On the server you can instead run <code>mapstead admin create --email …</code>.</p>
+    : `${check.html}
+<p class="hint">Create the first admin account. The one-time setup token is in the file <code>DATA_DIR/setup-token</code> on
+the server (readable only by the user running Mapstead; it is also shown at start-up when Mapstead runs in a terminal).
+On the server you can instead run <code>mapstead admin create --email …</code>.</p>
 <form id="setup" novalidate>
 <label for="token">Setup token</label><input id="token" name="token" autocomplete="off" required spellcheck="false">
 <label for="email">Admin email</label><input id="email" name="email" type="email" autocomplete="username" required>
@@ -25,6 +30,7 @@ export function setupPage(opts: { version: string; complete: boolean }): string 
 </form>
 <div id="message" role="status" aria-live="polite"></div>
 <script>
+${check.script}
 const form = document.getElementById("setup"), msg = document.getElementById("message");
 const show = (text, kind) => { msg.textContent = text; msg.className = kind; };
 form.addEventListener("submit", async (ev) => {

@@ -18,6 +18,7 @@ import { SESSION_IDLE_MS } from "./users";
 import { hashToken } from "./tokens";
 import type { ChangeBus } from "../changes/bus";
 import { Lru } from "../../lru";
+import { crossSiteRefusal } from "./cross-site";
 
 export { hashToken };
 
@@ -303,11 +304,8 @@ export function createAuthService(ctx: AppContext, changes: ChangeBus, counters?
     if (origin !== null && origin === publicOrigin) return;
     const token = request.headers.get("x-csrf-token");
     if (token !== null && sameSecret(token, session.csrfToken)) return;
-    throw new Forbidden(
-      origin !== null
-        ? `Cross-site request refused: Origin ${origin.slice(0, 200)} is not ${publicOrigin} and no valid X-CSRF-Token header was sent`
-        : "Cross-site request refused: send the X-CSRF-Token header from GET /api/v1/session with session-authenticated changes",
-    );
+    if (origin !== null) throw crossSiteRefusal(origin, publicOrigin, true);
+    throw new Forbidden("Cross-site request refused: send the X-CSRF-Token header from GET /api/v1/session with session-authenticated changes");
   }
 
   /** The console session of this request (CSRF-checked for unsafe methods), or null. */

@@ -17,6 +17,7 @@ import { CreateUserBody, LoginBody, SessionInfo, SetupBody, UserListItem, UserOu
 import { listOrgs } from "../../domain/orgs/service";
 import { ErrorEnvelope } from "./orgs.model";
 import { routeFactsOption, withRouteFacts } from "../../http/route-facts";
+import { crossSiteRefusal } from "../../domain/accounts/cross-site";
 
 export function authModule(services: Services, authPlugin: AuthPlugin) {
   const { ctx, auth } = services;
@@ -49,7 +50,7 @@ export function authModule(services: Services, authPlugin: AuthPlugin) {
   /** Refuses a cross-site login form post (login CSRF): a browser's Origin must be ours. */
   function sameOriginOrNone(request: Request) {
     const origin = request.headers.get("origin");
-    if (origin !== null && origin !== auth.publicOrigin) throw new Forbidden(`Cross-site request refused: Origin ${origin.slice(0, 200)} is not ${auth.publicOrigin}`);
+    if (origin !== null && origin !== auth.publicOrigin) throw crossSiteRefusal(origin, auth.publicOrigin);
   }
 
   const admin = (caller: Caller): SessionCaller => {
@@ -164,7 +165,7 @@ export function authModule(services: Services, authPlugin: AuthPlugin) {
         set.headers["content-type"] = "text/html; charset=utf-8";
         set.headers["cache-control"] = "no-store";
         set.headers["content-security-policy"] = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'";
-        return setupPage({ version: ctx.version, complete: hasAdmin(ctx.sqlite) });
+        return setupPage({ version: ctx.version, complete: hasAdmin(ctx.sqlite), publicUrl: ctx.config.publicUrl });
       },
       { facts: { group: "health" }, detail: { tags: ["Accounts"], summary: "First-run setup page (self-contained HTML)" } },
     )

@@ -2,16 +2,20 @@ import { Elysia } from "elysia";
 import type { Services } from "../../services";
 import { hasAdmin } from "../../domain/accounts/setup-token";
 import { homePage } from "../../web/home-page";
+import { addressCheck } from "../../web/address-check";
 import { faviconIco } from "../../web/logo";
 import { withRouteFacts } from "../../http/route-facts";
 
 export function homeModule(services: Services) {
   const { ctx, health } = services;
+  const check = addressCheck(ctx.config.publicUrl);
+  // Nothing but the page's own script runs, and no other site may frame it.
+  const csp = `default-src 'none'; script-src 'sha256-${new Bun.CryptoHasher("sha256").update(check.script).digest("base64")}'; style-src 'unsafe-inline'; img-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`;
   return withRouteFacts({ cors: "none", group: "other" }, new Elysia({ name: "home" }).get(
     "/",
     async () =>
-      new Response(homePage(await health.detailed(), ctx.config.publicUrl, !hasAdmin(ctx.sqlite)), {
-        headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" },
+      new Response(homePage(await health.detailed(), ctx.config.publicUrl, !hasAdmin(ctx.sqlite), check), {
+        headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", "content-security-policy": csp },
       }),
     { detail: { tags: ["Health"], summary: "Landing page: status and where to go next (HTML)" } },
   ).get(

@@ -85,6 +85,10 @@ describe("login", () => {
     const res = await login(s.email, s.password, { origin: "https://evil.example" });
     expect(res.status).toBe(403);
     expect(res.headers.get("set-cookie")).toBeNull();
+    // Most often the console was opened at another address than PUBLIC_URL: the message says what to set.
+    expect((await res.json()).error.message).toBe(
+      `Cross-site request refused: this page came from https://evil.example, but Mapstead's PUBLIC_URL is ${t.baseUrl}. If https://evil.example is this server's address, set PUBLIC_URL=https://evil.example and restart Mapstead.`,
+    );
   });
 });
 

@@ -21,6 +21,29 @@ afterAll(async () => {
 });
 
 describe("setup page in Chromium", () => {
+  test("opened at another address than PUBLIC_URL, the landing and setup pages say which setting to change", async () => {
+    const page = await browser.newPage();
+    const problems: string[] = [];
+    page.on("console", (m) => m.type() === "error" && problems.push(m.text()));
+    page.on("pageerror", (e) => problems.push(e.message));
+    const other = t.baseUrl.replace("127.0.0.1", "localhost");
+    for (const path of ["/", "/setup"]) {
+      await page.goto(`${other}${path}`);
+      await page.waitForSelector("#address-warning:not([hidden])");
+      expect(await page.textContent("#address-warning")).toBe(
+        `You opened this page at ${other}, but Mapstead's PUBLIC_URL is ${t.baseUrl}: signing in and setup from this address will be refused. If ${other} is this server's address, set PUBLIC_URL=${other} and restart Mapstead; otherwise open ${t.baseUrl}.`,
+      );
+      // At PUBLIC_URL itself there is nothing to say.
+      await page.goto(`${t.baseUrl}${path}`);
+      await page.waitForLoadState("load");
+      expect(await page.isHidden("#address-warning")).toBe(true);
+    }
+    // The landing page's inline script runs under its CSP (allowed by hash), and nothing else complains.
+    expect(problems).toEqual([]);
+    expect((await fetch(`${t.baseUrl}/`)).headers.get("content-security-policy")).toContain("script-src 'sha256-");
+    await page.close();
+  });
+
   test("mismatched passwords are caught in the page; the right token logs the new admin in", async () => {
     const context = await browser.newContext();
     const page = await context.newPage();
