@@ -3,6 +3,7 @@
 // everything else is a 500 INTERNAL without a stack trace or path (logged with the request id).
 import { AppError, errorBody, type ErrorBody } from "../errors";
 import { acceptedBy } from "./schema-words";
+import { storageFailure } from "../domain/health/storage-errors";
 
 export { ErrorEnvelope } from "../errors";
 
@@ -87,5 +88,8 @@ export function mapError(code: string | number, error: unknown, requestUrl?: str
     // Elysia's status() helper or a thrown Response-like value: keep the 4xx, never its internals.
     return { status, body: errorBody(status === 413 ? "PAYLOAD_TOO_LARGE" : "BAD_REQUEST", status === 413 ? "Request body too large" : "Bad request"), internal: false };
   }
+  // Still logged as ours to look at, but the answer says what the operator can do about it.
+  const storage = storageFailure(error);
+  if (storage) return { status: storage.status, body: errorBody(storage.code, storage.message), internal: true };
   return { status: 500, body: errorBody("INTERNAL", "Internal error; quote the X-Request-Id header when reporting it"), internal: true };
 }

@@ -6,6 +6,7 @@ import { basename, dirname, join } from "node:path";
 import type { AppContext } from "../../context";
 import { tilesets, tilesetVersions } from "../../db/schema";
 import { retireSlug, retiredLastVersion } from "../orgs/retired-slugs";
+import { storageProblem } from "../health/storage-errors";
 import { BadRequest, Conflict, NotFound, Unprocessable, UnsupportedMediaType } from "../../errors";
 import { createJobQueue, type JobRow } from "../../jobs/queue";
 import { createJobRunner, JobAborted, type JobRunner } from "../../jobs/runner";
@@ -256,7 +257,11 @@ export function createTilesetService(ctx: AppContext, deps: { changes: ChangePub
       removeTemp(tmpAbs);
       removeRel(ctx, v.sourcePath);
       if (!outcome.invalid) ctx.log.error("tileset processing failed", { job_id: job.id, version_id: versionId, error: outcome.message });
-      const error = outcome.invalid ? outcome.message : `Processing failed because of an internal error (job ${job.id}); the server log has the details`;
+      const error = outcome.invalid
+        ? outcome.message
+        : storageProblem(outcome.message) === "full"
+          ? "Processing stopped: the disk holding DATA_DIR filled up. Free some space (GET /health/detailed shows how much is left), then upload again"
+          : `Processing failed because of an internal error (job ${job.id}); the server log has the details`;
       update({ state: "failed", error, sourcePath: null, progress: 0 });
       return;
     }

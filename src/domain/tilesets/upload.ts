@@ -6,6 +6,8 @@ import { mkdirSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { BadRequest, PayloadTooLarge } from "../../errors";
 import { boundaryOf, readMultipart } from "./multipart";
+import { storageFacts } from "../health/storage";
+import { refuseUploadWithoutRoom } from "../health/storage-errors";
 
 /** One file of a multi-file upload, stored under the upload's directory. */
 export interface UploadedFile {
@@ -39,6 +41,7 @@ export async function receiveUpload(request: Request, dataDir: string, maxUpload
   const limit = maxUploadMb * 1024 * 1024;
   const dir = join(dataDir, "uploads");
   mkdirSync(dir, { recursive: true });
+  refuseUploadWithoutRoom(storageFacts(dataDir).freeBytes, Number(request.headers.get("content-length")));
   const name = `${crypto.randomUUID()}.upload`;
   const path = join(dir, name);
   const tooLarge = () => new PayloadTooLarge(`Upload is over MAX_UPLOAD_MB (${maxUploadMb} MiB)`);
