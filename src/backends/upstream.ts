@@ -95,7 +95,7 @@ export async function probeGet(url: string, timeoutMs: number): Promise<ProbeAns
 }
 
 /** A fix for a backend that could not be reached, naming the setting to check. */
-export function unreachableFix(setting: string, url: string, kind: string, timeoutMs: number, timeoutSetting: string): string {
+export function unreachableFix(setting: string, url: string, kind: string, timeoutMs: number, timeoutSetting: string, configuredMs: number): string {
   const u = new URL(url);
   switch (kind) {
     case "refused":
@@ -103,7 +103,10 @@ export function unreachableFix(setting: string, url: string, kind: string, timeo
     case "dns":
       return `The host name ${u.hostname} does not resolve from this machine: use a name this host can resolve (for containers, the service name on a shared network) or an IP address in ${setting}`;
     case "timeout":
-      return `No answer within ${timeoutMs} ms: check that the service is up and not overloaded, that no firewall drops the traffic, or raise ${timeoutSetting}`;
+      // The health check waits at most its own cap; raising the setting past it would change nothing here.
+      return configuredMs > timeoutMs
+        ? `No answer within ${timeoutMs} ms, the longest a health check waits: check that the service is up and not overloaded and that no firewall drops the traffic (API requests wait up to ${timeoutSetting}, now ${configuredMs} ms)`
+        : `No answer within ${timeoutMs} ms: check that the service is up and not overloaded and that no firewall drops the traffic, or raise ${timeoutSetting} (now ${configuredMs} ms) if it is only slow`;
     default:
       return `Check that the service at ${u.host} is running and reachable from this host (${setting})`;
   }

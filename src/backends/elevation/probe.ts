@@ -31,7 +31,7 @@ export async function probeElevation(config: Config): Promise<ProbeResult> {
   // The dataset endpoint as configured (without credentials), so the operator sees which URL was asked.
   const what = `sample point ${SAMPLE.lat},${SAMPLE.lon} (GET ${parsed.origin}${path === "/" ? "" : path}?locations=…)`;
   const r = await probeGet(url, timeoutMs);
-  if (!r.ok) return { status: "down", latency_ms: r.ms, detail: `${what}: ${r.reason} after ${r.ms} ms`, fix: unreachableFix("ELEVATION_INTERNAL_URL", base, r.kind, timeoutMs, "ELEVATION_TIMEOUT_MS") };
+  if (!r.ok) return { status: "down", latency_ms: r.ms, detail: `${what}: ${r.reason}`, fix: unreachableFix("ELEVATION_INTERNAL_URL", base, r.kind, timeoutMs, "ELEVATION_TIMEOUT_MS", config.elevationTimeoutMs) };
   const seen = { latency_ms: r.ms };
   const segments = path.split("/").filter(Boolean);
   const namesDataset = segments.length >= 2 && /^v\d+$/.test(segments.at(-2)!);

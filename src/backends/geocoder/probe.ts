@@ -33,7 +33,7 @@ export async function probeGeocoder(config: Config, gazetteer?: Gazetteer): Prom
   const path = new URL(url).pathname;
   const what = `sample search "${SAMPLE}" (GET ${path})`;
   const r = await probeGet(url, timeoutMs);
-  if (!r.ok) return { status: "down", latency_ms: r.ms, detail: `${what}: ${r.reason} after ${r.ms} ms`, fix: unreachableFix("GEOCODER_INTERNAL_URL", base, r.kind, timeoutMs, "GEOCODER_TIMEOUT_MS") };
+  if (!r.ok) return { status: "down", latency_ms: r.ms, detail: `${what}: ${r.reason}`, fix: unreachableFix("GEOCODER_INTERNAL_URL", base, r.kind, timeoutMs, "GEOCODER_TIMEOUT_MS", config.geocoderTimeoutMs) };
   const seen = { latency_ms: r.ms };
   if (r.status === 404) {
     const hasVersion = /\/v\d+$/.test(new URL(base).pathname);

@@ -31,7 +31,7 @@ const point = (p: Position) => `${formatCoordinate(p[0])},${formatCoordinate(p[1
 const sampleText = `the sample point ${point(SAMPLE)}`;
 
 function unreachable(config: Config, r: Extract<ProbeAnswer, { ok: false }>, what: string, timeoutMs: number): ProbeResult {
-  return { status: "down", latency_ms: r.ms, detail: `${what}: ${r.reason} after ${r.ms} ms`, fix: unreachableFix("ROUTING_INTERNAL_URL", config.routingUrl!, r.kind, timeoutMs, "ROUTING_TIMEOUT_MS") };
+  return { status: "down", latency_ms: r.ms, detail: `${what}: ${r.reason}`, fix: unreachableFix("ROUTING_INTERNAL_URL", config.routingUrl!, r.kind, timeoutMs, "ROUTING_TIMEOUT_MS", config.routingTimeoutMs) };
 }
 
 /** A 4xx/5xx or odd answer to the first request: wrong engine, wrong URL, or a failing server. */
