@@ -12,7 +12,10 @@ const COLOR: Record<string, string> = { ok: "#1a7f37", degraded: "#9a6700", down
  */
 export function homePage(health: DetailedHealth, publicUrl: string, needsSetup: boolean, check: { html: string; script: string }): string {
   const rows = Object.entries(health.components)
-    .map(([name, c]) => `<tr><td>${escape(name)}</td><td style="color:${COLOR[c.status]};font-weight:600">${escape(c.status.replace("_", " "))}</td><td>${escape(c.detail)}</td></tr>`)
+    .map(
+      ([name, c]) =>
+        `<tr><td>${escape(name)}</td><td style="color:${COLOR[c.status]};font-weight:600">${escape(c.status.replace("_", " "))}</td><td>${escape(c.detail)}${c.fix ? `<br><span class="fix">Fix: ${escape(c.fix)}</span>` : ""}</td></tr>`,
+    )
     .join("");
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -20,7 +23,7 @@ export function homePage(health: DetailedHealth, publicUrl: string, needsSetup: 
 <style>
 body{font-family:system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem;color:#1d2733}
 table{border-collapse:collapse;width:100%}td{padding:.4rem .6rem;border-bottom:1px solid #d8dee4;vertical-align:top}
-a{color:#0969da}.go{display:flex;gap:.8rem;margin:1rem 0}.go a{padding:.6rem 1rem;border-radius:.5rem;background:#0969da;color:#fff;text-decoration:none;font-weight:600}.go a.alt{background:#f4f6f8;color:#0969da}.cta{padding:.8rem;border-radius:.5rem;background:#fff8c5}code{background:#f4f6f8;padding:.1rem .3rem;border-radius:.3rem}${addressWarningStyle}
+a{color:#0969da}.go{display:flex;gap:.8rem;margin:1rem 0}.go a{padding:.6rem 1rem;border-radius:.5rem;background:#0969da;color:#fff;text-decoration:none;font-weight:600}.go a.alt{background:#f4f6f8;color:#0969da}.fix{color:#57606a;font-size:.9rem}.cta{padding:.8rem;border-radius:.5rem;background:#fff8c5}code{background:#f4f6f8;padding:.1rem .3rem;border-radius:.3rem}${addressWarningStyle}
 </style></head><body>
 <h1>Mapstead ${escape(health.version)}</h1>
 ${check.html}
@@ -35,7 +38,7 @@ ${needsSetup ? `<p class="cta">No admin account exists yet. <a href="/setup">Cre
 <li><a href="/health/detailed">Component health (JSON)</a></li>
 <li><a href="/fonts/v1">Installed fonts</a></li>
 </ul>
-${health.status === "ok" ? "" : `<p>What to do about what is not ok: <a href="/setup/preflight">setup checks</a> (for admins once setup is done), or <code>mapstead preflight</code> on the server.</p>`}
+${health.status === "ok" ? "" : `<p>More checks, each with its fix: <a href="/setup/preflight">setup checks</a> (for admins once setup is done), or <code>mapstead preflight</code> on the server.</p>`}
 <script>${check.script}</script>
 </body></html>`;
 }

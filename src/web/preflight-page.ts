@@ -3,10 +3,25 @@
 import type { PreflightReport } from "../domain/preflight/checks";
 
 const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** For a browser that may not see the checks (setup is done, and it is no admin): where they can be seen. */
+export function preflightHiddenPage(version: string): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Mapstead setup check</title><style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;color:#1d2733}</style></head><body>
+<h1>Mapstead ${escape(version)}: setup check</h1>
+<p>Once an admin account exists, the setup checks are shown to admins only. <a href="/console">Sign in to the console</a> as an admin and open this page again, or run <code>mapstead preflight</code> on the server.</p>
+<p><a href="/">Overview</a></p>
+</body></html>`;
+}
 const ICON = { pass: "✔", warn: "!", fail: "✖" } as const;
 
-export function preflightPage(report: PreflightReport, version: string): string {
-  const rows = report.checks
+/** What needs doing comes first: failures, then warnings, then what passed. */
+const ORDER = { fail: 0, warn: 1, pass: 2 } as const;
+
+export function preflightPage(report: PreflightReport, version: string, needsSetup: boolean): string {
+  const rows = [...report.checks]
+    .sort((a, b) => ORDER[a.status] - ORDER[b.status])
     .map(
       (c) => `<li class="${c.status}"><span class="icon" aria-label="${c.status}">${ICON[c.status]}</span><div><strong>${escape(c.id)}</strong> <span class="status">${c.status}</span><p>${escape(c.message)}</p>${c.fix ? `<p class="fix">Fix: ${escape(c.fix)}</p>` : ""}</div></li>`,
     )
@@ -28,6 +43,6 @@ h1{font-size:1.5rem}ul{list-style:none;padding:0}li{display:flex;gap:.8rem;paddi
 <ul>
 ${rows}
 </ul>
-<p><a href="/console">Open the console</a> · <a href="/setup">First-run setup</a> · <a href="/">Overview</a></p>
+<p><a href="/console">Open the console</a>${needsSetup ? ` · <a href="/setup">First-run setup</a>` : ""} · <a href="/">Overview</a></p>
 </body></html>`;
 }

@@ -21,6 +21,17 @@ describe("pages lead to the console", () => {
     expect(page).toContain('href="/console"');
   });
 
+  test("the landing page gives each component that is not ok its fix", async () => {
+    const dead = await makeTestApp({ GEOCODER_INTERNAL_URL: "http://127.0.0.1:9/v1" });
+    try {
+      const page = await (await dead.fetch("/")).text();
+      expect(page).toMatch(/<td>geocoder<\/td><td[^>]*>down<\/td><td>[^<]*<br><span class="fix">Fix: Nothing accepts connections at 127\.0\.0\.1:9/);
+      expect(page).toContain('<a href="/setup/preflight">setup checks</a>');
+    } finally {
+      await dead.close();
+    }
+  });
+
   test("after setup: the landing page's main link opens the console; setup and preflight link it too", async () => {
     await seedSession(t.ctx, { isAdmin: true });
     expect(await html("/")).toContain('<p class="go"><a href="/console">Open the console</a>');

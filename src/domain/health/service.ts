@@ -13,7 +13,7 @@ export interface DetailedHealth {
   status: "ok" | "degraded" | "down";
   version: string;
   uptime_s: number;
-  components: Record<string, { status: ComponentStatus; latency_ms?: number; backend?: string; detail: string }>;
+  components: Record<string, { status: ComponentStatus; latency_ms?: number; backend?: string; detail: string; fix?: string }>;
 }
 
 /** `embeddedGazetteer` is the running app's gazetteer when it answers geocoding (GEOCODER=embedded). */

@@ -10,7 +10,7 @@ import { probeGeocoder } from "../../backends/geocoder/probe";
 import { probeElevationBackend } from "../../backends/elevation/embedded-probe";
 import { probeElevation } from "../../backends/elevation/probe";
 import { probeRouter } from "../../backends/routing/probe";
-import { preflightPage } from "../../web/preflight-page";
+import { preflightHiddenPage, preflightPage } from "../../web/preflight-page";
 import { PreflightReport } from "./preflight.model";
 import { ErrorEnvelope } from "../../http/error-response";
 import { withRouteFacts } from "../../http/route-facts";
@@ -27,18 +27,27 @@ export function preflightModule(services: Services) {
     "/setup/preflight",
     async ({ request, server, set }) => {
       const hasAdmin = adminCount.get()!.n > 0;
-      if (hasAdmin && !isLoopbackIp(clientIp(request, server, ctx.config)) && !auth.sessionFromRequest(request)?.isAdmin)
+      const html = (request.headers.get("accept") ?? "").includes("text/html");
+      if (hasAdmin && !isLoopbackIp(clientIp(request, server, ctx.config)) && !auth.sessionFromRequest(request)?.isAdmin) {
+        // A browser gets a page saying where the checks can be seen, not a bare JSON error.
+        if (html) {
+          set.status = 404;
+          set.headers["content-type"] = "text/html; charset=utf-8";
+          set.headers["cache-control"] = "no-store";
+          return preflightHiddenPage(ctx.version);
+        }
         throw new NotFound("Preflight is visible to admins and loopback callers once an admin exists");
+      }
       const report = await runPreflight({ config: ctx.config, sqlite: ctx.sqlite, listening: true, probeGeocoder: geocoder, probeElevation: elevation, probeRouter: router });
       set.headers["cache-control"] = "no-store";
-      if ((request.headers.get("accept") ?? "").includes("text/html")) {
+      if (html) {
         set.headers["content-type"] = "text/html; charset=utf-8";
-        return preflightPage(report, ctx.version);
+        return preflightPage(report, ctx.version, !hasAdmin);
       }
       return report;
     },
     {
-      response: { 200: t.Union([PreflightReport, t.String({ description: "the same checks as an HTML page, for Accept: text/html" })]), 404: ErrorEnvelope },
+      response: { 200: t.Union([PreflightReport, t.String({ description: "the same checks as an HTML page, for Accept: text/html" })]), 404: t.Union([ErrorEnvelope, t.String({ description: "for Accept: text/html, a page saying where the checks can be seen" })]) },
       detail: {
         tags: ["Health"],
         summary: "Setup checks (JSON, or a wizard page with Accept: text/html)",

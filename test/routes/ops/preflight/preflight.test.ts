@@ -53,14 +53,31 @@ describe("GET /setup/preflight", () => {
       member = await seedSession(t.ctx, { isAdmin: false });
     });
 
-    test("a remote caller without an admin session gets the same 404 as a missing page", async () => {
-      for (const headers of [REMOTE, { ...REMOTE, cookie: member.cookie }, { ...REMOTE, accept: "text/html" }]) {
+    test("a remote caller without an admin session gets a 404 showing no check; a browser is told where to see them", async () => {
+      for (const headers of [REMOTE, { ...REMOTE, cookie: member.cookie }]) {
         const res = await t.fetch("/setup/preflight", { headers });
         expect(res.status).toBe(404);
         const body = await res.json();
         expect(body.error.code).toBe("NOT_FOUND");
         expect(JSON.stringify(body)).not.toContain("migrations");
       }
+      const page = await t.fetch("/setup/preflight", { headers: { ...REMOTE, cookie: member.cookie, accept: "text/html" } });
+      expect(page.status).toBe(404);
+      expect(page.headers.get("content-type")).toBe("text/html; charset=utf-8");
+      const html = await page.text();
+      expect(html).toContain("shown to admins only");
+      expect(html).toContain("mapstead preflight");
+      expect(html).not.toContain("migrations");
+    });
+
+    test("the page lists what failed first and no longer links first-run setup", async () => {
+      const res = await t.fetch("/setup/preflight", { headers: { ...REMOTE, cookie: admin.cookie, accept: "text/html" } });
+      const html = await res.text();
+      const statuses = [...html.matchAll(/<li class="(pass|warn|fail)">/g)].map((m) => m[1]);
+      const rank = { fail: 0, warn: 1, pass: 2 } as Record<string, number>;
+      expect(statuses).toEqual([...statuses].sort((a, b) => rank[a!]! - rank[b!]!));
+      expect(statuses).toContain("pass");
+      expect(html).not.toContain('href="/setup"');
     });
 
     test("a loopback caller still sees it, and reports the admin check as passing", async () => {
