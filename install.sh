@@ -175,9 +175,10 @@ DATA_DIR=$STATE_DIR
 #RENDER_QUEUE=64
 #RENDER_TIMEOUT_MS=15000
 
-# Behind a reverse proxy: honour X-Forwarded-* (only then), for these host names.
+# Behind a reverse proxy: take the client address from the last X-Forwarded-For entry (only then).
+# URLs always start with PUBLIC_URL (set it to the public address); ALLOWED_HOSTS has no effect.
 #TRUST_PROXY=false
-#ALLOWED_HOSTS=maps.example.com
+#ALLOWED_HOSTS=
 
 # debug, info, warn or error (JSON lines on stdout, collected by journald).
 #LOG_LEVEL=info

@@ -109,7 +109,7 @@ export const SETTINGS: SettingSpec[] = [
   { name: "TILING_MEMORY_MB", accepts: "an integer from 32 to 65536", default: "256", description: "memory the tiler aims to stay within per import, in MiB (bigger cuts large inputs faster)" },
   { name: "RATE_LIMIT_PER_MINUTE", accepts: "an integer from 1 to 10000000", default: "600", description: "default requests per minute per key and service group" },
   { name: "TRUST_PROXY", accepts: "true or false", default: "false", description: "honour X-Forwarded-* headers" },
-  { name: "ALLOWED_HOSTS", accepts: "comma-separated host names", default: "", description: "hosts honoured from X-Forwarded-Host when TRUST_PROXY is on" },
+  { name: "ALLOWED_HOSTS", accepts: "comma-separated host names", default: "", description: "accepted for compatibility, no effect: every URL Mapstead writes starts with PUBLIC_URL, never with a Host or X-Forwarded-Host header" },
   { name: "RENDER_WORKERS", accepts: "an integer from 1 to 64", description: "worker threads drawing static images and raster tiles, per HTTP worker process (default: the CPU cores divided among WORKERS, at least 1)" },
   { name: "RENDER_QUEUE", accepts: "an integer from 0 to 10000", default: "64", description: "renders waiting for a worker before 503 RENDER_BUSY" },
   { name: "RENDER_TIMEOUT_MS", accepts: "an integer from 100 to 120000", default: "15000", description: "time limit of one render (then 503 RENDER_TIMEOUT)" },
