@@ -56,7 +56,8 @@ function readStyle(path: string): unknown {
 /** The error's message already names the first problem; list the others ("and N more in details"). */
 function printProblems(err: unknown): void {
   if (err instanceof AppError && err.code === "INVALID_STYLE" && Array.isArray(err.details))
-    for (const d of (err.details as { path: string; message: string }[]).slice(1)) printErr(`  ${d.path || "(style)"}: ${d.message}`);
+    for (const d of (err.details as { path: string; message: string; layer?: string }[]).slice(1))
+      printErr(`  ${d.path || "(style)"}${d.layer !== undefined ? ` (layer ${JSON.stringify(d.layer)})` : ""}: ${d.message}`);
 }
 
 export const stylesCommand: CliCommand = {

@@ -86,14 +86,24 @@ export function styleProblems(style: unknown, world: ReferenceWorld): RefProblem
   return problems;
 }
 
+/**
+ * The id of the layer a problem's path points into ("layers[8]..."): in a style of 200 layers the index
+ * alone is hard to find, the id is what the author wrote.
+ */
+function withLayerIds(style: unknown, problems: RefProblem[]): (RefProblem & { layer?: string })[] {
+  const layers = (style as { layers?: unknown })?.layers;
+  return problems.map((p) => {
+    const index = /^layers\[(\d+)\]/.exec(p.path)?.[1];
+    const id = index !== undefined && Array.isArray(layers) ? (layers[Number(index)] as { id?: unknown } | undefined)?.id : undefined;
+    return typeof id === "string" ? { ...p, layer: id } : p;
+  });
+}
+
 export function assertValidStyle(style: unknown, world: ReferenceWorld): asserts style is Record<string, unknown> {
-  const problems = styleProblems(style, world);
+  const problems = withLayerIds(style, styleProblems(style, world));
   if (problems.length) {
     const first = problems[0]!;
-    throw new Unprocessable(
-      "INVALID_STYLE",
-      `The style is invalid: ${first.path ? `${first.path}: ` : ""}${first.message}${problems.length > 1 ? ` (and ${problems.length - 1} more in details)` : ""}`,
-      problems,
-    );
+    const where = first.path ? `${first.path}${first.layer !== undefined ? ` (layer ${JSON.stringify(first.layer.slice(0, 100))})` : ""}: ` : "";
+    throw new Unprocessable("INVALID_STYLE", `The style is invalid: ${where}${first.message}${problems.length > 1 ? ` (and ${problems.length - 1} more in details)` : ""}`, problems);
   }
 }

@@ -132,9 +132,13 @@ describe("style management", () => {
     for (const [textFont, textField, path, message] of bad) {
       const res = await create({ slug: "fonts-bad", style: withFont(textFont, textField) });
       expect(res.status).toBe(422);
-      const details = (await res.json()).error.details as { path: string; message: string }[];
+      const { error } = await res.json();
+      const details = error.details as { path: string; message: string; layer?: string }[];
       expect(details.map((d) => d.path)).toEqual([path]);
       expect(details[0]!.message).toStartWith(message);
+      // The layer's id, which the author wrote, besides its index.
+      expect(details[0]!.layer).toBe("labels");
+      expect(error.message).toStartWith(`The style is invalid: ${path} (layer "labels"): ${message}`);
     }
     // External URLs are not checked and pass through.
     const ext = { version: 8, glyphs: "https://fonts.example.com/{fontstack}/{range}.pbf", sources: { x: { type: "vector", url: "https://tiles.example.com/x.json" } }, layers: [] };
