@@ -34,6 +34,22 @@ export async function spriteFromUpload(request: Request, query: { name?: string 
   );
 }
 
+/**
+ * A ready sprite sheet among the files: `NAME.json` + `NAME.png`, and/or `NAME@2x.json` + `NAME@2x.png`,
+ * one NAME for all (sprite.json, icons.json, whatever the tool that made it called it). Null when no
+ * file is a .json or .png; a refusal naming the problem when they do not make one sheet.
+ */
+function readySheetFiles(names: string[]): { base: string; byKey: Map<string, string> } | null {
+  const sheet = names.filter((n) => /\.(json|png)$/i.test(n));
+  if (!sheet.length) return null;
+  const bases = [...new Set(sheet.map((n) => n.replace(/(@2x)?\.(json|png)$/i, "")))];
+  if (bases.length > 1) throw new SpriteInputError(`send one sprite sheet: its .json and .png (and @2x pair) share one name, but these name ${bases.length}: ${bases.map((b) => `'${b}'`).join(", ")}`);
+  const base = bases[0]!;
+  const extra = names.find((n) => !sheet.includes(n));
+  if (extra) throw new SpriteInputError(`unexpected file '${extra}' next to ${base}.json/${base}.png`);
+  return { base, byKey: new Map(sheet.map((n) => [n.slice(base.length).toLowerCase(), n])) };
+}
+
 async function fromMultipart(contentType: string, body: Uint8Array): Promise<{ set: SpriteSet; source: "svg" | "ready" }> {
   let form: FormData;
   try {
@@ -55,19 +71,21 @@ async function fromMultipart(contentType: string, body: Uint8Array): Promise<{ s
     if (files.size !== 1) throw new SpriteInputError("send one zip, or SVG files, not both");
     return { set: await buildSprite(svgIconsFromZip(files.values().next().value!)), source: "svg" };
   }
-  if (files.has("sprite.json") || files.has("sprite.png")) {
-    const extra = names.filter((n) => !["sprite.json", "sprite.png", "sprite@2x.json", "sprite@2x.png"].includes(n));
-    if (extra.length) throw new SpriteInputError(`unexpected file '${extra[0]}' next to sprite.json/sprite.png`);
-    if (!files.has("sprite.json") || !files.has("sprite.png")) throw new SpriteInputError("a ready sprite needs both sprite.json and sprite.png");
-    if (files.has("sprite@2x.json") !== files.has("sprite@2x.png")) throw new SpriteInputError("send sprite@2x.json and sprite@2x.png together, or neither");
-    const one = checkReadySheet("sprite", files.get("sprite.json")!, files.get("sprite.png")!);
-    // Without a @2x pair the 1x sheet serves both: its pixelRatio tells MapLibre how to scale it.
-    const two = files.has("sprite@2x.json") ? checkReadySheet("sprite@2x", files.get("sprite@2x.json")!, files.get("sprite@2x.png")!) : one;
-    return { set: { "1x": one, "2x": two }, source: "ready" };
+  const sheet = readySheetFiles(names);
+  if (sheet) {
+    const file = (suffix: string) => (sheet.byKey.has(suffix) ? files.get(sheet.byKey.get(suffix)!)! : null);
+    const [json1, png1, json2, png2] = [file(".json"), file(".png"), file("@2x.json"), file("@2x.png")];
+    const b = sheet.base;
+    if (!json1 !== !png1) throw new SpriteInputError(`a ready sprite needs both ${b}.json and ${b}.png`);
+    if (!json2 !== !png2) throw new SpriteInputError(`send ${b}@2x.json and ${b}@2x.png together, or neither`);
+    const one = json1 && png1 ? checkReadySheet(b, json1, png1) : null;
+    const two = json2 && png2 ? checkReadySheet(`${b}@2x`, json2, png2) : null;
+    // With one pair only, it serves both: its pixelRatio tells MapLibre how to scale it.
+    return { set: { "1x": (one ?? two)!, "2x": (two ?? one)! }, source: "ready" };
   }
   const icons: SvgIcon[] = [];
   for (const [name, bytes] of files) {
-    if (!/\.svg$/i.test(name)) throw new SpriteInputError(`file '${name}' is not an .svg, a .zip or sprite.json/sprite.png`);
+    if (!/\.svg$/i.test(name)) throw new SpriteInputError(`file '${name}' is not an .svg, a .zip or a ready sheet's .json/.png`);
     icons.push({ name: iconName(name), bytes });
   }
   return { set: await buildSprite(icons), source: "svg" };

@@ -112,6 +112,21 @@ describe("sprite uploads", () => {
     const half = new FormData();
     half.append("json", new Blob([JSON.stringify(index)]), "sprite.json");
     expect((await (await upload(half)).json()).error.message).toContain("both sprite.json and sprite.png");
+
+    // A sheet keeps the name its tool gave it; a @2x pair alone serves both ratios.
+    const named = new FormData();
+    named.append("json", new Blob([JSON.stringify(index)]), "icons.json");
+    named.append("png", new Blob([png]), "icons.png");
+    expect(await (await upload(named)).json()).toMatchObject({ source: "ready", icons: ["a", "b"] });
+    const retina = new FormData();
+    retina.append("json", new Blob([JSON.stringify(index)]), "icons@2x.json");
+    retina.append("png", new Blob([png]), "icons@2x.png");
+    expect((await upload(retina)).status).toBe(200);
+    expect(await (await t.fetch("/api/v1/orgs/acme/styles/icons/draft/sprite.json", { headers: s.headers })).json()).toEqual(index);
+    const two = new FormData();
+    two.append("json", new Blob([JSON.stringify(index)]), "icons.json");
+    two.append("png", new Blob([png]), "other.png");
+    expect((await (await upload(two)).json()).error.message).toContain("share one name, but these name 2: 'icons', 'other'");
   });
 
   test("bad uploads are clear 4xx errors and leave the current sprite alone", async () => {
