@@ -15,8 +15,8 @@ export interface ReferenceWorld {
   publishedTilesetVersion(owner: string, tileset: string): number | null;
   tilesetVersionReady(owner: string, tileset: string, version: number): boolean;
   installedFonts(): Set<string>;
-  /** whether a ready tileset version holds raster-DEM tiles (null: unknown) */
-  tilesetVersionIsDem?(owner: string, tileset: string, version: number): { dem: boolean; format: string } | null;
+  /** what a ready tileset version holds: raster-DEM tiles or not, the tile format, vector layer ids (null: unknown) */
+  tilesetVersionIsDem?(owner: string, tileset: string, version: number): { dem: boolean; format: string; layers?: string[] } | null;
 }
 
 /**
@@ -32,7 +32,27 @@ function sourceKindProblem(style: Record<string, unknown>, path: string, name: s
   if (source.type === "raster-dem" && !kind.dem)
     return `a raster-dem source needs a raster-DEM tileset; '${name}' holds ${kind.format} tiles without an elevation encoding (upload elevation with encoding=terrarium|mapbox)`;
   if (source.type !== "raster-dem" && kind.dem) return `'${name}' is a raster-DEM tileset: use it in a source of type raster-dem (for hillshade layers and terrain)`;
+  // MapLibre would fail on every tile: it cannot decode vector tiles as images, nor images as vectors.
+  if (source.type === "raster" && kind.format === "pbf") return `'${name}' holds vector tiles: use it in a source of type vector`;
+  if (source.type === "vector" && kind.format !== "pbf") return `'${name}' holds ${kind.format} images: use it in a source of type raster`;
   return null;
+}
+
+/**
+ * Layers reading a `source-layer` the tileset does not have draw nothing, and MapLibre reports an error
+ * for each tile: name the layers the tileset has instead.
+ */
+function sourceLayerProblems(style: Record<string, unknown>, tilesetLayers: Map<string, { name: string; layers: string[] }>): RefProblem[] {
+  const problems: RefProblem[] = [];
+  if (!Array.isArray(style.layers)) return problems;
+  style.layers.forEach((layer, i) => {
+    const l = layer as { source?: unknown; "source-layer"?: unknown };
+    const known = typeof l?.source === "string" ? tilesetLayers.get(l.source) : undefined;
+    const wanted = l?.["source-layer"];
+    if (!known || typeof wanted !== "string" || known.layers.includes(wanted)) return;
+    problems.push({ path: `layers[${i}].source-layer`, message: `'${wanted.slice(0, 100)}' is not a layer of tileset '${known.name}' (its layers: ${known.layers.join(", ") || "none"})` });
+  });
+  return problems;
 }
 
 /** "layers[0].paint.fill-color: color expected" -> {path, message}. */
@@ -48,6 +68,8 @@ export function styleProblems(style: unknown, world: ReferenceWorld): RefProblem
   const s = style as Record<string, unknown>;
   const { refs, problems: refProblems } = findRefs(s);
   problems.push(...refProblems);
+  /** vector sources on mapstead tilesets, by source id: their layers, to check each layer's source-layer */
+  const tilesetLayers = new Map<string, { name: string; layers: string[] }>();
   for (const { path, ref } of refs) {
     if (ref.kind === "tileset") {
       const name = `${ref.owner}/${ref.tileset}`;
@@ -59,6 +81,9 @@ export function styleProblems(style: unknown, world: ReferenceWorld): RefProblem
       } else {
         const kindProblem = sourceKindProblem(s, path, name, version!, world);
         if (kindProblem) problems.push({ path, message: kindProblem });
+        const facts = world.tilesetVersionIsDem?.(ref.owner, ref.tileset, version!);
+        const sourceId = /^sources\.(.+)\.url$/.exec(path)?.[1];
+        if (!kindProblem && sourceId !== undefined && facts?.format === "pbf" && facts.layers?.length) tilesetLayers.set(sourceId, { name: `${name}@${version}`, layers: facts.layers });
       }
     } else if (ref.kind === "sprite") {
       if (ref.owner !== world.ownerSlug || ref.style !== world.styleSlug)
@@ -66,6 +91,7 @@ export function styleProblems(style: unknown, world: ReferenceWorld): RefProblem
       else if (!world.hasSprite) problems.push({ path, message: "this style has no sprite yet; upload one first (PUT .../sprite)" });
     }
   }
+  problems.push(...sourceLayerProblems(s, tilesetLayers));
   if (refs.some((r) => r.ref.kind === "glyphs")) {
     const installed = world.installedFonts();
     const listed = () => [...installed].sort().join(", ") || "none";

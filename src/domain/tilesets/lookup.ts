@@ -16,8 +16,9 @@ export function createTilesetLookup(sqlite: Database) {
      LEFT JOIN tileset_versions v ON v.tileset_id = t.id AND v.version = ?3
      WHERE o.slug = ?1 AND t.slug = ?2`,
   );
-  const demFacts = sqlite.query<{ encoding: string | null; format: string | null }, [string, string, number]>(
-    `SELECT json_extract(v.metadata, '$.encoding') AS encoding, json_extract(v.metadata, '$.format') AS format
+  const demFacts = sqlite.query<{ encoding: string | null; format: string | null; layers: string | null }, [string, string, number]>(
+    `SELECT json_extract(v.metadata, '$.encoding') AS encoding, json_extract(v.metadata, '$.format') AS format,
+            json_extract(v.metadata, '$.vector_layers') AS layers
      FROM tilesets t JOIN orgs o ON o.id = t.org_id JOIN tileset_versions v ON v.tileset_id = t.id AND v.version = ?3
      WHERE o.slug = ?1 AND t.slug = ?2 AND v.state = 'ready'`,
   );
@@ -41,13 +42,15 @@ export function createTilesetLookup(sqlite: Database) {
     },
 
     /**
-     * Whether a ready version is a raster DEM: true, false (with its tile format), or null when unknown
-     * (no such version, or no metadata recorded).
+     * What a ready version holds: a raster DEM or not, its tile format and its vector layers' ids; null
+     * when unknown (no such version, or no metadata recorded).
      */
-    tilesetVersionIsDem(ownerSlug: string, tilesetSlug: string, n: number): { dem: boolean; format: string } | null {
+    tilesetVersionIsDem(ownerSlug: string, tilesetSlug: string, n: number): { dem: boolean; format: string; layers: string[] } | null {
       const row = demFacts.get(ownerSlug, tilesetSlug, n);
       if (!row?.format) return null;
-      return { dem: row.encoding === "terrarium" || row.encoding === "mapbox", format: row.format };
+      const parsed = row.layers ? (JSON.parse(row.layers) as { id?: unknown }[]) : [];
+      const layers = Array.isArray(parsed) ? parsed.map((l) => l?.id).filter((id): id is string => typeof id === "string") : [];
+      return { dem: row.encoding === "terrarium" || row.encoding === "mapbox", format: row.format, layers };
     },
 
     /**

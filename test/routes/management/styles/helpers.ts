@@ -4,13 +4,16 @@ import { eq } from "drizzle-orm";
 import type { AppContext } from "../../../../src/context";
 import { tilesets, tilesetVersions } from "../../../../src/db/schema";
 
+/** What a processed vector tileset records about itself: one layer, `countries`, which mapStyle's layers read. */
+const VECTOR_FACTS = { format: "pbf", minzoom: 0, maxzoom: 5, bounds: [-180, -85, 180, 85], center: [0, 0, 1], vector_layers: [{ id: "countries", fields: {} }] };
+
 export function seedTileset(ctx: AppContext, orgId: number, slug: string, opts: { versions?: number; published?: number | null; visibility?: "public" | "private" } = {}) {
   const ts = ctx.db
     .insert(tilesets)
     .values({ orgId, slug, name: slug, visibility: opts.visibility ?? "public", publishedVersion: opts.published === undefined ? 1 : opts.published })
     .returning()
     .get();
-  for (let v = 1; v <= (opts.versions ?? 1); v++) ctx.db.insert(tilesetVersions).values({ tilesetId: ts.id, version: v, state: "ready" }).run();
+  for (let v = 1; v <= (opts.versions ?? 1); v++) ctx.db.insert(tilesetVersions).values({ tilesetId: ts.id, version: v, state: "ready", metadata: VECTOR_FACTS }).run();
   return ts;
 }
 

@@ -91,6 +91,9 @@ describe("style management", () => {
       [mapStyle("acme", { tileset: "countries@x" }), "sources.countries.url", /must be a positive integer/],
       [{ ...mapStyle("acme"), glyphs: "mapstead://fonts/{fontstack}.pbf" }, "glyphs", /must be exactly/],
       [{ ...mapStyle("acme"), sources: { c: { type: "vector", tiles: ["mapstead://tilesets/acme/countries"] } }, layers: [] }, "sources.c.tiles[0]", /"url"/],
+      // What the tileset holds: its layers, and vector tiles (not images).
+      [{ ...mapStyle("acme"), layers: [{ id: "roads", type: "line", source: "countries", "source-layer": "roads" }] }, "layers[0].source-layer", /'roads' is not a layer of tileset 'acme\/countries@\d+' \(its layers: countries\)/],
+      [{ ...mapStyle("acme"), sources: { countries: { type: "raster", url: "mapstead://tilesets/acme/countries" } }, layers: [] }, "sources.countries.url", /holds vector tiles: use it in a source of type vector/],
     ];
     for (const [style, path, message] of cases) {
       const res = await create({ slug: "refs", style });
