@@ -72,7 +72,7 @@ function importForms(view) {
         e.preventDefault();
         const f = file.files[0];
         if (!f) return;
-        start(() => upload("POST", `/api/v1/gazetteer/datasets${query()}&filename=${enc(f.name)}`, f, (l, t) => ((bar.value = t ? (100 * l) / t : 0), (text.textContent = `uploading ${fmtBytes(l)}`)), "application/octet-stream"));
+        return start(() => upload("POST", `/api/v1/gazetteer/datasets${query()}&filename=${enc(f.name)}`, f, (l, t) => ((bar.value = t ? (100 * l) / t : 0), (text.textContent = `uploading ${fmtBytes(l)}`)), "application/octet-stream"));
       },
     },
     h("div.form-row", h("label", "GeoNames file", file)),
@@ -89,7 +89,7 @@ function importForms(view) {
         e.preventDefault();
         const body = { tileset: tileset.value.trim(), name_field: field.value.trim(), mode: mode.value };
         if (dataset.value.trim()) body.name = dataset.value.trim();
-        start(() => api("POST", "/api/v1/gazetteer/datasets/from-tileset", body));
+        return start(() => api("POST", "/api/v1/gazetteer/datasets/from-tileset", body));
       },
     },
     h("div.form-row", h("label", "Published point tileset", tileset), h("label", "Name field", field)),
