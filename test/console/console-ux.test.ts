@@ -86,3 +86,42 @@ describe("busy forms and buttons", () => {
     await context.close();
   }, 30_000);
 });
+
+describe("the confirm dialog", () => {
+  test("is named by its heading, stays open and busy while the DELETE runs, and shows a 409 in the dialog", async () => {
+    await t.fetch("/api/v1/orgs/acme/tilesets", { method: "POST", headers: { ...admin.headers, "content-type": "application/json" }, body: JSON.stringify({ slug: "roads" }) });
+    const { page, context, errors } = await open("#/acme/tilesets/roads");
+    await page.waitForSelector("#upload-form");
+    const message = "Tileset 'acme/roads' is used by published style(s) acme/city; publish those styles without it first";
+    await page.route("**/api/v1/orgs/acme/tilesets/roads", async (route) => {
+      if (route.request().method() !== "DELETE") return route.continue();
+      await delay(500);
+      await route.fulfill({ status: 409, contentType: "application/json", body: JSON.stringify({ error: { code: "CONFLICT", message } }) });
+    });
+    await page.click(".page-head button.btn-danger");
+    const dialog = await page.waitForSelector("#confirm-dialog[open]");
+    expect(await dialog.getAttribute("aria-labelledby")).toBe("confirm-title");
+    expect(await page.textContent("#confirm-title")).toBe("Delete tileset roads?");
+    // The text says what the server does: refuse while a published style uses the tileset.
+    expect(await page.textContent("#confirm-text")).toContain("While a published style uses it, the server refuses");
+    expect(await page.textContent("#confirm-text")).not.toContain("stop rendering");
+    await page.click("#confirm-ok");
+    await page.waitForSelector("#confirm-ok[aria-busy=true]");
+    await page.waitForSelector("#confirm-error:not([hidden])");
+    expect(await page.textContent("#confirm-error")).toContain(message);
+    expect(await page.isVisible("#confirm-dialog[open]")).toBe(true);
+    expect(await page.$eval("#confirm-ok", (b) => (b as HTMLButtonElement).disabled)).toBe(false);
+    await page.click("#confirm-dialog button[value=cancel]");
+    await page.waitForSelector("#confirm-dialog:not([open])", { state: "attached" });
+    // Opened again, the old refusal is gone; this time the DELETE goes through.
+    await page.unroute("**/api/v1/orgs/acme/tilesets/roads");
+    await page.click(".page-head button.btn-danger");
+    await page.waitForSelector("#confirm-dialog[open]");
+    expect(await page.isHidden("#confirm-error")).toBe(true);
+    await page.click("#confirm-ok");
+    await page.waitForSelector("#new-tileset-form");
+    expect((await t.fetch("/api/v1/orgs/acme/tilesets/roads", { headers: admin.headers })).status).toBe(404);
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 30_000);
+});

@@ -231,7 +231,7 @@ export async function renderTileset(main, slug, view) {
             type: "button",
             onclick: () =>
               confirmAndDelete({
-                question: [`Delete tileset ${slug}?`, "Every version, file and tile URL of this tileset goes away at once. Styles using it stop rendering it.", "Delete tileset"],
+                question: [`Delete tileset ${slug}?`, "Every version, file and tile URL of this tileset goes away at once. While a published style uses it, the server refuses: publish those styles without it first. Drafts naming it lose that source.", "Delete tileset"],
                 path: base,
                 done: `Tileset ${slug} deleted`,
                 after: () => go("tilesets"),
