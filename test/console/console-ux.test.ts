@@ -125,3 +125,56 @@ describe("the confirm dialog", () => {
     await context.close();
   }, 30_000);
 });
+
+describe("API key limits", () => {
+  test("the create form sets a rate limit and a monthly quota; the list shows them and this month's use", async () => {
+    // A key made elsewhere whose quota is used up this month.
+    const made = await t.fetch("/api/v1/orgs/acme/keys", { method: "POST", headers: { ...admin.headers, "content-type": "application/json" }, body: JSON.stringify({ name: "spent", scopes: ["geocoding"], monthly_quota: 2 }) });
+    const spent = ((await made.json()) as { key: { id: number } }).key;
+    t.ctx.sqlite.query("INSERT INTO key_usage (key_id, day, service, count) VALUES (?, ?, 'geocoding', 2)").run(spent.id, new Date().toISOString().slice(0, 10));
+
+    const { page, context, errors } = await open("#/acme/keys");
+    const spentRow = `tr[data-key="${spent.id}"]`;
+    await page.waitForSelector(`${spentRow} [data-usage]`);
+    expect(await page.textContent(`${spentRow} .key-limits`)).toContain("quota 2/month");
+    expect(await page.textContent(`${spentRow} .key-usage`)).toContain("used 2 of 2 this month");
+    expect(await page.textContent(`${spentRow} .key-usage .badge`)).toBe("quota used up");
+
+    // A value the API would refuse is refused here with a message naming the field, and nothing is sent.
+    let posts = 0;
+    page.on("request", (r) => r.method() === "POST" && r.url().endsWith("/keys") && posts++);
+    await page.fill("#key-name", "limited");
+    await page.evaluate(() => document.querySelector("#key-rate-limit")!.removeAttribute("min"));
+    await page.fill("#key-rate-limit", "0");
+    await page.click("#create-key");
+    await page.waitForSelector("#new-key-form .alert-error");
+    expect(await page.textContent("#new-key-form .alert-error")).toContain("Rate limit must be a whole number from 1 to 10,000,000");
+    expect(posts).toBe(0);
+
+    await page.fill("#key-rate-limit", "120");
+    await page.fill("#key-quota", "5000");
+    await page.click("#create-key");
+    await page.waitForSelector("#key-secret");
+    const keys = (await (await t.fetch("/api/v1/orgs/acme/keys", { headers: admin.headers })).json()) as { keys: { id: number; name: string; rate_limit_per_minute: number | null; monthly_quota: number | null }[] };
+    const limited = keys.keys.find((k) => k.name === "limited")!;
+    expect([limited.rate_limit_per_minute, limited.monthly_quota]).toEqual([120, 5000]);
+    const row = `tr[data-key="${limited.id}"]`;
+    await page.waitForSelector(`${row} [data-usage]`);
+    expect(await page.textContent(`${row} .key-limits`)).toContain("120/min");
+    expect(await page.textContent(`${row} .key-limits`)).toContain("quota 5,000/month");
+    expect(await page.textContent(`${row} .key-usage`)).toBe("used 0 of 5,000 this month");
+    expect(await page.$(`${row} .key-usage .badge`)).toBeNull();
+    // Empty fields keep the defaults: no limit of its own, no quota. The form came back to its defaults
+    // (maps:read checked), so a second key needs only a name.
+    expect(await page.isChecked('input[name=scope][value="maps:read"]')).toBe(true);
+    await page.fill("#key-name", "plain");
+    await page.click("#create-key");
+    await page.waitForFunction(() => document.querySelector("#new-key-secret")?.textContent?.includes("Key “plain” created"));
+    const plain = ((await (await t.fetch("/api/v1/orgs/acme/keys", { headers: admin.headers })).json()) as { keys: { id: number; name: string; rate_limit_per_minute: number | null; monthly_quota: number | null }[] }).keys.find((k) => k.name === "plain")!;
+    expect([plain.rate_limit_per_minute, plain.monthly_quota]).toEqual([null, null]);
+    await page.waitForSelector(`tr[data-key="${plain.id}"] [data-usage]`);
+    expect(await page.textContent(`tr[data-key="${plain.id}"] .key-limits`)).toBe("default rateno quotaused 0 this month");
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 30_000);
+});
