@@ -178,3 +178,45 @@ describe("API key limits", () => {
     await context.close();
   }, 30_000);
 });
+
+describe("following a version through an outage", () => {
+  test("the tileset page says the server cannot be reached, retries, and resumes when it answers", async () => {
+    await t.fetch("/api/v1/orgs/acme/tilesets", { method: "POST", headers: { ...admin.headers, "content-type": "application/json" }, body: JSON.stringify({ slug: "rivers" }) });
+    const tilesetId = t.ctx.sqlite.query<{ id: number }, []>("SELECT id FROM tilesets WHERE slug = 'rivers'").get()!.id;
+    // A version caught mid-processing (no job behind it, so only this test moves it on).
+    t.ctx.sqlite
+      .query("INSERT INTO tileset_versions (tileset_id, version, state, progress, stats, created_at, updated_at) VALUES (?, 1, 'processing', 0.3, '{}', ?, ?)")
+      .run(tilesetId, Date.now(), Date.now());
+    const setVersion = (sql: string) => t.ctx.sqlite.query(`UPDATE tileset_versions SET ${sql} WHERE tileset_id = ? AND version = 1`).run(tilesetId);
+
+    const { page, context, errors } = await open("#/acme/tilesets/rivers");
+    await page.waitForSelector('tr[data-version="1"][data-state="processing"]');
+    expect(await page.textContent('tr[data-version="1"] .cell-progress')).toContain("30%");
+    // The server stops answering.
+    await page.route("**/api/v1/**", (route) => route.abort("connectionrefused"));
+    await page.waitForSelector("#versions-poll-note:not([hidden])");
+    expect(await page.textContent("#versions-poll-note")).toContain("The server cannot be reached");
+    expect(await page.textContent("#versions-poll-note")).toMatch(/trying again in \d+ s/);
+    // Meanwhile processing goes on; once the server answers again the page catches up and the note goes.
+    setVersion("progress = 0.6");
+    await page.unroute("**/api/v1/**");
+    await page.waitForSelector('tr[data-version="1"] .cell-progress >> text=60%', { timeout: 20_000 });
+    expect(await page.isHidden("#versions-poll-note")).toBe(true);
+    setVersion("state = 'failed', error = 'the file ended early'");
+    await page.waitForSelector('tr[data-version="1"][data-state="failed"]', { timeout: 10_000 });
+    expect(await page.textContent('tr[data-version="1"] .version-error')).toContain("the file ended early");
+
+    // The tileset list follows the latest version the same way.
+    setVersion("state = 'processing', error = NULL, progress = 0.1");
+    await page.goto(`${t.baseUrl}/console#/acme/tilesets`);
+    await page.waitForSelector('tr[data-tileset="rivers"] .cell-progress');
+    await page.route("**/api/v1/**", (route) => route.abort("connectionrefused"));
+    await page.waitForSelector("#tilesets-poll-note:not([hidden])", { timeout: 15_000 });
+    setVersion("state = 'failed', error = 'x'");
+    await page.unroute("**/api/v1/**");
+    await page.waitForSelector('tr[data-tileset="rivers"] .badge-failed', { timeout: 20_000 });
+    expect(await page.isHidden("#tilesets-poll-note")).toBe(true);
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 60_000);
+});

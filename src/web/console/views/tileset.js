@@ -10,6 +10,7 @@ import { go } from "../lib/router.js";
 import { settingsCard } from "../lib/settings-card.js";
 import { current, enc, orgPath, state } from "../lib/state.js";
 import { TERMINAL, versionStateCell } from "../lib/version-state.js";
+import { poll as pollLoop, pollNote as makePollNote } from "../lib/poll.js";
 import { versionDetails, versionProgress } from "./tileset-version.js";
 import { badge, errorBox, pageHead, showError, toast, urlRow } from "../lib/widgets.js";
 
@@ -125,30 +126,41 @@ export async function renderTileset(main, slug, view) {
     }
   };
 
-  /** Polls unfinished versions every second until they are ready or failed. */
+  /**
+   * Polls unfinished versions every second until they are ready or failed. While the server does not
+   * answer (stopped, restarting) the versions card says so and polling retries with backoff; it resumes
+   * updating as soon as the server answers again.
+   */
+  const pollNote = makePollNote("versions-poll-note");
   let polling = false;
+  const refreshVersions = async () => {
+    for (const v of versions.filter((x) => !TERMINAL.has(x.state))) {
+      let fresh;
+      try {
+        fresh = await api("GET", `${base}/versions/${v.version}`);
+      } catch (ex) {
+        // Deleted elsewhere (another tab, the CLI): drop it from the list instead of retrying forever.
+        if (ex.status !== 404) throw ex;
+        versions = versions.filter((x) => x.version !== v.version);
+        continue;
+      }
+      if (!current(view)) return false;
+      versions = versions.map((x) => (x.version === fresh.version ? fresh : x));
+      if (fresh.state === "ready") {
+        toast(`Version ${fresh.version} is ready to publish`);
+        // The card said "a preview appears once a version is ready": keep that promise.
+        if (previewed === null) preview(fresh);
+      }
+      if (fresh.state === "failed") toast(`Version ${fresh.version} failed: ${fresh.error}`, "error");
+    }
+    renderVersions();
+    return versions.some((x) => !TERMINAL.has(x.state));
+  };
   const poll = async () => {
-    if (polling) return;
+    if (polling || !versions.some((v) => !TERMINAL.has(v.state))) return;
     polling = true;
     try {
-      while (current(view) && versions.some((v) => !TERMINAL.has(v.state))) {
-        await new Promise((r) => setTimeout(r, 1000));
-        if (!current(view)) return;
-        for (const v of versions.filter((x) => !TERMINAL.has(x.state))) {
-          const fresh = await api("GET", `${base}/versions/${v.version}`);
-          if (!current(view)) return;
-          versions = versions.map((x) => (x.version === fresh.version ? fresh : x));
-          if (fresh.state === "ready") {
-            toast(`Version ${fresh.version} is ready to publish`);
-            // The card said "a preview appears once a version is ready": keep that promise.
-            if (previewed === null) preview(fresh);
-          }
-          if (fresh.state === "failed") toast(`Version ${fresh.version} failed: ${fresh.error}`, "error");
-        }
-        renderVersions();
-      }
-    } catch (ex) {
-      if (current(view)) toast(`Could not refresh the version: ${ex.message}`, "error");
+      await pollLoop(view, 1000, refreshVersions, pollNote);
     } finally {
       polling = false;
     }
@@ -248,7 +260,7 @@ export async function renderTileset(main, slug, view) {
   fill(main,
     head,
     uploadForm,
-    h("div.card", h("h2", "Versions"), h("table", h("thead", h("tr", h("th", "Version"), h("th", "State"), h("th", "Details"), h("th", "Created"), h("th"))), versionsBody)),
+    h("div.card", h("h2", "Versions"), pollNote, h("table", h("thead", h("tr", h("th", "Version"), h("th", "State"), h("th", "Details"), h("th", "Created"), h("th"))), versionsBody)),
     urlsCard,
     previewCard,
     settingsCard(
