@@ -220,3 +220,62 @@ describe("following a version through an outage", () => {
     await context.close();
   }, 60_000);
 });
+
+describe("narrow screens", () => {
+  test("at 375 px no page scrolls sideways, tables scroll in their own box, and the sidebar is a top bar with a menu", async () => {
+    const json = { ...admin.headers, "content-type": "application/json" };
+    const post = (path: string, body: unknown) => t.fetch(path, { method: "POST", headers: json, body: JSON.stringify(body) });
+    expect((await post("/api/v1/orgs", { slug: "narrow", name: "A rather long organization name for a phone" })).status).toBe(201);
+    await post("/api/v1/orgs/narrow/keys", { name: "a-key-with-a-long-name-for-production", scopes: ["geocoding", "routing", "static_maps"], allowed_origins: ["https://maps.example.com"], monthly_quota: 1000 });
+    await post("/api/v1/orgs/narrow/tilesets", { slug: "coastline-with-a-long-slug", name: "Coastline" });
+    const tilesetId = t.ctx.sqlite.query<{ id: number }, []>("SELECT id FROM tilesets WHERE slug = 'coastline-with-a-long-slug'").get()!.id;
+    t.ctx.sqlite
+      .query("INSERT INTO tileset_versions (tileset_id, version, state, progress, error, stats, created_at, updated_at) VALUES (?, 1, 'failed', 1, 'The file is not GeoJSON: unexpected token at line 1', '{}', ?, ?)")
+      .run(tilesetId, Date.now(), Date.now());
+    await post("/api/v1/orgs/narrow/styles", { slug: "plain", style: { version: 8, sources: {}, layers: [{ id: "bg", type: "background", paint: { "background-color": "#ddeeff" } }] } });
+    expect((await post("/api/v1/orgs/narrow/styles/plain/publish", {})).status).toBe(200);
+
+    const { page, context, errors } = await open("#/narrow/overview", { width: 375, height: 740 });
+    const widths: Record<string, number> = {};
+    for (const [hash, ready] of [
+      ["overview", ".stats"],
+      ["keys", "tr[data-key]"],
+      ["tilesets", "tr[data-tileset]"],
+      ["tilesets/coastline-with-a-long-slug", 'tr[data-version="1"]'],
+      ["styles", "table"],
+      ["styles/plain", "#draft-json"],
+      ["members", "tr[data-member]"],
+      ["geocoding", "#gazetteer-datasets"],
+    ] as const) {
+      await page.goto(`${t.baseUrl}/console#/narrow/${hash}`);
+      await page.waitForSelector(ready, { timeout: 60_000 });
+      widths[hash] = await page.evaluate(() => document.documentElement.scrollWidth);
+    }
+    expect(widths).toEqual(Object.fromEntries(Object.keys(widths).map((k) => [k, 375])));
+    // The key table scrolls inside its own box.
+    await page.goto(`${t.baseUrl}/console#/narrow/keys`);
+    await page.waitForSelector("tr[data-key]");
+    const table = await page.$eval("tr[data-key]", (tr) => {
+      const t = tr.closest("table")!;
+      return { client: t.clientWidth, scroll: t.scrollWidth, overflow: getComputedStyle(t).overflowX };
+    });
+    expect(table.client).toBeLessThanOrEqual(375);
+    expect(table.overflow).toBe("auto");
+    // The sidebar is a short top bar; its menu opens with the button and closes after a navigation.
+    expect(await page.$eval(".sidebar", (s) => s.getBoundingClientRect().height)).toBeLessThan(80);
+    expect(await page.isVisible("#nav")).toBe(false);
+    await page.click("#menu-button");
+    expect(await page.getAttribute("#menu-button", "aria-expanded")).toBe("true");
+    expect(await page.isVisible('#nav a[data-section="members"]')).toBe(true);
+    await page.click('#nav a[data-section="members"]');
+    await page.waitForSelector("tr[data-member]");
+    expect(await page.isVisible("#nav")).toBe(false);
+    expect(await page.getAttribute("#menu-button", "aria-expanded")).toBe("false");
+    // Wide screens keep the sidebar with its sections and no menu button.
+    await page.setViewportSize({ width: 1280, height: 900 });
+    expect(await page.isVisible("#nav")).toBe(true);
+    expect(await page.isVisible("#menu-button")).toBe(false);
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 120_000);
+});

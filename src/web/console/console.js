@@ -42,6 +42,14 @@ async function boot() {
     state.org = e.target.value;
     go("overview");
   });
+  // Narrow screens: the sidebar is a top bar whose menu opens with this button and closes on navigation.
+  const menu = $("#menu-button");
+  const setMenu = (open) => {
+    document.body.classList.toggle("menu-open", open);
+    menu.setAttribute("aria-expanded", String(open));
+  };
+  menu.addEventListener("click", () => setMenu(!document.body.classList.contains("menu-open")));
+  window.addEventListener("hashchange", () => setMenu(false));
   window.addEventListener("hashchange", route);
   try {
     const session = await resumeSession();
