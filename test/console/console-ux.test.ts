@@ -279,3 +279,42 @@ describe("narrow screens", () => {
     await context.close();
   }, 120_000);
 });
+
+describe("messages follow the state they describe", () => {
+  test("upload, draft and member messages are replaced or cleared when what they say changes", async () => {
+    const json = { ...admin.headers, "content-type": "application/json" };
+    await t.fetch("/api/v1/orgs/acme/tilesets", { method: "POST", headers: json, body: JSON.stringify({ slug: "broken" }) });
+    const { page, context, errors } = await open("#/acme/tilesets/broken");
+    // "Uploaded …; processing as v1" goes once v1 has failed (the row says why).
+    await page.setInputFiles("#tileset-file", { name: "broken.geojson", mimeType: "application/geo+json", buffer: Buffer.from('{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[1]}}]}') });
+    await page.click("#upload-button");
+    await page.waitForSelector('tr[data-version="1"][data-state="failed"]', { timeout: 20_000 });
+    await page.waitForSelector(".progress-line:has(#upload-progress)", { state: "hidden" });
+
+    // "Draft saved and valid. Publish it…" goes once it is published.
+    await t.fetch("/api/v1/orgs/acme/styles", { method: "POST", headers: json, body: JSON.stringify({ slug: "bare", style: { version: 8, sources: {}, layers: [{ id: "bg", type: "background" }] } }) });
+    await page.goto(`${t.baseUrl}/console#/acme/styles/bare`);
+    await page.click("#save-draft");
+    await page.waitForSelector("#draft-errors .alert-ok");
+    await page.click("#publish-style");
+    await page.waitForSelector('#style-urls code[data-url="Stable"]');
+    expect(await page.isHidden("#draft-errors")).toBe(true);
+
+    // A missing account: the message points to the form below, and goes once the account exists.
+    await page.goto(`${t.baseUrl}/console#/acme/members`);
+    await page.fill("#member-email", "newcomer@example.com");
+    await page.click("#add-member-form button[type=submit]");
+    await page.waitForSelector("#add-member-form .alert-error");
+    const said = (await page.textContent("#add-member-form .alert-error"))!;
+    expect(said).toContain("No user account with email newcomer@example.com");
+    expect(said).toContain("Create a user account");
+    expect(said).not.toContain("POST /api/v1/users");
+    await page.fill("#user-email-new", "newcomer@example.com");
+    await page.fill("#user-password-new", "a good long password");
+    await page.click("#new-user-form button[type=submit]");
+    await page.waitForFunction(() => (document.querySelector("#member-email") as HTMLInputElement).value === "newcomer@example.com" && !document.querySelector("#new-user-form [aria-busy]"));
+    expect(await page.isVisible("#add-member-form .alert-error")).toBe(false);
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 60_000);
+});

@@ -120,6 +120,8 @@ export async function renderStyle(main, slug, view) {
       const r = await api("POST", `${base}/publish`, {});
       toast(r.created ? `Published as v${r.version}` : `v${r.version} is published (the draft was unchanged)`);
       previewMode = "published";
+      // "Draft saved and valid. Publish it…" (or an older refusal) no longer describes the draft.
+      draftErr.hidden = true;
       await reload();
     } catch (ex) {
       draftErr.hidden = false;

@@ -146,6 +146,8 @@ export async function renderTileset(main, slug, view) {
       }
       if (!current(view)) return false;
       versions = versions.map((x) => (x.version === fresh.version ? fresh : x));
+      // "Uploaded …; processing as vN" is over once vN is: the row and a toast say how it ended.
+      if (TERMINAL.has(fresh.state) && fresh.version === uploadedVersion) progressLine.hidden = true;
       if (fresh.state === "ready") {
         toast(`Version ${fresh.version} is ready to publish`);
         // The card said "a preview appears once a version is ready": keep that promise.
@@ -178,6 +180,8 @@ export async function renderTileset(main, slug, view) {
   const progressLine = h("div.progress-line", { hidden: true }, bar, pct);
   const submit = h("button.btn.btn-primary", { type: "submit", id: "upload-button" }, "Upload");
   const control = {};
+  /** The version the upload form's progress line talks about. */
+  let uploadedVersion = null;
   const cancel = h("button.btn", { type: "button", hidden: true, onclick: () => control.abort?.() }, "Cancel upload");
   const uploadForm = h(
     "form.card",
@@ -207,6 +211,7 @@ export async function renderTileset(main, slug, view) {
           if (!current(view)) return;
           bar.value = 100;
           pct.textContent = `Uploaded ${fmtBytes(f.size)}; processing as v${v.version}`;
+          uploadedVersion = v.version;
           file.value = "";
           versions = [v, ...versions.filter((x) => x.version !== v.version)];
           renderVersions();
