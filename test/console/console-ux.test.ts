@@ -318,3 +318,26 @@ describe("messages follow the state they describe", () => {
     await context.close();
   }, 60_000);
 });
+
+describe("removed from an organization", () => {
+  test("the next page refused for it refreshes the organization list and says so plainly", async () => {
+    const clubId = seedOrg(t.ctx, "club").id;
+    const leaver = await seedSession(t.ctx, { orgId: clubId, role: "member", email: "leaver@example.com" });
+    const { addMember } = await import("../../src/domain/orgs/service");
+    addMember(t.ctx.db, orgId, leaver.user.id, "member");
+    const { page, context, errors } = await open("#/club/tilesets", { cookie: leaver.cookie });
+    await page.waitForSelector("#new-tileset-form", { state: "attached" });
+    expect(await page.textContent("#org-select")).toContain("club");
+    // An admin removes the member elsewhere.
+    expect((await t.fetch(`/api/v1/orgs/club/members/${leaver.user.id}`, { method: "DELETE", headers: admin.headers })).status).toBe(204);
+    await page.click('#nav a[data-section="keys"]');
+    await page.waitForSelector("#org-notice");
+    expect(await page.textContent("#org-notice")).toContain("You are no longer a member of club");
+    expect(await page.textContent("#org-select")).not.toContain("club");
+    expect(await page.inputValue("#org-select")).toBe("acme");
+    expect(page.url()).toEndWith("#/acme/overview");
+    expect(await page.$("text=Something went wrong")).toBeNull();
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 30_000);
+});
