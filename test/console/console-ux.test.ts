@@ -341,3 +341,51 @@ describe("removed from an organization", () => {
     await context.close();
   }, 30_000);
 });
+
+describe("accessibility", () => {
+  test("labelled style controls, a title per section, and text contrast of at least 4.5:1", async () => {
+    await t.fetch("/api/v1/orgs/acme/styles", { method: "POST", headers: { ...admin.headers, "content-type": "application/json" }, body: JSON.stringify({ slug: "labelled", style: { version: 8, sources: {}, layers: [] } }) });
+    const { page, context, errors } = await open("#/acme/styles/labelled");
+    await page.waitForSelector("#preview-mode");
+    // Every form control has an accessible name (a <label> around it, or aria-label).
+    const unnamed = await page.evaluate(() =>
+      Array.from(document.querySelectorAll("#main input, #main select, #main textarea"))
+        .filter((el) => !el.closest("label") && !el.getAttribute("aria-label") && !(el.id && document.querySelector(`label[for="${el.id}"]`)))
+        .map((el) => el.id || el.outerHTML.slice(0, 80)),
+    );
+    expect(unnamed).toEqual([]);
+    expect(await page.getAttribute("#preview-mode", "aria-label")).toBe("Preview mode");
+    expect(await page.getAttribute("#sprite-file", "aria-label")).toContain("Sprite files");
+    expect(await page.title()).toBe("labelled · Styles · acme · Mapstead console");
+    await page.click('#nav a[data-section="keys"]');
+    await page.waitForSelector("#new-key-form");
+    expect(await page.title()).toBe("API keys · acme · Mapstead console");
+    await page.click('#nav a[data-section="geocoding"]');
+    await page.waitForFunction(() => document.title === "Geocoding · acme · Mapstead console");
+
+    // Contrast of the sidebar's version text on the sidebar and the breadcrumb link on the page.
+    await page.goto(`${t.baseUrl}/console#/acme/styles/labelled`);
+    await page.waitForSelector(".crumbs a");
+    const ratios = await page.evaluate(() => {
+      const rgb = (c: string) => c.match(/\d+(\.\d+)?/g)!.slice(0, 3).map(Number);
+      const lum = (c: string) => {
+        const [r, g, b] = rgb(c).map((v) => {
+          const s = v / 255;
+          return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+        });
+        return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+      };
+      const ratio = (fg: string, bg: string) => {
+        const [a, b] = [lum(fg), lum(bg)].sort((x, y) => y - x);
+        return (a! + 0.05) / (b! + 0.05);
+      };
+      const color = (sel: string) => getComputedStyle(document.querySelector(sel)!).color;
+      const background = (sel: string) => getComputedStyle(document.querySelector(sel)!).backgroundColor;
+      return { version: ratio(color(".sidebar-links .muted"), background(".sidebar")), crumb: ratio(color(".crumbs a"), background("body")) };
+    });
+    expect(ratios.version).toBeGreaterThanOrEqual(4.5);
+    expect(ratios.crumb).toBeGreaterThanOrEqual(4.5);
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 30_000);
+});

@@ -54,6 +54,7 @@ export function route() {
     a.classList.toggle("active", a.dataset.section === section);
     a.href = `#/${enc(state.org || "")}/${a.dataset.section}`;
   }
+  document.title = pageTitle(section, item);
   const main = $("#main");
   fill(main, h("p.muted", "Loading…"));
   const render = sections[section] || sections.overview;
@@ -87,4 +88,11 @@ async function orgLost(org) {
   const next = session.orgs[0]?.slug;
   location.replace(next ? `#/${enc(next)}/overview` : "#//new-org");
   return true;
+}
+
+/** "parks · Tilesets · acme · Mapstead console": the section (and item) first, as tabs and history show it. */
+function pageTitle(section, item) {
+  const link = document.querySelector(`#nav a[data-section="${section}"]`);
+  const name = link ? link.firstChild.textContent.trim() : section === "new-org" ? "New organization" : "Overview";
+  return [item, name, section === "new-org" ? null : state.org, "Mapstead console"].filter(Boolean).join(" · ");
 }

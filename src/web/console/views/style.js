@@ -194,7 +194,7 @@ export async function renderStyle(main, slug, view) {
       style.sprite_icons.length ? h("p.muted", "Use it with ", h("code", `"sprite": "mapstead://sprites/${state.org}/${slug}"`), " and icon-image names above.") : null,
     );
   const spriteErr = h("div", { hidden: true });
-  const spriteFile = h("input", { type: "file", id: "sprite-file", multiple: true, accept: ".svg,.zip,.json,.png" });
+  const spriteFile = h("input", { type: "file", id: "sprite-file", multiple: true, accept: ".svg,.zip,.json,.png", "aria-label": "Sprite files: SVG icons, a zip of them, or sprite.json and sprite.png" });
   const spriteBar = h("progress", { max: 100 });
   const spriteLine = h("div.progress-line", { hidden: true }, spriteBar, h("span.pct", ""));
   const spriteCard = h(
@@ -232,7 +232,7 @@ export async function renderStyle(main, slug, view) {
   );
 
   // Preview
-  const modeSelect = h("select.select-auto", { id: "preview-mode" }, h("option", { value: "published" }, "Published version"), h("option", { value: "draft" }, "Saved draft"));
+  const modeSelect = h("select.select-auto", { id: "preview-mode", "aria-label": "Preview mode" }, h("option", { value: "published" }, "Published version"), h("option", { value: "draft" }, "Saved draft"));
   modeSelect.addEventListener("change", () => {
     previewMode = modeSelect.value;
     showPreview();
