@@ -10,6 +10,7 @@ import libConfirmDelete from "./lib/confirm-delete.js" with { type: "text" };
 import libDom from "./lib/dom.js" with { type: "text" };
 import libFormat from "./lib/format.js" with { type: "text" };
 import libMap from "./lib/map.js" with { type: "text" };
+import libPoll from "./lib/poll.js" with { type: "text" };
 import libPreviewStyle from "./lib/preview-style.js" with { type: "text" };
 import libRouter from "./lib/router.js" with { type: "text" };
 import libSettingsCard from "./lib/settings-card.js" with { type: "text" };
@@ -45,6 +46,7 @@ export const CONSOLE_TEXT_ASSETS: Readonly<Record<string, string>> = {
   "lib/dom.js": libDom,
   "lib/format.js": libFormat,
   "lib/map.js": libMap,
+  "lib/poll.js": libPoll,
   "lib/preview-style.js": libPreviewStyle,
   "lib/router.js": libRouter,
   "lib/settings-card.js": libSettingsCard,

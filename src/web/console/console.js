@@ -3,7 +3,7 @@
 // hash router and the map preview; views/ one module per page. This entry module wires them up.
 import { onSessionEnded } from "./lib/api.js";
 import { $, h } from "./lib/dom.js";
-import { go, route, setSections } from "./lib/router.js";
+import { go, onOrgsChanged, route, setSections } from "./lib/router.js";
 import { enc, state } from "./lib/state.js";
 import { renderElevation } from "./views/elevation.js";
 import { renderFonts } from "./views/fonts.js";
@@ -19,6 +19,7 @@ import { renderTilesets } from "./views/tilesets.js";
 
 setSections({ overview: renderOverview, tilesets: renderTilesets, styles: renderStyles, keys: renderKeys, members: renderMembers, fonts: renderFonts, geocoding: renderGeocoding, elevation: renderElevation, setup: renderSetup, "new-org": renderNewOrg });
 onSessionEnded(showLogin);
+onOrgsChanged(renderOrgPicker);
 
 function startApp(session) {
   state.session = session;
@@ -42,6 +43,14 @@ async function boot() {
     state.org = e.target.value;
     go("overview");
   });
+  // Narrow screens: the sidebar is a top bar whose menu opens with this button and closes on navigation.
+  const menu = $("#menu-button");
+  const setMenu = (open) => {
+    document.body.classList.toggle("menu-open", open);
+    menu.setAttribute("aria-expanded", String(open));
+  };
+  menu.addEventListener("click", () => setMenu(!document.body.classList.contains("menu-open")));
+  window.addEventListener("hashchange", () => setMenu(false));
   window.addEventListener("hashchange", route);
   try {
     const session = await resumeSession();

@@ -1,5 +1,6 @@
-// The one way the console deletes or revokes anything: ask in the dialog, send DELETE, say what
-// happened. A refusal from the API is shown as a toast with its message; nothing changes on screen.
+// The one way the console deletes or revokes anything: ask in the dialog, send DELETE while the dialog
+// stays open (its button busy), say what happened. A refusal from the API (a 409 naming what still uses
+// the thing) is shown in the dialog with its message; nothing changes on screen.
 import { api } from "./api.js";
 import { confirmDialog, toast } from "./widgets.js";
 
@@ -8,10 +9,9 @@ import { confirmDialog, toast } from "./widgets.js";
  * success; `after`: runs once the deletion succeeded (refresh a list, navigate away).
  */
 export async function confirmAndDelete({ question: [title, text, okLabel], path, done, after }) {
-  if (!(await confirmDialog(title, text, okLabel))) return;
+  if (!(await confirmDialog(title, text, okLabel, () => api("DELETE", path)))) return;
+  toast(done);
   try {
-    await api("DELETE", path);
-    toast(done);
     await after?.();
   } catch (ex) {
     toast(ex.message, "error");

@@ -1,11 +1,21 @@
 // Routes live in the location hash: #/{org}/{section}[/{item}], so links to a tileset or style can be
 // shared. Every navigation bumps state.view, which stops the pollers and callbacks of the page left.
+// A page refused with 403/404 may mean the user left the organization meanwhile (removed in another
+// tab or by an admin): the session's organizations are read again and, if so, the page says it plainly.
+import { api } from "./api.js";
 import { $, fill, h } from "./dom.js";
 import { destroyMap } from "./map.js";
 import { enc, state } from "./state.js";
 import { errorBox, pageHead } from "./widgets.js";
 
 let sections = {};
+let orgsChanged = null;
+/** Who redraws the organization picker when the session's organizations change (set by the entry module). */
+export function onOrgsChanged(handler) {
+  orgsChanged = handler;
+}
+/** A message for the next page shown (the organization that was left), shown once above it. */
+let notice = null;
 /** The page renderers by section name, `(main, item, view) => Promise`; set once by the entry module. */
 export function setSections(renderers) {
   sections = renderers;
@@ -44,11 +54,45 @@ export function route() {
     a.classList.toggle("active", a.dataset.section === section);
     a.href = `#/${enc(state.org || "")}/${a.dataset.section}`;
   }
+  document.title = pageTitle(section, item);
   const main = $("#main");
   fill(main, h("p.muted", "Loading…"));
   const render = sections[section] || sections.overview;
-  Promise.resolve(render(main, item, view)).catch((err) => {
-    if (view !== state.view) return;
-    fill(main, pageHead("Something went wrong"), errorBox(err));
-  });
+  const shown = notice;
+  notice = null;
+  Promise.resolve(render(main, item, view))
+    .then(() => {
+      if (shown && view === state.view) main.prepend(h("div.alert.alert-warn", { id: "org-notice", role: "alert" }, shown));
+    })
+    .catch(async (err) => {
+      if (view !== state.view) return;
+      if ((err.status === 403 || err.status === 404) && state.org && (await orgLost(state.org))) return;
+      if (view !== state.view) return;
+      fill(main, pageHead("Something went wrong"), errorBox(err));
+    });
+}
+
+/** True when `org` is no longer among the session's organizations: the picker and the page follow. */
+async function orgLost(org) {
+  let session;
+  try {
+    session = await api("GET", "/api/v1/session");
+  } catch {
+    return false;
+  }
+  state.session = session;
+  orgsChanged?.();
+  if (session.orgs.some((o) => o.slug === org)) return false;
+  state.org = null;
+  notice = `You are no longer a member of ${org}, so its pages are closed to you; it was taken out of the organization list.`;
+  const next = session.orgs[0]?.slug;
+  location.replace(next ? `#/${enc(next)}/overview` : "#//new-org");
+  return true;
+}
+
+/** "parks · Tilesets · acme · Mapstead console": the section (and item) first, as tabs and history show it. */
+function pageTitle(section, item) {
+  const link = document.querySelector(`#nav a[data-section="${section}"]`);
+  const name = link ? link.firstChild.textContent.trim() : section === "new-org" ? "New organization" : "Overview";
+  return [item, name, section === "new-org" ? null : state.org, "Mapstead console"].filter(Boolean).join(" · ");
 }

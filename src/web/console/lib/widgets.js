@@ -1,6 +1,6 @@
 // Small pieces every page uses: badges, toasts, the confirmation dialog, copy buttons, URL rows, error
 // boxes and page headings.
-import { $, fill, h } from "./dom.js";
+import { $, busyWhile, fill, h } from "./dom.js";
 
 export const badge = (text, kind = text) => h("span", { class: `badge badge-${kind}` }, text);
 
@@ -10,15 +10,53 @@ export function toast(message, kind = "") {
   setTimeout(() => t.remove(), kind === "error" ? 7000 : 3500);
 }
 
-/** Opens the page's one <dialog>; resolves true when the user confirms. */
-export function confirmDialog(title, text, okLabel = "Confirm") {
+/**
+ * Opens the page's one <dialog>; resolves true when the user confirms. With `action` (a function
+ * returning a promise, the request the confirmation is for), the dialog stays open while it runs, its
+ * button busy; a refusal is shown in the dialog (the user may retry or cancel) and only a success
+ * closes it with true.
+ */
+export function confirmDialog(title, text, okLabel = "Confirm", action = null) {
   const dlg = $("#confirm-dialog");
+  const form = dlg.querySelector("form");
+  const ok = $("#confirm-ok");
+  const err = $("#confirm-error");
   $("#confirm-title").textContent = title;
   $("#confirm-text").textContent = text;
-  $("#confirm-ok").textContent = okLabel;
+  ok.textContent = okLabel;
+  err.hidden = true;
+  err.replaceChildren();
+  let running = null;
+  const onSubmit = (e) => {
+    if (!action || e.submitter !== ok) return;
+    e.preventDefault();
+    if (running) return;
+    err.hidden = true;
+    running = busyWhile(form, action())
+      .then(() => dlg.close("ok"))
+      .catch((ex) => {
+        fill(err, errorBox(ex));
+        err.hidden = false;
+      })
+      .finally(() => (running = null));
+  };
+  // Escape does not close the dialog while its request runs: its answer would go unseen.
+  const onCancel = (e) => running && e.preventDefault();
+  form.addEventListener("submit", onSubmit);
+  dlg.addEventListener("cancel", onCancel);
   dlg.returnValue = "";
   dlg.showModal();
-  return new Promise((resolve) => dlg.addEventListener("close", () => resolve(dlg.returnValue === "ok"), { once: true }));
+  return new Promise((resolve) =>
+    dlg.addEventListener(
+      "close",
+      () => {
+        form.removeEventListener("submit", onSubmit);
+        dlg.removeEventListener("cancel", onCancel);
+        resolve(dlg.returnValue === "ok");
+      },
+      { once: true },
+    ),
+  );
 }
 
 async function copy(text, what = "Copied") {

@@ -6,6 +6,7 @@ import { confirmAndDelete } from "../lib/confirm-delete.js";
 import { fill, h } from "../lib/dom.js";
 import { fmtBytes, fmtDate, fmtNum } from "../lib/format.js";
 import { showMap } from "../lib/map.js";
+import { poll, pollNote } from "../lib/poll.js";
 import { route } from "../lib/router.js";
 import { current, enc, state } from "../lib/state.js";
 import { badge, pageHead, showError, toast } from "../lib/widgets.js";
@@ -17,30 +18,29 @@ const importText = (i) =>
   `${i.source.type === "file" ? i.source.filename : `${i.source.tileset} by ${i.source.name_field}`} → ${i.dataset ?? "default dataset"} (${i.mode}): ` +
   `${i.stage === "indexing" ? "building indexes" : i.state}, ${fmtNum(i.lines)} lines, ${fmtNum(i.places)} places, ${fmtNum(i.names)} names`;
 
-/** Follows an import until it is done or failed, then shows the page again (or the error). */
-function follow(status, line, bar, text, err, view) {
-  const tick = async () => {
-    if (!current(view)) return;
-    let i;
-    try {
-      i = await api("GET", `/api/v1/gazetteer/imports/${status.id}`);
-    } catch (ex) {
-      showError(err, ex);
-      return;
-    }
-    if (!current(view)) return;
+/**
+ * Follows an import until it is done or failed, then shows the page again (or the error). While the
+ * server does not answer, `note` says so and polling retries with backoff.
+ */
+function follow(status, line, bar, text, err, note, view) {
+  poll(view, POLL_MS, async () => {
+    const i = await api("GET", `/api/v1/gazetteer/imports/${status.id}`);
+    if (!current(view)) return false;
     line.hidden = false;
     bar.value = Math.round(100 * i.progress);
     text.textContent = importText(i);
     if (i.state === "done") {
       toast(`Imported ${fmtNum(i.places)} places into ${i.dataset}`);
       route();
-    } else if (i.state === "failed") {
+      return false;
+    }
+    if (i.state === "failed") {
       line.hidden = true;
       showError(err, new Error(i.error + (i.details?.line ? ` (line ${i.details.line})` : "")));
-    } else setTimeout(tick, POLL_MS);
-  };
-  tick();
+      return false;
+    }
+    return true;
+  }, note);
 }
 
 function importForms(view) {
@@ -48,12 +48,13 @@ function importForms(view) {
   const bar = h("progress", { max: 100, value: 0 });
   const text = h("span.pct", { id: "gazetteer-import-status" });
   const line = h("div.progress-line", { hidden: true }, bar, text);
+  const note = pollNote("gazetteer-poll-note");
   const start = async (send) => {
     err.hidden = true;
     line.hidden = false;
     try {
       const r = await send();
-      follow(r.import, line, bar, text, err, view);
+      follow(r.import, line, bar, text, err, note, view);
     } catch (ex) {
       line.hidden = true;
       showError(err, ex);
@@ -72,7 +73,7 @@ function importForms(view) {
         e.preventDefault();
         const f = file.files[0];
         if (!f) return;
-        start(() => upload("POST", `/api/v1/gazetteer/datasets${query()}&filename=${enc(f.name)}`, f, (l, t) => ((bar.value = t ? (100 * l) / t : 0), (text.textContent = `uploading ${fmtBytes(l)}`)), "application/octet-stream"));
+        return start(() => upload("POST", `/api/v1/gazetteer/datasets${query()}&filename=${enc(f.name)}`, f, (l, t) => ((bar.value = t ? (100 * l) / t : 0), (text.textContent = `uploading ${fmtBytes(l)}`)), "application/octet-stream"));
       },
     },
     h("div.form-row", h("label", "GeoNames file", file)),
@@ -89,7 +90,7 @@ function importForms(view) {
         e.preventDefault();
         const body = { tileset: tileset.value.trim(), name_field: field.value.trim(), mode: mode.value };
         if (dataset.value.trim()) body.name = dataset.value.trim();
-        start(() => api("POST", "/api/v1/gazetteer/datasets/from-tileset", body));
+        return start(() => api("POST", "/api/v1/gazetteer/datasets/from-tileset", body));
       },
     },
     h("div.form-row", h("label", "Published point tileset", tileset), h("label", "Name field", field)),
@@ -109,6 +110,7 @@ function importForms(view) {
     fileForm,
     tilesetForm,
     line,
+    note,
   );
 }
 
@@ -212,5 +214,5 @@ export async function renderGeocoding(main, _item, view) {
   );
   // An import already running (started elsewhere) is followed too.
   const running = imports.find((i) => i.state === "queued" || i.state === "running");
-  if (running) follow(running, forms.querySelector(".progress-line"), forms.querySelector("progress"), forms.querySelector("#gazetteer-import-status"), forms.querySelector("#gazetteer-import-error"), view);
+  if (running) follow(running, forms.querySelector(".progress-line"), forms.querySelector("progress"), forms.querySelector("#gazetteer-import-status"), forms.querySelector("#gazetteer-import-error"), forms.querySelector("#gazetteer-poll-note"), view);
 }

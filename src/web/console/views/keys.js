@@ -3,9 +3,33 @@
 import { api } from "../lib/api.js";
 import { confirmAndDelete } from "../lib/confirm-delete.js";
 import { fill, h } from "../lib/dom.js";
-import { fmtDate } from "../lib/format.js";
+import { fmtDate, fmtNum } from "../lib/format.js";
 import { canAdmin, current, orgPath } from "../lib/state.js";
 import { badge, copyButton, pageHead, showError } from "../lib/widgets.js";
+
+// The API's bounds for a key's limits (src/domain/keys/service.ts); empty means the default.
+const MAX_RATE_LIMIT = 10_000_000;
+const MAX_MONTHLY_QUOTA = 1_000_000_000_000;
+
+/** The integer typed in `input` (null when empty), or throws a message naming `field` like the API's 400. */
+function limitValue(input, field, max) {
+  const raw = input.value.trim();
+  if (raw === "") return null;
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(n) || n < 1 || n > max) throw new Error(`${field} must be a whole number from 1 to ${fmtNum(max)}, or empty`);
+  return n;
+}
+
+/** "used N of M this month" ("used N this month" without a quota), with a "quota used up" badge at the limit. */
+function usageText(month) {
+  if (month.quota === null) return h("span", { "data-usage": month.used }, `used ${fmtNum(month.used)} this month`);
+  return h(
+    "span",
+    { "data-usage": month.used },
+    `used ${fmtNum(month.used)} of ${fmtNum(month.quota)} this month`,
+    month.remaining === 0 ? [" ", badge("quota used up", "bad")] : null,
+  );
+}
 
 const SCOPES = [
   ["maps:read", "Read private styles, tilesets and sprites"],
@@ -24,9 +48,11 @@ export async function renderKeys(main, _item, view) {
   const err = h("div", { hidden: true });
   const secretSlot = h("div", { id: "new-key-secret" });
   const name = h("input", { type: "text", id: "key-name", required: true, placeholder: "web-app-production" });
-  const boxes = SCOPES.map(([scope, text]) => h("label.inline", { title: text }, h("input", { type: "checkbox", name: "scope", value: scope, checked: scope === "maps:read" }), h("code", scope), h("span.hint", text)));
+  const boxes = SCOPES.map(([scope, text]) => h("label.inline", { title: text }, h("input", { type: "checkbox", name: "scope", value: scope, defaultChecked: scope === "maps:read" }), h("code", scope), h("span.hint", text)));
   const origins = h("textarea", { id: "key-origins", rows: 2, placeholder: "https://app.example.com\nhttps://*.example.com" });
   const expires = h("input", { type: "date", id: "key-expires" });
+  const rateLimit = h("input", { type: "number", id: "key-rate-limit", min: 1, max: MAX_RATE_LIMIT, step: 1, inputmode: "numeric", placeholder: "default" });
+  const quota = h("input", { type: "number", id: "key-quota", min: 1, max: MAX_MONTHLY_QUOTA, step: 1, inputmode: "numeric", placeholder: "unlimited" });
   const form = h(
     "form.card",
     {
@@ -38,6 +64,14 @@ export async function renderKeys(main, _item, view) {
         const scopes = [...form.querySelectorAll("input[name=scope]:checked")].map((i) => i.value);
         const body = { name: name.value.trim(), scopes, allowed_origins: origins.value.split(/[\s,]+/).map((s) => s.trim()).filter(Boolean) };
         if (expires.value) body.expires_at = expires.value;
+        try {
+          const perMinute = limitValue(rateLimit, "Rate limit", MAX_RATE_LIMIT);
+          const monthly = limitValue(quota, "Monthly quota", MAX_MONTHLY_QUOTA);
+          if (perMinute !== null) body.rate_limit_per_minute = perMinute;
+          if (monthly !== null) body.monthly_quota = monthly;
+        } catch (ex) {
+          return showError(err, ex);
+        }
         try {
           const created = await api("POST", orgPath("/keys"), body);
           form.reset();
@@ -52,6 +86,11 @@ export async function renderKeys(main, _item, view) {
     err,
     h("div.form-row", h("label", "Name", name, h("span.hint", "The app or environment that uses it")), h("label", "Expires", expires, h("span.hint", "Optional; for temporary or automation keys"))),
     h("fieldset", h("legend", "Scopes: only what the integration needs"), h("div.checks", boxes)),
+    h(
+      "div.form-row",
+      h("label", "Rate limit (requests per minute)", rateLimit, h("span.hint", "Per service group; empty uses the server's RATE_LIMIT_PER_MINUTE")),
+      h("label", "Monthly quota (billable calls)", quota, h("span.hint", "Per UTC calendar month; empty is unlimited. Over it, calls answer 429 QUOTA_EXCEEDED")),
+    ),
     h("label", "Allowed browser origins", origins, h("span.hint", "One per line; empty allows any. Best-effort friction for browser keys, not an authorization boundary: Origin can be forged outside browsers.")),
     h("div.actions", h("button.btn.btn-primary", { type: "submit", id: "create-key" }, "Create key")),
   );
@@ -80,6 +119,12 @@ export async function renderKeys(main, _item, view) {
               h("td", k.scopes.map((s) => badge(s, "scope"))),
               h("td.small", k.allowed_origins.length ? k.allowed_origins.join(", ") : h("span.muted", "any")),
               h("td.small", k.expires_at ? fmtDate(k.expires_at) : h("span.muted", "never")),
+              h(
+                "td.small.key-limits",
+                h("div", k.rate_limit_per_minute !== null ? `${fmtNum(k.rate_limit_per_minute)}/min` : h("span.muted", "default rate")),
+                h("div", k.monthly_quota !== null ? `quota ${fmtNum(k.monthly_quota)}/month` : h("span.muted", "no quota")),
+                h("div.key-usage", { "data-usage-for": k.id }, k.status === "revoked" ? null : h("span.muted", "…")),
+              ),
               h("td.small.muted", fmtDate(k.created_at)),
               h("td.small", k.last_used_at ? fmtDate(k.last_used_at) : h("span.muted", "never")),
               h("td", badge(k.status)),
@@ -104,13 +149,31 @@ export async function renderKeys(main, _item, view) {
               ),
             ),
           )
-        : [h("tr", h("td.empty", { colSpan: 8 }, "No API keys yet."))]),
+        : [h("tr", h("td.empty", { colSpan: 9 }, "No API keys yet."))]),
+    );
+  /** Fills each listed key's usage cell from its usage record (this month against the quota). */
+  const loadUsage = (list) =>
+    Promise.all(
+      list
+        .filter((k) => k.status !== "revoked")
+        .map(async (k) => {
+          const cell = tbody.querySelector(`[data-usage-for="${k.id}"]`);
+          try {
+            const usage = await api("GET", orgPath(`/keys/${k.id}/usage`));
+            if (current(view) && cell) fill(cell, usageText(usage.month));
+          } catch (ex) {
+            if (current(view) && cell) fill(cell, h("span.muted", `usage unavailable: ${ex.message}`));
+          }
+        }),
     );
   const refreshList = async () => {
     const fresh = await api("GET", orgPath("/keys") + "?include_revoked=true");
-    if (current(view)) renderRows(fresh.keys);
+    if (!current(view)) return;
+    renderRows(fresh.keys);
+    loadUsage(fresh.keys);
   };
   renderRows(keys);
+  loadUsage(keys);
   fill(main,
     pageHead("API keys", "Keys authenticate service APIs (X-API-Key header) and private map reads for this organization."),
     admin ? null : h("div.alert.alert-info", "Only owners and admins of the organization create and revoke keys."),
@@ -120,7 +183,7 @@ export async function renderKeys(main, _item, view) {
       "div.card",
       h(
         "table",
-        h("thead", h("tr", h("th", "Name / prefix"), h("th", "Scopes"), h("th", "Origins"), h("th", "Expires"), h("th", "Created"), h("th", "Last used"), h("th", "Status"), h("th"))),
+        h("thead", h("tr", h("th", "Name / prefix"), h("th", "Scopes"), h("th", "Origins"), h("th", "Expires"), h("th", "Limits / usage"), h("th", "Created"), h("th", "Last used"), h("th", "Status"), h("th"))),
         tbody,
       ),
     ),

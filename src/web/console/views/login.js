@@ -9,6 +9,7 @@ export function showLogin(message) {
   state.view++;
   $("#app-view").hidden = true;
   $("#login-view").hidden = false;
+  document.title = "Sign in · Mapstead console";
   const err = $("#login-error");
   if (message) {
     err.textContent = message;

@@ -28,12 +28,23 @@ export async function renderMembers(main, _item, view) {
           toast(`${m.email} is now ${m.role}`);
           route();
         } catch (ex) {
+          // The API's 404 points to the CLI and the raw API; here the account form is just below.
+          if (ex.status === 404 && /^No user account/.test(ex.message))
+            ex = new Error(
+              `No user account with email ${email.value.trim()} yet. ` +
+                (state.session.user.is_admin ? "Create it with “Create a user account” below, then save the member." : "An instance admin creates it first; then save the member again."),
+            );
           showError(err, ex);
         }
       },
     },
     h("h2", "Add a member or change a role"),
-    h("p.muted.small", "The user account must exist: an instance admin creates it (mapstead users create, or POST /api/v1/users). Members use tilesets and styles; admins also manage keys and members; only owners grant owner."),
+    h(
+      "p.muted.small",
+      state.session.user.is_admin
+        ? "The user account must exist: create it below under “Create a user account”. Members use tilesets and styles; admins also manage keys and members; only owners grant owner."
+        : "The user account must exist: an instance admin creates it. Members use tilesets and styles; admins also manage keys and members; only owners grant owner.",
+    ),
     err,
     h("div.form-row", h("label", "Email", email), h("label", "Role", role)),
     h("div.actions", h("button.btn.btn-primary", { type: "submit" }, "Save member")),
@@ -89,12 +100,12 @@ export async function renderMembers(main, _item, view) {
       ),
     ),
     admin ? form : null,
-    state.session.user.is_admin ? newUserCard(email) : null,
+    state.session.user.is_admin ? newUserCard(email, () => (err.hidden = true)) : null,
   );
 }
 
 /** Instance admins create user accounts here, then add them as members with the form above. */
-function newUserCard(memberEmail) {
+function newUserCard(memberEmail, accountCreated) {
   const err = h("div", { hidden: true });
   const email = h("input", { type: "email", id: "user-email-new", required: true, autocomplete: "off" });
   const password = h("input", { type: "password", id: "user-password-new", required: true, minLength: 10, autocomplete: "new-password" });
@@ -110,6 +121,8 @@ function newUserCard(memberEmail) {
           const user = await api("POST", "/api/v1/users", { email: email.value.trim(), password: password.value, is_admin: isAdmin.checked });
           form.reset();
           memberEmail.value = user.email;
+          // The member form's "no user account" error is no longer true.
+          accountCreated();
           toast(`Account ${user.email} created; choose a role and save the member`);
           memberEmail.focus();
         } catch (ex) {

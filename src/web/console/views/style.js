@@ -120,6 +120,8 @@ export async function renderStyle(main, slug, view) {
       const r = await api("POST", `${base}/publish`, {});
       toast(r.created ? `Published as v${r.version}` : `v${r.version} is published (the draft was unchanged)`);
       previewMode = "published";
+      // "Draft saved and valid. Publish it…" (or an older refusal) no longer describes the draft.
+      draftErr.hidden = true;
       await reload();
     } catch (ex) {
       draftErr.hidden = false;
@@ -192,7 +194,7 @@ export async function renderStyle(main, slug, view) {
       style.sprite_icons.length ? h("p.muted", "Use it with ", h("code", `"sprite": "mapstead://sprites/${state.org}/${slug}"`), " and icon-image names above.") : null,
     );
   const spriteErr = h("div", { hidden: true });
-  const spriteFile = h("input", { type: "file", id: "sprite-file", multiple: true, accept: ".svg,.zip,.json,.png" });
+  const spriteFile = h("input", { type: "file", id: "sprite-file", multiple: true, accept: ".svg,.zip,.json,.png", "aria-label": "Sprite files: SVG icons, a zip of them, or sprite.json and sprite.png" });
   const spriteBar = h("progress", { max: 100 });
   const spriteLine = h("div.progress-line", { hidden: true }, spriteBar, h("span.pct", ""));
   const spriteCard = h(
@@ -230,7 +232,7 @@ export async function renderStyle(main, slug, view) {
   );
 
   // Preview
-  const modeSelect = h("select.select-auto", { id: "preview-mode" }, h("option", { value: "published" }, "Published version"), h("option", { value: "draft" }, "Saved draft"));
+  const modeSelect = h("select.select-auto", { id: "preview-mode", "aria-label": "Preview mode" }, h("option", { value: "published" }, "Published version"), h("option", { value: "draft" }, "Saved draft"));
   modeSelect.addEventListener("change", () => {
     previewMode = modeSelect.value;
     showPreview();

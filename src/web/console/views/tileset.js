@@ -10,6 +10,7 @@ import { go } from "../lib/router.js";
 import { settingsCard } from "../lib/settings-card.js";
 import { current, enc, orgPath, state } from "../lib/state.js";
 import { TERMINAL, versionStateCell } from "../lib/version-state.js";
+import { poll as pollLoop, pollNote as makePollNote } from "../lib/poll.js";
 import { versionDetails, versionProgress } from "./tileset-version.js";
 import { badge, errorBox, pageHead, showError, toast, urlRow } from "../lib/widgets.js";
 
@@ -125,30 +126,43 @@ export async function renderTileset(main, slug, view) {
     }
   };
 
-  /** Polls unfinished versions every second until they are ready or failed. */
+  /**
+   * Polls unfinished versions every second until they are ready or failed. While the server does not
+   * answer (stopped, restarting) the versions card says so and polling retries with backoff; it resumes
+   * updating as soon as the server answers again.
+   */
+  const pollNote = makePollNote("versions-poll-note");
   let polling = false;
+  const refreshVersions = async () => {
+    for (const v of versions.filter((x) => !TERMINAL.has(x.state))) {
+      let fresh;
+      try {
+        fresh = await api("GET", `${base}/versions/${v.version}`);
+      } catch (ex) {
+        // Deleted elsewhere (another tab, the CLI): drop it from the list instead of retrying forever.
+        if (ex.status !== 404) throw ex;
+        versions = versions.filter((x) => x.version !== v.version);
+        continue;
+      }
+      if (!current(view)) return false;
+      versions = versions.map((x) => (x.version === fresh.version ? fresh : x));
+      // "Uploaded …; processing as vN" is over once vN is: the row and a toast say how it ended.
+      if (TERMINAL.has(fresh.state) && fresh.version === uploadedVersion) progressLine.hidden = true;
+      if (fresh.state === "ready") {
+        toast(`Version ${fresh.version} is ready to publish`);
+        // The card said "a preview appears once a version is ready": keep that promise.
+        if (previewed === null) preview(fresh);
+      }
+      if (fresh.state === "failed") toast(`Version ${fresh.version} failed: ${fresh.error}`, "error");
+    }
+    renderVersions();
+    return versions.some((x) => !TERMINAL.has(x.state));
+  };
   const poll = async () => {
-    if (polling) return;
+    if (polling || !versions.some((v) => !TERMINAL.has(v.state))) return;
     polling = true;
     try {
-      while (current(view) && versions.some((v) => !TERMINAL.has(v.state))) {
-        await new Promise((r) => setTimeout(r, 1000));
-        if (!current(view)) return;
-        for (const v of versions.filter((x) => !TERMINAL.has(x.state))) {
-          const fresh = await api("GET", `${base}/versions/${v.version}`);
-          if (!current(view)) return;
-          versions = versions.map((x) => (x.version === fresh.version ? fresh : x));
-          if (fresh.state === "ready") {
-            toast(`Version ${fresh.version} is ready to publish`);
-            // The card said "a preview appears once a version is ready": keep that promise.
-            if (previewed === null) preview(fresh);
-          }
-          if (fresh.state === "failed") toast(`Version ${fresh.version} failed: ${fresh.error}`, "error");
-        }
-        renderVersions();
-      }
-    } catch (ex) {
-      if (current(view)) toast(`Could not refresh the version: ${ex.message}`, "error");
+      await pollLoop(view, 1000, refreshVersions, pollNote);
     } finally {
       polling = false;
     }
@@ -166,6 +180,8 @@ export async function renderTileset(main, slug, view) {
   const progressLine = h("div.progress-line", { hidden: true }, bar, pct);
   const submit = h("button.btn.btn-primary", { type: "submit", id: "upload-button" }, "Upload");
   const control = {};
+  /** The version the upload form's progress line talks about. */
+  let uploadedVersion = null;
   const cancel = h("button.btn", { type: "button", hidden: true, onclick: () => control.abort?.() }, "Cancel upload");
   const uploadForm = h(
     "form.card",
@@ -195,6 +211,7 @@ export async function renderTileset(main, slug, view) {
           if (!current(view)) return;
           bar.value = 100;
           pct.textContent = `Uploaded ${fmtBytes(f.size)}; processing as v${v.version}`;
+          uploadedVersion = v.version;
           file.value = "";
           versions = [v, ...versions.filter((x) => x.version !== v.version)];
           renderVersions();
@@ -231,7 +248,7 @@ export async function renderTileset(main, slug, view) {
             type: "button",
             onclick: () =>
               confirmAndDelete({
-                question: [`Delete tileset ${slug}?`, "Every version, file and tile URL of this tileset goes away at once. Styles using it stop rendering it.", "Delete tileset"],
+                question: [`Delete tileset ${slug}?`, "Every version, file and tile URL of this tileset goes away at once. While a published style uses it, the server refuses: publish those styles without it first. Drafts naming it lose that source.", "Delete tileset"],
                 path: base,
                 done: `Tileset ${slug} deleted`,
                 after: () => go("tilesets"),
@@ -248,7 +265,7 @@ export async function renderTileset(main, slug, view) {
   fill(main,
     head,
     uploadForm,
-    h("div.card", h("h2", "Versions"), h("table", h("thead", h("tr", h("th", "Version"), h("th", "State"), h("th", "Details"), h("th", "Created"), h("th"))), versionsBody)),
+    h("div.card", h("h2", "Versions"), pollNote, h("table", h("thead", h("tr", h("th", "Version"), h("th", "State"), h("th", "Details"), h("th", "Created"), h("th"))), versionsBody)),
     urlsCard,
     previewCard,
     settingsCard(

@@ -5,6 +5,7 @@ import { fill, h } from "../lib/dom.js";
 import { fmtDate } from "../lib/format.js";
 import { go } from "../lib/router.js";
 import { current, enc, orgPath, state } from "../lib/state.js";
+import { poll, pollNote } from "../lib/poll.js";
 import { TERMINAL, versionStateCell } from "../lib/version-state.js";
 import { badge, pageHead, showError, toast } from "../lib/widgets.js";
 import { renderTileset } from "./tileset.js";
@@ -70,6 +71,7 @@ export async function renderTilesets(main, item, view) {
     form,
     h(
       "div.card",
+      { id: "tilesets-table" },
       h(
         "table",
         h("thead", h("tr", h("th", "Tileset"), h("th", "Visibility"), h("th", "Published"), h("th", "Latest version"), h("th", "Updated"))),
@@ -77,14 +79,18 @@ export async function renderTilesets(main, item, view) {
       ),
     ),
   );
-  // Versions still processing: refresh their state cells (not the page, so a half-filled form stays).
+  // Versions still processing: refresh their state cells (not the page, so a half-filled form stays),
+  // through outages of the server (a note says so; tries continue with backoff).
   let busy = tilesets.filter((_, i) => latest[i] && !TERMINAL.has(latest[i].state)).map((t) => t.slug);
-  while (busy.length) {
-    await new Promise((r) => setTimeout(r, 2000));
-    if (!current(view)) return;
-    const fresh = await Promise.all(busy.map((slug) => latestVersion(slug).catch(() => null)));
-    if (!current(view)) return;
+  if (!busy.length) return;
+  const note = pollNote("tilesets-poll-note");
+  main.querySelector("#tilesets-table").prepend(note);
+  poll(view, 2000, async () => {
+    // A tileset deleted meanwhile (404) is no longer followed; other failures are retried.
+    const fresh = await Promise.all(busy.map((slug) => latestVersion(slug).catch((ex) => (ex.status === 404 ? null : Promise.reject(ex)))));
+    if (!current(view)) return false;
     busy.forEach((slug, i) => fresh[i] && fill(stateCells.get(slug), versionStateCell(fresh[i], true)));
     busy = busy.filter((_, i) => fresh[i] && !TERMINAL.has(fresh[i].state));
-  }
+    return busy.length > 0;
+  }, note);
 }
