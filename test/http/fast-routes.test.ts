@@ -59,7 +59,7 @@ beforeAll(async () => {
   const world = JSON.stringify(countries());
   for (const [slug, visibility] of [["world", "public"], ["secret", "private"]] as const) {
     await createTileset(t, "acme", session.headers, { slug, visibility });
-    await upload(t, "acme", slug, session.headers, world, "?maxzoom=2");
+    await upload(t, "acme", slug, session.headers, world, "?maxzoom=2&layer=countries");
     expect(((await waitForVersion(t, "acme", slug, 1, session.headers)) as { state: string }).state).toBe("ready");
     expect((await publish(t, "acme", slug, 1, session.headers)).status).toBe(200);
   }
