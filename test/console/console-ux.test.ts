@@ -389,3 +389,27 @@ describe("accessibility", () => {
     await context.close();
   }, 30_000);
 });
+
+describe("the Geocoding page", () => {
+  test("says when the backend answering the API is down, and that its search box is the embedded gazetteer", async () => {
+    const { page, context, errors } = await open("#/acme/geocoding");
+    await page.waitForSelector("#gazetteer-search-form");
+    // As the page shows it while Pelias answers the API and does not answer itself.
+    await page.route("**/health/detailed", (route) =>
+      route.fulfill({
+        contentType: "application/json",
+        body: JSON.stringify({ status: "degraded", components: { geocoder: { status: "down", backend: "pelias", detail: "Pelias: connection refused", fix: "Nothing accepts connections at pelias:4000: start the service" } } }),
+      }),
+    );
+    await page.route("**/api/v1/gazetteer/datasets", async (route) => {
+      const real = await (await route.fetch()).json();
+      await route.fulfill({ contentType: "application/json", body: JSON.stringify({ ...real, backend: "pelias" }) });
+    });
+    await page.reload();
+    await page.waitForSelector("#geocoder-health");
+    expect(await page.textContent("#geocoder-health")).toBe("Geocoding is down: Pelias: connection refusedFix: Nothing accepts connections at pelias:4000: start the service");
+    expect(await page.textContent("#gazetteer-search-note")).toContain("does not answer the geocoding API while Pelias does");
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 30_000);
+});

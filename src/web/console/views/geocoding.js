@@ -114,7 +114,14 @@ function importForms(view) {
   );
 }
 
-function searchCard() {
+/** The geocoding backend's state when it is not ok (a Pelias that does not answer, a gazetteer still building). */
+function backendHealth(health) {
+  const c = health?.components?.geocoder;
+  if (!c || c.status === "ok" || c.status === "not_configured") return null;
+  return h(`div.alert.${c.status === "down" ? "alert-error" : "alert-warn"}`, { id: "geocoder-health", role: "status" }, h("strong", `Geocoding is ${c.status}: ${c.detail}`), c.fix ? h("div", "Fix: ", c.fix) : null);
+}
+
+function searchCard(backend) {
   const err = h("div", { hidden: true });
   const results = h("ol", { id: "gazetteer-results" });
   const mapBox = h("div", { id: "gazetteer-map" });
@@ -153,7 +160,9 @@ function searchCard() {
     h("div.form-row", h("label", "Place", q)),
     h("div.actions", h("button.btn.btn-primary", { type: "submit" }, "Search")),
   );
-  return h("div.card", h("h2", "Search the gazetteer"), err, form, results, mapBox);
+  // The box searches the embedded gazetteer itself; with Pelias answering the API, say it is not what callers get.
+  const note = backend === "embedded" ? null : h("p.muted.small", { id: "gazetteer-search-note" }, `This searches the embedded gazetteer, which does not answer the geocoding API while ${backend === "pelias" ? "Pelias does (GEOCODER)" : "geocoding is off"}.`);
+  return h("div.card", h("h2", "Search the embedded gazetteer"), note, err, form, results, mapBox);
 }
 
 export async function renderGeocoding(main, _item, view) {
@@ -161,7 +170,12 @@ export async function renderGeocoding(main, _item, view) {
     fill(main, pageHead("Geocoding"), h("div.alert.alert-info", "Only instance admins manage the gazetteer."));
     return;
   }
-  const [list, { imports }] = await Promise.all([api("GET", "/api/v1/gazetteer/datasets"), api("GET", "/api/v1/gazetteer/imports")]);
+  // The geocoder component of /health/detailed says whether the backend answering the API works now.
+  const [list, { imports }, health] = await Promise.all([
+    api("GET", "/api/v1/gazetteer/datasets"),
+    api("GET", "/api/v1/gazetteer/imports"),
+    api("GET", "/health/detailed").catch(() => null),
+  ]);
   if (!current(view)) return;
   const rows = list.datasets.map((d) =>
     h(
@@ -199,6 +213,7 @@ export async function renderGeocoding(main, _item, view) {
   fill(
     main,
     pageHead("Geocoding", `${BACKENDS[list.backend] ?? list.backend}. Gazetteer: ${list.state}, ${list.bytes ? fmtBytes(list.bytes) : "not built yet"}${list.built_at ? `, built ${fmtDate(list.built_at)}` : ""}.`),
+    backendHealth(health),
     h(
       "div.card",
       h(
@@ -210,7 +225,7 @@ export async function renderGeocoding(main, _item, view) {
     ),
     forms,
     imports.length ? h("div.card", h("h2", "Recent imports"), h("ul.small", { id: "gazetteer-imports" }, imports.slice(0, 5).map((i) => h("li", importText(i), i.error ? h("span.small", ` ${i.error}`) : null)))) : null,
-    searchCard(),
+    searchCard(list.backend),
   );
   // An import already running (started elsewhere) is followed too.
   const running = imports.find((i) => i.state === "queued" || i.state === "running");
