@@ -77,6 +77,8 @@ export function pngFile(width: number, height: number, idat: Uint8Array): Uint8A
   v.setUint32(0, width);
   v.setUint32(4, height);
   ihdr.set([8, 6, 0, 0, 0], 8); // bit depth 8, RGBA, deflate, adaptive filtering, no interlace
+  // Copied into an array of its own (not Buffer.concat, whose small results may share a pooled buffer
+  // that a caller reading `.buffer` would see whole).
   const parts = [SIGNATURE, chunk("IHDR", ihdr), chunk("IDAT", idat), chunk("IEND", new Uint8Array(0))];
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let o = 0;

@@ -31,7 +31,7 @@ export async function* readLines(path: string, progress: ReadProgress): AsyncGen
   // The start of a line that runs past its chunk, kept in pieces and joined once (a long line would
   // otherwise be copied again with every chunk).
   let carry: Uint8Array[] = [];
-  const whole = (last: Uint8Array) => (carry.length ? join([...carry, last]) : last);
+  const whole = (last: Uint8Array) => (carry.length ? Buffer.concat([...carry, last]) : last);
   for await (const chunk of Bun.file(path).stream() as unknown as AsyncIterable<Uint8Array>) {
     progress.bytes += chunk.length;
     const last = chunk.lastIndexOf(NEWLINE);
@@ -70,14 +70,4 @@ function utf8OrNull(bytes: Uint8Array): string | null {
   } catch {
     return null;
   }
-}
-
-function join(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
 }
