@@ -18,6 +18,25 @@ export function databasePath(dataDir: string): string {
   return join(dataDir, "mapstead.db");
 }
 
+/**
+ * Two processes opening a new database at once (a supervisor and its workers, or two starts) both switch
+ * it to WAL. The switch upgrades a read lock to an exclusive one, and SQLite refuses such an upgrade at
+ * once while another connection holds a lock (deadlock avoidance skips the busy timeout): the loser
+ * answered "database is locked" and the process exited. It tries again for up to a few seconds.
+ */
+function switchToWal(sqlite: Database): void {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      sqlite.exec("PRAGMA journal_mode = WAL");
+      return;
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      if (attempt >= 100 || typeof code !== "string" || !code.startsWith("SQLITE_BUSY")) throw err;
+      Bun.sleepSync(20 + Math.random() * 30);
+    }
+  }
+}
+
 export function openDatabase(dataDir: string): DbHandle {
   // mkdir's own error for this is "EEXIST: file already exists", which names neither DATA_DIR nor a fix.
   if (statSync(dataDir, { throwIfNoEntry: false })?.isDirectory() === false) throw new Error(`DATA_DIR ${dataDir} is a file, not a directory; point DATA_DIR at a directory (it is created when missing)`);
@@ -25,7 +44,7 @@ export function openDatabase(dataDir: string): DbHandle {
   const path = databasePath(dataDir);
   const sqlite = new Database(path, { create: true, strict: true });
   sqlite.exec("PRAGMA busy_timeout = 10000");
-  sqlite.exec("PRAGMA journal_mode = WAL");
+  switchToWal(sqlite);
   sqlite.exec("PRAGMA synchronous = NORMAL");
   sqlite.exec("PRAGMA foreign_keys = ON");
   sqlite.exec("PRAGMA temp_store = MEMORY");

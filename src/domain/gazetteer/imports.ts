@@ -166,7 +166,8 @@ export function createGazetteerImports(ctx: AppContext, gazetteer: () => Gazette
         payload.source.type === "file"
           ? await importGeonamesFile(gazetteer(), upload!, { ...common, label: payload.source.filename })
           : await importTilesetPoints(gazetteer(), { sqlite, dataDir: ctx.config.dataDir }, { ...common, tileset: payload.source.tileset, nameField: payload.source.name_field });
-      queue.setPayload(job.id, { ...payload, result });
+      // The stage stays past indexing until the runner marks the job done, so a reader never sees it go back.
+      queue.setPayload(job.id, { ...payload, result, stage: "done" });
       removeUpload();
     } catch (err) {
       // Stopped by a shutdown: the runner puts the job back in the queue, and the upload stays for it.
@@ -207,8 +208,11 @@ export function createGazetteerImports(ctx: AppContext, gazetteer: () => Gazette
         },
         done(result: ImportResult) {
           clearInterval(beat);
-          queue.setPayload(id, { ...payload, result });
-          queue.done(id);
+          // In one write: between the two, a reader saw a running import without its stage ("reading" again).
+          sqlite.transaction(() => {
+            queue.setPayload(id, { ...payload, result });
+            queue.done(id);
+          })();
         },
         failed(err: unknown) {
           clearInterval(beat);
