@@ -33,8 +33,8 @@ export function conventions(config: Config, log: Logger, routes: RouteTable, obs
       headers["x-request-id"] = state.id;
       headers["x-content-type-options"] = "nosniff";
       if (facts.cors !== "none") {
-        if (request.method === "OPTIONS" && seen.origin && seen.preflight) return preflightResponse(facts.cors, seen.origin, state.id);
-        Object.assign(headers, corsHeaders(facts.cors, seen.origin));
+        if (request.method === "OPTIONS" && seen.origin && seen.preflight) return preflightResponse(facts, seen.origin, state.id);
+        Object.assign(headers, corsHeaders(facts, seen.origin));
       }
       checkRequestLine(seen, pathname);
       if (facts.body !== "none") checkDeclaredLength(seen, facts.body, config.maxUploadMb);

@@ -67,7 +67,7 @@ function fastHandler(read: FastRead, twin: TwinRoute, deps: FastRouteDeps): BunH
   const paramsSchema = (twin.hooks as { params?: TSchema } | undefined)?.params;
   const paramsOk = paramsSchema ? TypeCompiler.Compile(paramsSchema) : null;
   // The headers every answer of this route starts with, in the Elysia plugin's order.
-  const start: Record<string, string> = { ...fixedHeaders, "x-request-id": "", "x-content-type-options": "nosniff", ...(facts.cors === "public" ? corsHeaders("public", null) : {}) };
+  const start: Record<string, string> = { ...fixedHeaders, "x-request-id": "", "x-content-type-options": "nosniff", ...(facts.cors === "public" ? corsHeaders(facts, null) : {}) };
   const headersFor = wireHeaders(start);
   const pathOf = pathFromParams(read.path);
 

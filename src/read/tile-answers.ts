@@ -62,7 +62,8 @@ export interface TileJsonAnswers {
 export function tileJsonAnswers(stableBody: string, versionedBody: string, isPrivate: boolean): TileJsonAnswers {
   const at = (body: string, cache: string) => {
     const etag = strongEtag(body);
-    const headers = { "content-type": "application/json; charset=utf-8", "cache-control": isPrivate ? "private" : cache, etag, vary: "Accept-Encoding" };
+    // No Vary: the body is the same whatever the client accepts (only tiles are stored gzipped).
+    const headers = { "content-type": "application/json; charset=utf-8", "cache-control": isPrivate ? "private" : cache, etag };
     return { ok: fixedAnswer(200, headers, body), notModified: fixedAnswer(304, headers, null), etag };
   };
   return { stable: at(stableBody, STABLE), versioned: at(versionedBody, IMMUTABLE) };

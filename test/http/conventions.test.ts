@@ -78,6 +78,20 @@ describe("HTTP conventions", () => {
     expect(res.headers.get("x-request-id")).toBeTruthy();
   });
 
+  test("map assets expose only the headers they carry; keyed raster tiles expose their limits too", async () => {
+    // A glyph range (the fast path) and the font list (Elysia): neither is ever rate limited or billed.
+    for (const path of ["/fonts/v1/Noto%20Sans%20Regular/0-255.pbf", "/fonts/v1"]) {
+      const res = await t.fetch(path, { headers: { origin: "https://app.example.com" } });
+      expect(res.status).toBe(200);
+      expect(res.headers.get("access-control-expose-headers")).toBe("X-Request-Id, ETag, Retry-After");
+    }
+    // Raster tiles take an access_token, whose rate limit and quota headers a page may read.
+    const raster = await t.fetch("/styles/v1/nobody/nothing/tiles/256/0/0/0.png", { headers: { origin: "https://app.example.com" } });
+    expect(raster.status).toBeGreaterThanOrEqual(400);
+    expect(raster.headers.get("access-control-expose-headers")).toContain("X-RateLimit-Remaining");
+    expect(raster.headers.get("access-control-expose-headers")).toContain("X-Quota-Remaining");
+  });
+
   test("service APIs echo the origin on preflight", async () => {
     const res = await t.fetch("/geocoding/v1/forward", { method: "OPTIONS", headers: { origin: "https://app.example.com", "access-control-request-method": "GET", "access-control-request-headers": "x-api-key" } });
     expect(res.status).toBe(204);
