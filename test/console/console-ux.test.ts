@@ -177,6 +177,67 @@ describe("API key limits", () => {
     expect(errors).toEqual([]);
     await context.close();
   }, 30_000);
+
+  test("an existing key's limits, scopes and expiry are edited in place; only what changed is sent", async () => {
+    const made = await t.fetch("/api/v1/orgs/acme/keys", {
+      method: "POST",
+      headers: { ...admin.headers, "content-type": "application/json" },
+      body: JSON.stringify({ name: "mobile", scopes: ["maps:read"], monthly_quota: 1000, expires_at: "2099-06-30T15:30:00Z" }),
+    });
+    const key = ((await made.json()) as { key: { id: number } }).key;
+    type KeyRow = { id: number; name: string; scopes: string[]; expires_at: string | null; rate_limit_per_minute: number | null; monthly_quota: number | null };
+    const fetchKey = async () => ((await (await t.fetch("/api/v1/orgs/acme/keys", { headers: admin.headers })).json()) as { keys: KeyRow[] }).keys.find((k) => k.id === key.id)!;
+
+    const { page, context, errors } = await open("#/acme/keys");
+    const row = `tr[data-key="${key.id}"]`;
+    const patches: string[] = [];
+    page.on("request", (r) => r.method() === "PATCH" && patches.push(r.postData() ?? ""));
+    await page.click(`${row} button[data-edit]`);
+    await page.waitForSelector("#edit-key-form");
+    // The form shows the key as it is.
+    expect(await page.inputValue("#edit-key-name")).toBe("mobile");
+    expect(await page.inputValue("#edit-key-quota")).toBe("1000");
+    expect(await page.inputValue("#edit-key-rate-limit")).toBe("");
+    expect(await page.inputValue("#edit-key-expires")).toBe("2099-06-30");
+    expect(await page.isChecked('#edit-key-form input[name=scope][value="maps:read"]')).toBe(true);
+
+    // A limit the API would refuse is refused here, naming the field.
+    await page.evaluate(() => document.querySelector("#edit-key-rate-limit")!.removeAttribute("min"));
+    await page.fill("#edit-key-rate-limit", "0");
+    await page.click("#save-key");
+    await page.waitForSelector("#edit-key-form .alert-error");
+    expect(await page.textContent("#edit-key-form .alert-error")).toContain("Rate limit must be a whole number");
+    expect(patches).toEqual([]);
+
+    // A rate limit set, the quota cleared, a scope added; the untouched expiry keeps its time of day.
+    await page.fill("#edit-key-rate-limit", "300");
+    await page.fill("#edit-key-quota", "");
+    await page.check('#edit-key-form input[name=scope][value="geocoding"]');
+    await page.click("#save-key");
+    await page.waitForFunction((sel) => document.querySelector(`${sel} .key-limits`)?.textContent?.includes("300/min"), row);
+    expect(patches.map((p) => JSON.parse(p))).toEqual([{ scopes: ["maps:read", "geocoding"], rate_limit_per_minute: 300, monthly_quota: null }]);
+    const edited = await fetchKey();
+    expect([edited.rate_limit_per_minute, edited.monthly_quota, edited.expires_at]).toEqual([300, null, "2099-06-30T15:30:00.000Z"]);
+    expect(edited.scopes.sort()).toEqual(["geocoding", "maps:read"]);
+    expect(await page.textContent(`${row} .key-limits`)).toContain("no quota");
+    expect(await page.$("#edit-key-form")).toBeNull();
+
+    // Saving without a change sends nothing; clearing the expiry sends null (never expires).
+    await page.click(`${row} button[data-edit]`);
+    await page.click("#save-key");
+    await page.waitForSelector("#edit-key-form", { state: "detached" });
+    expect(patches.length).toBe(1);
+    await page.click(`${row} button[data-edit]`);
+    await page.fill("#edit-key-expires", "");
+    await page.click("#save-key");
+    // The list is drawn again once the key is saved, without the edit row.
+    await page.waitForSelector("#edit-key-form", { state: "detached" });
+    expect(await page.textContent(`${row} td:nth-child(4)`)).toBe("never");
+    expect(JSON.parse(patches[1]!)).toEqual({ expires_at: null });
+    expect((await fetchKey()).expires_at).toBeNull();
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 30_000);
 });
 
 describe("following a version through an outage", () => {

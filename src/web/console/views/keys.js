@@ -1,11 +1,11 @@
-// API keys of an organization: create one (its secret shown once, kept only in the page), list, revoke,
-// and the rotation procedure.
+// API keys of an organization: create one (its secret shown once, kept only in the page), list, edit
+// (name, scopes, origins, expiry, limits), revoke, and the rotation procedure.
 import { api } from "../lib/api.js";
 import { confirmAndDelete } from "../lib/confirm-delete.js";
 import { fill, h } from "../lib/dom.js";
 import { fmtDate, fmtNum } from "../lib/format.js";
 import { canAdmin, current, orgPath } from "../lib/state.js";
-import { badge, copyButton, pageHead, showError } from "../lib/widgets.js";
+import { badge, copyButton, pageHead, showError, toast } from "../lib/widgets.js";
 
 // The API's bounds for a key's limits (src/domain/keys/service.ts); empty means the default.
 const MAX_RATE_LIMIT = 10_000_000;
@@ -41,18 +41,69 @@ const SCOPES = [
   ["styles:write", "Edit and publish styles (automation)"],
 ];
 
+/**
+ * The fields of a key, empty for a new one or filled from `key` to edit it. `prefix` makes the ids
+ * unique ("key" for the create form, "edit-key" for the edit row). `read()` gives the request body, or
+ * throws a message like the API's 400: every field for a new key, only the changed ones for an edit.
+ */
+function keyFields(prefix, key = null) {
+  const name = h("input", { type: "text", id: `${prefix}-name`, required: true, placeholder: "web-app-production", value: key?.name ?? "" });
+  const boxes = SCOPES.map(([scope, text]) =>
+    h("label.inline", { title: text }, h("input", { type: "checkbox", name: "scope", value: scope, defaultChecked: key ? key.scopes.includes(scope) : scope === "maps:read" }), h("code", scope), h("span.hint", text)),
+  );
+  const origins = h("textarea", { id: `${prefix}-origins`, rows: 2, placeholder: "https://app.example.com\nhttps://*.example.com" });
+  origins.defaultValue = key ? key.allowed_origins.join("\n") : "";
+  // A key's expiry is a moment; the field shows its UTC day, and an edit sends it only when that changed.
+  const expiresDay = key?.expires_at ? key.expires_at.slice(0, 10) : "";
+  const expires = h("input", { type: "date", id: `${prefix}-expires`, value: expiresDay });
+  const rateLimit = h("input", { type: "number", id: `${prefix}-rate-limit`, min: 1, max: MAX_RATE_LIMIT, step: 1, inputmode: "numeric", placeholder: "default", value: key?.rate_limit_per_minute ?? "" });
+  const quota = h("input", { type: "number", id: `${prefix}-quota`, min: 1, max: MAX_MONTHLY_QUOTA, step: 1, inputmode: "numeric", placeholder: "unlimited", value: key?.monthly_quota ?? "" });
+  const layout = [
+    h("div.form-row", h("label", "Name", name, h("span.hint", "The app or environment that uses it")), h("label", "Expires", expires, h("span.hint", "Optional; for temporary or automation keys"))),
+    h("fieldset", h("legend", "Scopes: only what the integration needs"), h("div.checks", boxes)),
+    h(
+      "div.form-row",
+      h("label", "Rate limit (requests per minute)", rateLimit, h("span.hint", "Per service group; empty uses the server's RATE_LIMIT_PER_MINUTE")),
+      h("label", "Monthly quota (billable calls)", quota, h("span.hint", "Per UTC calendar month; empty is unlimited. Over it, calls answer 429 QUOTA_EXCEEDED")),
+    ),
+    h("label", "Allowed browser origins", origins, h("span.hint", "One per line; empty allows any. Best-effort friction for browser keys, not an authorization boundary: Origin can be forged outside browsers.")),
+  ];
+  function read() {
+    const body = {
+      name: name.value.trim(),
+      scopes: boxes.map((b) => b.querySelector("input")).filter((i) => i.checked).map((i) => i.value),
+      allowed_origins: origins.value.split(/[\s,]+/).map((o) => o.trim()).filter(Boolean),
+      rate_limit_per_minute: limitValue(rateLimit, "Rate limit", MAX_RATE_LIMIT),
+      monthly_quota: limitValue(quota, "Monthly quota", MAX_MONTHLY_QUOTA),
+    };
+    if (!key) {
+      // A new key leaves out what is empty: the server's defaults apply.
+      if (expires.value) body.expires_at = expires.value;
+      if (body.rate_limit_per_minute === null) delete body.rate_limit_per_minute;
+      if (body.monthly_quota === null) delete body.monthly_quota;
+      return body;
+    }
+    // An edit sends what changed; an emptied expiry or limit is sent as null, which clears it.
+    if (expires.value !== expiresDay) body.expires_at = expires.value || null;
+    const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+    if (body.name === key.name) delete body.name;
+    if (same([...body.scopes].sort(), [...key.scopes].sort())) delete body.scopes;
+    if (same(body.allowed_origins, key.allowed_origins)) delete body.allowed_origins;
+    if (body.rate_limit_per_minute === key.rate_limit_per_minute) delete body.rate_limit_per_minute;
+    if (body.monthly_quota === key.monthly_quota) delete body.monthly_quota;
+    return body;
+  }
+  return { layout, read, focus: () => name.focus() };
+}
+
 export async function renderKeys(main, _item, view) {
   const { keys } = await api("GET", orgPath("/keys") + "?include_revoked=true");
   if (!current(view)) return;
   const admin = canAdmin();
   const err = h("div", { hidden: true });
   const secretSlot = h("div", { id: "new-key-secret" });
-  const name = h("input", { type: "text", id: "key-name", required: true, placeholder: "web-app-production" });
-  const boxes = SCOPES.map(([scope, text]) => h("label.inline", { title: text }, h("input", { type: "checkbox", name: "scope", value: scope, defaultChecked: scope === "maps:read" }), h("code", scope), h("span.hint", text)));
-  const origins = h("textarea", { id: "key-origins", rows: 2, placeholder: "https://app.example.com\nhttps://*.example.com" });
-  const expires = h("input", { type: "date", id: "key-expires" });
-  const rateLimit = h("input", { type: "number", id: "key-rate-limit", min: 1, max: MAX_RATE_LIMIT, step: 1, inputmode: "numeric", placeholder: "default" });
-  const quota = h("input", { type: "number", id: "key-quota", min: 1, max: MAX_MONTHLY_QUOTA, step: 1, inputmode: "numeric", placeholder: "unlimited" });
+  let fields = keyFields("key");
+  const fieldSlot = h("div", fields.layout);
   const form = h(
     "form.card",
     {
@@ -61,20 +112,17 @@ export async function renderKeys(main, _item, view) {
       onsubmit: async (e) => {
         e.preventDefault();
         err.hidden = true;
-        const scopes = [...form.querySelectorAll("input[name=scope]:checked")].map((i) => i.value);
-        const body = { name: name.value.trim(), scopes, allowed_origins: origins.value.split(/[\s,]+/).map((s) => s.trim()).filter(Boolean) };
-        if (expires.value) body.expires_at = expires.value;
+        let body;
         try {
-          const perMinute = limitValue(rateLimit, "Rate limit", MAX_RATE_LIMIT);
-          const monthly = limitValue(quota, "Monthly quota", MAX_MONTHLY_QUOTA);
-          if (perMinute !== null) body.rate_limit_per_minute = perMinute;
-          if (monthly !== null) body.monthly_quota = monthly;
+          body = fields.read();
         } catch (ex) {
           return showError(err, ex);
         }
         try {
           const created = await api("POST", orgPath("/keys"), body);
-          form.reset();
+          // Back to the defaults (maps:read checked, nothing else filled in).
+          fields = keyFields("key");
+          fill(fieldSlot, fields.layout);
           showSecret(created);
           await refreshList();
         } catch (ex) {
@@ -84,14 +132,7 @@ export async function renderKeys(main, _item, view) {
     },
     h("h2", "Create an API key"),
     err,
-    h("div.form-row", h("label", "Name", name, h("span.hint", "The app or environment that uses it")), h("label", "Expires", expires, h("span.hint", "Optional; for temporary or automation keys"))),
-    h("fieldset", h("legend", "Scopes: only what the integration needs"), h("div.checks", boxes)),
-    h(
-      "div.form-row",
-      h("label", "Rate limit (requests per minute)", rateLimit, h("span.hint", "Per service group; empty uses the server's RATE_LIMIT_PER_MINUTE")),
-      h("label", "Monthly quota (billable calls)", quota, h("span.hint", "Per UTC calendar month; empty is unlimited. Over it, calls answer 429 QUOTA_EXCEEDED")),
-    ),
-    h("label", "Allowed browser origins", origins, h("span.hint", "One per line; empty allows any. Best-effort friction for browser keys, not an authorization boundary: Origin can be forged outside browsers.")),
+    fieldSlot,
     h("div.actions", h("button.btn.btn-primary", { type: "submit", id: "create-key" }, "Create key")),
   );
   function showSecret(created) {
@@ -131,7 +172,7 @@ export async function renderKeys(main, _item, view) {
               h(
                 "td.right",
                 admin && k.status !== "revoked"
-                  ? h(
+                  ? [h("button.btn.btn-small", { type: "button", "data-edit": k.id, onclick: (e) => openEditor(k, e.currentTarget.closest("tr")) }, "Edit"), " ", h(
                       "button.btn.btn-small.btn-danger",
                       {
                         type: "button",
@@ -144,13 +185,54 @@ export async function renderKeys(main, _item, view) {
                           }),
                       },
                       "Revoke",
-                    )
+                    )]
                   : null,
               ),
             ),
           )
         : [h("tr", h("td.empty", { colSpan: 9 }, "No API keys yet."))]),
     );
+  /** Opens the edit row under a key's row (one at a time), its fields filled in; Save sends what changed. */
+  function openEditor(k, row) {
+    tbody.querySelector("tr.key-edit")?.remove();
+    const editErr = h("div", { hidden: true });
+    const edit = keyFields("edit-key", k);
+    const editForm = h(
+      "form",
+      {
+        id: "edit-key-form",
+        onsubmit: async (e) => {
+          e.preventDefault();
+          editErr.hidden = true;
+          let body;
+          try {
+            body = edit.read();
+          } catch (ex) {
+            return showError(editErr, ex);
+          }
+          if (!Object.keys(body).length) {
+            editRow.remove();
+            return toast("Nothing changed");
+          }
+          try {
+            await api("PATCH", orgPath(`/keys/${k.id}`), body);
+            toast(`Key ${body.name ?? k.name} updated`);
+            await refreshList();
+          } catch (ex) {
+            showError(editErr, ex);
+          }
+        },
+      },
+      h("h3", `Edit key “${k.name}”`),
+      h("p.hint", "Changes apply to requests at once; the secret stays the same."),
+      editErr,
+      edit.layout,
+      h("div.actions", h("button.btn.btn-primary", { type: "submit", id: "save-key" }, "Save changes"), h("button.btn", { type: "button", onclick: () => editRow.remove() }, "Cancel")),
+    );
+    const editRow = h("tr.key-edit", h("td", { colSpan: 9 }, editForm));
+    row.after(editRow);
+    edit.focus();
+  }
   /** Fills each listed key's usage cell from its usage record (this month against the quota). */
   const loadUsage = (list) =>
     Promise.all(
