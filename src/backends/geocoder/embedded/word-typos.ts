@@ -39,16 +39,28 @@ export function addWordKeys(db: Database) {
     FROM new_words CROSS JOIN position WHERE i <= length(word)`);
 }
 
+/**
+ * The table keys a typed word is looked up under: itself and its one-letter deletions, and with a budget
+ * of two its two-letter deletions. None for a word too long to be within its budget of any stored word:
+ * a 500-letter "word" would otherwise make some 125,000 keys (quadratic in its length), a second of work
+ * per request for anyone with a geocoding key.
+ */
+export function typoKeys(typed: string, budget: number): string[] {
+  if (budget === 0 || typed.length - budget > MAX_TYPO_WORD) return [];
+  const keys = new Set([typed, ...deletions(typed)]);
+  if (budget >= 2) for (const once of deletions(typed)) for (const twice of deletions(once)) keys.add(twice);
+  return [...keys];
+}
+
 /** Looks up the stored words within a typed word's typo budget (text.ts) of it, the word itself included. */
 export function createWordTypos(db: Database) {
   const byKeys = db.query<{ word: string }, [string]>("SELECT DISTINCT word FROM word_deletes WHERE key IN (SELECT value FROM json_each(?))");
   return (typed: string): string[] => {
     const budget = typoBudget(typed.length);
-    if (budget === 0) return [typed];
-    const keys = new Set([typed, ...deletions(typed)]);
-    if (budget >= 2) for (const once of deletions(typed)) for (const twice of deletions(once)) keys.add(twice);
+    const keys = typoKeys(typed, budget);
+    if (keys.length === 0) return [typed];
     return byKeys
-      .all(JSON.stringify([...keys]))
+      .all(JSON.stringify(keys))
       .map((r) => r.word)
       .filter((w) => editDistance(typed, w, budget) <= budget);
   };

@@ -54,3 +54,16 @@ test("autocomplete completes a name of several words with a typo in an earlier w
   const [top] = (await gazetteer.geocoder.autocomplete({ text: "burtonsvile mil", limit: 3, language: "en" })).features;
   expect(top?.properties.name).toBe("Burtonsville Millet");
 });
+
+test("a word too long to be within its typo budget of any stored word is looked up as typed, not by its deletions", async () => {
+  const { typoKeys } = await import("../../../../src/backends/geocoder/embedded/word-typos");
+  // A 500-letter word would make about 125,000 two-letter deletions: a second of work per request.
+  const long = "qwertyuiopasdfghjklzxcvbnm".repeat(20);
+  expect(typoKeys(long, 2)).toEqual([]);
+  expect(await first(long)).toBeUndefined();
+  // Words up to the longest stored word plus the budget still get their keys.
+  expect(typoKeys("trierville", 2)).toContain("trerville");
+  expect(typoKeys("a".repeat(41), 2).length).toBeGreaterThan(0);
+  expect(typoKeys("a".repeat(42), 2).length).toBeGreaterThan(0);
+  expect(typoKeys("a".repeat(43), 2)).toEqual([]);
+});
