@@ -2,7 +2,7 @@
 // in-process (app.handle in tests, no socket) count as loopback.
 import type { Config } from "../config";
 
-type ServerLike = { requestIP(req: Request): { address: string } | null } | null | undefined;
+export type ServerLike = { requestIP(req: Request): { address: string } | null } | null | undefined;
 
 export function clientIp(request: Request, server: ServerLike, config: Config): string {
   if (config.trustProxy) {

@@ -2,9 +2,12 @@ import { Elysia } from "elysia";
 import type { Services } from "../../services";
 import { DetailedHealth, HealthOk } from "./health.model";
 import { withRouteFacts } from "../../http/route-facts";
+import { operatorAccess } from "../../http/operator-access";
+import { withoutOperatorDetails } from "../../domain/health/public-view";
 
 export function healthModule(services: Services) {
-  const { health } = services;
+  const { ctx, health, auth } = services;
+  const operator = operatorAccess(ctx.config, ctx.sqlite, auth);
   return withRouteFacts({ cors: "none", group: "health" }, new Elysia({ name: "health" })
     .get("/health", () => ({ status: "ok" as const }), {
       response: HealthOk,
@@ -12,8 +15,9 @@ export function healthModule(services: Services) {
     })
     .get(
       "/health/detailed",
-      async ({ set }) => {
-        const report = await health.detailed();
+      async ({ request, server, set }) => {
+        const full = await health.detailed();
+        const report = operator.seesDetails(request, server) ? full : withoutOperatorDetails(full);
         set.headers["cache-control"] = "no-store";
         if (report.status === "down") set.status = 503;
         return report;
@@ -23,6 +27,8 @@ export function healthModule(services: Services) {
         detail: {
           tags: ["Health"],
           summary: "Component health; 200 while the core works (optional services may be degraded), 503 when the database or storage is down",
+          description:
+            "Each component's `detail` and `fix` (which name internal backend addresses, paths and settings) are shown to admin sessions and loopback callers, and to anyone before the first admin exists; others get the statuses, latencies and backend kinds with a `detail` saying where the details are.",
         },
       },
     ));

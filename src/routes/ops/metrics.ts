@@ -3,18 +3,19 @@
 import { Elysia } from "elysia";
 import type { Services } from "../../services";
 import { NotFound } from "../../errors";
-import { clientIp, isLoopbackIp } from "../../http/client-ip";
+import { operatorAccess } from "../../http/operator-access";
 import { withRouteFacts } from "../../http/route-facts";
 
 /** `metrics` is fed by the access-log hook in http/conventions.ts (see app.ts). */
 export function metricsModule(services: Services) {
   const { ctx, auth, metrics } = services;
+  const operator = operatorAccess(ctx.config, ctx.sqlite, auth);
   const jobsByState = ctx.sqlite.query<{ state: string; n: number }, []>("SELECT state, COUNT(*) AS n FROM jobs GROUP BY state");
   return withRouteFacts({ cors: "none", group: "other" }, new Elysia({ name: "metrics" })
     .get(
       "/metrics",
       ({ request, server }) => {
-        if (!isLoopbackIp(clientIp(request, server, ctx.config)) && !auth.sessionFromRequest(request)?.isAdmin) throw new NotFound("No such route or resource");
+        if (!operator.isOperator(request, server)) throw new NotFound("No such route or resource");
         const jobs = jobsByState.all();
         const jobGauge = (state: string) => jobs.find((j) => j.state === state)?.n ?? 0;
         const body = metrics.render([

@@ -3,7 +3,8 @@
 import { Elysia, t } from "elysia";
 import type { Services } from "../../services";
 import { NotFound } from "../../errors";
-import { clientIp, isLoopbackIp } from "../../http/client-ip";
+import { hasAdmin } from "../../domain/accounts/setup-token";
+import { operatorAccess } from "../../http/operator-access";
 import { runPreflight } from "../../domain/preflight/checks";
 import { cachedProbe } from "../../backends/probe";
 import { probeGeocoder } from "../../backends/geocoder/probe";
@@ -22,13 +23,12 @@ export function preflightModule(services: Services) {
   const openTopoData = cachedProbe(() => probeElevation(ctx.config));
   const elevation = () => probeElevationBackend(ctx.config, ctx.sqlite, openTopoData);
   const router = cachedProbe(() => probeRouter(ctx.config));
-  const adminCount = ctx.sqlite.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM users WHERE is_admin = 1");
+  const operator = operatorAccess(ctx.config, ctx.sqlite, auth);
   return withRouteFacts({ cors: "none", group: "health" }, new Elysia({ name: "preflight" }).get(
     "/setup/preflight",
     async ({ request, server, set }) => {
-      const hasAdmin = adminCount.get()!.n > 0;
       const html = (request.headers.get("accept") ?? "").includes("text/html");
-      if (hasAdmin && !isLoopbackIp(clientIp(request, server, ctx.config)) && !auth.sessionFromRequest(request)?.isAdmin) {
+      if (!operator.seesDetails(request, server)) {
         // A browser gets a page saying where the checks can be seen, not a bare JSON error.
         if (html) {
           set.status = 404;
@@ -42,7 +42,7 @@ export function preflightModule(services: Services) {
       set.headers["cache-control"] = "no-store";
       if (html) {
         set.headers["content-type"] = "text/html; charset=utf-8";
-        return preflightPage(report, ctx.version, !hasAdmin);
+        return preflightPage(report, ctx.version, !hasAdmin(ctx.sqlite));
       }
       return report;
     },

@@ -3,6 +3,8 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { makeTestApp, type TestApp } from "../../../support/app";
+import { seedSession } from "../../../support/seed";
+import { OPERATOR_ONLY_DETAIL } from "../../../../src/domain/health/public-view";
 
 let apps: TestApp[] = [];
 const servers: { stop(force?: boolean): unknown }[] = [];
@@ -105,6 +107,39 @@ describe("GET /health/detailed", () => {
     expect(body.components.elevation.status).toBe("down");
     expect(body.components.geocoder.fix).toContain("GEOCODER_INTERNAL_URL");
     expect(body.components.database.status).toBe("ok");
+  });
+
+  test("remote callers see statuses but not the internal addresses and fixes, once an admin exists", async () => {
+    const dead = deadUrl();
+    const t = await app({ GEOCODER_INTERNAL_URL: dead, ELEVATION_INTERNAL_URL: dead.replace(/\/v1$/, "/v1/srtm30m"), TRUST_PROXY: "true" });
+    const remote = { "x-forwarded-for": "203.0.113.9" };
+    const internal = new URL(dead).host;
+    // Before the first admin exists, setup needs the details: anyone sees them.
+    expect(await (await t.fetch("/health/detailed", { headers: remote })).text()).toContain(internal);
+    const admin = await seedSession(t.ctx, { isAdmin: true });
+    const member = await seedSession(t.ctx, { isAdmin: false });
+    for (const headers of [remote, { ...remote, cookie: member.cookie }]) {
+      const res = await t.fetch("/health/detailed", { headers });
+      expect(res.status).toBe(200);
+      const text = await res.clone().text();
+      expect(text).not.toContain(internal);
+      const body = await res.json();
+      expect(body.status).toBe("degraded");
+      expect(body.components.geocoder).toMatchObject({ status: "down", detail: OPERATOR_ONLY_DETAIL });
+      expect(body.components.geocoder.fix).toBeUndefined();
+      expect(body.components.database).toMatchObject({ status: "ok", detail: "ok" });
+      // The landing page shows the same.
+      const page = await (await t.fetch("/", { headers })).text();
+      expect(page).not.toContain(internal);
+      expect(page).toContain("Details and fixes are shown to admins");
+    }
+    // An admin anywhere, and anyone on the server itself, sees everything.
+    for (const headers of [{ ...remote, cookie: admin.cookie }, {}]) {
+      const body = await (await t.fetch("/health/detailed", { headers })).json();
+      expect(body.components.elevation.detail).toContain(internal);
+      expect(body.components.geocoder.fix).toContain("GEOCODER_INTERNAL_URL");
+      expect(await (await t.fetch("/", { headers })).text()).toContain(internal);
+    }
   });
 
   test("a closed database is a core failure: 503 with status down, still in the contract shape", async () => {
