@@ -54,14 +54,17 @@ export function createTilesetLookup(sqlite: Database) {
     },
 
     /**
-     * Published styles whose current version uses owner/tileset (pinned to `pinned`, when given), as
-     * "owner/style@n". Deleting what they use would break maps that clients load right now.
+     * Published styles of the tileset's own organization whose current version uses owner/tileset
+     * (pinned to `pinned`, when given), as "owner/style@n". Deleting what they use would break maps that
+     * clients load right now. Other organizations' styles are left out: they may draw a public tileset,
+     * but must neither keep its owner from deleting it nor have their names (private ones included)
+     * shown to that owner.
      */
     stylesUsingTileset(ownerSlug: string, tilesetSlug: string, pinned?: number): string[] {
       // Pins are keyed "owner/tileset"; both are slugs, so the JSON path needs only the quotes.
       return using
         .all(`$."${ownerSlug}/${tilesetSlug}"`)
-        .filter((r) => pinned === undefined || r.pinned === pinned)
+        .filter((r) => r.owner === ownerSlug && (pinned === undefined || r.pinned === pinned))
         .map((r) => `${r.owner}/${r.style}@${r.version}`);
     },
   };

@@ -319,6 +319,19 @@ describe("style management", () => {
     expect((await t.fetch("/api/v1/orgs/acme/tilesets/roads", { method: "DELETE", headers: owner.headers })).status).toBe(204);
   });
 
+  test("another organization's published style, private or not, neither blocks a tileset's deletion nor is named to its owner", async () => {
+    seedTileset(t.ctx, orgId, "shared", { published: 1 });
+    const otherOwner = await seedSession(t.ctx, { orgId: seedOrg(t.ctx, "borrower").id });
+    const borrowed = await t.fetch("/api/v1/orgs/borrower/styles", json(otherOwner.headers, { slug: "hidden-project", visibility: "private", style: mapStyle("acme", { tileset: "shared" }) }));
+    expect(borrowed.status).toBe(201);
+    expect((await t.fetch("/api/v1/orgs/borrower/styles/hidden-project/publish", { method: "POST", headers: otherOwner.headers })).status).toBe(200);
+    const version = await t.fetch("/api/v1/orgs/acme/tilesets/shared/versions/1", { method: "DELETE", headers: owner.headers });
+    // The published version cannot go (its own rule), and the refusal names no other organization's style.
+    expect(version.status).toBe(409);
+    expect(await version.text()).not.toContain("hidden-project");
+    expect((await t.fetch("/api/v1/orgs/acme/tilesets/shared", { method: "DELETE", headers: owner.headers })).status).toBe(204);
+  });
+
   test("a publish that fails validation changes nothing", async () => {
     // The tileset the draft uses loses its published version: publishing must refuse.
     const ts = seedTileset(t.ctx, orgId, "fleeting");
