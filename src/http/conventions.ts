@@ -9,6 +9,7 @@ import { AppError } from "../errors";
 import { beginRequest, requestState } from "./request-context";
 import { corsHeaders, preflightResponse } from "./cors";
 import { checkDeclaredLength } from "./body-limit";
+import { checkJsonDepth } from "./json-depth";
 import { mapError } from "./error-response";
 import { checkRequestLine, ERROR_CONTENT_TYPE, logRequest, mapAndLogError, readRequestHeaders, safePathname } from "./request-rules";
 import type { RouteTable } from "./route-facts";
@@ -39,6 +40,8 @@ export function conventions(config: Config, log: Logger, routes: RouteTable, obs
       checkRequestLine(seen, pathname);
       if (facts.body !== "none") checkDeclaredLength(seen, facts.body, config.maxUploadMb);
     })
+    // Before validation, which walks the body recursively.
+    .onTransform({ as: "global" }, ({ body }) => checkJsonDepth(body))
     .onError({ as: "global" }, (c) => {
       const { code, error, request, set } = c;
       let mapped = mapAndLogError(code as string, error, request, log, set.headers["x-request-id"]);

@@ -71,6 +71,25 @@ describe("HTTP conventions", () => {
     expect(wrong.status).toBe(400);
   });
 
+  test("a JSON body nested thousands deep is a 400 naming the limit, signed in or not", async () => {
+    const session = await seedSession(t.ctx, { isAdmin: true });
+    const deep = (n: number) => "[".repeat(n) + "]".repeat(n);
+    const bodies: [string, string, Record<string, string>][] = [
+      ["/api/v1/session", `{"email":${deep(5000)},"password":"x"}`, {}],
+      ["/api/v1/session", `{"email":${deep(100_000)},"password":"x"}`, {}],
+      ["/api/v1/orgs", `{"slug":"deep","name":${deep(5000)}}`, session.headers],
+    ];
+    for (const [path, body, headers] of bodies) {
+      const res = await t.fetch(path, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body });
+      expect(res.status).toBe(400);
+      expect((await res.json()).error.message).toContain("nests deeper than 256 levels");
+    }
+    // Nesting a real body needs is fine.
+    const ok = await t.fetch("/api/v1/session", { method: "POST", headers: { "content-type": "application/json" }, body: `{"email":"a@b.c","password":"wrong-password","x":${deep(100)}}` });
+    expect(ok.status).not.toBe(500);
+    expect((await ok.text())).not.toContain("nests deeper");
+  });
+
   test("public map assets allow any origin; preflight answered", async () => {
     const res = await t.fetch("/fonts/v1", { method: "OPTIONS", headers: { origin: "https://app.example.com", "access-control-request-method": "GET" } });
     expect(res.status).toBe(204);
