@@ -235,6 +235,14 @@ describe("API key limits", () => {
     expect(await page.textContent(`${row} td:nth-child(4)`)).toBe("never");
     expect(JSON.parse(patches[1]!)).toEqual({ expires_at: null });
     expect((await fetchKey()).expires_at).toBeNull();
+    // A day picked is the last day the key works: it expires at that day's end (UTC), so today is valid.
+    await page.click(`${row} button[data-edit]`);
+    const today = new Date().toISOString().slice(0, 10);
+    await page.fill("#edit-key-expires", today);
+    await page.click("#save-key");
+    await page.waitForSelector("#edit-key-form", { state: "detached" });
+    expect(JSON.parse(patches[2]!)).toEqual({ expires_at: `${today}T23:59:59Z` });
+    expect((await fetchKey()).expires_at).toBe(`${today}T23:59:59.000Z`);
     expect(errors).toEqual([]);
     await context.close();
   }, 30_000);

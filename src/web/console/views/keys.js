@@ -54,12 +54,14 @@ function keyFields(prefix, key = null) {
   const origins = h("textarea", { id: `${prefix}-origins`, rows: 2, placeholder: "https://app.example.com\nhttps://*.example.com" });
   origins.defaultValue = key ? key.allowed_origins.join("\n") : "";
   // A key's expiry is a moment; the field shows its UTC day, and an edit sends it only when that changed.
+  // A day picked means the key works through that day (UTC), not that it stops as the day begins.
   const expiresDay = key?.expires_at ? key.expires_at.slice(0, 10) : "";
+  const endOfDay = (day) => `${day}T23:59:59Z`;
   const expires = h("input", { type: "date", id: `${prefix}-expires`, value: expiresDay });
   const rateLimit = h("input", { type: "number", id: `${prefix}-rate-limit`, min: 1, max: MAX_RATE_LIMIT, step: 1, inputmode: "numeric", placeholder: "default", value: key?.rate_limit_per_minute ?? "" });
   const quota = h("input", { type: "number", id: `${prefix}-quota`, min: 1, max: MAX_MONTHLY_QUOTA, step: 1, inputmode: "numeric", placeholder: "unlimited", value: key?.monthly_quota ?? "" });
   const layout = [
-    h("div.form-row", h("label", "Name", name, h("span.hint", "The app or environment that uses it")), h("label", "Expires", expires, h("span.hint", "Optional; for temporary or automation keys"))),
+    h("div.form-row", h("label", "Name", name, h("span.hint", "The app or environment that uses it")), h("label", "Expires", expires, h("span.hint", "Optional; the key works through that day (UTC)"))),
     h("fieldset", h("legend", "Scopes: only what the integration needs"), h("div.checks", boxes)),
     h(
       "div.form-row",
@@ -78,13 +80,13 @@ function keyFields(prefix, key = null) {
     };
     if (!key) {
       // A new key leaves out what is empty: the server's defaults apply.
-      if (expires.value) body.expires_at = expires.value;
+      if (expires.value) body.expires_at = endOfDay(expires.value);
       if (body.rate_limit_per_minute === null) delete body.rate_limit_per_minute;
       if (body.monthly_quota === null) delete body.monthly_quota;
       return body;
     }
     // An edit sends what changed; an emptied expiry or limit is sent as null, which clears it.
-    if (expires.value !== expiresDay) body.expires_at = expires.value || null;
+    if (expires.value !== expiresDay) body.expires_at = expires.value ? endOfDay(expires.value) : null;
     const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
     if (body.name === key.name) delete body.name;
     if (same([...body.scopes].sort(), [...key.scopes].sort())) delete body.scopes;

@@ -14,7 +14,10 @@ import { poll as pollLoop, pollNote as makePollNote } from "../lib/poll.js";
 import { versionDetails, versionProgress } from "./tileset-version.js";
 import { badge, errorBox, pageHead, showError, toast, urlRow } from "../lib/widgets.js";
 
-const UPLOAD_ACCEPT = ".geojson,.json,.ndjson,.geojsonl,.csv,.zip,.fgb,.gpkg,.mbtiles,.pmtiles";
+// Every format the upload takes (README "Tilesets and tiles"), elevation rasters (GeoTIFF, SRTM .hgt) included.
+const UPLOAD_ACCEPT = ".geojson,.json,.ndjson,.geojsonl,.csv,.zip,.fgb,.gpkg,.mbtiles,.pmtiles,.tif,.tiff,.hgt";
+// The tiling engine's deepest zoom (src/tiles/recipe.ts MAX_ZOOM).
+const MAX_ZOOM = 16;
 
 export async function renderTileset(main, slug, view) {
   const base = orgPath(`/tilesets/${enc(slug)}`);
@@ -172,8 +175,8 @@ export async function renderTileset(main, slug, view) {
   const uploadErr = h("div", { hidden: true });
   const file = h("input", { type: "file", id: "tileset-file", name: "file", accept: UPLOAD_ACCEPT, required: true });
   const layer = h("input", { type: "text", id: "tileset-layer", placeholder: slug });
-  const minzoom = h("input", { type: "number", id: "tileset-minzoom", min: 0, max: 22, placeholder: "0" });
-  const maxzoom = h("input", { type: "number", id: "tileset-maxzoom", min: 0, max: 22, placeholder: "auto" });
+  const minzoom = h("input", { type: "number", id: "tileset-minzoom", min: 0, max: MAX_ZOOM, placeholder: "0" });
+  const maxzoom = h("input", { type: "number", id: "tileset-maxzoom", min: 0, max: MAX_ZOOM, placeholder: "auto" });
   const bar = h("progress", { max: 100, id: "upload-progress" });
   bar.value = 0;
   const pct = h("span.pct", "");
