@@ -54,7 +54,7 @@ export const adminCommand: CliCommand = {
       } else {
         const user = await createUser(ctx.db, { email, password, isAdmin: true });
         // Without PUBLIC_URL the CLI cannot know where the server listens (its PORT may be set elsewhere).
-        const where = ctx.config.publicUrlDefaulted ? `the server's address (${ctx.config.publicUrl}/ if it runs on this machine with the same PORT)` : `${ctx.config.publicUrl}/`;
+        const where = ctx.config.publicUrlDefaulted ? `the server's /console (${ctx.config.publicUrl}/console if it runs on this machine with the same PORT)` : `${ctx.config.publicUrl}/console`;
         print(`Created instance admin ${bold(user.email)} (id ${user.id}). Log in at ${where}`);
       }
       clearSetupToken(ctx.sqlite);

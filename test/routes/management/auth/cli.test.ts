@@ -60,9 +60,9 @@ describe("mapstead admin|users|orgs|keys", () => {
     const env = { DATA_DIR: dir, PUBLIC_URL: "", PORT: "" };
     const r = await cli(["admin", "create", "--email", "a@example.com", "--password-stdin"], "a long admin password\n", env);
     expect(r.code).toBe(0);
-    expect(r.out).toContain("Log in at the server's address (http://localhost:8080/ if it runs on this machine with the same PORT)");
+    expect(r.out).toContain("Log in at the server's /console (http://localhost:8080/console if it runs on this machine with the same PORT)");
     const withUrl = await cli(["admin", "create", "--email", "b@example.com", "--password-stdin"], "a long admin password\n", { ...env, PUBLIC_URL: "https://maps.example.com" });
-    expect(withUrl.out).toContain("Log in at https://maps.example.com/");
+    expect(withUrl.out).toContain("Log in at https://maps.example.com/console");
   });
 
   test("admin create refuses a short password and a missing email, writing nothing", async () => {
