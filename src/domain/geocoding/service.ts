@@ -5,6 +5,7 @@ import type { AppContext } from "../../context";
 import { AppError, ServiceUnavailable } from "../../errors";
 import { Lru } from "../../lru";
 import type { AutocompleteQuery, ForwardQuery, GeocodeAnswer, Geocoder, ReverseQuery } from "../../backends/geocoder/types";
+import { checkParameterNames } from "./parameter-names";
 import { parseBbox, parseCountry, parseLanguage, parseLat, parseLimit, parseLon, parseText } from "./params";
 
 export const LIMITS = {
@@ -65,6 +66,7 @@ export function parseBatch(queries: unknown): BatchJob[] {
     try {
       if (!job || typeof job !== "object" || Array.isArray(job)) throw new AppError(400, "BAD_REQUEST", `queries[${index}] must be an object`);
       const j = job as Raw;
+      if (j.type === "forward" || j.type === "reverse") checkParameterNames(j.type, Object.keys(j).filter((k) => k !== "type"), prefix);
       if (j.type === "forward") return { type: "forward", query: parseForward(j, prefix) };
       if (j.type === "reverse") return { type: "reverse", query: parseReverse(j, prefix) };
       throw new AppError(400, "BAD_REQUEST", `${prefix}type must be "forward" or "reverse"`);
@@ -185,7 +187,9 @@ export function createGeocodingService(ctx: AppContext, geocoder: Geocoder | nul
 
   /** Validates and answers a raw query string (the single-form routes), remembering the answer under it. */
   async function answerQueryString(kind: Kind, queryString: string): Promise<string> {
-    const raw = Object.fromEntries(new URLSearchParams(queryString));
+    const params = new URLSearchParams(queryString);
+    checkParameterNames(kind, params.keys());
+    const raw = Object.fromEntries(params);
     const entry =
       kind === "forward" ? await forwardEntry(parseForward(raw)) : kind === "reverse" ? await reverseEntry(parseReverse(raw)) : await autocompleteEntry(parseAutocomplete(raw));
     byQueryString[kind].set(queryString, entry.value, 2 * queryString.length + 96, entry.expiresAt);

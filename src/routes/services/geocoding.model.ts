@@ -86,11 +86,12 @@ export const PlaceCollection = t.Object({
 });
 
 export const BatchQuery = t.Object({
-  type: t.String({ description: "forward (needs q) or reverse (needs lon and lat)", examples: ["forward", "reverse"] }),
+  type: t.String({ description: "forward (needs q; takes limit, language, bbox, country) or reverse (needs lon and lat; takes limit, language); any other field of the two is a 400 naming the job", examples: ["forward", "reverse"] }),
   q: t.Optional(t.String({ description: "forward: search text, at most 500 characters" })),
-  lon: t.Optional(t.Number({ description: "reverse: longitude, -180 to 180" })),
-  lat: t.Optional(t.Number({ description: "reverse: latitude, -90 to 90" })),
-  limit: t.Optional(t.Integer({ description: "as in the single form: forward 1-25 (default 5), reverse 1-10 (default 1)" })),
+  // Numbers, or numbers written as strings (as the single forms take them).
+  lon: t.Optional(t.Union([t.Number(), t.String()], { description: "reverse: longitude, -180 to 180" })),
+  lat: t.Optional(t.Union([t.Number(), t.String()], { description: "reverse: latitude, -90 to 90" })),
+  limit: t.Optional(t.Union([t.Integer(), t.String()], { description: "as in the single form: forward 1-25 (default 5), reverse 1-10 (default 1)" })),
   language: t.Optional(t.String()),
   bbox: t.Optional(t.Union([t.String(), t.Array(t.Number())], { description: "forward: minLon,minLat,maxLon,maxLat" })),
   country: t.Optional(t.Union([t.String(), t.Array(t.String())], { description: "forward: ISO 3166-1 codes" })),

@@ -95,9 +95,12 @@ export function geocodingModule(services: Services, authPlugin: AuthPlugin) {
         scope: "geocoding",
         // Before body validation, so a form or text body gets 415 rather than a confusing schema error;
         // a batch without a Content-Type too (other JSON routes take that to a 400 naming the field).
-        transform: ({ request }) => {
+        transform: ({ request, body }) => {
           if (!isJsonContentType(request.headers.get("content-type")))
             throw new UnsupportedMediaType("Send the batch as JSON with Content-Type: application/json");
+          // The jobs' own checks first, so a bad job is refused naming its index (details.index) rather
+          // than by the schema's generic path.
+          parseBatch((body as { queries?: unknown } | null)?.queries);
         },
         body: BatchBody,
         headers: BatchHeaders,

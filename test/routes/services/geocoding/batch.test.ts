@@ -111,7 +111,13 @@ describe("batch", () => {
     [{ queries: [{ type: "forward", q: "x" }, { type: "reverse", lon: 181, lat: 0 }] }, "queries[1].lon", 1],
     [{ queries: [{ type: "reverse", lon: 0, lat: -90.5 }] }, "queries[0].lat", 0],
     [{ queries: [{ type: "reverse", lon: 0, lat: 0, limit: 11 }] }, "queries[0].limit", 0],
-    [{ queries: [{ type: "reverse", lon: "1", lat: 0 }] }, "queries.0.lon", undefined],
+    // Wrong JSON types are refused by the jobs' own checks, naming the job like every other mistake.
+    [{ queries: [{ type: "forward", q: "a" }, { type: "forward", q: 123 }] }, "queries[1].q must be a string", 1],
+    [{ queries: [{ type: "forward", q: "a" }, { type: "forward", q: "b", limit: 2.5 }] }, "queries[1].limit", 1],
+    [{ queries: {} }, "queries must be an array", undefined],
+    // A field of the other job type would be ignored: refused instead.
+    [{ queries: [{ type: "reverse", lon: 0, lat: 0, bbox: "x" }] }, "reverse does not take queries[0].bbox", 0],
+    [{ queries: [{ type: "forward", q: "x", size: 3 }] }, "use queries[0].limit", 0],
   ];
   for (const [body, param, index] of invalid)
     test(`400 naming ${param}${index === undefined ? "" : ` (job ${index})`}: ${JSON.stringify(body).slice(0, 70)}`, async () => {

@@ -187,6 +187,15 @@ describe("validation", () => {
     ["/geocoding/v1/autocomplete?text=x&focus.lat=8", "focus.lon"],
     ["/geocoding/v1/autocomplete?text=x&focus.lon=8&focus.lat=91", "focus.lat"],
     ["/geocoding/v1/autocomplete?text=x&focus.lon=181&focus.lat=1", "focus.lon"],
+    // A filter this form does not take would quietly give unfiltered answers; Pelias' names say ours.
+    ["/geocoding/v1/autocomplete?text=lond&country=CA", "autocomplete does not take country"],
+    ["/geocoding/v1/autocomplete?text=lond&bbox=-100,40,-70,50", "autocomplete does not take bbox"],
+    ["/geocoding/v1/reverse?lon=2.35&lat=48.85&country=US", "reverse does not take country"],
+    ["/geocoding/v1/forward?q=paris&focus.lon=1&focus.lat=2", "forward does not take focus.lon"],
+    ["/geocoding/v1/forward?q=paris&size=10", "forward does not take size; use limit"],
+    ["/geocoding/v1/forward?text=paris", "forward does not take text"],
+    ["/geocoding/v1/forward?q=paris&boundary.country=CH", "use country"],
+    ["/geocoding/v1/forward?q=paris&q=london", "q is given more than once"],
   ];
   for (const [path, param] of bad)
     test(`400 naming ${param}: ${path.slice(0, 90)}`, async () => {
@@ -197,6 +206,11 @@ describe("validation", () => {
       expect(body.error.message).toContain(param);
       expect(fake.calls).toHaveLength(0);
     });
+
+  test("names no form knows (a cache buster) are ignored", async () => {
+    const res = await get("/geocoding/v1/forward?q=buster&_=1700000000");
+    expect(res.status).toBe(200);
+  });
 
   test("limits are accepted exactly at their maximum", async () => {
     for (const path of [
