@@ -46,6 +46,13 @@ function progressLine(p: ImportProgress, startedAt: number, unit: string): strin
 /** Without a terminal (a log file, a pipe) a progress line at most this often, besides each change of stage. */
 const LOG_PROGRESS_EVERY_MS = 5000;
 
+
+/** Why rows of each kind of file are left out (import-file.ts counts them together). */
+const SKIPPED_BECAUSE: Record<string, string> = {
+  alternate_names: "links, postal and airport codes, historic names, or names of places no imported dataset holds",
+  geonames: "regions with no imported place to stand at",
+};
+
 export const gazetteerCommand: CliCommand = {
   name: "gazetteer",
   summary: "Import GeoNames data into the embedded gazetteer (import), or show its datasets (status)",
@@ -133,7 +140,7 @@ export const gazetteerCommand: CliCommand = {
       else
         print(
           `${green("Imported")} ${bold(file ?? tileset!)} into dataset ${bold(result.dataset)} (${result.mode}): ${count(result.places)} places, ${count(result.names)} names from ${count(result.lines)} lines in ${(result.ms / 1000).toFixed(1)} s` +
-            (result.skipped ? dim(`; ${count(result.skipped)} rows skipped (the places they name or stand at are not imported)`) : ""),
+            (result.skipped ? dim(`; ${count(result.skipped)} rows skipped (${SKIPPED_BECAUSE[result.kind] ?? "not imported"})`) : ""),
         );
       return 0;
     } catch (err) {
