@@ -125,7 +125,8 @@ write_env_file() {
   fi
   mkdir -p "$PREFIX$CONF_DIR"
   cat >"$target.tmp" <<EOF
-# Mapstead settings, read by the systemd unit (EnvironmentFile) and by 'mapstead preflight'.
+# Mapstead settings, read by the systemd unit (EnvironmentFile) and by every mapstead command run on
+# this machine (sudo -u mapstead mapstead preflight); the environment and flags win over them.
 # Uncomment and edit; then: sudo systemctl restart mapstead
 # Each setting can also be given as a --kebab-case flag. A bad value stops start-up with a message.
 

@@ -3,6 +3,7 @@
 import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import { isSlug } from "./domain/orgs/slug";
+import { readSettingsFile } from "./settings-file";
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
 export type GeocoderBackend = "pelias" | "embedded" | "off";
@@ -260,5 +261,11 @@ export function loadConfig(env: Record<string, string | undefined>, overrides: R
   });
 }
 
-/** Reads the process environment; kept here so no other module touches process.env. */
-export const processEnv = (): Record<string, string | undefined> => process.env;
+/**
+ * The settings a command starts with: the installed settings file (settings-file.ts) under the process
+ * environment, which wins; kept here so no other module touches process.env. Its notes are for stderr.
+ */
+export function processEnv(): { env: Record<string, string | undefined>; notes: string[] } {
+  const file = readSettingsFile(process.env.MAPSTEAD_ENV_FILE, new Set(SETTINGS.map((s) => s.name)));
+  return { env: { ...file.values, ...process.env }, notes: file.notes };
+}

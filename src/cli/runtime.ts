@@ -11,7 +11,9 @@ import { AppError } from "../errors";
 
 export function configOrExit(overrides: Record<string, string>): Readonly<Config> {
   try {
-    return loadConfig(processEnv(), overrides);
+    const { env, notes } = processEnv();
+    for (const note of notes) printErr(`mapstead: ${note}`);
+    return loadConfig(env, overrides);
   } catch (err) {
     if (err instanceof ConfigError) {
       printErr(`mapstead: ${err.message}`);

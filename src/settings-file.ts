@@ -1,0 +1,52 @@
+// The installed settings file (install.sh writes /etc/mapstead/mapstead.env; the systemd unit reads it
+// as its EnvironmentFile). Every command reads it too, so `mapstead preflight` or `mapstead tilesets
+// import` run by hand on the server use the service's DATA_DIR and PUBLIC_URL without exporting them
+// first. The environment and flags win over it. MAPSTEAD_ENV_FILE names another file, or `none`.
+import { readFileSync } from "node:fs";
+
+export const DEFAULT_SETTINGS_FILE = "/etc/mapstead/mapstead.env";
+
+export interface SettingsFile {
+  /** the file read, or null when there was none to read */
+  path: string | null;
+  values: Record<string, string>;
+  /** what a person should know: an unreadable file, lines not understood, unknown names */
+  notes: string[];
+}
+
+const LINE = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=(.*)$/;
+
+/** A shell-style value: quoted ('...' or "..."), or bare up to a `#` comment. */
+function valueOf(raw: string): string {
+  const v = raw.trim();
+  if (v.length >= 2 && (v[0] === '"' || v[0] === "'") && v.at(-1) === v[0]) return v.slice(1, -1);
+  return v.replace(/\s+#.*$/, "");
+}
+
+/** `explicit`: MAPSTEAD_ENV_FILE's value (undefined when unset); `known`: the setting names. */
+export function readSettingsFile(explicit: string | undefined, known: ReadonlySet<string>): SettingsFile {
+  if (explicit === "none") return { path: null, values: {}, notes: [] };
+  const path = explicit || DEFAULT_SETTINGS_FILE;
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    // No installed file is the usual case on a development machine: nothing to say.
+    if (code === "ENOENT" && !explicit) return { path: null, values: {}, notes: [] };
+    const why = code === "ENOENT" ? "it does not exist" : code === "EACCES" ? "permission denied" : String(code ?? err);
+    const hint = code === "EACCES" ? ": run the command as the service user (sudo -u mapstead mapstead ...) or as root" : "";
+    return { path: null, values: {}, notes: [`cannot read the settings file ${path} (${why}); its settings are not applied${hint}`] };
+  }
+  const values: Record<string, string> = {};
+  const notes: string[] = [];
+  text.split(/\r?\n/).forEach((line, i) => {
+    if (!line.trim() || line.trim().startsWith("#")) return;
+    const m = LINE.exec(line);
+    if (!m) return void notes.push(`${path} line ${i + 1} is not NAME=value; it is ignored`);
+    const [, name, raw] = m as unknown as [string, string, string];
+    if (!known.has(name)) return void notes.push(`${path} line ${i + 1}: ${name} is not a Mapstead setting; it is ignored`);
+    values[name] = valueOf(raw);
+  });
+  return { path, values, notes };
+}
