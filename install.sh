@@ -283,8 +283,16 @@ install_all() {
   [ -f "$BINARY" ] || die "binary '$BINARY' not found"
   [ -x "$BINARY" ] || [ -r "$BINARY" ] || die "binary '$BINARY' is not readable"
   # Refuse a file that is not a mapstead binary for this machine before replacing a working one.
-  local version
-  version=$("$BINARY" version 2>/dev/null) || die "'$BINARY' does not run on this machine ($(uname -m)); pick the build for this CPU"
+  local version probe=$BINARY
+  if [ ! -x "$BINARY" ]; then
+    # Copied without its execute bit (scp, a browser download): it gets one when installed, so a copy
+    # that has it is what is tried here.
+    probe=$(mktemp "${TMPDIR:-/tmp}/mapstead-probe.XXXXXX") || die "cannot make a temporary file"
+    cp "$BINARY" "$probe" && chmod 0755 "$probe"
+  fi
+  version=$("$probe" version 2>/dev/null) || version=""
+  [ "$probe" = "$BINARY" ] || rm -f "$probe"
+  [ -n "$version" ] || die "'$BINARY' does not run on this machine ($(uname -m)); pick the build for this CPU, and check that the file was copied whole"
   case "$version" in mapstead\ *) ;; *) die "'$BINARY' is not a mapstead binary" ;; esac
 
   if [ "$SYSTEM_INSTALL" -eq 1 ] && ! id "$SERVICE_USER" >/dev/null 2>&1; then
@@ -308,6 +316,12 @@ install_all() {
   if [ "$SYSTEM_INSTALL" -eq 1 ]; then chown "root:$SERVICE_USER" "$ENV_FILE"; fi
 
   if [ "$SYSTEMD" -eq 1 ]; then write_unit; fi
+
+  # The old binary must not go on serving while the new one upgrades the database under it.
+  if [ "$SYSTEMD" -eq 1 ] && [ "$HAVE_SYSTEMCTL" -eq 1 ] && systemctl is-active --quiet mapstead.service; then
+    say "stopping mapstead.service for the upgrade"
+    systemctl stop mapstead.service
+  fi
 
   say "applying database migrations"
   run_mapstead migrate

@@ -7,6 +7,21 @@ import { migrations } from "../../drizzle/index";
 export interface MigrationStatus {
   applied: string[];
   pending: string[];
+  /** migrations a newer Mapstead applied that this binary does not know */
+  unknown: string[];
+}
+
+/**
+ * The database was upgraded by a newer Mapstead. An older binary must not run on it: it would write rows
+ * without what the newer schema keeps beside them (a style published by the old binary left the newer
+ * one's version counter behind, and every later publish failed).
+ */
+export class NewerDatabaseError extends Error {
+  constructor(readonly unknown: string[]) {
+    super(
+      `this database was upgraded by a newer Mapstead (it has migration(s) ${unknown.join(", ")} this binary does not know): run that newer binary, or restore a backup of DATA_DIR made before the upgrade`,
+    );
+  }
 }
 
 const TABLE = "__mapstead_migrations";
@@ -18,15 +33,18 @@ function ensureTable(sqlite: Database) {
 export function migrationStatus(sqlite: Database): MigrationStatus {
   ensureTable(sqlite);
   const done = new Set(sqlite.query<{ tag: string }, []>(`SELECT tag FROM ${TABLE}`).all().map((r) => r.tag));
+  const known = new Set(migrations.map((m) => m.tag));
   return {
     applied: migrations.filter((m) => done.has(m.tag)).map((m) => m.tag),
     pending: migrations.filter((m) => !done.has(m.tag)).map((m) => m.tag),
+    unknown: [...done].filter((tag) => !known.has(tag)).sort(),
   };
 }
 
-/** Applies pending migrations; returns the tags it applied. */
+/** Applies pending migrations; returns the tags it applied. Throws NewerDatabaseError on a newer database. */
 export function migrate(sqlite: Database): string[] {
-  ensureTable(sqlite);
+  const { unknown } = migrationStatus(sqlite);
+  if (unknown.length) throw new NewerDatabaseError(unknown);
   const applied: string[] = [];
   for (const m of migrations) {
     sqlite.exec("BEGIN IMMEDIATE");

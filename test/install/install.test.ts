@@ -1,7 +1,7 @@
 // install.sh into a temp prefix: install twice (idempotent, settings kept), uninstall (data kept),
 // purge; and shellcheck on the script.
 import { beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { ensureBinary } from "../support/binary";
 import { tempDir } from "../support/app";
@@ -133,3 +133,14 @@ describe("options and mistakes", () => {
     expect(help.stdout).toContain("--uninstall");
   }, 60_000);
 });
+
+test("a binary copied without its execute bit installs (it gets one), instead of being blamed on the CPU", () => {
+  const copy = join(tempDir("mapstead-install-noexec-"), "mapstead");
+  writeFileSync(copy, readFileSync(binary));
+  chmodSync(copy, 0o644);
+  const prefix = tempDir("mapstead-install-noexec-prefix-");
+  const r = install(["--prefix", prefix, "--binary", copy]);
+  expect(r.stderr).toBe("");
+  expect(r.exitCode).toBe(0);
+  expect(statSync(join(prefix, "usr/local/bin/mapstead")).mode & 0o777).toBe(0o755);
+}, 120_000);
