@@ -3,6 +3,7 @@
 import { Database } from "bun:sqlite";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import { mkdirSync, statSync } from "node:fs";
+import { userInfo } from "node:os";
 import { join } from "node:path";
 import * as schema from "./schema";
 
@@ -37,14 +38,41 @@ function switchToWal(sqlite: Database): void {
   }
 }
 
+/**
+ * SQLite's own words for a directory or file this user may not write ("unable to open database file")
+ * name neither DATA_DIR nor a fix; other errors pass unchanged.
+ */
+function cannotOpen(dataDir: string, err: unknown): unknown {
+  const code = String((err as { code?: unknown }).code ?? "");
+  if (!/^(SQLITE_(CANTOPEN|READONLY|PERM|AUTH)|EACCES|EPERM|EROFS)/.test(code)) return err;
+  let user = "this user";
+  try {
+    user = `user ${userInfo().username}`;
+  } catch {
+    // no passwd entry (a container's bare uid): keep the generic words
+  }
+  return new Error(
+    `cannot open the database in DATA_DIR ${dataDir} (${(err as Error).message.replace(/^E[A-Z]+: /, "")}): ${user} needs to read and write that directory and its files; run the command as the user the server runs as (sudo -u mapstead mapstead ... on an install.sh server), or fix their ownership`,
+  );
+}
+
 export function openDatabase(dataDir: string): DbHandle {
   // mkdir's own error for this is "EEXIST: file already exists", which names neither DATA_DIR nor a fix.
   if (statSync(dataDir, { throwIfNoEntry: false })?.isDirectory() === false) throw new Error(`DATA_DIR ${dataDir} is a file, not a directory; point DATA_DIR at a directory (it is created when missing)`);
-  mkdirSync(dataDir, { recursive: true });
+  try {
+    mkdirSync(dataDir, { recursive: true });
+  } catch (err) {
+    throw cannotOpen(dataDir, err);
+  }
   const path = databasePath(dataDir);
-  const sqlite = new Database(path, { create: true, strict: true });
-  sqlite.exec("PRAGMA busy_timeout = 10000");
-  switchToWal(sqlite);
+  let sqlite: Database;
+  try {
+    sqlite = new Database(path, { create: true, strict: true });
+    sqlite.exec("PRAGMA busy_timeout = 10000");
+    switchToWal(sqlite);
+  } catch (err) {
+    throw cannotOpen(dataDir, err);
+  }
   sqlite.exec("PRAGMA synchronous = NORMAL");
   sqlite.exec("PRAGMA foreign_keys = ON");
   sqlite.exec("PRAGMA temp_store = MEMORY");
