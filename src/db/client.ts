@@ -2,7 +2,7 @@
 // writer, foreign keys on, a busy timeout so a second process waits instead of failing.
 import { Database } from "bun:sqlite";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
-import { mkdirSync, statSync } from "node:fs";
+import { mkdirSync, readFileSync, statSync } from "node:fs";
 import { userInfo } from "node:os";
 import { join } from "node:path";
 import * as schema from "./schema";
@@ -56,7 +56,33 @@ function cannotOpen(dataDir: string, err: unknown): unknown {
   );
 }
 
+/** The name of a local user id, from /etc/passwd; null when it has none there. */
+function userName(uid: number): string | null {
+  try {
+    const line = readFileSync("/etc/passwd", "utf8").split("\n").find((l) => l.split(":")[2] === String(uid));
+    return line ? line.split(":")[0]! : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Root must not work in a DATA_DIR another user (the service's) owns: the files it makes there (the
+ * database's WAL, a tileset's directory, an upload) would be root's, and the server could then no
+ * longer write them, while everything looked fine.
+ */
+function refuseRootInOthersDataDir(dataDir: string) {
+  if (process.getuid?.() !== 0) return;
+  const owner = statSync(dataDir, { throwIfNoEntry: false })?.uid;
+  if (owner === undefined || owner === 0) return;
+  const name = userName(owner);
+  throw new Error(
+    `DATA_DIR ${dataDir} belongs to ${name ? `user ${name}` : `uid ${owner}`}; run the command as that user (sudo -u ${name ?? `'#${owner}'`} mapstead ...), since files root made there would be unwritable for the server`,
+  );
+}
+
 export function openDatabase(dataDir: string): DbHandle {
+  refuseRootInOthersDataDir(dataDir);
   // mkdir's own error for this is "EEXIST: file already exists", which names neither DATA_DIR nor a fix.
   if (statSync(dataDir, { throwIfNoEntry: false })?.isDirectory() === false) throw new Error(`DATA_DIR ${dataDir} is a file, not a directory; point DATA_DIR at a directory (it is created when missing)`);
   try {

@@ -1,7 +1,7 @@
 // A DATA_DIR the command's user may not write: one line naming DATA_DIR, the user and the fix, not
 // SQLite's bare "unable to open database file" or "attempt to write a readonly database".
 import { expect, test } from "bun:test";
-import { chmodSync, mkdirSync } from "node:fs";
+import { chmodSync, chownSync, mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { runCli } from "../support/cli";
 import { tempDir } from "../support/temp";
@@ -32,4 +32,32 @@ test("a database another user owns, and a DATA_DIR that cannot be created, name 
   const missing = cliAsOther(join(parent, "data"), "migrate");
   expect(missing.code).toBe(1);
   expect(missing.err).toContain(`cannot open the database in DATA_DIR ${join(parent, "data")} (permission denied`);
+});
+
+test.skipIf(!isRoot)("root is refused in a DATA_DIR another user owns, before it makes a file there the server could not write", () => {
+  const root = tempDir("mapstead-foreign-");
+  chmodSync(root, 0o755);
+  const dataDir = join(root, "data");
+  mkdirSync(dataDir);
+  const nobody = Number(Bun.spawnSync(["id", "-u", "nobody"]).stdout.toString().trim());
+  chownSync(dataDir, nobody, nobody);
+  const r = runCli(dataDir, "orgs", "list");
+  expect(r.code).toBe(1);
+  expect(r.err).toContain(`DATA_DIR ${dataDir} belongs to user nobody; run the command as that user (sudo -u nobody mapstead ...)`);
+  expect(readdirSync(dataDir)).toEqual([]);
+});
+
+test.skipIf(!isRoot)("the storage check finds an entry of DATA_DIR the server may not write (root's tilesets/), not only DATA_DIR itself", () => {
+  const root = tempDir("mapstead-entry-");
+  chmodSync(root, 0o755);
+  const dataDir = join(root, "data");
+  mkdirSync(join(dataDir, "tilesets"), { recursive: true });
+  const nobody = Number(Bun.spawnSync(["id", "-u", "nobody"]).stdout.toString().trim());
+  chownSync(dataDir, nobody, nobody);
+  const storage = join(import.meta.dir, "../../src/domain/health/storage.ts");
+  const script = `import { storageFacts } from ${JSON.stringify(storage)}; console.log(JSON.stringify(storageFacts(${JSON.stringify(dataDir)})));`;
+  const run = () => JSON.parse(Bun.spawnSync(["runuser", "-u", "nobody", "--", "bun", "-e", script], { stdout: "pipe", stderr: "pipe" }).stdout.toString());
+  expect(run()).toMatchObject({ writable: false, error: expect.stringContaining("tilesets/ in it is not writable by this user") });
+  chownSync(join(dataDir, "tilesets"), nobody, nobody);
+  expect(run()).toMatchObject({ writable: true });
 });

@@ -39,7 +39,7 @@ export function createHealthService(ctx: AppContext, embeddedGazetteer: () => Ga
 
   function storage(): ProbeResult {
     const f = storageFacts(ctx.config.dataDir);
-    if (!f.writable) return { status: "down", detail: `DATA_DIR is not writable (${f.error})`, fix: "Make DATA_DIR writable by the user the service runs as (install.sh: the mapstead user owns /var/lib/mapstead)" };
+    if (!f.writable) return { status: "down", detail: `DATA_DIR is not writable (${f.error})`, fix: "Give DATA_DIR and everything in it to the user the service runs as (install.sh: sudo chown -R mapstead: /var/lib/mapstead)" };
     if (f.freeBytes === null) return { status: "ok", detail: "free space unknown" };
     if (f.freeBytes < LOW_DISK_BYTES) return { status: "degraded", detail: `only ${gib(f.freeBytes)} free in DATA_DIR (under 1 GiB)`, fix: "Free disk space on the DATA_DIR volume, or delete unpublished tileset versions you no longer need" };
     return { status: "ok", detail: `${gib(f.freeBytes)} free in DATA_DIR` };

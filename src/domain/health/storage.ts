@@ -1,5 +1,6 @@
 // Free space and writability of DATA_DIR, shared by /health/detailed and preflight.
-import { accessSync, constants, statfsSync, statSync } from "node:fs";
+import { accessSync, constants, readdirSync, statfsSync, statSync } from "node:fs";
+import { join } from "node:path";
 
 export const LOW_DISK_BYTES = 1024 ** 3;
 
@@ -11,6 +12,22 @@ export interface StorageFacts {
   notDirectory?: boolean;
 }
 
+/**
+ * The first entry of DATA_DIR this process may not write (the database, its WAL, tilesets/, uploads/,
+ * ...), or null: a command once run as root leaves root's files there, and uploads then fail although
+ * DATA_DIR itself is writable.
+ */
+function unwritableEntry(dataDir: string): string | null {
+  for (const entry of readdirSync(dataDir, { withFileTypes: true })) {
+    try {
+      accessSync(join(dataDir, entry.name), constants.W_OK);
+    } catch {
+      return entry.isDirectory() ? `${entry.name}/` : entry.name;
+    }
+  }
+  return null;
+}
+
 export function storageFacts(dataDir: string): StorageFacts {
   let writable = true;
   let error: string | undefined;
@@ -18,6 +35,11 @@ export function storageFacts(dataDir: string): StorageFacts {
     accessSync(dataDir, constants.W_OK);
     // A file is "writable" too, but nothing can be kept in it.
     if (!statSync(dataDir).isDirectory()) return { writable: false, freeBytes: null, error: "it is a file, not a directory", notDirectory: true };
+    const entry = unwritableEntry(dataDir);
+    if (entry) {
+      writable = false;
+      error = `${entry} in it is not writable by this user (made by another user, such as root running a command?)`;
+    }
   } catch (err) {
     writable = false;
     error = (err as NodeJS.ErrnoException).code ?? "not writable";

@@ -59,7 +59,9 @@ function dataDirChecks(config: Config): Check[] {
         id: "data_dir",
         status: "fail",
         message: `DATA_DIR ${config.dataDir} is not writable (${f.error})`,
-        fix: f.notDirectory ? "Point DATA_DIR at a directory (Mapstead creates it when missing), or move the file away" : `Create it and give the service user write access: sudo install -d -o mapstead ${config.dataDir}`,
+        fix: f.notDirectory
+          ? "Point DATA_DIR at a directory (Mapstead creates it when missing), or move the file away"
+          : `Give it and everything in it to the service user: sudo install -d -o mapstead ${config.dataDir} && sudo chown -R mapstead: ${config.dataDir}`,
       };
   let disk: Check;
   if (f.freeBytes === null) disk = { id: "disk_space", status: "warn", message: "Free space in DATA_DIR could not be read", fix: "Check the file system holding DATA_DIR" };
