@@ -145,8 +145,13 @@ function httpUrl(name: string, raw: string, accepts: string): string {
   }
   if (url.protocol !== "http:" && url.protocol !== "https:")
     throw new ConfigError(name, `${name}=${JSON.stringify(raw)} must use http or https: expected ${accepts}`);
-  if (url.search || url.hash || url.username || url.password)
-    throw new ConfigError(name, `${name}=${JSON.stringify(raw)} must not carry a query, fragment or credentials: expected ${accepts}`);
+  if (url.username || url.password) {
+    // The message goes to the terminal and the journal: it names where the credentials are, not them.
+    const shown = `${url.protocol}//***@${url.host}${url.pathname}`;
+    throw new ConfigError(name, `${name}=${JSON.stringify(shown)} must not carry credentials (user:password@): expected ${accepts}`);
+  }
+  if (url.search || url.hash)
+    throw new ConfigError(name, `${name}=${JSON.stringify(raw)} must not carry a query or fragment: expected ${accepts}`);
   return url.toString().replace(/\/+$/, "");
 }
 

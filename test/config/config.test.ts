@@ -174,6 +174,14 @@ describe("bad values name the setting and what it accepts", () => {
     [{ WORKERS: "all" }, "WORKERS", "an integer from 1 to 256"],
     [{ WORKER_HEADER: "sometimes" }, "WORKER_HEADER", "true or false"],
   ];
+  test("a URL with credentials is refused without repeating them (the message reaches the journal)", () => {
+    const err = configError({ GEOCODER_INTERNAL_URL: "http://svc:hunter2@pelias.internal:4000/v1" });
+    expect(err.message).toContain("must not carry credentials");
+    expect(err.message).toContain("http://***@pelias.internal:4000/v1");
+    expect(err.message).not.toContain("hunter2");
+    expect(err.message).not.toContain("svc");
+  });
+
   for (const [env, setting, says] of cases) {
     test(`${JSON.stringify(env)}`, () => {
       const err = configError(env);
