@@ -1,9 +1,19 @@
 import type { CliCommand } from "./command";
 import { configOrExit } from "./runtime";
-import { closeDatabase, openDatabase, type DbHandle } from "../db/client";
+import { existsSync, statSync } from "node:fs";
+import { closeDatabase, databasePath, openDatabase, type DbHandle } from "../db/client";
 import { runPreflight } from "../domain/preflight/checks";
 import { bold, dim, green, print, red, yellow } from "./output";
 import { rejectUnknownArgs, settingsHelp } from "./args";
+
+/** Whether `path` is a file (a DATA_DIR that is one is reported by the database's own error). */
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
 
 export const preflightCommand: CliCommand = {
   name: "preflight",
@@ -15,12 +25,14 @@ export const preflightCommand: CliCommand = {
     const config = configOrExit(overrides);
     let handle: DbHandle | null = null;
     let databaseError: string | undefined;
+    // A check leaves a new installation as it found it: no database is made where there is none.
+    const fresh = !existsSync(databasePath(config.dataDir)) && !isFile(config.dataDir);
     try {
-      handle = openDatabase(config.dataDir);
+      if (!fresh) handle = openDatabase(config.dataDir);
     } catch (err) {
       databaseError = err instanceof Error ? err.message : String(err);
     }
-    const report = await runPreflight({ config, sqlite: handle?.sqlite ?? null, databaseError });
+    const report = await runPreflight({ config, sqlite: handle?.sqlite ?? null, databaseError, fresh });
     if (handle) closeDatabase(handle.sqlite);
     if (json) {
       print(JSON.stringify(report, null, 2));

@@ -1,6 +1,7 @@
 // The compiled binary's command line: help, version, settings errors, migrate and preflight exit codes.
 import { beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, mkdirSync } from "node:fs";
+import { Database } from "bun:sqlite";
+import { chmodSync, existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { ensureBinary, runBinary } from "../support/binary";
 import { tempDir } from "../support/app";
@@ -131,6 +132,9 @@ describe("preflight", () => {
 
   test("exits 1 when a check fails: pending migrations and a dead geocoder", async () => {
     const dir = dataDir();
+    // A database no migration has run on (a new DATA_DIR without one is left alone: see the next test).
+    mkdirSync(dir, { recursive: true });
+    new Database(join(dir, "mapstead.db")).close();
     const r = await runBinary(["preflight", "--json", "--geocoder-internal-url", "http://127.0.0.1:9/v1"], { env: { DATA_DIR: dir } });
     expect(r.exitCode).toBe(1);
     const report = JSON.parse(r.stdout);
@@ -140,6 +144,18 @@ describe("preflight", () => {
     expect(byId.migrations.fix).toContain("mapstead migrate");
     expect(byId.geocoder.status).toBe("fail");
     expect(byId.geocoder.fix).toContain("127.0.0.1:9");
+  }, 60_000);
+
+  test("a new DATA_DIR is checked without being made: exit 0, the first start creates it", async () => {
+    const dir = dataDir();
+    const r = await runBinary(["preflight", "--json"], { env: { DATA_DIR: dir, HOST: "127.0.0.1" } });
+    expect(r.exitCode).toBe(0);
+    const byId = Object.fromEntries(JSON.parse(r.stdout).checks.map((c: { id: string; status: string; message: string }) => [c.id, c]));
+    expect(byId.data_dir).toMatchObject({ status: "pass", message: expect.stringContaining("does not exist yet; the first start creates it") });
+    expect(byId.sqlite).toMatchObject({ status: "pass", message: expect.stringContaining("No database in DATA_DIR yet") });
+    expect(byId.admin.status).toBe("warn");
+    expect(byId.admin.fix).toContain("DATA_DIR/setup-token");
+    expect(existsSync(dir)).toBe(false);
   }, 60_000);
 
   test("an unusable DATA_DIR is reported as failing checks, not a crash", async () => {

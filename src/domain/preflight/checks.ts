@@ -1,6 +1,8 @@
 // The one set of setup checks behind GET /setup/preflight and `mapstead preflight`. Each check says
 // pass, warn or fail, what it saw, and a fix a person can act on. No secret is ever included.
 import type { Database } from "bun:sqlite";
+import { accessSync, constants, existsSync, statSync } from "node:fs";
+import { dirname } from "node:path";
 import type { Config } from "../../config";
 import { migrationStatus } from "../../db/migrate";
 import { probeGeocoder } from "../../backends/geocoder/probe";
@@ -25,9 +27,11 @@ export interface PreflightReport {
 
 export interface PreflightDeps {
   config: Config;
-  /** null when the database could not be opened; `databaseError` says why */
+  /** null when the database could not be opened (`databaseError` says why) or is not there yet (`fresh`) */
   sqlite: Database | null;
   databaseError?: string;
+  /** DATA_DIR holds no database yet: a new installation, which the first start sets up */
+  fresh?: boolean;
   /** true inside the running server; the CLI checks a configuration nothing listens with yet */
   listening?: boolean;
   probeGeocoder?: () => Promise<ProbeResult>;
@@ -51,7 +55,31 @@ function publicUrlCheck(config: Config): Check {
   return { id: "public_url", status: "pass", message: `Absolute URLs start with ${config.publicUrl}`, fix: "" };
 }
 
+/** The nearest directory above `path` that exists. */
+function existingAncestor(path: string): string {
+  let dir = dirname(path);
+  while (!existsSync(dir) && dirname(dir) !== dir) dir = dirname(dir);
+  return dir;
+}
+
 function dataDirChecks(config: Config): Check[] {
+  if (!existsSync(config.dataDir)) {
+    // A new installation: what matters is whether the first start can create it, and the room there.
+    const parent = existingAncestor(config.dataDir);
+    const f = storageFacts(parent);
+    const parentWritable = (() => {
+      try {
+        accessSync(parent, constants.W_OK);
+        return statSync(parent).isDirectory();
+      } catch {
+        return false;
+      }
+    })();
+    const dir: Check = parentWritable
+      ? { id: "data_dir", status: "pass", message: `DATA_DIR ${config.dataDir} does not exist yet; the first start creates it`, fix: "" }
+      : { id: "data_dir", status: "fail", message: `DATA_DIR ${config.dataDir} does not exist and cannot be created (${parent} is not a writable directory)`, fix: `Create it for the service user: sudo install -d -o mapstead ${config.dataDir}` };
+    return [dir, diskCheck(f.freeBytes)];
+  }
   const f = storageFacts(config.dataDir);
   const dir: Check = f.writable
     ? { id: "data_dir", status: "pass", message: `DATA_DIR ${config.dataDir} is writable`, fix: "" }
@@ -63,12 +91,14 @@ function dataDirChecks(config: Config): Check[] {
           ? "Point DATA_DIR at a directory (Mapstead creates it when missing), or move the file away"
           : `Give it and everything in it to the service user: sudo install -d -o mapstead ${config.dataDir} && sudo chown -R mapstead: ${config.dataDir}`,
       };
-  let disk: Check;
-  if (f.freeBytes === null) disk = { id: "disk_space", status: "warn", message: "Free space in DATA_DIR could not be read", fix: "Check the file system holding DATA_DIR" };
-  else if (f.freeBytes < 100 * 1024 ** 2) disk = { id: "disk_space", status: "fail", message: `Only ${gib(f.freeBytes)} free in DATA_DIR`, fix: "Free disk space or move DATA_DIR to a larger volume; uploads and tile builds need room" };
-  else if (f.freeBytes < LOW_DISK_BYTES) disk = { id: "disk_space", status: "warn", message: `Only ${gib(f.freeBytes)} free in DATA_DIR (under 1 GiB)`, fix: "Free disk space or move DATA_DIR to a larger volume before importing large data" };
-  else disk = { id: "disk_space", status: "pass", message: `${gib(f.freeBytes)} free in DATA_DIR`, fix: "" };
-  return [dir, disk];
+  return [dir, diskCheck(f.freeBytes)];
+}
+
+function diskCheck(freeBytes: number | null): Check {
+  if (freeBytes === null) return { id: "disk_space", status: "warn", message: "Free space in DATA_DIR could not be read", fix: "Check the file system holding DATA_DIR" };
+  if (freeBytes < 100 * 1024 ** 2) return { id: "disk_space", status: "fail", message: `Only ${gib(freeBytes)} free in DATA_DIR`, fix: "Free disk space or move DATA_DIR to a larger volume; uploads and tile builds need room" };
+  if (freeBytes < LOW_DISK_BYTES) return { id: "disk_space", status: "warn", message: `Only ${gib(freeBytes)} free in DATA_DIR (under 1 GiB)`, fix: "Free disk space or move DATA_DIR to a larger volume before importing large data" };
+  return { id: "disk_space", status: "pass", message: `${gib(freeBytes)} free in DATA_DIR`, fix: "" };
 }
 
 function sqliteCheck(sqlite: Database): Check {
@@ -89,6 +119,8 @@ function migrationsCheck(sqlite: Database): Check {
   return { id: "migrations", status: "pass", message: `Database schema current (${s.applied.length} migration(s))`, fix: "" };
 }
 
+const ADMIN_FIX = "Run `mapstead admin create --email you@example.com`, or open /setup in a browser with the one-time token from DATA_DIR/setup-token (written at first start)";
+
 function adminCheck(sqlite: Database): Check {
   let admins = 0;
   try {
@@ -97,7 +129,7 @@ function adminCheck(sqlite: Database): Check {
     return { id: "admin", status: "fail", message: "Users table missing", fix: "Run `mapstead migrate`" };
   }
   if (!admins)
-    return { id: "admin", status: "warn", message: "No admin account exists yet", fix: "Run `mapstead admin create --email you@example.com`, or open /setup in a browser with the setup token printed at first start" };
+    return { id: "admin", status: "warn", message: "No admin account exists yet", fix: ADMIN_FIX };
   return { id: "admin", status: "pass", message: `${admins} admin account(s)`, fix: "" };
 }
 
@@ -114,20 +146,26 @@ export async function runPreflight(deps: PreflightDeps): Promise<PreflightReport
     (deps.probeElevation ?? (() => probeElevationBackend(config, sqlite ?? null)))(),
     (deps.probeRouter ?? (() => probeRouter(config)))(),
   ]);
+  const dirChecks = dataDirChecks(config);
   const databaseChecks: Check[] = sqlite
     ? [sqliteCheck(sqlite), migrationsCheck(sqlite), adminCheck(sqlite)]
-    : [
+    : deps.fresh && dirChecks[0]!.status === "pass"
+      ? [
+          { id: "sqlite", status: "pass", message: "No database in DATA_DIR yet: the first start creates it and applies the migrations", fix: "" },
+          { id: "admin", status: "warn", message: "No admin account exists yet", fix: ADMIN_FIX },
+        ]
+      : [
         {
           id: "sqlite",
           status: "fail",
-          message: `The database in DATA_DIR could not be opened: ${deps.databaseError ?? "unknown error"}`,
+          message: deps.fresh ? "No database in DATA_DIR, and DATA_DIR cannot be made to hold one" : `The database in DATA_DIR could not be opened: ${deps.databaseError ?? "unknown error"}`,
           fix: "Make DATA_DIR a writable directory on a local file system for the service user",
         },
       ];
   const checks: Check[] = [
     { id: "config", status: "pass", message: `Settings valid; ${deps.listening ? "listening" : "will listen"} on ${config.host}:${config.port}`, fix: "" },
     publicUrlCheck(config),
-    ...dataDirChecks(config),
+    ...dirChecks,
     ...databaseChecks,
     backendCheck("geocoder", geo),
     backendCheck("elevation", elev),

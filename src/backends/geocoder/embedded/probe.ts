@@ -24,7 +24,7 @@ const FAILED_FIX = "Check that DATA_DIR is writable and has free space, then res
 export async function probeEmbeddedGeocoder(dataDir: string, gazetteer?: Gazetteer): Promise<ProbeResult> {
   if (!gazetteer) {
     const path = gazetteerPath(dataDir);
-    if (!existsSync(path)) return { status: "ok", detail: "embedded gazetteer (GEOCODER=embedded): not built yet; it is built from the built-in data when the server starts, in a few seconds" };
+    if (!existsSync(path)) return { status: "ok", detail: "embedded gazetteer: not built yet; it is built from the built-in data when the server starts, in a few seconds" };
     try {
       const db = openGazetteerFile(path, { readonly: true });
       try {
