@@ -1,6 +1,7 @@
 // A small PNG codec for sprite sheets: encodes 8-bit RGBA, and reads any PNG far enough to prove it
 // decodes (every chunk CRC, IHDR, the zlib stream and the exact scanline byte count), decoding pixels
-// fully for non-interlaced 8-bit images. No dependency beyond fflate's zlib.
+// fully for non-interlaced 8-bit images. No dependency beyond fflate's zlib. Extra ancillary chunks can
+// be written and read back (DEM tiles carry their no-data mask in one, see tiles/dem/nodata.ts).
 import { unzlibSync, zlibSync } from "fflate";
 
 const SIGNATURE = new Uint8Array([137, 80, 78, 71, 13, 10, 26, 10]);
@@ -16,6 +17,12 @@ export interface RgbaImage {
 }
 
 export class PngError extends Error {}
+
+/** An extra chunk: `type` is four letters (lowercase first = ancillary, which decoders that do not know it skip). */
+export interface PngChunk {
+  type: string;
+  data: Uint8Array;
+}
 
 function chunk(type: string, payload: Uint8Array): Uint8Array {
   const out = new Uint8Array(12 + payload.length);
@@ -35,8 +42,11 @@ function paeth(a: number, b: number, c: number): number {
   return pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
 }
 
-/** Encodes RGBA8, choosing per row the filter with the smallest sum of absolute values (libpng's heuristic). */
-export function encodePng(image: RgbaImage): Uint8Array {
+/**
+ * Encodes RGBA8, choosing per row the filter with the smallest sum of absolute values (libpng's
+ * heuristic); `extra` chunks are written after the image data.
+ */
+export function encodePng(image: RgbaImage, extra: PngChunk[] = []): Uint8Array {
   const { width, height, data } = image;
   const stride = width * 4;
   const raw = new Uint8Array((stride + 1) * height);
@@ -67,11 +77,11 @@ export function encodePng(image: RgbaImage): Uint8Array {
     raw[y * (stride + 1)] = bestFilter;
     raw.set(best, y * (stride + 1) + 1);
   }
-  return pngFile(width, height, zlibSync(raw, { level: 6 }));
+  return pngFile(width, height, zlibSync(raw, { level: 6 }), extra);
 }
 
 /** A complete 8-bit RGBA PNG around an IDAT payload (filtered rows, zlib-compressed); shared by both encoders. */
-export function pngFile(width: number, height: number, idat: Uint8Array): Uint8Array {
+export function pngFile(width: number, height: number, idat: Uint8Array, extra: PngChunk[] = []): Uint8Array {
   const ihdr = new Uint8Array(13);
   const v = new DataView(ihdr.buffer);
   v.setUint32(0, width);
@@ -79,7 +89,7 @@ export function pngFile(width: number, height: number, idat: Uint8Array): Uint8A
   ihdr.set([8, 6, 0, 0, 0], 8); // bit depth 8, RGBA, deflate, adaptive filtering, no interlace
   // Copied into an array of its own (not Buffer.concat, whose small results may share a pooled buffer
   // that a caller reading `.buffer` would see whole).
-  const parts = [SIGNATURE, chunk("IHDR", ihdr), chunk("IDAT", idat), chunk("IEND", new Uint8Array(0))];
+  const parts = [SIGNATURE, chunk("IHDR", ihdr), chunk("IDAT", idat), ...extra.map((c) => chunk(c.type, c.data)), chunk("IEND", new Uint8Array(0))];
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let o = 0;
   for (const p of parts) {
@@ -127,15 +137,17 @@ function expectedLength(info: PngInfo): number {
 /**
  * Reads a PNG: checks the structure and that the image data inflates to exactly the bytes its header
  * promises. Returns the header, plus RGBA pixels when `pixels` is set and the image is a
- * non-interlaced 8-bit PNG (what Mapstead writes). Throws PngError naming the defect.
+ * non-interlaced 8-bit PNG (what Mapstead writes), plus the payload of the first chunk of each type
+ * named in `chunks` that the file holds. Throws PngError naming the defect.
  */
-export function readPng(bytes: Uint8Array, opts: { maxPixels?: number; pixels?: boolean } = {}): PngInfo & { data?: Uint8Array } {
+export function readPng(bytes: Uint8Array, opts: { maxPixels?: number; pixels?: boolean; chunks?: string[] } = {}): PngInfo & { data?: Uint8Array; chunks?: Record<string, Uint8Array> } {
   if (bytes.length < 8 || !SIGNATURE.every((b, i) => bytes[i] === b)) throw new PngError("not a PNG file (bad signature)");
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let info: PngInfo | null = null;
   let palette: Uint8Array | null = null;
   let transparency: Uint8Array | null = null;
   const idat: Uint8Array[] = [];
+  const kept: Record<string, Uint8Array> = {};
   let ended = false;
   let o = 8;
   while (o < bytes.length) {
@@ -157,6 +169,7 @@ export function readPng(bytes: Uint8Array, opts: { maxPixels?: number; pixels?: 
     } else if (type === "PLTE") palette = payload;
     else if (type === "tRNS") transparency = payload;
     else if (type === "IDAT") idat.push(payload);
+    else if (opts.chunks?.includes(type)) kept[type] ??= payload;
     else if (type === "IEND") {
       ended = true;
       break;
@@ -181,8 +194,9 @@ export function readPng(bytes: Uint8Array, opts: { maxPixels?: number; pixels?: 
     throw new PngError("image data does not inflate (corrupt zlib stream)");
   }
   if (raw.length !== expected) throw new PngError(`image data holds ${raw.length} bytes, the header promises ${expected}`);
-  if (!opts.pixels || info.interlaced || info.bitDepth !== 8) return info;
-  return { ...info, data: toRgba(info, unfilter(info, raw), palette, transparency) };
+  const chunks = opts.chunks ? { chunks: kept } : {};
+  if (!opts.pixels || info.interlaced || info.bitDepth !== 8) return { ...info, ...chunks };
+  return { ...info, ...chunks, data: toRgba(info, unfilter(info, raw), palette, transparency) };
 }
 
 function unfilter(info: PngInfo, raw: Uint8Array): Uint8Array {

@@ -1,6 +1,7 @@
 // Embedded elevation: the elevation API answered from a raster-DEM tileset of this server
 // (ELEVATION_TILESET or the one chosen in the console, its published version), bilinear between pixel
-// centres at the archive's highest zoom. Archives are reached through the tile catalog, so publishing a new version or deleting the
+// centres at the archive's highest zoom, blending only pixels with data (a point in a pixel marked as no
+// data has no height: tiles/dem/sample.ts). Archives are reached through the tile catalog, so publishing a new version or deleting the
 // tileset takes effect at once; decoded tiles are kept in a byte-bounded LRU (64 MiB, ~250 tiles of 256 px).
 import type { AppContext } from "../../context";
 import { ServiceUnavailable } from "../../errors";

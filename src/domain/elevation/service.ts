@@ -106,12 +106,17 @@ export function createElevationService(ctx: AppContext, currentBackend: () => El
     });
   }
 
-  /** `samples` as asked: undefined -> 100, above 500 -> 500 with a warning, below 2 -> 400. */
+  /** `samples` as asked: undefined -> 100, above 500 (however many digits) -> 500 with a warning, below 2 -> 400. */
   function sampleCount(raw: string | undefined): { samples: number; warnings: string[] } {
     if (raw === undefined || raw === "") return { samples: DEFAULT_SAMPLES, warnings: [] };
-    const requested = /^\+?\d{1,15}$/.test(raw) ? Number(raw) : NaN;
+    // Any number of digits: a huge count is as valid a request as 501 and is capped the same way.
+    const digits = /^\+?0*(\d+)$/.exec(raw)?.[1];
+    const requested = digits === undefined ? NaN : Number(digits);
     if (!(requested >= 2)) throw new BadRequest(`samples must be an integer of at least 2 (got ${JSON.stringify(raw.slice(0, 20))})`, { parameter: "samples" });
-    if (requested > MAX_SAMPLES) return { samples: MAX_SAMPLES, warnings: [`samples=${requested} was capped at ${MAX_SAMPLES}`] };
+    if (requested > MAX_SAMPLES) {
+      const shown = digits!.length > 20 ? `${digits!.slice(0, 20)}... (${digits!.length} digits)` : digits;
+      return { samples: MAX_SAMPLES, warnings: [`samples=${shown} was capped at ${MAX_SAMPLES}`] };
+    }
     return { samples: requested, warnings: [] };
   }
 

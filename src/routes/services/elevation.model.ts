@@ -8,7 +8,7 @@ export const PointsParams = t.Object({
 });
 
 export const AlongQuery = t.Object({
-  samples: t.Optional(t.String({ examples: ["100"], description: "Samples along the path including both ends, 2 or more; above 500 is capped at 500 with a warning. Default 100." })),
+  samples: t.Optional(t.String({ examples: ["100"], description: "Samples along the path including both ends, 2 or more; above 500 (however large) is capped at 500 with a warning. Default 100." })),
 });
 
 const Location = t.Object({ lon: t.Number(), lat: t.Number() });

@@ -31,7 +31,7 @@ export function elevationModule(services: Services, authPlugin: AuthPlugin) {
         summary: "Elevation profile along a path of 2 to 500 points, resampled along great circles (cached one day)",
         description:
           "Answered by OpenTopoData (ELEVATION_INTERNAL_URL) or the embedded DEM tileset (ELEVATION_TILESET), as the ELEVATION setting chooses. " +
-          "404 NO_ELEVATION_DATA with details.indices (sample indices) when the dataset does not cover part of the path; 503 ELEVATION_NOT_CONFIGURED when no backend is set up (or the DEM tileset is missing, unpublished or not a DEM).",
+          "404 NO_ELEVATION_DATA with details.indices (sample indices) when the dataset does not cover part of the path or has no data there (an SRTM void, a gap between the files of a mosaic): no partial profile; 503 ELEVATION_NOT_CONFIGURED when no backend is set up (or the DEM tileset is missing, unpublished or not a DEM).",
       },
     })
     .get("/:points", async ({ params, set }) => answer(set, await elevation.lookup(parsePoints(params.points, { min: 1, max: MAX_LOOKUP_POINTS }))), {
@@ -43,7 +43,8 @@ export function elevationModule(services: Services, authPlugin: AuthPlugin) {
         summary: "Elevation of 1 to 100 points, lon,lat separated by semicolons (cached one day)",
         description:
           "Answered by OpenTopoData (ELEVATION_INTERNAL_URL) or the embedded DEM tileset (ELEVATION_TILESET, bilinear at its highest zoom), as the ELEVATION setting chooses. " +
-          "404 NO_ELEVATION_DATA with details.indices (point indices) when the dataset does not cover some of the points; 503 ELEVATION_NOT_CONFIGURED when no backend is set up.",
+          "Only real heights are blended: a point whose DEM pixel has no data (an SRTM void, a gap between the files of a mosaic) has no height, and pixels without data beside a point drop out. " +
+          "404 NO_ELEVATION_DATA with details.indices (point indices) when the dataset does not cover some of the points or has no data there; 503 ELEVATION_NOT_CONFIGURED when no backend is set up.",
       },
     }));
 }

@@ -1,7 +1,9 @@
 // Cuts elevation grids (from .hgt or GeoTIFF) into a raster-DEM MBTiles: for every 256 px tile from
 // minzoom to maxzoom over the grids' extent, each pixel centre is sampled bilinearly from the grid that
-// covers it and encoded as Terrarium or Terrain-RGB PNG. Pixels no grid covers are 0 m (sea level), so
-// hillshading stays flat there; lookups never reach them because the archive's bounds stop at the data.
+// covers it and encoded as Terrarium or Terrain-RGB PNG. Pixels without data (a void in the grid, or no
+// grid at all: beyond the bounds, or in the gaps of a mosaic of files that are not a rectangle) are
+// drawn as 0 m, which maps show as flat sea level, and marked as no data in the tile (nodata.ts), so the
+// elevation API answers "no data" there rather than 0 m. Tiles without any data are left out.
 import { InvalidSource } from "../errors";
 import { MbtilesWriter } from "../mbtiles";
 import { cleanBounds, tileRange, type TileFacts } from "../source";
@@ -28,6 +30,34 @@ export interface DemBuildResult {
   facts: TileFacts;
   tiles: number;
   bytes: number;
+  /** Pixels of maxzoom whose centres lie inside the bounds, and how many of them no grid covers (a mosaic's gaps). */
+  pixelsInBounds: number;
+  pixelsUncovered: number;
+}
+
+const covers = (g: ElevationGrid, lon: number, lat: number) => lon >= g.bounds[0] && lon <= g.bounds[2] && lat >= g.bounds[1] && lat <= g.bounds[3];
+const clamp = (v: number, min: number, max: number) => Math.min(max, Math.max(min, v));
+
+/**
+ * The height of the pixel centred at lon/lat (lon ± halfLon, latS..latN): from the first grid with data
+ * at its centre; else, when no grid holds the centre but the pixel reaches over a grid's edge, the
+ * height at that edge (part of the pixel lies on the data, so it is not no-data: a point on the last
+ * column of a file must answer, whichever side of it the pixel centre falls). Null for no data.
+ */
+function pixelHeight(grids: ElevationGrid[], lon: number, lat: number, halfLon: number, latS: number, latN: number): number | null {
+  for (const g of grids) {
+    const h = sampleGrid(g, lon, lat);
+    if (h !== null) return h;
+  }
+  if (grids.some((g) => covers(g, lon, lat))) return null; // a void
+  for (const g of grids) {
+    const edgeLon = clamp(lon, g.bounds[0], g.bounds[2]);
+    const edgeLat = clamp(lat, g.bounds[1], g.bounds[3]);
+    if (Math.abs(edgeLon - lon) > halfLon || edgeLat < latS || edgeLat > latN) continue;
+    const h = sampleGrid(g, edgeLon, edgeLat);
+    if (h !== null) return h;
+  }
+  return null;
 }
 
 /** The union of the grids' bounds. */
@@ -68,22 +98,30 @@ export function buildDemTiles(grids: ElevationGrid[], opts: DemBuildOptions, rep
   const heights = new Float32Array(size * size);
   const lons = new Float64Array(size);
   const writer = new MbtilesWriter(opts.outPath);
+  let pixelsInBounds = 0;
+  let pixelsUncovered = 0;
   try {
     let done = 0;
     for (let z = minzoom; z <= maxzoom; z++) {
       const world = size * 2 ** z;
+      const halfLon = 180 / world;
+      const latAt = (row: number) => (Math.atan(Math.sinh(Math.PI * (1 - (2 * row) / world))) * 180) / Math.PI;
       const r = tileRange(bounds, z);
       for (let y = r.minY; y <= r.maxY; y++)
         for (let x = r.minX; x <= r.maxX; x++) {
           for (let i = 0; i < size; i++) lons[i] = ((x * size + i + 0.5) / world) * 360 - 180;
           let covered = 0;
           for (let j = 0; j < size; j++) {
-            const lat = (Math.atan(Math.sinh(Math.PI * (1 - (2 * (y * size + j + 0.5)) / world))) * 180) / Math.PI;
+            const row = y * size + j;
+            const [lat, latN, latS] = [latAt(row + 0.5), latAt(row), latAt(row + 1)];
             for (let i = 0; i < size; i++) {
-              let h: number | null = null;
-              for (const g of grids) if ((h = sampleGrid(g, lons[i]!, lat)) !== null) break;
+              const h = pixelHeight(grids, lons[i]!, lat, halfLon, latS, latN);
               if (h !== null) covered++;
-              heights[j * size + i] = h ?? 0;
+              heights[j * size + i] = h ?? NaN;
+              if (z === maxzoom && lons[i]! >= bounds[0] && lons[i]! <= bounds[2] && lat >= bounds[1] && lat <= bounds[3]) {
+                pixelsInBounds++;
+                if (h === null && !grids.some((g) => covers(g, lons[i]!, lat))) pixelsUncovered++;
+              }
             }
           }
           if (covered) writer.put(z, x, y, encodeDemTile(heights, size, opts.encoding));
@@ -119,7 +157,7 @@ export function buildDemTiles(grids: ElevationGrid[], opts: DemBuildOptions, rep
       center: facts.center.join(","),
       generator: "mapstead (raster-dem)",
     });
-    return { facts, tiles: writer.count, bytes: writer.bytes };
+    return { facts, tiles: writer.count, bytes: writer.bytes, pixelsInBounds, pixelsUncovered };
   } catch (err) {
     writer.abort();
     throw err;

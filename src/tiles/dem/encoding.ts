@@ -2,8 +2,10 @@
 //   terrarium: h = R*256 + G + B/256 - 32768        (Mapzen/AWS terrain tiles; 1/256 m steps)
 //   mapbox:    h = -10000 + (R*65536 + G*256 + B)/10 (Mapbox Terrain-RGB; 0.1 m steps)
 // Tiles are PNG (what this server writes) or lossless WebP (read, see webp.ts); lossy WebP is refused.
+// Pixels without data are written as 0 m and marked in the PNG (see nodata.ts); decoded, they are NaN.
 import { encodePng, PngError, readPng } from "../../sprites/png";
 import { InvalidSource } from "../errors";
+import { applyNoData, NO_DATA_CHUNK, noDataChunk } from "./nodata";
 import { decodeWebpPixels, isWebp, webpInfo } from "./webp";
 
 export type DemEncoding = "terrarium" | "mapbox";
@@ -29,29 +31,30 @@ export function decodeElevation(r: number, g: number, b: number, encoding: DemEn
 export interface DemTile {
   /** width and height in pixels (tiles are square) */
   size: number;
-  /** elevation in metres per pixel, row by row from the north-west corner */
+  /** elevation in metres per pixel, row by row from the north-west corner; NaN where the tile marks no data */
   heights: Float32Array;
 }
 
-/** The PNG of a square tile of heights. */
+/** The PNG of a square tile of heights; NaN heights (no data) are drawn as 0 m, which maps show, and marked as no data for lookups. */
 export function encodeDemTile(heights: ArrayLike<number>, size: number, encoding: DemEncoding): Uint8Array {
   const rgba = new Uint8Array(size * size * 4);
-  for (let i = 0; i < size * size; i++) encodeElevation(heights[i]!, encoding, rgba, i * 4);
-  return encodePng({ width: size, height: size, data: rgba });
+  for (let i = 0; i < size * size; i++) encodeElevation(Number.isNaN(heights[i]) ? 0 : heights[i]!, encoding, rgba, i * 4);
+  const mark = noDataChunk(heights, size);
+  return encodePng({ width: size, height: size, data: rgba }, mark ? [mark] : []);
 }
 
 const MAX_TILE_PIXELS = 4096 * 4096;
 
-/** RGBA of a PNG DEM tile; throws InvalidSource when it is not an 8-bit PNG. */
-function pngPixels(png: Uint8Array, where: string): { width: number; height: number; data: Uint8Array } {
+/** RGBA of a PNG DEM tile and its no-data mark, if any; throws InvalidSource when it is not an 8-bit PNG. */
+function pngPixels(png: Uint8Array, where: string): { width: number; height: number; data: Uint8Array; noData?: Uint8Array } {
   let decoded: ReturnType<typeof readPng>;
   try {
-    decoded = readPng(png, { pixels: true, maxPixels: MAX_TILE_PIXELS });
+    decoded = readPng(png, { pixels: true, maxPixels: MAX_TILE_PIXELS, chunks: [NO_DATA_CHUNK] });
   } catch (err) {
     throw new InvalidSource(`${where}: not a readable PNG DEM tile (${err instanceof PngError ? err.message : "decode error"})`);
   }
   if (!decoded.data) throw new InvalidSource(`${where}: DEM tiles must be 8-bit non-interlaced PNG (found ${decoded.bitDepth}-bit${decoded.interlaced ? ", interlaced" : ""})`);
-  return { width: decoded.width, height: decoded.height, data: decoded.data };
+  return { width: decoded.width, height: decoded.height, data: decoded.data, noData: decoded.chunks?.[NO_DATA_CHUNK] };
 }
 
 /** RGBA of a lossless WebP DEM tile; throws InvalidSource for lossy, animated or unreadable ones. */
@@ -69,13 +72,14 @@ async function webpPixels(webp: Uint8Array, where: string): Promise<{ width: num
   }
 }
 
-/** Heights of a PNG or lossless WebP DEM tile; throws InvalidSource when it is neither, or not square. */
+/** Heights of a PNG or lossless WebP DEM tile (NaN where marked as no data); throws InvalidSource when it is neither, or not square. */
 export async function decodeDemTile(image: Uint8Array, encoding: DemEncoding, where: string): Promise<DemTile> {
-  const decoded = isWebp(image) ? await webpPixels(image, where) : pngPixels(image, where);
+  const decoded: { width: number; height: number; data: Uint8Array; noData?: Uint8Array } = isWebp(image) ? await webpPixels(image, where) : pngPixels(image, where);
   if (decoded.width !== decoded.height) throw new InvalidSource(`${where}: DEM tile is ${decoded.width}x${decoded.height} pixels; tiles must be square`);
   const size = decoded.width;
   const heights = new Float32Array(size * size);
   const d = decoded.data;
   for (let i = 0; i < heights.length; i++) heights[i] = decodeElevation(d[i * 4]!, d[i * 4 + 1]!, d[i * 4 + 2]!, encoding);
+  if (decoded.noData) applyNoData(decoded.noData, heights, size, where);
   return { size, heights };
 }

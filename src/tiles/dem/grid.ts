@@ -1,5 +1,6 @@
 // A regular lon/lat grid of elevation samples (what an .hgt file or a geographic GeoTIFF holds), and
 // bilinear sampling between its sample points.
+import { blendValid } from "./blend";
 
 export interface ElevationGrid {
   /** lon/lat of the centre of sample (0, 0), the north-west one */
@@ -18,7 +19,8 @@ export interface ElevationGrid {
 
 /**
  * Elevation at lon/lat by bilinear interpolation of the four surrounding samples, or null outside the
- * grid's bounds or next to a void. Points between the last sample and the bounds edge take the edge value.
+ * grid's bounds or where the nearest sample is a void (voids next to it drop out: see blend.ts).
+ * Points between the last sample and the bounds edge take the edge value.
  */
 export function sampleGrid(grid: ElevationGrid, lon: number, lat: number): number | null {
   const [w, s, e, n] = grid.bounds;
@@ -32,10 +34,5 @@ export function sampleGrid(grid: ElevationGrid, lon: number, lat: number): numbe
   const tx = fx - x0;
   const ty = fy - y0;
   const v = grid.values;
-  const a = v[y0 * grid.width + x0]!;
-  const b = v[y0 * grid.width + x1]!;
-  const c = v[y1 * grid.width + x0]!;
-  const d = v[y1 * grid.width + x1]!;
-  const h = (a * (1 - tx) + b * tx) * (1 - ty) + (c * (1 - tx) + d * tx) * ty;
-  return Number.isNaN(h) ? null : h;
+  return blendValid(v[y0 * grid.width + x0]!, v[y0 * grid.width + x1]!, v[y1 * grid.width + x0]!, v[y1 * grid.width + x1]!, tx, ty);
 }

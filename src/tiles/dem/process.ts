@@ -36,7 +36,15 @@ export async function processElevation(input: ProcessInput, report: (p: Progress
     { encoding: input.recipe.encoding ?? "terrarium", minzoom: input.recipe.minzoom, maxzoom: input.recipe.maxzoom, outPath: input.outPath, name: input.name, description: input.description, attribution: input.attribution, label },
     (progress, tiles) => report({ progress: 0.1 + 0.9 * progress, phase: "tiling", features: 0, tiles }),
   );
-  const warnings = voids ? [`${label}: ${voids} of ${samples} samples are voids (no data); tiles hold 0 m there`] : [];
+  // Both kinds of missing data are drawn as 0 m for maps and answered as no data by the elevation API.
+  const consequence = "maps show 0 m there and the elevation API answers 404 NO_ELEVATION_DATA";
+  const warnings: string[] = [];
+  if (voids) warnings.push(`${label}: ${voids} of ${samples} samples are voids (no data); ${consequence}`);
+  if (built.pixelsUncovered) {
+    const share = built.pixelsUncovered / built.pixelsInBounds;
+    const percent = share < 0.01 ? "under 1" : String(Math.round(share * 100));
+    warnings.push(`${label}: the files leave gaps in their bounding box ${built.facts.bounds.join(",")} (${percent}% of it has no file); ${consequence}`);
+  }
   return {
     archiveFormat: "mbtiles",
     archivePath: input.outPath,

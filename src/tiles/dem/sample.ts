@@ -1,5 +1,8 @@
 // Elevation at a point from raster-DEM tiles: bilinear interpolation between the four pixel centres
-// around the point at one zoom (the archive's highest), crossing tile edges where the point lies near one.
+// around the point at one zoom (the archive's highest), crossing tile edges where the point lies near one,
+// and using only pixels with data (see blend.ts): no-data pixels (marked in the tile, or in a tile the
+// archive lacks) drop out, and a point whose own pixel has none has no height.
+import { blendValid } from "./blend";
 import type { DemTile } from "./encoding";
 
 /** Fractional Web Mercator tile coordinates of lon/lat at zoom z (y grows southwards). */
@@ -19,10 +22,11 @@ function pixelsWithin(from: number, to: number, last: number): [number, number] 
 }
 
 /**
- * Height at lon/lat from the tiles of zoom z, or null where a needed tile is missing. With `bounds`
- * (the data's [west, south, east, north]), pixels whose centres lie outside them are never read: they
- * hold no data (a built archive fills them with 0 m), so near an edge the outermost pixels inside stand
- * in for them, as if the data went on at the edge's height.
+ * Height at lon/lat from the tiles of zoom z, or null where the point's own pixel has no data (its tile
+ * missing, or the pixel marked). With `bounds` (the data's [west, south, east, north]), pixels whose
+ * centres lie outside them are never read: they hold no data (archives built before the no-data mark
+ * fill them with 0 m, unmarked), so near an edge the outermost pixels inside stand in for them, as if
+ * the data went on at the edge's height.
  */
 export async function sampleDem(lon: number, lat: number, z: number, tileAt: TileGetter, bounds?: readonly [number, number, number, number]): Promise<number | null> {
   const n = 2 ** z;
@@ -45,14 +49,15 @@ export async function sampleDem(lon: number, lat: number, z: number, tileAt: Til
   const y0 = Math.floor(py);
   const tx = px - x0;
   const ty = py - y0;
-  const pixel = async (gx: number, gy: number): Promise<number | null> => {
+  // NaN (no data) for a pixel of a missing tile, as for a marked one: whether a gap's edge falls on a
+  // tile edge must not change the answer next to it.
+  const pixel = async (gx: number, gy: number): Promise<number> => {
     const tile = await tileAt(Math.floor(gx / size), Math.floor(gy / size));
-    if (!tile || tile.size !== size) return null;
+    if (!tile || tile.size !== size) return NaN;
     return tile.heights[(gy % size) * size + (gx % size)]!;
   };
   const x1 = Math.min(maxX, x0 + 1);
   const y1 = Math.min(maxY, y0 + 1);
   const [a, b, c, d] = await Promise.all([pixel(x0, y0), pixel(x1, y0), pixel(x0, y1), pixel(x1, y1)]);
-  if (a === null || b === null || c === null || d === null) return null;
-  return (a * (1 - tx) + b * tx) * (1 - ty) + (c * (1 - tx) + d * tx) * ty;
+  return blendValid(a, b, c, d, tx, ty);
 }

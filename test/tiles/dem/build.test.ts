@@ -52,6 +52,29 @@ describe("building DEM tiles from elevation grids", () => {
       source.close();
     });
 
+  test("a mosaic with a gap: the gap is no data (not 0 m) in the tiles, the files' edges keep their heights, and the gap is counted", async () => {
+    // N46E007 and N46E009 without N46E008 between them.
+    const grids = [readHgt(hgtBytes(61, { lon: 7, lat: 46 }, ramp), "N46E007.hgt"), readHgt(hgtBytes(61, { lon: 9, lat: 46 }, ramp), "N46E009.hgt")];
+    const out = join(dir, "gap.mbtiles");
+    const result = buildDemTiles(grids, { encoding: "terrarium", maxzoom: 9, outPath: out, name: "gap", description: "", attribution: "", label: "gap.zip" }, () => {});
+    expect(result.facts.bounds).toEqual([7, 46, 10, 47]);
+    // A third of the bounding box, give or take the pixels cut by its edges.
+    expect(Math.abs(result.pixelsUncovered / result.pixelsInBounds - 1 / 3)).toBeLessThan(0.01);
+    const source = openMbtiles(out, inspectMbtiles(out, "built").facts);
+    const tileAt = (x: number, y: number) => {
+      const t = source.getTile(9, x, y) as { data: Uint8Array } | null;
+      return t ? decodeDemTile(t.data, "terrarium", "tile") : null;
+    };
+    const at = (lon: number, lat: number) => sampleDem(lon, lat, 9, tileAt, result.facts.bounds);
+    // 8.01 and 8.99 lie in tiles that also hold data, 8.5 in one left out: all three are no data.
+    for (const lon of [8.01, 8.05, 8.5, 8.95, 8.99]) expect({ lon, h: await at(lon, 46.5) }).toEqual({ lon, h: null });
+    // On the last column of N46E007 and the first of N46E009, and next to them: their heights, not a
+    // blend with the gap (which was drawn as 0 m and blended in: 8,46.5 answered 1048.89 for 1350).
+    for (const lon of [7.5, 7.999, 8, 9, 9.001, 9.5]) expect({ lon, off: Math.abs((await at(lon, 46.5))! - ramp(lon, 46.5)) < EDGE_TOLERANCE_M }).toEqual({ lon, off: true });
+    source.close();
+    expect(build("terrarium", 5).result.pixelsUncovered).toBe(0);
+  });
+
   test("too many tiles and inverted zooms are refused before any work", () => {
     const grid = readHgt(hgtBytes(3, { lon: 7, lat: 46 }, ramp), "N46E007.hgt");
     const opts = { encoding: "terrarium" as const, outPath: join(dir, "x.mbtiles"), name: "x", description: "", attribution: "", label: "x.hgt" };

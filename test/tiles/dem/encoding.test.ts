@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { decodeDemTile, decodeElevation, encodeDemTile, encodeElevation } from "../../../src/tiles/dem/encoding";
 import { InvalidSource } from "../../../src/tiles/errors";
 import { webpInfo } from "../../../src/tiles/dem/webp";
-import { encodePng } from "../../../src/sprites/png";
+import { encodePng, readPng } from "../../../src/sprites/png";
 import { encodeDemTileWebp } from "../../support/dem";
 
 describe("DEM RGB encodings", () => {
@@ -50,6 +50,40 @@ describe("DEM RGB encodings", () => {
     await expect(decodeDemTile(new Uint8Array([1, 2, 3]), "terrarium", "z/x/y")).rejects.toThrow(InvalidSource);
     const wide = encodePng({ width: 4, height: 2, data: new Uint8Array(32) });
     await expect(decodeDemTile(wide, "terrarium", "z/x/y")).rejects.toThrow(/4x2 pixels; tiles must be square/);
+  });
+});
+
+describe("pixels without data", () => {
+  const size = 8;
+  // A tile whose west half has no data (NaN), the east half 1000 m.
+  const heights = Float32Array.from({ length: size * size }, (_, i) => (i % size < size / 2 ? NaN : 1000));
+
+  for (const enc of ["terrarium", "mapbox"] as const)
+    test(`${enc}: drawn as 0 m for maps, marked in a chunk map clients skip, and decoded back to no data`, async () => {
+      const png = encodeDemTile(heights, size, enc);
+      // What a PNG reader that knows nothing of the mark (as a browser) sees: opaque 0 m pixels.
+      const plain = readPng(png, { pixels: true });
+      for (let i = 0; i < size * size; i++) {
+        const d = plain.data!.subarray(i * 4, i * 4 + 4);
+        expect({ i, h: decodeElevation(d[0]!, d[1]!, d[2]!, enc), alpha: d[3] }).toEqual({ i, h: expect.closeTo(i % size < size / 2 ? 0 : 1000, 1) as never, alpha: 255 });
+      }
+      // Chunk type noDt: ancillary (lowercase first letter), so decoders that do not know it skip it.
+      expect(Object.keys(readPng(png, { chunks: ["noDt"] }).chunks!)).toEqual(["noDt"]);
+      const tile = await decodeDemTile(png, enc, "t");
+      for (let i = 0; i < size * size; i++) expect({ i, nodata: Number.isNaN(tile.heights[i]) }).toEqual({ i, nodata: i % size < size / 2 });
+    });
+
+  test("a tile with data everywhere carries no mark (nothing changes for it)", () => {
+    const png = encodeDemTile(new Float32Array(size * size).fill(12), size, "terrarium");
+    expect(readPng(png, { chunks: ["noDt"] }).chunks).toEqual({});
+    expect(png).toEqual(encodePng({ width: size, height: size, data: Uint8Array.from({ length: size * size * 4 }, (_, i) => [128, 12, 0, 255][i % 4]!) }));
+  });
+
+  test("a damaged mark makes the tile unreadable, named as such, rather than silently all data", async () => {
+    const png = encodeDemTile(heights, size, "terrarium");
+    const rgba = readPng(png, { pixels: true }).data!;
+    const broken = encodePng({ width: size, height: size, data: rgba }, [{ type: "noDt", data: new Uint8Array([1, 2, 3]) }]);
+    await expect(decodeDemTile(broken, "terrarium", "9/1/2")).rejects.toThrow(/9\/1\/2: its no-data mark \(PNG chunk noDt\) does not inflate/);
   });
 });
 

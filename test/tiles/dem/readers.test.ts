@@ -35,6 +35,19 @@ describe(".hgt reader", () => {
     expect(sampleGrid(grid, 1, 0)).toBe(5);
   });
 
+  test("next to a void, a point nearer a real sample blends only the real ones; nearer the void it has no height", () => {
+    // 3 x 3 samples half a degree apart, 10, 20, 30 m from west to east; the north-west one (0,1) a void.
+    const bytes = hgtBytes(3, { lon: 0, lat: 0 }, (lon) => 10 + 20 * lon);
+    new DataView(bytes.buffer).setInt16(0, -32768, false);
+    const grid = readHgt(bytes, "N00E000.hgt");
+    // Nearest the 20 m sample east of the void: 20, 10, 20 m weigh .48, .08, .12 (the void's .32 drops out).
+    expect(sampleGrid(grid, 0.3, 0.9)!).toBeCloseTo((20 * 0.48 + 10 * 0.08 + 20 * 0.12) / 0.68, 4);
+    // Nearest the 10 m sample south of it: 20, 10, 20 m weigh .08, .48, .12.
+    expect(sampleGrid(grid, 0.1, 0.7)!).toBeCloseTo((20 * 0.08 + 10 * 0.48 + 20 * 0.12) / 0.68, 4);
+    expect(sampleGrid(grid, 0.2, 0.9)).toBeNull();
+    expect(sampleGrid(grid, 0.2, 0.8)).toBeNull();
+  });
+
   test("bad names and sizes are refused", () => {
     expect(() => readHgt(hgtBytes(3, { lon: 0, lat: 0 }, () => 1), "dem.hgt")).toThrow(/named after its south-west corner/);
     expect(() => readHgt(new Uint8Array(7), "N00E000.hgt")).toThrow(/not a square grid/);

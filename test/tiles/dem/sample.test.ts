@@ -30,3 +30,43 @@ describe("bilinear sampling of DEM tiles", () => {
     expect(await sampleDem(lon, lat, 1, (x, y) => (x === 0 && y === 0 ? { size: 1, heights: Float32Array.from([5]) } : null))).toBeNull();
   });
 });
+
+describe("pixels without data (NaN: marked in the tile, or in a tile the archive lacks)", () => {
+  // 0, 100 / 200, NaN: the south-east pixel has no data.
+  const holed: DemTile = { size: 2, heights: Float32Array.from([0, 100, 200, NaN]) };
+
+  test("a point in a pixel with data blends only the neighbours that have data, never a filler", async () => {
+    // A quarter of the way east, a quarter south, in the north-west pixel: the weights of 0, 100 and
+    // 200 are 9/16, 3/16 and 3/16 of the 15/16 that have data: (0 + 300 + 600) / 15 = 60 m.
+    const [lon, lat] = lonLatOfPixel(0.25, 0.25, 0, 2);
+    expect(await sampleDem(lon, lat, 0, () => holed)).toBeCloseTo(60, 6);
+    // Just inside the north-east pixel, next to the hole: still a blend of heights that exist.
+    const [lon2, lat2] = lonLatOfPixel(0.6, 0.4, 0, 2);
+    const h = (await sampleDem(lon2, lat2, 0, () => holed))!;
+    expect(h).toBeGreaterThan(0);
+    expect(h).toBeLessThan(200);
+  });
+
+  test("a point in a pixel without data has no height, however close the pixels with data", async () => {
+    const [lon, lat] = lonLatOfPixel(0.5, 0.5, 0, 2);
+    expect(await sampleDem(lon, lat, 0, () => holed)).toBeNull();
+    const [lon2, lat2] = lonLatOfPixel(1, 1, 0, 2);
+    expect(await sampleDem(lon2, lat2, 0, () => holed)).toBeNull();
+  });
+
+  test("a missing neighbour tile drops out like a marked pixel: the point's own tile answers", async () => {
+    // Three quarters of the way from pixel (0,0) to (1,0), which lies in the missing tile: pixel (0,0)
+    // is not the point's own (that is (1,0)), so no data; a quarter of the way, the own pixel answers.
+    const present = (x: number, y: number) => (x === 0 && y === 0 ? { size: 1, heights: Float32Array.from([5]) } : null);
+    const [lon, lat] = lonLatOfPixel(0.25, 0, 1, 1);
+    expect(await sampleDem(lon, lat, 1, present)).toBe(5);
+    const [lon2, lat2] = lonLatOfPixel(0.75, 0, 1, 1);
+    expect(await sampleDem(lon2, lat2, 1, present)).toBeNull();
+  });
+
+  test("with data everywhere the answer is the plain bilinear blend, as before", async () => {
+    const [lon, lat] = lonLatOfPixel(0.25, 0.5, 0, 2);
+    const plain = (0 * 0.75 + 100 * 0.25) * 0.5 + (200 * 0.75 + 300 * 0.25) * 0.5;
+    expect(await sampleDem(lon, lat, 0, () => ({ size: 2, heights: Float32Array.from([0, 100, 200, 300]) }))).toBeCloseTo(plain, 9);
+  });
+});

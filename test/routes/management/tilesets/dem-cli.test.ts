@@ -1,6 +1,7 @@
 // `mapstead tilesets import` with elevation files: an .hgt is built into a raster DEM in the CLI
 // process (progress, then the encoding in the summary); a bad --encoding is refused with the reason.
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { zipSync } from "fflate";
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../../../support/app";
@@ -25,6 +26,13 @@ test("an .hgt imports as a Terrain-RGB DEM and is published", () => {
   expect(r.out).toContain("(hgt,");
   expect(r.out).toMatch(/Ready: acme\/srtm v1, \d+ tiles, zoom 0-8, raster DEM \(mapbox\)/);
   expect(r.out).toContain("Published: https://maps.example.com/tiles/v1/acme/srtm.json");
+});
+
+test("a zip of .hgt files that leave a gap between them warns that the gap has no data", () => {
+  writeFileSync(join(dir, "gap.hgt.zip"), zipSync({ "N46E007.hgt": hgtBytes(31, { lon: 7, lat: 46 }, ramp), "N46E009.hgt": hgtBytes(31, { lon: 9, lat: 46 }, ramp) }));
+  const r = cli("tilesets", "import", "--org", "acme", "--slug", "gap", "--create", "--publish", "--maxzoom", "7", join(dir, "gap.hgt.zip"));
+  expect(r.code).toBe(0);
+  expect(r.err).toMatch(/warning: gap\.hgt\.zip: the files leave gaps in their bounding box 7,46,10,47 \(\d+% of it has no file\); maps show 0 m there and the elevation API answers 404 NO_ELEVATION_DATA/);
 });
 
 test("an unknown --encoding is refused before anything is written", () => {

@@ -212,6 +212,19 @@ describe("along a path", () => {
     expect(huge.warnings[0]).toContain("capped at 500");
   });
 
+  test("a count too big for 15 digits is capped like 501, not refused as if it were no integer", async () => {
+    const big = await get("/elevation/v1/along/30,10;31,11?samples=99999999999999999999");
+    expect(big.status).toBe(200);
+    const body = await big.json();
+    expect(body.summary.samples).toBe(500);
+    expect(body.warnings).toEqual(["samples=99999999999999999999 was capped at 500"]);
+    // A count of thousands of digits is capped too, its echo in the warning shortened.
+    const endless = await (await get(`/elevation/v1/along/30,10;31,11?samples=${"9".repeat(2000)}`)).json();
+    expect(endless.profile).toHaveLength(500);
+    expect(endless.warnings).toEqual([`samples=${"9".repeat(20)}... (2000 digits) was capped at 500`]);
+    expect((await get("/elevation/v1/along/30,10;31,11?samples=0000")).status).toBe(400);
+  });
+
   test("chunks of 100 keep the sample order across calls", async () => {
     const body = await (await get("/elevation/v1/along/40,10;40,12?samples=250")).json();
     expect(fake.calls.map((c) => c.locations.length).sort()).toEqual([100, 100, 50]);

@@ -2,6 +2,7 @@
 // ELEVATION_TILESET (no OpenTopoData), with /health/detailed and /setup/preflight saying what is wrong
 // until it is set up. Heights follow a known plane, so every answer can be checked (bilinear, < 0.5 m).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { zipSync } from "fflate";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeTestApp, tempDir, type TestApp } from "../../../support/app";
@@ -27,7 +28,7 @@ afterAll(() => t.close());
 
 const get = (path: string) => t.fetch(path, { headers: key });
 
-/** Uploads a new version of acme/dem, waits until it is ready and publishes it. */
+/** Uploads a new version of acme/dem, waits until it is ready, publishes it and returns its record. */
 async function publishDem(body: BodyInit | Uint8Array, query = "") {
   const res = await upload(t, "acme", "dem", admin, body, query);
   expect(res.status).toBe(202);
@@ -35,7 +36,7 @@ async function publishDem(body: BodyInit | Uint8Array, query = "") {
   const v = await waitForVersion(t, "acme", "dem", n, admin);
   expect(v.error ?? null).toBeNull();
   expect((await publish(t, "acme", "dem", n, admin)).status).toBe(200);
-  return n;
+  return v as unknown as { version: number; warnings: string[] };
 }
 
 function demArchive(encoding: "terrarium" | "mapbox", height: HeightAt = ramp): Uint8Array {
@@ -201,5 +202,56 @@ describe("replacing the DEM", () => {
     const got = await lookup(points);
     got.forEach((h, i) => expect(Math.abs(h - ramp(points[i]![0], points[i]![1]))).toBeLessThan(0.5));
     expect((await health()).detail).toContain("(mapbox, zoom 0-10");
+  });
+});
+
+describe("where the DEM has no data", () => {
+  const NO_DATA_WARNING = "maps show 0 m there and the elevation API answers 404 NO_ELEVATION_DATA";
+
+  async function noData(path: string): Promise<number[]> {
+    const res = await get(path);
+    expect(res.status).toBe(404);
+    const body = await res.json();
+    expect(body.error.code).toBe("NO_ELEVATION_DATA");
+    return body.error.details.indices;
+  }
+  const within = async (points: [number, number][], metres: number) =>
+    (await lookup(points)).forEach((h, i) => expect({ at: points[i], off: Math.abs(h - ramp(...points[i]!)) < metres }).toEqual({ at: points[i], off: true }));
+
+  test("a mosaic with a gap between its files: points in the gap are 404 like points outside, the files' edges answer their own heights, and the build warns", async () => {
+    // N46E007 and N46E009 without N46E008: they answered 0 m at 8.01 and 8.99, 1048.89 m at 8,46.5 (the
+    // edge blended with the 0 m drawn in the gap), and 404 only at 8.5, whose tile held nothing.
+    const zip = zipSync({ "N46E007.hgt": hgtBytes(121, { lon: 7, lat: 46 }, ramp), "N46E009.hgt": hgtBytes(121, { lon: 9, lat: 46 }, ramp) });
+    const v = await publishDem(zip, "?filename=gap.hgt.zip&maxzoom=10");
+    expect(v.warnings).toEqual([`gap.hgt.zip: the files leave gaps in their bounding box 7,46,10,47 (33% of it has no file); ${NO_DATA_WARNING}`]);
+    expect(await noData("/elevation/v1/8.01,46.5;7.5,46.5;8.05,46.5;8.5,46.5;8.99,46.5;9.5,46.5")).toEqual([0, 2, 3, 4]);
+    // On the last column of N46E007 and the first of N46E009, and next to them: within the ramp's rise over a z10 pixel.
+    await within([[8, 46.5], [7.9999, 46.5], [9, 46.5], [9.0001, 46.5], [8, 46.01], [9, 46.99]], 0.6);
+    // A profile across the gap reports its samples there as it does samples outside the coverage.
+    expect(await noData("/elevation/v1/along/7.5,46.5;9.5,46.5?samples=3")).toEqual([1]);
+  });
+
+  test("SRTM voids: a point in one is 404 whether its tile holds other data or none, a profile over one is 404 naming its samples, and points beside one answer real heights", async () => {
+    // Two voids in N46E007: a small one in the north-west and one so large that whole tiles hold nothing.
+    const withVoids: HeightAt = (lon, lat) => ((lon <= 7.1 && lat >= 46.9) || (lon >= 7.5 && lat <= 46.4) ? -32768 : ramp(lon, lat));
+    const v = await publishDem(hgtBytes(121, { lon: 7, lat: 46 }, withVoids), "?filename=N46E007.hgt&maxzoom=10");
+    expect(v.warnings).toEqual([expect.stringMatching(new RegExp(`^N46E007\\.hgt: \\d+ of 14641 samples are voids \\(no data\\); ${NO_DATA_WARNING}$`))]);
+    // The profile that answered 0, 0, 2462 ... with a total ascent of 2470 m.
+    expect(await noData("/elevation/v1/along/7.04,46.95;7.2,46.95?samples=5")).toEqual([0, 1]);
+    // 7.05,46.95 and 7.6,46.2 lie in tiles that hold data elsewhere (they answered 0 m); tile 10/534/363
+    // holds none and is left out (7.9,46.2 was already 404): all are the same 404 now.
+    expect((await t.fetch(`/tiles/v1/acme/dem@${v.version}/10/534/363.png`)).status).toBe(204);
+    expect(await noData("/elevation/v1/7.5,46.9;7.05,46.95;7.6,46.2;7.9,46.2")).toEqual([1, 2, 3]);
+    // Beside the voids only real samples are blended: off by at most the ramp's rise over half a sample.
+    await within([[7.12, 46.95], [7.05, 46.88], [7.48, 46.2], [7.7, 46.42], [7.3, 46.6]], 1);
+  });
+
+  test("a DEM built before the no-data mark (0 m drawn for no data, unmarked) answers as it always did", async () => {
+    // Its tiles say 0 m wherever the old build had no data; without the mark that is a height like any other.
+    const path = join(dir, "unmarked.mbtiles");
+    demMbtiles(path, "terrarium", 10, ALPS, (lon, lat) => (lon < 7.5 ? 0 : ramp(lon, lat)), { declareEncoding: true });
+    await publishDem(new Uint8Array(readFileSync(path)));
+    expect(await lookup([[7.25, 46.5]])).toEqual([0]);
+    await within([[7.75, 46.5]], 0.5);
   });
 });
