@@ -133,6 +133,22 @@ describe("rate limits and quotas across workers", () => {
     expect(last.headers.get("x-quota-used")).toBe("8");
     expect(last.headers.get("x-quota-remaining")).toBe("0");
   }, 30_000);
+
+  test("calls refused for the quota take no rate-limit token on any worker", async () => {
+    // 3 a minute: a token comes back every 20 s, so over these few seconds the bucket stays at the 2
+    // tokens the one allowed call left, unless refusals take tokens (then 1, 0, and RATE_LIMITED).
+    const key = seedKey(seed, orgId, ["geocoding"], { rateLimitPerMinute: 3, monthlyQuota: 1 });
+    const h = { "x-api-key": key.secret };
+    expect((await call(q(), { headers: h })).status).toBe(200);
+    await Bun.sleep(300); // past the sync interval: every worker knows the quota is used
+    const refused = await sequential(12, 150, () => [q(), { headers: h }]);
+    expect(workersOf(refused).size).toBe(WORKERS);
+    for (const a of refused) {
+      expect(a.status).toBe(429);
+      expect(JSON.parse(a.body).error.code).toBe("QUOTA_EXCEEDED");
+      expect(a.headers.get("x-ratelimit-remaining")).toBe("2");
+    }
+  }, 30_000);
 });
 
 describe("idempotency, sessions and CSRF", () => {
