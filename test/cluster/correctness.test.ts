@@ -202,6 +202,26 @@ describe("idempotency, sessions and CSRF", () => {
     await bin.waitForLog((e) => e.msg === "freed the unfinished Idempotency-Key claims of an exited worker" && e.claims === 1, 5_000);
   }, 60_000);
 
+  test("failed logins are counted across workers: an address failing 20 times is refused by every worker", async () => {
+    // 20 failures from one address across accounts make it wait a minute, whichever workers counted
+    // them (each counting its own, neither reached 20). Nothing else in this file logs in over HTTP,
+    // so refusing this address for a minute disturbs no other test.
+    const s = await seedSession(seed, {});
+    const login = (email: string, password: string) => call("/api/v1/session", json({ email, password }, {}));
+    const failures: Answer[] = [];
+    for (let i = 0; i < 20; i++) failures.push(await login(`spray${i}@example.com`, "wrong password!!"));
+    expect(failures.map((a) => a.status)).toEqual(Array(20).fill(401));
+    expect(workersOf(failures).size).toBe(WORKERS);
+    const after: Answer[] = [];
+    for (let i = 0; i < 10; i++) after.push(await login(s.email, s.password));
+    expect(workersOf(after).size).toBe(WORKERS);
+    for (const a of after) {
+      expect(a.status).toBe(429);
+      expect(JSON.parse(a.body).error.code).toBe("TOO_MANY_ATTEMPTS");
+      expect(Number(a.headers.get("retry-after"))).toBeGreaterThan(30);
+    }
+  }, 60_000);
+
   test("a session works on every worker; unsafe calls need its CSRF token on every worker", async () => {
     const read = await untilEveryWorker(bin.baseUrl, WORKERS, "/api/v1/session", { headers: { cookie: session.cookie } }, (a) => a.status === 200, 10_000);
     expect(read.size).toBe(WORKERS);
