@@ -99,6 +99,12 @@ export function createLoginBackoff(sqlite: Database) {
   return {
     retryAfterS,
     /** One login (or setup-token) attempt of `ip` on `account` (null: no account, a setup token). */
-    attempt: (ip: string, account: string | null, now = Date.now()): LoginAttempt => begin.immediate(ip, account, now),
+    attempt(ip: string, account: string | null, now = Date.now()): LoginAttempt {
+      // A throttled client is answered from a plain read: a flood of refused attempts (they cost no
+      // password check) never queues for the database's write lock. The transaction checks again.
+      const wait = retryAfterS(ip, account, now);
+      if (wait > 0) return { retryAfterS: wait, succeeded() {} };
+      return begin.immediate(ip, account, now);
+    },
   };
 }
