@@ -3,10 +3,12 @@ import m0 from "./0000_init.sql" with { type: "text" };
 import m1 from "./0001_change_log.sql" with { type: "text" };
 import m2 from "./0002_idempotency_owner.sql" with { type: "text" };
 import m3 from "./0003_version_numbers_outlive_deletes.sql" with { type: "text" };
+import m4 from "./0004_login_failures.sql" with { type: "text" };
 
 export const migrations: { tag: string; sql: string }[] = [
   { tag: "0000_init", sql: m0 },
   { tag: "0001_change_log", sql: m1 },
   { tag: "0002_idempotency_owner", sql: m2 },
   { tag: "0003_version_numbers_outlive_deletes", sql: m3 },
+  { tag: "0004_login_failures", sql: m4 },
 ];

@@ -22,7 +22,19 @@ function mainHelp(): string {
   ].join("\n");
 }
 
+/**
+ * DATA_DIR holds password, key and session hashes and private archives. Files and directories this
+ * process creates (the database and its -wal/-shm, archives, uploads, the gazetteer, DATA_DIR itself when
+ * missing) get no access for other users: 0640 and 0750 under the usual umask 022. A stricter umask the
+ * operator set is kept; existing files and directories keep their modes (nothing is chmod-ed).
+ */
+function withholdWorldAccess(): void {
+  const operators = process.umask(0o027);
+  process.umask(operators | 0o027);
+}
+
 async function main(argv: string[]): Promise<number> {
+  withholdWorldAccess();
   // The supervisor of `mapstead serve` starts its HTTP workers as this executable with WORKER_ARG.
   if (argv[0] === WORKER_ARG) return runWorker();
   if (argv[0] === "--help" || argv[0] === "-h" || argv[0] === "help") {

@@ -22,23 +22,29 @@ const bucketKey = (id: string, group: string) => `${id}\n${group}`;
 export function createSharedCounters(ctx: AppContext, send: (message: ToSupervisor) => void) {
   let seq = 0;
   const unacked: Unacked[] = [];
-  /** bucket key -> tokens taken since the last report */
+  /** bucket key -> tokens taken (less those given back) since the last report */
   const unsent = new Map<string, BucketTake>();
   let usageOut: UsageCount[] = [];
   let touchedOut: [number, number][] = [];
 
   const local = createRateLimiter();
+  /** Counts `n` tokens taken (negative: given back) for the next report. */
+  const count = (id: string, group: string, limit: number, n: number) => {
+    const key = bucketKey(id, group);
+    const entry = unsent.get(key);
+    if (entry && entry[2] === limit) entry[3] += n;
+    else unsent.set(key, [id, group, limit, n]);
+  };
   const limiter = {
     ...local,
-    take(id: string, group: string, limit: number) {
-      const result = local.take(id, group, limit);
-      if (result.allowed) {
-        const key = bucketKey(id, group);
-        const entry = unsent.get(key);
-        if (entry && entry[2] === limit) entry[3] += 1;
-        else unsent.set(key, [id, group, limit, 1]);
-      }
+    take(id: string, group: string, limit: number, n = 1) {
+      const result = local.take(id, group, limit, n);
+      if (result.allowed) count(id, group, limit, n);
       return result;
+    },
+    giveBack(id: string, group: string, limit: number, n: number) {
+      count(id, group, limit, -n);
+      return local.giveBack(id, group, limit, n);
     },
   };
   const usage = createUsageService(ctx.sqlite, ctx.log, {

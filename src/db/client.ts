@@ -86,7 +86,9 @@ export function openDatabase(dataDir: string): DbHandle {
   // mkdir's own error for this is "EEXIST: file already exists", which names neither DATA_DIR nor a fix.
   if (statSync(dataDir, { throwIfNoEntry: false })?.isDirectory() === false) throw new Error(`DATA_DIR ${dataDir} is a file, not a directory; point DATA_DIR at a directory (it is created when missing)`);
   try {
-    mkdirSync(dataDir, { recursive: true });
+    // Not readable by other users (main.ts sets the same through the umask for every file); an existing
+    // directory keeps the mode its operator gave it.
+    mkdirSync(dataDir, { recursive: true, mode: 0o750 });
   } catch (err) {
     throw cannotOpen(dataDir, err);
   }

@@ -246,3 +246,18 @@ export const changeLog = sqliteTable(
   },
   (t) => [index("change_log_created_idx").on(t.createdAt)],
 );
+
+/**
+ * Failed logins and setup-token guesses of the last 15 minutes (src/domain/accounts/throttle.ts), one row
+ * per failure and identity (an address, an account, or the pair). In SQLite rather than in memory so
+ * that every HTTP worker of a cluster counts the same failures. Rows past the window are pruned.
+ */
+export const loginFailures = sqliteTable(
+  "login_failures",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    identity: text("identity").notNull(),
+    at: integer("at").notNull(),
+  },
+  (t) => [index("login_failures_identity_idx").on(t.identity, t.at), index("login_failures_at_idx").on(t.at)],
+);

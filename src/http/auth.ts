@@ -14,7 +14,8 @@
 //
 // The `scope` macro also applies, per caller and service group (= the scope):
 // - a token bucket (RATE_LIMIT_PER_MINUTE, or the key's own limit) with X-RateLimit-Limit / -Remaining /
-//   -Reset on the response, 429 RATE_LIMITED with Retry-After when empty;
+//   -Reset on the response, 429 RATE_LIMITED with Retry-After when empty; a call the limits refuse
+//   (429: rate limit, quota, a batch that does not fit) hands its tokens back;
 // - for keys on billable groups (geocoding, routing, elevation, static_maps): the monthly quota with
 //   X-Quota-Limit / -Used / -Remaining / -Reset, 429 QUOTA_EXCEEDED when used up, and usage counting.
 //   A call counts when its response status is below 400. The macro resolves `billing` for the handler:

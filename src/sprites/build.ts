@@ -40,6 +40,14 @@ export class SpriteInputError extends Error {}
 const NAME_RE = /^[\p{L}\p{N}_][\p{L}\p{N}_ .+-]{0,127}$/u;
 
 /**
+ * '__proto__' cannot be an icon: assigning it to a plain object (our sprite index, and a map client's
+ * image table) sets the prototype instead of adding a key, so the icon vanished silently. Refused by
+ * name rather than stored in a way no map could use.
+ */
+export const RESERVED_ICON_NAME = "__proto__";
+export const reservedNameMessage = `the icon name '${RESERVED_ICON_NAME}' is reserved (JavaScript objects, map clients' included, cannot hold a key of that name); rename the icon`;
+
+/**
  * Icon name from a file name (the base name without `.svg`; a zip's folders are dropped) or, with
  * `exact`, a name given as is; refused when it holds odd characters.
  */
@@ -47,6 +55,7 @@ export function iconName(fileName: string, exact = false): string {
   const base = exact ? fileName : fileName.split("/").pop()!.replace(/\.svg$/i, "");
   if (!NAME_RE.test(base) || base.endsWith(".") || base.includes(".."))
     throw new SpriteInputError(`'${fileName}': icon names may use letters, digits, space, '_', '-', '.', '+' (1-128 characters)`);
+  if (base === RESERVED_ICON_NAME) throw new SpriteInputError(`'${fileName}': ${reservedNameMessage}`);
   return base;
 }
 

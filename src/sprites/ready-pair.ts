@@ -1,7 +1,7 @@
 // A ready-made sprite (JSON index + PNG) uploaded as is: the PNG must decode and every entry must be a
 // well-formed box lying inside the image.
 import { PngError, readPng } from "./png";
-import { SpriteInputError, type SpriteIndex, type SpriteSheet } from "./build";
+import { RESERVED_ICON_NAME, reservedNameMessage, SpriteInputError, type SpriteIndex, type SpriteSheet } from "./build";
 
 export const MAX_SHEET_PX = 8192;
 export const MAX_SHEET_ENTRIES = 5000;
@@ -29,6 +29,7 @@ export function checkReadySheet(label: string, jsonBytes: Uint8Array, png: Uint8
   for (const [name, raw] of entries) {
     const e = raw as Record<string, unknown>;
     const where = `${label}.json entry '${name}'`;
+    if (name === RESERVED_ICON_NAME) throw new SpriteInputError(`${where}: ${reservedNameMessage}`);
     if (!e || typeof e !== "object" || Array.isArray(e)) throw new SpriteInputError(`${where} must be an object`);
     for (const k of ["x", "y", "width", "height"] as const)
       if (!Number.isInteger(e[k]) || (e[k] as number) < 0) throw new SpriteInputError(`${where}: '${k}' must be a non-negative integer`);

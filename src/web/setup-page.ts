@@ -37,7 +37,7 @@ form.addEventListener("submit", async (ev) => {
   ev.preventDefault();
   const f = new FormData(form);
   if (f.get("password") !== f.get("confirm")) return show("The two passwords differ.", "error");
-  if (String(f.get("password")).length < 10) return show("The password needs at least 10 characters.", "error");
+  if ([...String(f.get("password"))].length < 10) return show("The password needs at least 10 characters.", "error");
   const button = form.querySelector("button"); button.disabled = true;
   try {
     const res = await fetch("/api/v1/setup", { method: "POST", headers: { "content-type": "application/json" },

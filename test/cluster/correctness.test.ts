@@ -133,6 +133,22 @@ describe("rate limits and quotas across workers", () => {
     expect(last.headers.get("x-quota-used")).toBe("8");
     expect(last.headers.get("x-quota-remaining")).toBe("0");
   }, 30_000);
+
+  test("calls refused for the quota take no rate-limit token on any worker", async () => {
+    // 3 a minute: a token comes back every 20 s, so over these few seconds the bucket stays at the 2
+    // tokens the one allowed call left, unless refusals take tokens (then 1, 0, and RATE_LIMITED).
+    const key = seedKey(seed, orgId, ["geocoding"], { rateLimitPerMinute: 3, monthlyQuota: 1 });
+    const h = { "x-api-key": key.secret };
+    expect((await call(q(), { headers: h })).status).toBe(200);
+    await Bun.sleep(300); // past the sync interval: every worker knows the quota is used
+    const refused = await sequential(12, 150, () => [q(), { headers: h }]);
+    expect(workersOf(refused).size).toBe(WORKERS);
+    for (const a of refused) {
+      expect(a.status).toBe(429);
+      expect(JSON.parse(a.body).error.code).toBe("QUOTA_EXCEEDED");
+      expect(a.headers.get("x-ratelimit-remaining")).toBe("2");
+    }
+  }, 30_000);
 });
 
 describe("idempotency, sessions and CSRF", () => {
@@ -184,6 +200,26 @@ describe("idempotency, sessions and CSRF", () => {
     expect(retried!.status).toBe(200);
     // The supervisor logs right after freeing; its stdout may reach this process a moment later.
     await bin.waitForLog((e) => e.msg === "freed the unfinished Idempotency-Key claims of an exited worker" && e.claims === 1, 5_000);
+  }, 60_000);
+
+  test("failed logins are counted across workers: an address failing 20 times is refused by every worker", async () => {
+    // 20 failures from one address across accounts make it wait a minute, whichever workers counted
+    // them (each counting its own, neither reached 20). Nothing else in this file logs in over HTTP,
+    // so refusing this address for a minute disturbs no other test.
+    const s = await seedSession(seed, {});
+    const login = (email: string, password: string) => call("/api/v1/session", json({ email, password }, {}));
+    const failures: Answer[] = [];
+    for (let i = 0; i < 20; i++) failures.push(await login(`spray${i}@example.com`, "wrong password!!"));
+    expect(failures.map((a) => a.status)).toEqual(Array(20).fill(401));
+    expect(workersOf(failures).size).toBe(WORKERS);
+    const after: Answer[] = [];
+    for (let i = 0; i < 10; i++) after.push(await login(s.email, s.password));
+    expect(workersOf(after).size).toBe(WORKERS);
+    for (const a of after) {
+      expect(a.status).toBe(429);
+      expect(JSON.parse(a.body).error.code).toBe("TOO_MANY_ATTEMPTS");
+      expect(Number(a.headers.get("retry-after"))).toBeGreaterThan(30);
+    }
   }, 60_000);
 
   test("a session works on every worker; unsafe calls need its CSRF token on every worker", async () => {

@@ -141,8 +141,10 @@ export interface ServiceAuthorization {
   reservation: Reservation | null;
   /** calls counted against the quota so far (a batch counts one per job) */
   units: number;
-  /** tokens left in the caller's bucket after this call's first one */
-  rateRemaining: number;
+  /** tokens this call holds from the caller's bucket (a batch: one per job) */
+  tokens: number;
+  /** the bucket's size, tokens per minute */
+  limit: number;
 }
 
 /** Rate-limit buckets and usage counters: this process's own, or a cluster worker's shared ones. */
@@ -342,6 +344,15 @@ export function createAuthService(ctx: AppContext, changes: ChangeBus, counters?
   }
 
   /**
+   * A call refused by a limit (its quota, a batch that does not fit) hands its tokens back: had they
+   * stayed taken, a client retrying as Retry-After says would keep its own bucket empty and never fit.
+   */
+  function giveBackTokens(a: ServiceAuthorization, scope: Scope, headers: Record<string, string | number>): void {
+    if (a.tokens > 0) rateHeaders(limiter.giveBack(a.caller.id, scope, a.limit, a.tokens), headers);
+    a.tokens = 0;
+  }
+
+  /**
    * Everything a service route needs before its handler runs: the caller, the per-caller token bucket
    * of this service group, and for keys the monthly quota (the call is counted now and refunded by
    * `settle` if it does not succeed). Rate-limit and quota headers are written into `headers`.
@@ -357,11 +368,14 @@ export function createAuthService(ctx: AppContext, changes: ChangeBus, counters?
         "x-ratelimit-remaining": "0",
         "x-ratelimit-reset": String(bucket.resetAt),
       });
-    if (caller.kind !== "key" || !BILLABLE_SCOPES.includes(scope)) return { caller, reservation: null, units: 1, rateRemaining: bucket.remaining };
+    const a: ServiceAuthorization = { caller, reservation: null, units: 1, tokens: 1, limit };
+    if (caller.kind !== "key" || !BILLABLE_SCOPES.includes(scope)) return a;
     const now = Date.now();
     const { state, reservation } = usage.reserve(caller.keyId, scope, caller.monthlyQuota, now);
+    if (!state.allowed) giveBackTokens(a, scope, headers);
     quotaCheck(state, now, headers);
-    return { caller, reservation, units: 1, rateRemaining: bucket.remaining };
+    a.reservation = reservation;
+    return a;
   }
 
   /** Writes the quota headers; 429 QUOTA_EXCEEDED when the reservation was refused. */
@@ -383,28 +397,30 @@ export function createAuthService(ctx: AppContext, changes: ChangeBus, counters?
 
   /**
    * A call that does `units` units of work (a geocoding batch: one per job) counts that many against
-   * the rate limit and the monthly quota. authorizeService counted one; the rest are taken here, all
-   * or none: a call that does not fit is refused with 429 and leaves the bucket and quota as they were
-   * after its first unit (which settle refunds with the failed status).
+   * the rate limit and the monthly quota. authorizeService counted one; here the call takes all its
+   * tokens at once, or none: a call that does not fit either limit is refused with 429 holding no token
+   * (its first one is handed back) and no quota (settle refunds its first unit with the failed status).
    */
   function chargeUnits(a: ServiceAuthorization, scope: Scope, units: number, headers: Record<string, string | number>): void {
-    const extra = units - a.units;
-    if (extra <= 0) return;
+    if (units <= a.tokens) return;
     const caller = a.caller;
-    const limit = caller.kind === "key" ? (caller.rateLimitPerMinute ?? ctx.config.rateLimitPerMinute) : ctx.config.rateLimitPerMinute;
-    if (a.rateRemaining < extra) {
-      const retryAfterS = units > limit ? 60 : Math.max(1, Math.ceil(((extra - a.rateRemaining) * 60) / limit));
+    const limit = a.limit;
+    // Back in the bucket first, then all `units` taken together: the bucket says whether the whole call fits.
+    giveBackTokens(a, scope, headers);
+    const bucket = limiter.take(caller.id, scope, limit, units);
+    rateHeaders(bucket, headers);
+    if (!bucket.allowed) {
+      const retryAfterS = units > limit ? 60 : bucket.retryAfterS;
       const advice = units > limit ? `send at most ${limit} jobs per call` : `retry after ${retryAfterS} s`;
       throw new TooManyRequests("RATE_LIMITED", `This call counts ${units} requests (one per job) against the rate limit of ${limit} per minute for '${scope}'; ${advice}`, retryAfterS, {
         "x-ratelimit-limit": String(limit),
-        "x-ratelimit-remaining": String(a.rateRemaining),
+        "x-ratelimit-remaining": String(bucket.remaining),
+        "x-ratelimit-reset": String(bucket.resetAt),
       });
     }
-    let bucket: BucketResult | null = null;
-    for (let i = 0; i < extra; i++) bucket = limiter.take(caller.id, scope, limit);
-    if (bucket) rateHeaders(bucket, headers);
-    a.rateRemaining = bucket?.remaining ?? a.rateRemaining;
-    if (!a.reservation || caller.kind !== "key") return;
+    a.tokens = units;
+    const extra = units - a.units;
+    if (!a.reservation || caller.kind !== "key" || extra <= 0) return;
     const now = Date.now();
     let state: QuotaState | null = null;
     for (let i = 0; i < extra; i++) {
@@ -417,6 +433,7 @@ export function createAuthService(ctx: AppContext, changes: ChangeBus, counters?
       }
     }
     if (state?.allowed) a.units = units;
+    else giveBackTokens(a, scope, headers);
     if (state) quotaCheck(state, now, headers, units);
   }
 

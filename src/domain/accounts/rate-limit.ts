@@ -44,19 +44,32 @@ export function createRateLimiter(now: () => number = Date.now) {
     return b;
   }
 
-  function take(id: string, group: string, limit: number): BucketResult {
-    const t = now();
-    const b = bucketAt(id, group, limit, t);
+  function levelOf(b: Bucket, limit: number, t: number, allowed: boolean, n: number): BucketResult {
     const perMs = limit / 60_000;
-    const allowed = b.tokens >= 1;
-    if (allowed) b.tokens -= 1;
     return {
       allowed,
       limit,
       remaining: Math.floor(b.tokens),
       resetAt: Math.ceil((t + (limit - b.tokens) / perMs) / 1000),
-      retryAfterS: allowed ? 0 : Math.max(1, Math.ceil((1 - b.tokens) / perMs / 1000)),
+      retryAfterS: allowed ? 0 : Math.max(1, Math.ceil((n - b.tokens) / perMs / 1000)),
     };
+  }
+
+  /** Takes `n` tokens, all or none (a batch of n jobs); a refusal takes nothing. */
+  function take(id: string, group: string, limit: number, n = 1): BucketResult {
+    const t = now();
+    const b = bucketAt(id, group, limit, t);
+    const allowed = b.tokens >= n;
+    if (allowed) b.tokens -= n;
+    return levelOf(b, limit, t, allowed, n);
+  }
+
+  /** Returns `n` tokens taken by a call that was then refused (quota, a batch that does not fit). */
+  function giveBack(id: string, group: string, limit: number, n: number): BucketResult {
+    const t = now();
+    const b = bucketAt(id, group, limit, t);
+    b.tokens = Math.min(limit, b.tokens + n);
+    return levelOf(b, limit, t, true, 0);
   }
 
   /** Drops buckets that have refilled completely (they are indistinguishable from new ones). */
@@ -73,11 +86,12 @@ export function createRateLimiter(now: () => number = Date.now) {
 
   /**
    * Takes `n` tokens that were already granted elsewhere (a worker's calls): the level may go below
-   * zero, and then refills from there, so calls admitted over the limit are paid back. Returns the level.
+   * zero, and then refills from there, so calls admitted over the limit are paid back. A negative `n`
+   * is tokens a worker gave back. Returns the level.
    */
   function spend(id: string, group: string, limit: number, n: number): { tokens: number; updatedAt: number } {
     const b = bucketAt(id, group, limit, now());
-    b.tokens = Math.max(-limit, b.tokens - n);
+    b.tokens = Math.min(limit, Math.max(-limit, b.tokens - n));
     return { tokens: b.tokens, updatedAt: b.updatedAt };
   }
 
@@ -89,7 +103,7 @@ export function createRateLimiter(now: () => number = Date.now) {
     b.updatedAt = t;
   }
 
-  return { take, spend, adopt, size: () => count };
+  return { take, giveBack, spend, adopt, size: () => count };
 }
 
 export type RateLimiter = ReturnType<typeof createRateLimiter>;

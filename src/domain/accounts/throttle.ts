@@ -5,6 +5,8 @@
 // of its own always reaches the password check, so an attacker who knows an e-mail cannot keep its owner
 // out. Failures on an account from many addresses (a spread-out guess) raise the wait of every client
 // that has itself failed on that account. Attempts are refused before the deliberately slow password check.
+// Failures are kept in SQLite, so every process on the data directory (a cluster's workers) counts them all.
+import type { Database } from "bun:sqlite";
 
 export interface BackoffRule {
   /** failures allowed without any wait */
@@ -21,95 +23,88 @@ export const CLIENT_ON_ACCOUNT_RULE: BackoffRule = { free: 5, firstWaitMs: 1000,
 /** failures on one account, from all addresses, before failing clients of that account wait longer */
 export const ACCOUNT_RULE: BackoffRule = { free: 10, firstWaitMs: 1000, windowMs: 15 * 60_000, maxWaitMs: 15 * 60_000 };
 
-const MAX_TRACKED = 50_000;
+/** The longest window of the rules: failures older than this change no answer and are pruned. */
+const WINDOW_MS = Math.max(CLIENT_RULE.windowMs, CLIENT_ON_ACCOUNT_RULE.windowMs, ACCOUNT_RULE.windowMs);
 
-/** Milliseconds `failures` (times, oldest first) make the next attempt wait from `now`. */
-function waitMs(rule: BackoffRule, failures: number[], now: number): number {
-  const over = failures.length - rule.free;
-  if (over < 0) return 0;
+/** Milliseconds `count` failures, the latest at `last`, make the next attempt wait from `now`. */
+function waitMs(rule: BackoffRule, count: number, last: number | null, now: number): number {
+  const over = count - rule.free;
+  if (over < 0 || last === null) return 0;
   const wait = Math.min(rule.maxWaitMs, rule.firstWaitMs * 2 ** over);
-  return Math.max(0, failures[failures.length - 1]! + wait - now);
+  return Math.max(0, last + wait - now);
 }
 
-export function createBackoff(rule: BackoffRule) {
-  const failures = new Map<string, number[]>();
-
-  const recent = (id: string, now: number) => {
-    const list = failures.get(id);
-    if (!list) return [];
-    const kept = list.filter((t) => now - t < rule.windowMs);
-    if (kept.length) failures.set(id, kept);
-    else failures.delete(id);
-    return kept;
-  };
-
-  return {
-    /** Milliseconds until the identity may try again (0: now). */
-    waitMs: (id: string, now = Date.now()) => waitMs(rule, recent(id, now), now),
-    count: (id: string, now = Date.now()) => recent(id, now).length,
-    /** Records a failure (before the slow check, so parallel guesses count too); returns its time. */
-    fail(id: string, now = Date.now()): number {
-      if (!failures.has(id) && failures.size >= MAX_TRACKED) {
-        for (const key of failures.keys()) {
-          recent(key, now);
-          if (failures.size < MAX_TRACKED) break;
-        }
-        if (failures.size >= MAX_TRACKED) failures.delete(failures.keys().next().value!);
-      }
-      const list = recent(id, now);
-      list.push(now);
-      // enough history for the longest wait; older entries cannot change the answer
-      failures.set(id, list.slice(-(rule.free + 32)));
-      return now;
-    },
-    /** Takes back one recorded failure (the attempt turned out to be right). */
-    forgive(id: string, at: number): void {
-      const list = failures.get(id);
-      const i = list?.lastIndexOf(at) ?? -1;
-      if (i >= 0) list!.splice(i, 1);
-    },
-    reset(id: string): void {
-      failures.delete(id);
-    },
-  };
+export interface LoginAttempt {
+  /** Seconds the client must wait (0: the attempt goes ahead and counts as failed until `succeeded`). */
+  retryAfterS: number;
+  /** The attempt turned out right: its failure is taken back and the account's record cleared. */
+  succeeded(): void;
 }
 
-export type Backoff = ReturnType<typeof createBackoff>;
+/**
+ * The three identities of a login attempt together. Failures live in SQLite (login_failures), not in
+ * this process's memory: a cluster's workers share the port, so counts kept per worker gave an attacker
+ * opening new connections WORKERS x the guesses. Each decision and its record are one write
+ * transaction, so parallel guesses at any worker are all counted, exactly. Logins are rare and each
+ * costs an argon2 check, so a few indexed statements per attempt are nothing beside it.
+ */
+export function createLoginBackoff(sqlite: Database) {
+  const stats = sqlite.query<{ n: number; last: number | null }, [string, number]>("SELECT COUNT(*) AS n, MAX(at) AS last FROM login_failures WHERE identity = ? AND at > ?");
+  const insert = sqlite.query<{ id: number }, [string, number]>("INSERT INTO login_failures (identity, at) VALUES (?, ?) RETURNING id");
+  const removeOne = sqlite.query<unknown, [number]>("DELETE FROM login_failures WHERE id = ?");
+  const removeAll = sqlite.query<unknown, [string]>("DELETE FROM login_failures WHERE identity = ?");
+  const prune = sqlite.query<unknown, [number]>("DELETE FROM login_failures WHERE at <= ?");
 
-/** The three identities of a login attempt together. */
-export function createLoginBackoff() {
-  const perClient = createBackoff(CLIENT_RULE);
-  const perPair = createBackoff(CLIENT_ON_ACCOUNT_RULE);
-  const perAccount = createBackoff(ACCOUNT_RULE);
-  const pair = (account: string, ip: string) => `${account}\n${ip}`;
+  const client = (ip: string) => `client\n${ip}`;
+  const pair = (account: string, ip: string) => `pair\n${account}\n${ip}`;
+  const accountOf = (account: string) => `account\n${account}`;
+  const waitOf = (rule: BackoffRule, id: string, now: number) => {
+    const { n, last } = stats.get(id, now - rule.windowMs)!;
+    return { count: n, ms: waitMs(rule, n, last, now) };
+  };
+
+  /** Seconds the client must wait before this attempt (0: go ahead). */
+  function retryAfterS(ip: string, account: string | null, now = Date.now()): number {
+    let wait = waitOf(CLIENT_RULE, client(ip), now).ms;
+    if (account !== null) {
+      const own = waitOf(CLIENT_ON_ACCOUNT_RULE, pair(account, ip), now);
+      wait = Math.max(wait, own.ms);
+      // A spread-out guess on this account slows only the clients taking part in it.
+      if (own.count > 0) wait = Math.max(wait, waitOf(ACCOUNT_RULE, accountOf(account), now).ms);
+    }
+    return wait > 0 ? Math.ceil(wait / 1000) : 0;
+  }
+
+  /** Decides, and when the attempt may go ahead records it as failed (before the slow password check). */
+  const begin = sqlite.transaction((ip: string, account: string | null, now: number): LoginAttempt => {
+    prune.run(now - WINDOW_MS);
+    const wait = retryAfterS(ip, account, now);
+    if (wait > 0) return { retryAfterS: wait, succeeded() {} };
+    const clientRow = insert.get(client(ip), now)!.id;
+    if (account !== null) {
+      insert.run(pair(account, ip), now);
+      insert.run(accountOf(account), now);
+    }
+    return {
+      retryAfterS: 0,
+      succeeded() {
+        removeOne.run(clientRow);
+        if (account === null) return;
+        removeAll.run(pair(account, ip));
+        removeAll.run(accountOf(account));
+      },
+    };
+  });
 
   return {
-    /** Seconds the client must wait before this attempt (0: go ahead). */
-    retryAfterS(ip: string, account: string | null, now = Date.now()): number {
-      let wait = perClient.waitMs(ip, now);
-      if (account !== null) {
-        const own = perPair.count(pair(account, ip), now);
-        wait = Math.max(wait, perPair.waitMs(pair(account, ip), now));
-        // A spread-out guess on this account slows only the clients taking part in it.
-        if (own > 0) wait = Math.max(wait, perAccount.waitMs(account, now));
-      }
-      return wait > 0 ? Math.ceil(wait / 1000) : 0;
-    },
-    /** Counts the attempt as failed until `succeeded` says otherwise. */
-    attempt(ip: string, account: string | null, now = Date.now()) {
-      const at = perClient.fail(ip, now);
-      if (account !== null) {
-        perPair.fail(pair(account, ip), now);
-        perAccount.fail(account, now);
-      }
-      return {
-        succeeded() {
-          perClient.forgive(ip, at);
-          if (account === null) return;
-          perPair.reset(pair(account, ip));
-          perAccount.reset(account);
-        },
-      };
+    retryAfterS,
+    /** One login (or setup-token) attempt of `ip` on `account` (null: no account, a setup token). */
+    attempt(ip: string, account: string | null, now = Date.now()): LoginAttempt {
+      // A throttled client is answered from a plain read: a flood of refused attempts (they cost no
+      // password check) never queues for the database's write lock. The transaction checks again.
+      const wait = retryAfterS(ip, account, now);
+      if (wait > 0) return { retryAfterS: wait, succeeded() {} };
+      return begin.immediate(ip, account, now);
     },
   };
 }

@@ -25,9 +25,22 @@ export function normalizeEmail(raw: string): string {
   return email;
 }
 
+/**
+ * Characters as a person counts them (code points, not UTF-16 units: an emoji is one, not two), up to
+ * `stopAfter`: a body may hold megabytes and the answer is the same past the limit.
+ */
+export function passwordLength(password: string, stopAfter = MAX_PASSWORD + 1): number {
+  let n = 0;
+  for (const _ of password) if (++n >= stopAfter) break;
+  return n;
+}
+
+/** The rule for new passwords: 10 to 1024 characters, not only whitespace (ten spaces guess in one try). */
 export function checkPassword(password: string): void {
-  if (password.length < MIN_PASSWORD) throw new BadRequest(`Password must be at least ${MIN_PASSWORD} characters`);
-  if (password.length > MAX_PASSWORD) throw new BadRequest(`Password must be at most ${MAX_PASSWORD} characters`);
+  const length = passwordLength(password);
+  if (length < MIN_PASSWORD) throw new BadRequest(`Password must be at least ${MIN_PASSWORD} characters (this one has ${length})`);
+  if (length > MAX_PASSWORD) throw new BadRequest(`Password must be at most ${MAX_PASSWORD} characters`);
+  if (!/\S/u.test(password)) throw new BadRequest("Password must not be only whitespace");
 }
 
 export const hashPassword = (password: string) => Bun.password.hash(password, { algorithm: "argon2id" });
@@ -59,7 +72,7 @@ let dummyHash: Promise<string> | null = null;
 
 /** The user when email and password match; null otherwise, taking as long either way. */
 export async function verifyLogin(db: Db, email: string, password: string): Promise<UserRecord | null> {
-  const row = password.length <= MAX_PASSWORD ? userByEmail(db, email) : undefined;
+  const row = passwordLength(password) <= MAX_PASSWORD ? userByEmail(db, email) : undefined;
   if (!row) {
     // Same work for unknown accounts, so response times do not reveal which emails exist.
     dummyHash ??= hashPassword("mapstead-dummy-password");

@@ -1,7 +1,11 @@
 import { t } from "elysia";
+import { MAX_PASSWORD } from "../../domain/accounts/users";
 
 export const Email = t.String({ minLength: 3, maxLength: 320, description: "email address (case-insensitive)" });
-export const Password = t.String({ minLength: 1, maxLength: 1024 });
+// A login password is only bounded (2 UTF-16 units per character at most): the rule is checked when one is set.
+export const Password = t.String({ minLength: 1, maxLength: 2 * MAX_PASSWORD });
+/** A new password: checkPassword applies the rule, so every breach gets the same message naming it. */
+export const NewPassword = t.String({ description: "10 to 1024 characters, counted as Unicode code points (an emoji is one), not only whitespace" });
 
 export const LoginBody = t.Object({ email: Email, password: Password }, { additionalProperties: false });
 
@@ -9,7 +13,7 @@ export const SetupBody = t.Object(
   {
     token: t.String({ minLength: 1, maxLength: 256, description: "the one-time setup token printed at first start" }),
     email: Email,
-    password: t.String({ minLength: 10, maxLength: 1024, description: "at least 10 characters" }),
+    password: NewPassword,
   },
   { additionalProperties: false },
 );
@@ -27,6 +31,6 @@ export const SessionInfo = t.Object({
 export const UserListItem = t.Object({ id: t.Integer(), email: t.String(), is_admin: t.Boolean(), created_at: t.String({ format: "date-time" }) });
 
 export const CreateUserBody = t.Object(
-  { email: Email, password: t.String({ minLength: 10, maxLength: 1024 }), is_admin: t.Optional(t.Boolean({ default: false })) },
+  { email: Email, password: NewPassword, is_admin: t.Optional(t.Boolean({ default: false })) },
   { additionalProperties: false },
 );

@@ -21,7 +21,7 @@ import { crossSiteRefusal } from "../../domain/accounts/cross-site";
 
 export function authModule(services: Services, authPlugin: AuthPlugin) {
   const { ctx, auth } = services;
-  const backoff = createLoginBackoff();
+  const backoff = createLoginBackoff(ctx.sqlite);
   const secure = ctx.config.publicUrl.startsWith("https:");
   const orgRows = ctx.sqlite.query<{ id: number; slug: string; name: string; role: "owner" | "admin" | "member" }, [number]>(
     "SELECT o.id, o.slug, o.name, m.role FROM memberships m JOIN orgs o ON o.id = m.org_id WHERE m.user_id = ? ORDER BY o.slug",
@@ -68,12 +68,13 @@ export function authModule(services: Services, authPlugin: AuthPlugin) {
         const ip = clientIp(request, server, ctx.config);
         const account = body.email.trim().toLowerCase();
         const requestId = requestIdOf(set);
-        const wait = backoff.retryAfterS(ip, account);
+        // Decided and counted as failed in one step, before the slow password check: parallel guesses count too.
+        const attempt = backoff.attempt(ip, account);
+        const wait = attempt.retryAfterS;
         if (wait > 0) {
           ctx.log.warn("login throttled", { email: account.slice(0, 320), ip, retry_after_s: wait, request_id: requestId });
           throw new TooManyRequests("TOO_MANY_ATTEMPTS", `Too many failed logins from this client; try again in ${wait} s`, wait);
         }
-        const attempt = backoff.attempt(ip, account);
         const user = await verifyLogin(ctx.db, account, body.password);
         if (!user) {
           ctx.log.warn("login failed", { email: account.slice(0, 320), ip, request_id: requestId });
@@ -94,7 +95,7 @@ export function authModule(services: Services, authPlugin: AuthPlugin) {
           tags: ["Accounts"],
           summary: "Log in to the console",
           description:
-            "Sets an HttpOnly, SameSite=Lax session cookie (Secure when PUBLIC_URL is https) and returns the CSRF token for later unsafe requests. Repeated failures slow down the client making them (429 TOO_MANY_ATTEMPTS with Retry-After, doubling per further failure); a client with no failures of its own is never refused, so an attacked account stays open to its owner.",
+            "Sets an HttpOnly, SameSite=Lax session cookie (Secure when PUBLIC_URL is https) and returns the CSRF token for later unsafe requests. Repeated failures slow down the client making them (429 TOO_MANY_ATTEMPTS with Retry-After, doubling per further failure), counted across all HTTP workers; a client with no failures of its own is never refused, so an attacked account stays open to its owner.",
         },
       },
     )

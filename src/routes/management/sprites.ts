@@ -37,7 +37,7 @@ export function spritesModule(services: Services, authPlugin: AuthPlugin) {
           tags: TAGS,
           summary: "Replace the draft sprite",
           description:
-            "Body: a zip of SVG icons (application/zip), one SVG (image/svg+xml with ?name=), or multipart/form-data with SVG files, one zip, or a ready sprite.json + sprite.png pair (optionally sprite@2x.json + sprite@2x.png). SVGs must be self-contained (no external references, <image>, DOCTYPE or entities); at most 500 icons, 1 MiB per SVG, 2048 px per side, 64 MiB per upload. Published versions keep the sprite they were published with.",
+            "Body: a zip of SVG icons (application/zip), one SVG (image/svg+xml with ?name=), or multipart/form-data with SVG files, one zip, or a ready sprite.json + sprite.png pair (optionally sprite@2x.json + sprite@2x.png). SVGs must be self-contained (no external references, <image>, DOCTYPE or entities); no icon may be named __proto__ (400); at most 500 icons, 1 MiB per SVG, 2048 px per side, 64 MiB per upload. Published versions keep the sprite they were published with.",
         },
       },
     )

@@ -109,7 +109,9 @@ export function geocodingModule(services: Services, authPlugin: AuthPlugin) {
           responses: documentedResponses({ 200: BatchAnswer, ...errors, 409: ErrorEnvelope, 415: ErrorEnvelope }),
           summary: "Up to 50 ordered forward/reverse jobs; Idempotency-Key replays the stored answer for seven days",
           description:
-            "Answers 200 even when some jobs fail (each job carries status ok or error). With an Idempotency-Key header, the same key and payload " +
+            "Answers 200 even when some jobs fail (each job carries status ok or error). Billed per job: N jobs take N rate-limit tokens and " +
+            "N calls of the monthly quota, all or none; a batch that does not fit is 429 RATE_LIMITED or QUOTA_EXCEEDED and takes no token and no quota. " +
+            "With an Idempotency-Key header, the same key and payload " +
             "returns the stored answer with Idempotent-Replayed: true and is not billed again; a different payload is 409 IDEMPOTENCY_CONFLICT; " +
             "a duplicate while the first is running is 409 IDEMPOTENCY_IN_PROGRESS with Retry-After: 1. Keys are scoped to the caller.",
         },

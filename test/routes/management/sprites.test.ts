@@ -152,6 +152,31 @@ describe("sprite uploads", () => {
     expect(await (await t.fetch("/api/v1/orgs/acme/styles/icons/draft/sprite.json", { headers: s.headers })).text()).toBe(before);
   });
 
+  test("an icon named __proto__ is refused naming it in every upload form, and the sprite stays as it was", async () => {
+    const before = await (await t.fetch("/api/v1/orgs/acme/styles/icons/draft/sprite.json", { headers: s.headers })).text();
+    const png = new Uint8Array(await (await t.fetch("/api/v1/orgs/acme/styles/icons/draft/sprite.png", { headers: s.headers })).arrayBuffer());
+    const form = new FormData();
+    form.append("file", new Blob([squareSvg("#123")], { type: "image/svg+xml" }), "__proto__.svg");
+    const pair = new FormData();
+    // JSON.parse makes "__proto__" an ordinary key; assigning it to a plain object would not.
+    pair.append("json", new Blob([`{"__proto__":{"x":0,"y":0,"width":1,"height":1,"pixelRatio":1},${before.slice(1)}`]), "sprite.json");
+    pair.append("png", new Blob([png]), "sprite.png");
+    const cases: [string, Promise<Response>, RegExp][] = [
+      ["svg", upload(enc(squareSvg("#000")), "image/svg+xml", "?name=__proto__"), /'__proto__'.*reserved/],
+      ["zip", upload(zipOf({ "__proto__.svg": squareSvg("#000"), "pin.svg": pinSvg }), "application/zip"), /'__proto__\.svg'.*reserved/],
+      ["multipart", upload(form), /'__proto__\.svg'.*reserved/],
+      ["ready pair", upload(pair), /sprite\.json entry '__proto__'.*reserved/],
+    ];
+    for (const [what, req, message] of cases) {
+      const res = await req;
+      const body = await res.json();
+      expect(res.status, `${what}: ${JSON.stringify(body)}`).toBe(400);
+      expect(body.error.code).toBe("BAD_REQUEST");
+      expect(body.error.message).toMatch(message);
+    }
+    expect(await (await t.fetch("/api/v1/orgs/acme/styles/icons/draft/sprite.json", { headers: s.headers })).text()).toBe(before);
+  });
+
   test("public sprite routes: unknown files, versions without sprites and private styles are 404", async () => {
     for (const path of ["/styles/v1/acme/icons/sprite.gif", "/styles/v1/acme/icons@9/sprite.json", "/styles/v1/acme/nope/sprite.json", "/styles/v1/acme/icons/../sprite.json"]) {
       expect((await t.fetch(path)).status).toBe(404);

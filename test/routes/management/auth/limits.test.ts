@@ -93,6 +93,21 @@ describe("quotas and usage", () => {
     expect(over.headers.get("x-quota-remaining")).toBe("0");
   });
 
+  test("a call refused for its quota takes no rate-limit token, so retrying it does not run the bucket dry", async () => {
+    setSystemTime(new Date()); // no refill between calls: every token is accounted for
+    const key = seedKey(t.ctx, orgId, ["geocoding"], { monthlyQuota: 1, rateLimitPerMinute: 3 });
+    const ok = await call("/probe/geo", key.secret);
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get("x-ratelimit-remaining")).toBe("2");
+    for (let i = 0; i < 5; i++) {
+      const over = await call("/probe/geo", key.secret);
+      expect(over.status).toBe(429);
+      expect(await errorCode(over)).toBe("QUOTA_EXCEEDED");
+      expect(over.headers.get("x-ratelimit-limit")).toBe("3");
+      expect(over.headers.get("x-ratelimit-remaining")).toBe("2");
+    }
+  });
+
   test("keys without a quota carry no quota headers", async () => {
     const key = seedKey(t.ctx, orgId, ["geocoding"], { rateLimitPerMinute: 1000 });
     const res = await call("/probe/geo", key.secret);

@@ -267,6 +267,27 @@ describe("users (instance admins)", () => {
     expect(JSON.stringify(list)).not.toContain("password");
     expect((await t.fetch("/api/v1/users", { headers: owner.headers })).status).toBe(403);
   });
+
+  test("passwords are counted in characters, not UTF-16 units, and may not be only whitespace", async () => {
+    const admin = await seedSession(t.ctx, { isAdmin: true });
+    const create = (email: string, password: string) => t.fetch("/api/v1/users", json({ email, password }, admin.headers));
+    const refused = async (email: string, password: string, message: string) => {
+      const res = await create(email, password);
+      expect(res.status).toBe(400);
+      expect((await res.json()).error).toMatchObject({ code: "BAD_REQUEST", message });
+    };
+    await refused("spaces@example.com", " ".repeat(10), "Password must not be only whitespace");
+    await refused("tabs@example.com", "\t \n\u00a0\u2003 \t \n ", "Password must not be only whitespace");
+    // Five emoji are five characters (ten UTF-16 units).
+    await refused("emoji5@example.com", "😀".repeat(5), "Password must be at least 10 characters (this one has 5)");
+    await refused("emoji1025@example.com", "😀".repeat(1025), "Password must be at most 1024 characters");
+    expect(count("users WHERE email LIKE 'spaces@%' OR email LIKE 'tabs@%' OR email LIKE 'emoji%'")).toBe(0);
+    // Ten characters with spaces among them, and the longest password, are fine; the longest logs in.
+    expect((await create("spaced@example.com", "  a b c d ")).status).toBe(201);
+    const longest = "😀".repeat(1024);
+    expect((await create("emoji1024@example.com", longest)).status).toBe(201);
+    expect((await t.fetch("/api/v1/session", json({ email: "emoji1024@example.com", password: longest }))).status).toBe(200);
+  }, 30_000);
 });
 
 describe("OpenAPI", () => {

@@ -70,7 +70,7 @@ describe("login", () => {
 
   test("bad input: 400 naming the field, no session created", async () => {
     const before = (t.ctx.sqlite.query("SELECT COUNT(*) AS n FROM sessions").get() as { n: number }).n;
-    for (const body of [{}, { email: "a@b.c" }, { email: 5, password: "x" }, { email: "a@b.c", password: "x".repeat(2000) }]) {
+    for (const body of [{}, { email: "a@b.c" }, { email: 5, password: "x" }, { email: "a@b.c", password: "x".repeat(2049) }]) {
       const res = await t.fetch("/api/v1/session", json(body));
       expect(res.status).toBe(400);
       expect(await errorCode(res)).toBe("BAD_REQUEST");
@@ -243,6 +243,27 @@ describe("login throttling", () => {
     expect(Number(again.headers.get("retry-after"))).toBeGreaterThanOrEqual(4);
     expect((await from("10.3.0.99", s.email, s.password)).status).toBe(200);
   }, 30_000);
+
+  test("failures are shared by every process on the data directory: five password checks in all, not five per worker", async () => {
+    // A second app on the same DATA_DIR is what another worker of a cluster is: its own memory, the
+    // same SQLite file. The reviewer's case: 30 wrong logins on one account, alternating between them.
+    const other = await authTestApp({ TRUST_PROXY: "true" }, { dataDir: app.dataDir });
+    try {
+      const s = await seedSession(app.ctx);
+      setSystemTime(new Date()); // the first 1 s wait cannot run out during the test
+      const statuses: number[] = [];
+      for (let i = 0; i < 30; i++) {
+        const via = i % 2 ? other : app;
+        statuses.push((await via.fetch("/api/v1/session", json({ email: s.email, password: `wrong password ${i}` }, { "x-forwarded-for": "10.4.0.1" }))).status);
+      }
+      expect(statuses).toEqual([...Array(5).fill(401), ...Array(25).fill(429)]);
+      // The failing address waits even with the right password, at either process; the owner elsewhere does not.
+      expect((await other.fetch("/api/v1/session", json({ email: s.email, password: s.password }, { "x-forwarded-for": "10.4.0.1" }))).status).toBe(429);
+      expect((await app.fetch("/api/v1/session", json({ email: s.email, password: s.password }, { "x-forwarded-for": "10.4.0.2" }))).status).toBe(200);
+    } finally {
+      await other.close();
+    }
+  }, 60_000);
 
   test("a successful login clears the account's failures", async () => {
     const s = await seedSession(t.ctx);

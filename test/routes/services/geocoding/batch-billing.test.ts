@@ -1,6 +1,6 @@
 // Issue 15 item 5: a batch is billed as its number of jobs against the monthly quota and the rate
 // limit (a replay still counts nothing), and the response headers say so.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeAll, describe, expect, setSystemTime, test } from "bun:test";
 import { makeTestApp, type TestApp } from "../../../support/app";
 import { seedKey, seedOrg } from "../../../support/seed";
 import { startFakePelias, type FakePelias } from "../../../support/fake-pelias";
@@ -13,6 +13,7 @@ beforeAll(async () => {
   fake = startFakePelias();
   t = await makeTestApp({ GEOCODER_INTERNAL_URL: fake.url, GEOCODER_TIMEOUT_MS: "1000" });
 });
+afterEach(() => setSystemTime());
 afterAll(async () => {
   await t.close();
   await fake.stop();
@@ -70,10 +71,27 @@ describe("monthly quota", () => {
     expect(fresh.headers.get("x-quota-used")).toBe("6");
   });
 
-  test("an invalid batch counts nothing", async () => {
-    const h = keyHeaders({ monthlyQuota: 100 });
-    expect((await batch(h, { queries: [{ type: "forward" }, { type: "forward", q: "x" }] })).status).toBe(400);
-    expect((await single(h, "valid")).headers.get("x-quota-used")).toBe("1");
+  test("an invalid batch counts nothing against the quota and takes one token, as any invalid call does", async () => {
+    const h = keyHeaders({ monthlyQuota: 100, rateLimitPerMinute: 10 });
+    const invalid = await batch(h, { queries: [{ type: "forward" }, { type: "forward", q: "x" }] });
+    expect(invalid.status).toBe(400);
+    expect(invalid.headers.get("x-ratelimit-remaining")).toBe("9");
+    const valid = await single(h, "valid");
+    expect(valid.headers.get("x-quota-used")).toBe("1");
+    expect(valid.headers.get("x-ratelimit-remaining")).toBe("8");
+  });
+
+  test("a batch refused for the quota takes no rate-limit token", async () => {
+    const h = keyHeaders({ monthlyQuota: 2, rateLimitPerMinute: 10 });
+    for (let i = 0; i < 3; i++) {
+      const refused = await batch(h, jobs(3, `over ${i}`));
+      expect(refused.status).toBe(429);
+      expect((await refused.json()).error.code).toBe("QUOTA_EXCEEDED");
+      expect(refused.headers.get("x-ratelimit-remaining")).toBe("10");
+    }
+    const fits = await batch(h, jobs(2, "fits"));
+    expect(fits.status).toBe(200);
+    expect(fits.headers.get("x-ratelimit-remaining")).toBe("8");
   });
 });
 
@@ -86,17 +104,22 @@ describe("rate limit", () => {
     expect(res.headers.get("x-ratelimit-remaining")).toBe("6");
   });
 
-  test("a batch with more jobs than tokens left is 429 RATE_LIMITED and takes no more tokens", async () => {
+  test("a batch with more jobs than tokens left is 429 RATE_LIMITED and takes no token, however often it is retried", async () => {
+    setSystemTime(new Date()); // no refill between calls: every token is accounted for
     const h = keyHeaders({ rateLimitPerMinute: 10 });
     expect((await batch(h, jobs(7, "seven"))).headers.get("x-ratelimit-remaining")).toBe("3");
-    const refused = await batch(h, jobs(5, "five"));
-    expect(refused.status).toBe(429);
-    expect((await refused.json()).error.code).toBe("RATE_LIMITED");
-    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
-    // The refused batch took its first token only: two are left for single calls.
+    for (let i = 0; i < 4; i++) {
+      const refused = await batch(h, jobs(5, "five"));
+      expect(refused.status).toBe(429);
+      expect((await refused.json()).error.code).toBe("RATE_LIMITED");
+      expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+      expect(refused.headers.get("x-ratelimit-remaining")).toBe("3");
+    }
+    // The refused batches left all three tokens for single calls.
     expect((await single(h, "one")).status).toBe(200);
     expect((await single(h, "two")).status).toBe(200);
-    expect((await single(h, "three")).status).toBe(429);
+    expect((await single(h, "three")).status).toBe(200);
+    expect((await single(h, "four")).status).toBe(429);
   });
 
   test("a batch over the whole per-minute limit says how many jobs fit", async () => {
