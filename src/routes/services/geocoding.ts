@@ -62,7 +62,7 @@ export function geocodingModule(services: Services, authPlugin: AuthPlugin) {
     .post(
       "/batch",
       async ({ body, request, caller, billing, set }) => {
-        const jobs = parseBatch(body.queries);
+        const jobs = parseBatch((body as { queries?: unknown } | null)?.queries);
         const key = parseIdempotencyKey(request.headers.get("idempotency-key"));
         // A batch is billed as its jobs: 50 lookups cost what 50 single calls cost.
         if (key === null) {
@@ -95,17 +95,16 @@ export function geocodingModule(services: Services, authPlugin: AuthPlugin) {
         scope: "geocoding",
         // Before body validation, so a form or text body gets 415 rather than a confusing schema error;
         // a batch without a Content-Type too (other JSON routes take that to a 400 naming the field).
-        transform: ({ request, body }) => {
+        transform: ({ request }) => {
           if (!isJsonContentType(request.headers.get("content-type")))
             throw new UnsupportedMediaType("Send the batch as JSON with Content-Type: application/json");
-          // The jobs' own checks first, so a bad job is refused naming its index (details.index) rather
-          // than by the schema's generic path.
-          parseBatch((body as { queries?: unknown } | null)?.queries);
         },
-        body: BatchBody,
+        // No body schema: the jobs' own checks (parseBatch, once the caller is known and counted) refuse a
+        // bad job naming its index (details.index), a wrong JSON type included; BatchBody documents it.
         headers: BatchHeaders,
         detail: {
           tags,
+          requestBody: { required: true, content: { "application/json": { schema: BatchBody as object } } },
           responses: documentedResponses({ 200: BatchAnswer, ...errors, 409: ErrorEnvelope, 415: ErrorEnvelope }),
           summary: "Up to 50 ordered forward/reverse jobs; Idempotency-Key replays the stored answer for seven days",
           description:
