@@ -248,7 +248,11 @@ export function createRenderService(ctx: AppContext, deps: RenderDeps, opts: { w
     return { status: 200, headers, body: await image(key, { style, view, format: req.format }, resolved, sources) };
   }
 
-  const cacheControlOf = (resolved: ResolvedStyle) => (resolved.visibility === "private" ? "private" : resolved.stable ? STABLE : IMMUTABLE);
+  // A public style drawing a private tileset shows members what others must not see (and others a map
+  // without it): a shared cache keyed by URL would hand one viewer's answer to the next, so these are
+  // `private` for everyone, like private styles. Their ETags differ too (the key names the drawn sources).
+  const cacheControlOf = (resolved: ResolvedStyle, sources: ResolvedSources) =>
+    resolved.visibility === "private" || sources.private ? "private" : resolved.stable ? STABLE : IMMUTABLE;
 
   async function rasterTile(req: RasterTileRequest, viewer: Viewer, request: Request): Promise<Answer> {
     const resolved = readableStyle(req.owner, req.style, viewer);
@@ -265,7 +269,7 @@ export function createRenderService(ctx: AppContext, deps: RenderDeps, opts: { w
     const view: RenderView = { center, zoom, bearing: 0, width: size, height: size, pixelRatio: req.pixelRatio };
     const key = `tile|${resolved.etag}|${sources.signature}|${JSON.stringify(view)}`;
     const etag = etagOf(key);
-    const headers: Record<string, string> = { "content-type": "image/png", "cache-control": cacheControlOf(resolved), etag };
+    const headers: Record<string, string> = { "content-type": "image/png", "cache-control": cacheControlOf(resolved, sources), etag };
     if (ifNoneMatchHits(request, etag)) return { status: 304, headers, body: null };
     const job = { style: base, view, format: "png" as const, margin: TILE_MARGIN * req.pixelRatio };
     return { status: 200, headers, body: await image(key, job, resolved, sources) };
@@ -293,7 +297,7 @@ export function createRenderService(ctx: AppContext, deps: RenderDeps, opts: { w
     if (attribution) tilejson.attribution = attribution;
     const body = JSON.stringify(tilejson);
     const etag = etagOf(body);
-    const headers = { "content-type": "application/json; charset=utf-8", "cache-control": cacheControlOf(resolved), etag };
+    const headers = { "content-type": "application/json; charset=utf-8", "cache-control": cacheControlOf(resolved, sources), etag };
     if (ifNoneMatchHits(request, etag)) return { status: 304, headers, body: null };
     return { status: 200, headers, body };
   }

@@ -19,6 +19,11 @@ export interface ResolvedSources {
   sources: Map<string, ResolvedSource>;
   /** changes whenever what the sources show changes (tileset versions, private ones shown or not) */
   signature: string;
+  /**
+   * A private tileset is among the sources: members see it drawn, everyone else sees it left out, so
+   * what the style shows depends on who asks and no shared cache may keep it for others.
+   */
+  private: boolean;
 }
 
 const TILEJSON = /^\/tiles\/v1\/([^/]+)\/([^/]+)\.json$/;
@@ -39,6 +44,7 @@ export function tilesetOfUrl(base: string, url: string): { owner: string; slug: 
 export async function resolveSources(style: StyleSpecification, base: string, catalog: TileCatalog, viewer: Viewer): Promise<ResolvedSources> {
   const sources = new Map<string, ResolvedSource>();
   const signature: string[] = [];
+  let isPrivate = false;
   for (const [id, source] of Object.entries(style.sources ?? {})) {
     if (source.type === "geojson") {
       if (typeof source.data === "object" && source.data)
@@ -57,7 +63,11 @@ export async function resolveSources(style: StyleSpecification, base: string, ca
     }
     const pending = catalog.version(ref.owner, ref.slug, version);
     const served = pending instanceof Promise ? await pending : pending;
-    if (!served || (served.private && !viewer.privateOrgIds.has(served.orgId))) continue;
+    if (!served) continue;
+    if (served.private) {
+      isPrivate = true;
+      if (!viewer.privateOrgIds.has(served.orgId)) continue;
+    }
     const isRaster = served.facts.format !== "pbf";
     if (isRaster !== (source.type === "raster")) continue;
     sources.set(id, {
@@ -72,5 +82,5 @@ export async function resolveSources(style: StyleSpecification, base: string, ca
     });
     signature.push(`${id}=${served.tilesetId}@${served.version}`);
   }
-  return { sources, signature: signature.join(",") };
+  return { sources, signature: signature.join(","), private: isPrivate };
 }
