@@ -1,13 +1,16 @@
 // Everything a style must satisfy before it is saved as a draft or published: the MapLibre style
 // specification (validateStyleMin from @maplibre/maplibre-gl-style-spec) and every mapstead:// reference
-// resolving to something that exists: a published tileset (or a ready pinned version), installed fonts,
-// the style's own sprite.
+// (and every absolute URL on this server standing for one) resolving to something that exists and the
+// organization may use: a published tileset (or a ready pinned version), installed fonts, the style's own
+// sprite, a published style's raster tiles.
 import { validateStyleMin } from "@maplibre/maplibre-gl-style-spec";
 import type { StyleSpecification } from "@maplibre/maplibre-gl-style-spec";
 import { Unprocessable } from "../../errors";
 import { findRefs, fontStacksUsed, type RefProblem } from "./references";
 
 export interface ReferenceWorld {
+  /** PUBLIC_URL without its trailing slash: absolute URLs under it are checked like mapstead:// references */
+  publicUrl: string;
   ownerSlug: string;
   styleSlug: string;
   hasSprite: boolean;
@@ -15,16 +18,21 @@ export interface ReferenceWorld {
   publishedTilesetVersion(owner: string, tileset: string): number | null;
   tilesetVersionReady(owner: string, tileset: string, version: number): boolean;
   installedFonts(): Set<string>;
+  /** whether a style is published (or has that version) and is the organization's own or public */
+  styleReadable(owner: string, style: string, version: number | null): boolean;
   /** what a ready tileset version holds: raster-DEM tiles or not, the tile format, vector layer ids (null: unknown) */
   tilesetVersionIsDem?(owner: string, tileset: string, version: number): { dem: boolean; format: string; layers?: string[] } | null;
 }
+
+/** The id of the source a reference's path is in: sources.{id}.url or sources.{id}.tiles[i]. */
+const sourceIdOf = (path: string) => /^sources\.(.+)\.(?:url|tiles\[\d+\])$/.exec(path)?.[1];
 
 /**
  * A raster-dem source must point at a raster-DEM tileset and other sources must not: MapLibre would
  * otherwise fail on every tile, or read colours as heights.
  */
 function sourceKindProblem(style: Record<string, unknown>, path: string, name: string, version: number, world: ReferenceWorld): string | null {
-  const id = /^sources\.(.+)\.url$/.exec(path)?.[1];
+  const id = sourceIdOf(path);
   const source = id !== undefined ? (style.sources as Record<string, { type?: unknown }>)[id] : undefined;
   const [owner, tileset] = name.split("/") as [string, string];
   const kind = world.tilesetVersionIsDem?.(owner, tileset, version);
@@ -66,7 +74,7 @@ export function styleProblems(style: unknown, world: ReferenceWorld): RefProblem
   if (!style || typeof style !== "object" || Array.isArray(style)) return [{ path: "", message: "a style must be a JSON object" }];
   const problems: RefProblem[] = validateStyleMin(style as StyleSpecification).map((e) => splitMessage(e.message));
   const s = style as Record<string, unknown>;
-  const { refs, problems: refProblems } = findRefs(s);
+  const { refs, problems: refProblems } = findRefs(s, world.publicUrl);
   problems.push(...refProblems);
   /** vector sources on mapstead tilesets, by source id: their layers, to check each layer's source-layer */
   const tilesetLayers = new Map<string, { name: string; layers: string[] }>();
@@ -82,13 +90,16 @@ export function styleProblems(style: unknown, world: ReferenceWorld): RefProblem
         const kindProblem = sourceKindProblem(s, path, name, version!, world);
         if (kindProblem) problems.push({ path, message: kindProblem });
         const facts = world.tilesetVersionIsDem?.(ref.owner, ref.tileset, version!);
-        const sourceId = /^sources\.(.+)\.url$/.exec(path)?.[1];
+        const sourceId = sourceIdOf(path);
         if (!kindProblem && sourceId !== undefined && facts?.format === "pbf" && facts.layers?.length) tilesetLayers.set(sourceId, { name: `${name}@${version}`, layers: facts.layers });
       }
     } else if (ref.kind === "sprite") {
       if (ref.owner !== world.ownerSlug || ref.style !== world.styleSlug)
         problems.push({ path, message: `a style can only use its own sprite: mapstead://sprites/${world.ownerSlug}/${world.styleSlug}` });
       else if (!world.hasSprite) problems.push({ path, message: "this style has no sprite yet; upload one first (PUT .../sprite)" });
+    } else if (ref.kind === "style") {
+      const name = `${ref.owner}/${ref.style}${ref.version === null ? "" : `@${ref.version}`}`;
+      if (!world.styleReadable(ref.owner, ref.style, ref.version)) problems.push({ path, message: `style '${name}' does not exist or is not published` });
     }
   }
   problems.push(...sourceLayerProblems(s, tilesetLayers));

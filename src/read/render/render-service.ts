@@ -201,7 +201,7 @@ export function createRenderService(ctx: AppContext, deps: RenderDeps, opts: { w
   async function staticImage(req: StaticRequest, viewer: Viewer, request: Request): Promise<Answer> {
     const resolved = readableStyle(req.owner, req.style, viewer);
     const base = styleJson(resolved);
-    const sources = await resolveSources(base, styles.base, catalog, viewer);
+    const sources = await resolveSources(base, styles.base, catalog, viewer, resolved.orgId);
     let center: [number, number];
     let zoom: number;
     let bearing = 0;
@@ -259,7 +259,7 @@ export function createRenderService(ctx: AppContext, deps: RenderDeps, opts: { w
     if (req.z > RASTER_MAX_ZOOM) throw new NotFound(`Raster tiles go up to zoom ${RASTER_MAX_ZOOM}`, "TILE_NOT_FOUND");
     if (req.x >= 2 ** req.z || req.y >= 2 ** req.z) throw new NotFound(`Tile ${req.z}/${req.x}/${req.y} does not exist`, "TILE_NOT_FOUND");
     const base = styleJson(resolved);
-    const sources = await resolveSources(base, styles.base, catalog, viewer);
+    const sources = await resolveSources(base, styles.base, catalog, viewer, resolved.orgId);
     const { center, zoom } = tileView(req.z, req.x, req.y, req.tileSize);
     // Tiles are drawn with a margin that is cut off afterwards, so a label across a tile edge is placed
     // the same way in both tiles instead of being cut off in one and missing from the other. A 256-px
@@ -278,7 +278,7 @@ export function createRenderService(ctx: AppContext, deps: RenderDeps, opts: { w
   async function rasterTileJson(owner: string, styleParam: string, tileSize: 256 | 512, viewer: Viewer, request: Request): Promise<Answer> {
     const resolved = readableStyle(owner, styleParam, viewer);
     const style = styleJson(resolved);
-    const sources = await resolveSources(style, styles.base, catalog, viewer);
+    const sources = await resolveSources(style, styles.base, catalog, viewer, resolved.orgId);
     const slug = parseVersionedSlug(styleParam)!.slug; // readableStyle has accepted it
     const attribution = attributionText([...sources.sources.values()].map((s) => s.info.attribution));
     const tilejson: Record<string, unknown> = {

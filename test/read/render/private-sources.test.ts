@@ -101,3 +101,34 @@ describe("static images of a public style drawing a private tileset", () => {
     expect(countColor(await png(theirs), SECRET)).toBe(0);
   });
 });
+
+describe("another organization's style", () => {
+  test("never draws this organization's private tileset, not even for its members", async () => {
+    // Validation refuses such a style, so make one the way it can still come about: the tileset was public
+    // when the other organization's style was saved, and made private afterwards.
+    const orgb = (await seedSession(t.ctx, { orgId: seedOrg(t.ctx, "orgb").id })).headers;
+    const setVisibility = async (visibility: string) =>
+      expect((await t.fetch("/api/v1/orgs/acme/tilesets/secret", { method: "PATCH", headers: { ...member, "content-type": "application/json" }, body: JSON.stringify({ visibility }) })).status).toBe(200);
+    await setVisibility("public");
+    const style = {
+      version: 8,
+      sources: { borrowed: { type: "vector", url: "mapstead://tilesets/acme/secret" } },
+      layers: [{ id: "points", type: "circle", source: "borrowed", "source-layer": "secret", paint: { "circle-color": `rgb(${SECRET})`, "circle-radius": 6 } }],
+    };
+    const created = await t.fetch("/api/v1/orgs/orgb/styles", { method: "POST", headers: { ...orgb, "content-type": "application/json" }, body: JSON.stringify({ slug: "borrowed", style }) });
+    expect(created.status).toBe(201);
+    expect((await t.fetch("/api/v1/orgs/orgb/styles/borrowed/publish", { method: "POST", headers: orgb })).status).toBe(200);
+    const path = "/styles/v1/orgb/borrowed@1/tiles/256/9/268/179.png";
+    try {
+      // While public, everyone sees the points.
+      expect(countColor(await png(await t.fetch(path)), SECRET)).toBeGreaterThan(100);
+      await setVisibility("private");
+      for (const headers of [member, orgb, {}]) {
+        const res = await t.fetch("/styles/v1/orgb/borrowed/tiles/256/9/268/179.png", { headers });
+        expect(countColor(await png(res), SECRET)).toBe(0);
+      }
+    } finally {
+      await setVisibility("private");
+    }
+  });
+});
