@@ -6,7 +6,7 @@
 import { validateStyleMin } from "@maplibre/maplibre-gl-style-spec";
 import type { StyleSpecification } from "@maplibre/maplibre-gl-style-spec";
 import { Unprocessable } from "../../errors";
-import { findRefs, fontStacksUsed, type RefProblem } from "./references";
+import { findRefs, fontStacksUsed, GLYPHS_REF, type RefProblem } from "./references";
 
 export interface ReferenceWorld {
   /** PUBLIC_URL without its trailing slash: absolute URLs under it are checked like mapstead:// references */
@@ -63,6 +63,21 @@ function sourceLayerProblems(style: Record<string, unknown>, tilesetLayers: Map<
   return problems;
 }
 
+/**
+ * Text needs `glyphs`. MapLibre GL JS (5.11 and later) draws text without them in the browser's local
+ * fonts, but MapLibre Native and Mapstead's static images and raster tiles cannot: they would silently
+ * drop every label, so the style is refused with the line to add.
+ */
+function missingGlyphs(style: Record<string, unknown>): RefProblem[] {
+  if (style.glyphs !== undefined || !Array.isArray(style.layers)) return [];
+  const ids = style.layers
+    .filter((l) => l?.type === "symbol" && l.layout?.["text-field"] !== undefined)
+    .map((l) => JSON.stringify(String(l.id).slice(0, 100)));
+  if (!ids.length) return [];
+  const named = ids.length === 1 ? `layer ${ids[0]} draws` : `layers ${ids.slice(0, 3).join(", ")}${ids.length > 3 ? ` and ${ids.length - 3} more` : ""} draw`;
+  return [{ path: "glyphs", message: `${named} text (text-field), which needs "glyphs": add "glyphs": "${GLYPHS_REF}" to draw it in the installed fonts (without it, static images and raster tiles show no labels)` }];
+}
+
 /** "layers[0].paint.fill-color: color expected" -> {path, message}. */
 function splitMessage(message: string): RefProblem {
   const cleaned = message.replace(/, previously used at line undefined/, "");
@@ -103,7 +118,10 @@ export function styleProblems(style: unknown, world: ReferenceWorld): RefProblem
     }
   }
   problems.push(...sourceLayerProblems(s, tilesetLayers));
-  if (refs.some((r) => r.ref.kind === "glyphs")) {
+  problems.push(...missingGlyphs(s));
+  // Without glyphs the fonts are checked too, so the author sees every problem at once; glyphs on another
+  // host are that host's business.
+  if (s.glyphs === undefined || refs.some((r) => r.ref.kind === "glyphs")) {
     const installed = world.installedFonts();
     const listed = () => [...installed].sort().join(", ") || "none";
     // The glyph route serves a stack from the fonts of it that are installed, skipping the others (as

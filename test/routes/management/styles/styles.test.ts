@@ -148,6 +148,39 @@ describe("style management", () => {
     expect((await create({ slug: "external", style: ext })).status).toBe(201);
   });
 
+  test("text needs glyphs: without them a text layer is refused (with the line to add), and its fonts are still checked", async () => {
+    const noGlyphs = (layout: Record<string, unknown>) => {
+      const style = mapStyle("acme") as Record<string, unknown> & { layers: { layout?: unknown }[] };
+      delete style.glyphs;
+      style.layers[2]!.layout = layout;
+      return style;
+    };
+    const cases: [Record<string, unknown>, string[]][] = [
+      // The reviewers' case: labels MapLibre GL JS would draw in a local font, and the server not at all.
+      [{ "text-field": ["get", "name"], "text-font": ["Comic Sans Bold"] }, ["glyphs", "layers[2].layout.text-font"]],
+      [{ "text-field": ["get", "name"] }, ["glyphs", "layers[2].layout.text-font"]],
+      [{ "text-field": ["get", "name"], "text-font": ["Noto Sans Regular"] }, ["glyphs"]],
+    ];
+    for (const [layout, paths] of cases) {
+      const res = await create({ slug: "no-glyphs", style: noGlyphs(layout) });
+      expect(res.status).toBe(422);
+      const { error } = await res.json();
+      expect(error.code).toBe("INVALID_STYLE");
+      expect(error.details.map((d: { path: string }) => d.path)).toEqual(paths);
+      expect(error.details[0].message).toBe(
+        'layer "labels" draws text (text-field), which needs "glyphs": add "glyphs": "mapstead://fonts/{fontstack}/{range}.pbf" to draw it in the installed fonts (without it, static images and raster tiles show no labels)',
+      );
+    }
+    const draft = await create({ slug: "no-glyphs", style: { ...noGlyphs({ "text-field": "x" }), layers: [] } });
+    expect(draft.status).toBe(201);
+    const put = await t.fetch("/api/v1/orgs/acme/styles/no-glyphs/draft", json(owner.headers, noGlyphs({ "text-field": "x", "text-font": ["Noto Sans Bold"] }), "PUT"));
+    expect(put.status).toBe(422);
+    expect((await put.json()).error.message).toStartWith('The style is invalid: glyphs: layer "labels" draws text');
+    // Icons alone need no glyphs.
+    expect((await t.fetch("/api/v1/orgs/acme/styles/no-glyphs/draft", json(owner.headers, noGlyphs({ "icon-image": "dot" }), "PUT"))).status).toBe(200);
+    expect((await t.fetch("/api/v1/orgs/acme/styles/no-glyphs", { method: "DELETE", headers: owner.headers })).status).toBe(204);
+  });
+
   test("absolute URLs on this server are checked like the mapstead:// references they stand for", async () => {
     // another organization's private style, whose raster tiles a source could name
     expect((await t.fetch("/api/v1/orgs/other/styles", json(outsider.headers, { slug: "hidden-map", visibility: "private" }))).status).toBe(201);
