@@ -58,15 +58,16 @@ const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v =
 
 /**
  * The path segments (decoded) of an absolute URL on this server (`publicUrl` is PUBLIC_URL without its
- * trailing slash), compared as URLs so that case in the scheme and host or a default port make no
- * difference; null for any other URL.
+ * trailing slash), compared as URLs so that case in the scheme and host, a default port or a missing
+ * scheme make no difference; null for any other URL.
  */
 function localSegments(publicUrl: string, value: string): string[] | null {
   let url: URL;
   let base: URL;
   try {
-    url = new URL(value);
     base = new URL(`${publicUrl}/`);
+    // a scheme-relative "//host/..." takes the page's scheme, so it reaches this server just the same
+    url = value.startsWith("//") ? new URL(value, base) : new URL(value);
   } catch {
     return null;
   }

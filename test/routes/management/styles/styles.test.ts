@@ -192,6 +192,7 @@ describe("style management", () => {
       [withSource({ type: "vector", url: `${BASE}/tiles/v1/other/secret@1.json` }), "sources.s.url", /'other\/secret@1' does not exist/],
       [withSource({ type: "vector", url: "HTTP://LOCALHOST:8080/tiles/v1/other/secret.json?x=1" }), "sources.s.url", /'other\/secret' does not exist/],
       [withSource({ type: "vector", url: `${BASE}/tiles/v1/other/%73ecret.json` }), "sources.s.url", /'other\/secret' does not exist/],
+      [withSource({ type: "vector", url: "//localhost:8080/tiles/v1/other/secret.json" }), "sources.s.url", /'other\/secret' does not exist/],
       [withSource({ type: "vector", tiles: [`${BASE}/tiles/v1/other/secret@1/{z}/{x}/{y}.pbf`] }), "sources.s.tiles[0]", /'other\/secret@1' does not exist/],
       [withSource({ type: "raster", url: `${BASE}/styles/v1/other/hidden-map/tiles.json` }), "sources.s.url", /style 'other\/hidden-map' does not exist or is not published/],
       [withSource({ type: "raster", tiles: [`${BASE}/styles/v1/other/hidden-map@1/tiles/256/{z}/{x}/{y}.png`] }), "sources.s.tiles[0]", /style 'other\/hidden-map@1' does not exist/],
