@@ -29,8 +29,6 @@ export interface RefProblem {
 export interface FoundRef {
   path: string;
   ref: Ref;
-  /** written as an absolute URL under PUBLIC_URL: checked like a mapstead:// reference, never rewritten or pinned */
-  absolute?: true;
 }
 
 /** Where a reference may sit: a source's url or tiles, the glyphs template, a sprite. */
@@ -120,11 +118,11 @@ export function findRefs(style: Record<string, unknown>, publicUrl?: string): { 
   const problems: RefProblem[] = [];
   const check = (path: string, value: unknown, kind: Slot) => {
     if (typeof value !== "string") return;
-    const absolute = !value.startsWith(SCHEME);
-    const parsed = absolute ? (publicUrl === undefined ? null : parseLocalUrl(publicUrl, value, kind)) : parseRef(value, kind);
+    // Absolute URLs are only checked, never rewritten or pinned: they are served as written.
+    const parsed = value.startsWith(SCHEME) ? parseRef(value, kind) : publicUrl === undefined ? null : parseLocalUrl(publicUrl, value, kind);
     if (parsed === null) return;
     if (typeof parsed === "string") problems.push({ path, message: `"${value.slice(0, 300)}" ${parsed}` });
-    else refs.push(absolute ? { path, ref: parsed, absolute } : { path, ref: parsed });
+    else refs.push({ path, ref: parsed });
   };
   if (isObject(style.sources)) {
     for (const [id, source] of Object.entries(style.sources)) {
