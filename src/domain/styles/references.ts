@@ -2,7 +2,10 @@
 //   mapstead://tilesets/{owner}/{tileset}[@{version}]   a source's `url` (TileJSON)
 //   mapstead://fonts/{fontstack}/{range}.pbf            the `glyphs` template
 //   mapstead://sprites/{owner}/{style}                  the `sprite` (string, or `url` of an array entry)
-// Anything else that is an absolute URL passes through untouched.
+// Anything else that is an absolute URL passes through untouched. Absolute URLs under PUBLIC_URL that
+// name this server's own tilesets, fonts, sprites and style raster tiles are found too, so they are
+// checked like the references they stand for: otherwise writing the URL out would get past the
+// visibility checks (another organization's private tileset, say) that the mapstead:// form meets.
 import { isSlug } from "../orgs/slug";
 import { parseVersionedSlug } from "../orgs/versioned-slug";
 import { expression } from "@maplibre/maplibre-gl-style-spec";
@@ -13,7 +16,9 @@ export const GLYPHS_REF = "mapstead://fonts/{fontstack}/{range}.pbf";
 export type Ref =
   | { kind: "tileset"; owner: string; tileset: string; version: number | null }
   | { kind: "glyphs" }
-  | { kind: "sprite"; owner: string; style: string };
+  | { kind: "sprite"; owner: string; style: string }
+  /** raster tiles (or their TileJSON) of a published style; only ever written as an absolute URL */
+  | { kind: "style"; owner: string; style: string; version: number | null };
 
 export interface RefProblem {
   path: string;
@@ -26,7 +31,10 @@ export interface FoundRef {
   ref: Ref;
 }
 
-export function parseRef(url: string, expected: Ref["kind"]): Ref | string {
+/** Where a reference may sit: a source's url or tiles, the glyphs template, a sprite. */
+type Slot = "tileset" | "glyphs" | "sprite";
+
+export function parseRef(url: string, expected: Slot): Ref | string {
   const rest = url.slice(SCHEME.length);
   if (expected === "glyphs") return url === GLYPHS_REF ? { kind: "glyphs" } : `must be exactly "${GLYPHS_REF}" to use the installed fonts`;
   const parts = rest.split("/");
@@ -46,14 +54,74 @@ export function parseRef(url: string, expected: Ref["kind"]): Ref | string {
 
 const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === "object" && !Array.isArray(v);
 
-/** Every mapstead:// reference in the style, plus problems with malformed or misplaced ones. */
-export function findRefs(style: Record<string, unknown>): { refs: FoundRef[]; problems: RefProblem[] } {
+/**
+ * The path segments (decoded) of an absolute URL on this server (`publicUrl` is PUBLIC_URL without its
+ * trailing slash), compared as URLs so that case in the scheme and host, a default port or a missing
+ * scheme make no difference; null for any other URL.
+ */
+function localSegments(publicUrl: string, value: string): string[] | null {
+  let url: URL;
+  let base: URL;
+  try {
+    base = new URL(`${publicUrl}/`);
+    // a scheme-relative "//host/..." takes the page's scheme, so it reaches this server just the same
+    url = value.startsWith("//") ? new URL(value, base) : new URL(value);
+  } catch {
+    return null;
+  }
+  if (url.origin !== base.origin || !url.pathname.startsWith(base.pathname)) return null;
+  return url.pathname
+    .slice(base.pathname.length)
+    .split("/")
+    .map((segment) => {
+      try {
+        return decodeURIComponent(segment);
+      } catch {
+        return segment;
+      }
+    });
+}
+
+/**
+ * What an absolute URL on this server stands for in `slot`: the reference it is checked as, a problem
+ * when it points at this server but at nothing a style can use there, or null for URLs elsewhere.
+ */
+export function parseLocalUrl(publicUrl: string, value: string, slot: Slot): Ref | string | null {
+  const segments = localSegments(publicUrl, value);
+  if (!segments) return null;
+  const [area, v1, owner = "", name = "", ...rest] = segments;
+  const versioned = (text: string) => (isSlug(owner) ? parseVersionedSlug(text) : null);
+  if (slot === "glyphs")
+    return segments.join("/") === "fonts/v1/{fontstack}/{range}.pbf" ? { kind: "glyphs" } : `points at this server but not at its glyph template: use "${GLYPHS_REF}"`;
+  if (slot === "sprite") {
+    const style = area === "styles" && v1 === "v1" && rest.length === 1 && rest[0] === "sprite" ? versioned(name) : null;
+    return style ? { kind: "sprite", owner, style: style.slug } : `points at this server but not at a style's sprite: use mapstead://sprites/{owner}/{style}`;
+  }
+  if (area === "tiles" && v1 === "v1") {
+    // {tileset}[@{version}].json, or a tile template {tileset}@{version}/{z}/{x}/{y}.{ext}
+    const tileset = rest.length === 0 && name.endsWith(".json") ? versioned(name.slice(0, -".json".length)) : rest.length === 3 ? versioned(name) : null;
+    if (tileset && (rest.length === 0 || tileset.version !== null)) return { kind: "tileset", owner, tileset: tileset.slug, version: tileset.version };
+  }
+  if (area === "styles" && v1 === "v1" && (rest[0] === "tiles.json" || rest[0] === "tiles")) {
+    const style = versioned(name);
+    if (style) return { kind: "style", owner, style: style.slug, version: style.version };
+  }
+  return `points at this server but not at a tileset: use mapstead://tilesets/{owner}/{tileset}[@{version}] (or the TileJSON URL of a published tileset or style)`;
+}
+
+/**
+ * Every mapstead:// reference in the style, and with `publicUrl` every absolute URL on this server where
+ * a reference may sit, plus problems with malformed or misplaced ones.
+ */
+export function findRefs(style: Record<string, unknown>, publicUrl?: string): { refs: FoundRef[]; problems: RefProblem[] } {
   const refs: FoundRef[] = [];
   const problems: RefProblem[] = [];
-  const check = (path: string, value: unknown, kind: Ref["kind"]) => {
-    if (typeof value !== "string" || !value.startsWith(SCHEME)) return;
-    const parsed = parseRef(value, kind);
-    if (typeof parsed === "string") problems.push({ path, message: `"${value}" ${parsed}` });
+  const check = (path: string, value: unknown, kind: Slot) => {
+    if (typeof value !== "string") return;
+    // Absolute URLs are only checked, never rewritten or pinned: they are served as written.
+    const parsed = value.startsWith(SCHEME) ? parseRef(value, kind) : publicUrl === undefined ? null : parseLocalUrl(publicUrl, value, kind);
+    if (parsed === null) return;
+    if (typeof parsed === "string") problems.push({ path, message: `"${value.slice(0, 300)}" ${parsed}` });
     else refs.push({ path, ref: parsed });
   };
   if (isObject(style.sources)) {
@@ -64,6 +132,7 @@ export function findRefs(style: Record<string, unknown>): { refs: FoundRef[]; pr
         source.tiles.forEach((t, i) => {
           if (typeof t === "string" && t.startsWith(SCHEME))
             problems.push({ path: `sources.${id}.tiles[${i}]`, message: `mapstead:// references go in the source's "url" (mapstead://tilesets/{owner}/{tileset}), not in "tiles"` });
+          else check(`sources.${id}.tiles[${i}]`, t, "tileset");
         });
       if (typeof source.data === "string" && source.data.startsWith(SCHEME))
         problems.push({ path: `sources.${id}.data`, message: "mapstead:// references are not supported in GeoJSON data; use a tileset source" });

@@ -73,6 +73,7 @@ export function createStylesService(ctx: AppContext, deps: { tilesets: TilesetLo
   const tilesetVisibility = ctx.sqlite.query<{ visibility: string; org_id: number }, [string, string]>(
     "SELECT t.visibility, t.org_id FROM tilesets t JOIN orgs o ON o.id = t.org_id WHERE o.slug = ? AND t.slug = ?",
   );
+  const styleVersionExists = ctx.sqlite.query<{ one: number }, [number, number]>("SELECT 1 AS one FROM style_versions WHERE style_id = ? AND version = ?");
   /** Runs a write of a style and records its change in the same transaction. */
   const writeStyle = <T>(org: OrgRef, slug: string, write: () => T): T => deps.changes.commit({ kind: "style", owner: org.slug, slug }, write);
 
@@ -82,12 +83,18 @@ export function createStylesService(ctx: AppContext, deps: { tilesets: TilesetLo
       return !!row && (row.org_id === org.id || row.visibility === "public");
     };
     return {
+      publicUrl: base,
       ownerSlug: org.slug,
       styleSlug: style.slug,
       hasSprite: style.draftSpritePath !== null,
       publishedTilesetVersion: (owner, tileset) => (visible(owner, tileset) ? tilesets.publishedVersionOf(owner, tileset) : null),
       tilesetVersionReady: (owner, tileset, version) => visible(owner, tileset) && tilesets.versionIsReady(owner, tileset, version),
       installedFonts: () => fonts.names(),
+      styleReadable: (owner, slug, version) => {
+        const row = publicStyleRow.get(owner, slug);
+        if (!row || !(row.org_id === org.id || row.visibility === "public")) return false;
+        return version === null ? row.published_version !== null : !!styleVersionExists.get(row.id, version);
+      },
       tilesetVersionIsDem: (owner, tileset, version) => (visible(owner, tileset) ? tilesets.tilesetVersionIsDem(owner, tileset, version) : null),
     };
   }
@@ -207,6 +214,7 @@ export function createStylesService(ctx: AppContext, deps: { tilesets: TilesetLo
     }
     assertValidStyle(row.draft, world(org, row));
     const pins: Record<string, number> = {};
+    // Only mapstead:// references are rewritten to pinned URLs; an absolute stable URL stays stable.
     for (const { ref } of findRefs(row.draft).refs)
       if (ref.kind === "tileset" && ref.version === null) pins[pinKey(ref.owner, ref.tileset)] = tilesets.publishedVersionOf(ref.owner, ref.tileset)!;
     // Counted on the style, not from its versions, so a deleted version's number is not given out again.

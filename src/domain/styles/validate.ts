@@ -1,13 +1,16 @@
 // Everything a style must satisfy before it is saved as a draft or published: the MapLibre style
 // specification (validateStyleMin from @maplibre/maplibre-gl-style-spec) and every mapstead:// reference
-// resolving to something that exists: a published tileset (or a ready pinned version), installed fonts,
-// the style's own sprite.
+// (and every absolute URL on this server standing for one) resolving to something that exists and the
+// organization may use: a published tileset (or a ready pinned version), installed fonts, the style's own
+// sprite, a published style's raster tiles.
 import { validateStyleMin } from "@maplibre/maplibre-gl-style-spec";
 import type { StyleSpecification } from "@maplibre/maplibre-gl-style-spec";
 import { Unprocessable } from "../../errors";
-import { findRefs, fontStacksUsed, type RefProblem } from "./references";
+import { findRefs, fontStacksUsed, GLYPHS_REF, type RefProblem } from "./references";
 
 export interface ReferenceWorld {
+  /** PUBLIC_URL without its trailing slash: absolute URLs under it are checked like mapstead:// references */
+  publicUrl: string;
   ownerSlug: string;
   styleSlug: string;
   hasSprite: boolean;
@@ -15,16 +18,21 @@ export interface ReferenceWorld {
   publishedTilesetVersion(owner: string, tileset: string): number | null;
   tilesetVersionReady(owner: string, tileset: string, version: number): boolean;
   installedFonts(): Set<string>;
+  /** whether a style is published (or has that version) and is the organization's own or public */
+  styleReadable(owner: string, style: string, version: number | null): boolean;
   /** what a ready tileset version holds: raster-DEM tiles or not, the tile format, vector layer ids (null: unknown) */
   tilesetVersionIsDem?(owner: string, tileset: string, version: number): { dem: boolean; format: string; layers?: string[] } | null;
 }
+
+/** The id of the source a reference's path is in: sources.{id}.url or sources.{id}.tiles[i]. */
+const sourceIdOf = (path: string) => /^sources\.(.+)\.(?:url|tiles\[\d+\])$/.exec(path)?.[1];
 
 /**
  * A raster-dem source must point at a raster-DEM tileset and other sources must not: MapLibre would
  * otherwise fail on every tile, or read colours as heights.
  */
 function sourceKindProblem(style: Record<string, unknown>, path: string, name: string, version: number, world: ReferenceWorld): string | null {
-  const id = /^sources\.(.+)\.url$/.exec(path)?.[1];
+  const id = sourceIdOf(path);
   const source = id !== undefined ? (style.sources as Record<string, { type?: unknown }>)[id] : undefined;
   const [owner, tileset] = name.split("/") as [string, string];
   const kind = world.tilesetVersionIsDem?.(owner, tileset, version);
@@ -55,6 +63,21 @@ function sourceLayerProblems(style: Record<string, unknown>, tilesetLayers: Map<
   return problems;
 }
 
+/**
+ * Text needs `glyphs`. MapLibre GL JS (5.11 and later) draws text without them in the browser's local
+ * fonts, but MapLibre Native and Mapstead's static images and raster tiles cannot: they would silently
+ * drop every label, so the style is refused with the line to add.
+ */
+function missingGlyphs(style: Record<string, unknown>): RefProblem[] {
+  if (style.glyphs !== undefined || !Array.isArray(style.layers)) return [];
+  const ids = style.layers
+    .filter((l) => l?.type === "symbol" && l.layout?.["text-field"] !== undefined)
+    .map((l) => JSON.stringify(String(l.id).slice(0, 100)));
+  if (!ids.length) return [];
+  const named = ids.length === 1 ? `layer ${ids[0]} draws` : `layers ${ids.slice(0, 3).join(", ")}${ids.length > 3 ? ` and ${ids.length - 3} more` : ""} draw`;
+  return [{ path: "glyphs", message: `${named} text (text-field), which needs "glyphs": add "glyphs": "${GLYPHS_REF}" to draw it in the installed fonts (without it, static images and raster tiles show no labels)` }];
+}
+
 /** "layers[0].paint.fill-color: color expected" -> {path, message}. */
 function splitMessage(message: string): RefProblem {
   const cleaned = message.replace(/, previously used at line undefined/, "");
@@ -66,7 +89,7 @@ export function styleProblems(style: unknown, world: ReferenceWorld): RefProblem
   if (!style || typeof style !== "object" || Array.isArray(style)) return [{ path: "", message: "a style must be a JSON object" }];
   const problems: RefProblem[] = validateStyleMin(style as StyleSpecification).map((e) => splitMessage(e.message));
   const s = style as Record<string, unknown>;
-  const { refs, problems: refProblems } = findRefs(s);
+  const { refs, problems: refProblems } = findRefs(s, world.publicUrl);
   problems.push(...refProblems);
   /** vector sources on mapstead tilesets, by source id: their layers, to check each layer's source-layer */
   const tilesetLayers = new Map<string, { name: string; layers: string[] }>();
@@ -82,17 +105,23 @@ export function styleProblems(style: unknown, world: ReferenceWorld): RefProblem
         const kindProblem = sourceKindProblem(s, path, name, version!, world);
         if (kindProblem) problems.push({ path, message: kindProblem });
         const facts = world.tilesetVersionIsDem?.(ref.owner, ref.tileset, version!);
-        const sourceId = /^sources\.(.+)\.url$/.exec(path)?.[1];
+        const sourceId = sourceIdOf(path);
         if (!kindProblem && sourceId !== undefined && facts?.format === "pbf" && facts.layers?.length) tilesetLayers.set(sourceId, { name: `${name}@${version}`, layers: facts.layers });
       }
     } else if (ref.kind === "sprite") {
       if (ref.owner !== world.ownerSlug || ref.style !== world.styleSlug)
         problems.push({ path, message: `a style can only use its own sprite: mapstead://sprites/${world.ownerSlug}/${world.styleSlug}` });
       else if (!world.hasSprite) problems.push({ path, message: "this style has no sprite yet; upload one first (PUT .../sprite)" });
+    } else if (ref.kind === "style") {
+      const name = `${ref.owner}/${ref.style}${ref.version === null ? "" : `@${ref.version}`}`;
+      if (!world.styleReadable(ref.owner, ref.style, ref.version)) problems.push({ path, message: `style '${name}' does not exist or is not published` });
     }
   }
   problems.push(...sourceLayerProblems(s, tilesetLayers));
-  if (refs.some((r) => r.ref.kind === "glyphs")) {
+  problems.push(...missingGlyphs(s));
+  // Without glyphs the fonts are checked too, so the author sees every problem at once; glyphs on another
+  // host are that host's business.
+  if (s.glyphs === undefined || refs.some((r) => r.ref.kind === "glyphs")) {
     const installed = world.installedFonts();
     const listed = () => [...installed].sort().join(", ") || "none";
     // The glyph route serves a stack from the fonts of it that are installed, skipping the others (as

@@ -201,7 +201,7 @@ export function createRenderService(ctx: AppContext, deps: RenderDeps, opts: { w
   async function staticImage(req: StaticRequest, viewer: Viewer, request: Request): Promise<Answer> {
     const resolved = readableStyle(req.owner, req.style, viewer);
     const base = styleJson(resolved);
-    const sources = await resolveSources(base, styles.base, catalog, viewer);
+    const sources = await resolveSources(base, styles.base, catalog, viewer, resolved.orgId);
     let center: [number, number];
     let zoom: number;
     let bearing = 0;
@@ -248,14 +248,18 @@ export function createRenderService(ctx: AppContext, deps: RenderDeps, opts: { w
     return { status: 200, headers, body: await image(key, { style, view, format: req.format }, resolved, sources) };
   }
 
-  const cacheControlOf = (resolved: ResolvedStyle) => (resolved.visibility === "private" ? "private" : resolved.stable ? STABLE : IMMUTABLE);
+  // A public style drawing a private tileset shows members what others must not see (and others a map
+  // without it): a shared cache keyed by URL would hand one viewer's answer to the next, so these are
+  // `private` for everyone, like private styles. Their ETags differ too (the key names the drawn sources).
+  const cacheControlOf = (resolved: ResolvedStyle, sources: ResolvedSources) =>
+    resolved.visibility === "private" || sources.private ? "private" : resolved.stable ? STABLE : IMMUTABLE;
 
   async function rasterTile(req: RasterTileRequest, viewer: Viewer, request: Request): Promise<Answer> {
     const resolved = readableStyle(req.owner, req.style, viewer);
     if (req.z > RASTER_MAX_ZOOM) throw new NotFound(`Raster tiles go up to zoom ${RASTER_MAX_ZOOM}`, "TILE_NOT_FOUND");
     if (req.x >= 2 ** req.z || req.y >= 2 ** req.z) throw new NotFound(`Tile ${req.z}/${req.x}/${req.y} does not exist`, "TILE_NOT_FOUND");
     const base = styleJson(resolved);
-    const sources = await resolveSources(base, styles.base, catalog, viewer);
+    const sources = await resolveSources(base, styles.base, catalog, viewer, resolved.orgId);
     const { center, zoom } = tileView(req.z, req.x, req.y, req.tileSize);
     // Tiles are drawn with a margin that is cut off afterwards, so a label across a tile edge is placed
     // the same way in both tiles instead of being cut off in one and missing from the other. A 256-px
@@ -265,7 +269,7 @@ export function createRenderService(ctx: AppContext, deps: RenderDeps, opts: { w
     const view: RenderView = { center, zoom, bearing: 0, width: size, height: size, pixelRatio: req.pixelRatio };
     const key = `tile|${resolved.etag}|${sources.signature}|${JSON.stringify(view)}`;
     const etag = etagOf(key);
-    const headers: Record<string, string> = { "content-type": "image/png", "cache-control": cacheControlOf(resolved), etag };
+    const headers: Record<string, string> = { "content-type": "image/png", "cache-control": cacheControlOf(resolved, sources), etag };
     if (ifNoneMatchHits(request, etag)) return { status: 304, headers, body: null };
     const job = { style: base, view, format: "png" as const, margin: TILE_MARGIN * req.pixelRatio };
     return { status: 200, headers, body: await image(key, job, resolved, sources) };
@@ -274,7 +278,7 @@ export function createRenderService(ctx: AppContext, deps: RenderDeps, opts: { w
   async function rasterTileJson(owner: string, styleParam: string, tileSize: 256 | 512, viewer: Viewer, request: Request): Promise<Answer> {
     const resolved = readableStyle(owner, styleParam, viewer);
     const style = styleJson(resolved);
-    const sources = await resolveSources(style, styles.base, catalog, viewer);
+    const sources = await resolveSources(style, styles.base, catalog, viewer, resolved.orgId);
     const slug = parseVersionedSlug(styleParam)!.slug; // readableStyle has accepted it
     const attribution = attributionText([...sources.sources.values()].map((s) => s.info.attribution));
     const tilejson: Record<string, unknown> = {
@@ -293,7 +297,7 @@ export function createRenderService(ctx: AppContext, deps: RenderDeps, opts: { w
     if (attribution) tilejson.attribution = attribution;
     const body = JSON.stringify(tilejson);
     const etag = etagOf(body);
-    const headers = { "content-type": "application/json; charset=utf-8", "cache-control": cacheControlOf(resolved), etag };
+    const headers = { "content-type": "application/json; charset=utf-8", "cache-control": cacheControlOf(resolved, sources), etag };
     if (ifNoneMatchHits(request, etag)) return { status: 304, headers, body: null };
     return { status: 200, headers, body };
   }

@@ -1,7 +1,8 @@
 // What a published style's sources are, seen from inside the app: its TileJSON URLs under PUBLIC_URL
 // are mapped back to the tile catalog the tile routes use (no HTTP to itself), with the same private
-// rule (a private tileset's tiles are drawn only for a viewer who may read them). Sources elsewhere on
-// the internet are not fetched: the appliance works offline, so their layers are left out.
+// rule (a private tileset's tiles are drawn only for a viewer who may read them, and only in a style of
+// the tileset's own organization). Sources elsewhere on the internet are not fetched: the appliance works
+// offline, so their layers are left out.
 import type { StyleSpecification } from "@maplibre/maplibre-gl-style-spec";
 import type { Viewer } from "../../http/auth";
 import type { Served, TileCatalog } from "../tiles";
@@ -19,6 +20,11 @@ export interface ResolvedSources {
   sources: Map<string, ResolvedSource>;
   /** changes whenever what the sources show changes (tileset versions, private ones shown or not) */
   signature: string;
+  /**
+   * A private tileset is among the sources: members see it drawn, everyone else sees it left out, so
+   * what the style shows depends on who asks and no shared cache may keep it for others.
+   */
+  private: boolean;
 }
 
 const TILEJSON = /^\/tiles\/v1\/([^/]+)\/([^/]+)\.json$/;
@@ -36,9 +42,11 @@ export function tilesetOfUrl(base: string, url: string): { owner: string; slug: 
   return { owner: m![1]!, slug: name.slug, version: name.version };
 }
 
-export async function resolveSources(style: StyleSpecification, base: string, catalog: TileCatalog, viewer: Viewer): Promise<ResolvedSources> {
+/** `orgId` is the organization of the style. */
+export async function resolveSources(style: StyleSpecification, base: string, catalog: TileCatalog, viewer: Viewer, orgId: number): Promise<ResolvedSources> {
   const sources = new Map<string, ResolvedSource>();
   const signature: string[] = [];
+  let isPrivate = false;
   for (const [id, source] of Object.entries(style.sources ?? {})) {
     if (source.type === "geojson") {
       if (typeof source.data === "object" && source.data)
@@ -57,7 +65,15 @@ export async function resolveSources(style: StyleSpecification, base: string, ca
     }
     const pending = catalog.version(ref.owner, ref.slug, version);
     const served = pending instanceof Promise ? await pending : pending;
-    if (!served || (served.private && !viewer.privateOrgIds.has(served.orgId))) continue;
+    if (!served) continue;
+    // A style may only draw its own organization's private tilesets (validation refuses others; a style
+    // saved before that, or a tileset made private later, must not show them to that organization's
+    // members under another organization's style).
+    if (served.private && served.orgId !== orgId) continue;
+    if (served.private) {
+      isPrivate = true;
+      if (!viewer.privateOrgIds.has(served.orgId)) continue;
+    }
     const isRaster = served.facts.format !== "pbf";
     if (isRaster !== (source.type === "raster")) continue;
     sources.set(id, {
@@ -72,5 +88,5 @@ export async function resolveSources(style: StyleSpecification, base: string, ca
     });
     signature.push(`${id}=${served.tilesetId}@${served.version}`);
   }
-  return { sources, signature: signature.join(",") };
+  return { sources, signature: signature.join(","), private: isPrivate };
 }

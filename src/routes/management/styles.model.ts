@@ -7,7 +7,7 @@ export { ErrorEnvelope } from "./orgs.model";
 export const Visibility = t.Union([t.Literal("public"), t.Literal("private")], { description: "private styles are readable only by org members and keys with maps:read" });
 
 export const StyleJson = t.Record(t.String(), t.Unknown(), {
-  description: "MapLibre style JSON (version 8). Reference Mapstead assets with mapstead://tilesets/{owner}/{tileset}[@{version}] (source url), mapstead://fonts/{fontstack}/{range}.pbf (glyphs), mapstead://sprites/{owner}/{style} (sprite).",
+  description: "MapLibre style JSON (version 8). Reference Mapstead assets with mapstead://tilesets/{owner}/{tileset}[@{version}] (source url), mapstead://fonts/{fontstack}/{range}.pbf (glyphs), mapstead://sprites/{owner}/{style} (sprite). Absolute URLs on this server (PUBLIC_URL) in those places are checked the same way: a tileset or style another organization keeps private is refused however it is written. A style with text (text-field) needs glyphs, and every font it names must be installed.",
 });
 
 export const OrgParams = t.Object({ org: t.String({ description: "organization slug" }) });

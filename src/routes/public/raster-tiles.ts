@@ -1,7 +1,8 @@
 // Raster tiles of any published style, public like the style itself (CONTRACT.md):
 //   GET /styles/v1/{owner}/{style}[@{version}]/tiles/{256|512}/{z}/{x}/{y}[@2x].png
 //   GET /styles/v1/{owner}/{style}[@{version}]/tiles.json[?tile_size=256|512]   raster TileJSON
-// Versioned URLs are immutable; stable ones max-age=60; private styles `private`. Strong ETag, 304.
+// Versioned URLs are immutable; stable ones max-age=60; private styles, and public ones drawing a private
+// tileset, `private`. Strong ETag, 304.
 // A key may come in `access_token` (route facts), since tile URL templates cannot always send headers.
 import { Elysia, t } from "elysia";
 import { withRouteFacts } from "../../http/route-facts";
@@ -16,7 +17,8 @@ const TAGS = ["Raster tiles"];
 const INT = /^\d{1,8}$/;
 const TILE_Y = /^(\d{1,8})(@2x)?\.png$/;
 const envelope = (description: string) => ({ description, content: { "application/json": { schema: ErrorEnvelope } } });
-const CACHING = "Cache-Control: public, max-age=31536000, immutable for {style}@{version}; public, max-age=60 for the stable {style}; private for private styles. Strong ETag, If-None-Match gives 304.";
+const CACHING =
+  "Cache-Control: public, max-age=31536000, immutable for {style}@{version}; public, max-age=60 for the stable {style}; private for private styles, and for a public style drawing a private tileset of its organization (drawn for members and maps:read keys only, so no shared cache may keep the answer). Strong ETag (different for what different callers see), If-None-Match gives 304.";
 const PRIVATE =
   "Anonymous for a public style; a private style needs a key of its organization with maps:read, in X-API-Key or in the `access_token` query parameter (for clients that cannot send headers), or a member session.";
 const SECURITY: Record<string, string[]>[] = [{}, { apiKey: [] }, { accessToken: [] }, { session: [] }];

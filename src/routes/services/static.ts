@@ -72,7 +72,7 @@ function operation(summary: string, path: (keyof typeof PATH_PARAMETERS)[]): Ope
       "Mapbox's addlayer, setfilter and layer_id are not supported and answer 400 naming them; other query parameters are ignored. " +
       "Needs a key with static_maps, in X-API-Key or in the `access_token` query parameter (so the URL works as an <img src>), or a console session; " +
       "billable: X-RateLimit-* and X-Quota-* headers as for geocoding. A private style also needs maps:read or a member session, else 404. " +
-      "Cache-Control: private, max-age=86400 for a versioned style, private, max-age=60 for the stable one; strong ETag, If-None-Match gives 304. " +
+      "Cache-Control: private, max-age=86400 for a versioned style, private, max-age=60 for the stable one; strong ETag (different when a private tileset is drawn for one caller and not another), If-None-Match gives 304. " +
       "503 RENDER_BUSY (with Retry-After) when every renderer is busy and the queue is full; 503 RENDER_TIMEOUT when one render runs past RENDER_TIMEOUT_MS.",
     security: [{ apiKey: [] }, { accessToken: [] }, { session: [] }],
     parameters: [

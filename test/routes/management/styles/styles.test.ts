@@ -148,6 +148,88 @@ describe("style management", () => {
     expect((await create({ slug: "external", style: ext })).status).toBe(201);
   });
 
+  test("text needs glyphs: without them a text layer is refused (with the line to add), and its fonts are still checked", async () => {
+    const noGlyphs = (layout: Record<string, unknown>) => {
+      const style = mapStyle("acme") as Record<string, unknown> & { layers: { layout?: unknown }[] };
+      delete style.glyphs;
+      style.layers[2]!.layout = layout;
+      return style;
+    };
+    const cases: [Record<string, unknown>, string[]][] = [
+      // The reviewers' case: labels MapLibre GL JS would draw in a local font, and the server not at all.
+      [{ "text-field": ["get", "name"], "text-font": ["Comic Sans Bold"] }, ["glyphs", "layers[2].layout.text-font"]],
+      [{ "text-field": ["get", "name"] }, ["glyphs", "layers[2].layout.text-font"]],
+      [{ "text-field": ["get", "name"], "text-font": ["Noto Sans Regular"] }, ["glyphs"]],
+    ];
+    for (const [layout, paths] of cases) {
+      const res = await create({ slug: "no-glyphs", style: noGlyphs(layout) });
+      expect(res.status).toBe(422);
+      const { error } = await res.json();
+      expect(error.code).toBe("INVALID_STYLE");
+      expect(error.details.map((d: { path: string }) => d.path)).toEqual(paths);
+      expect(error.details[0].message).toBe(
+        'layer "labels" draws text (text-field), which needs "glyphs": add "glyphs": "mapstead://fonts/{fontstack}/{range}.pbf" to draw it in the installed fonts (without it, static images and raster tiles show no labels)',
+      );
+    }
+    const draft = await create({ slug: "no-glyphs", style: { ...noGlyphs({ "text-field": "x" }), layers: [] } });
+    expect(draft.status).toBe(201);
+    const put = await t.fetch("/api/v1/orgs/acme/styles/no-glyphs/draft", json(owner.headers, noGlyphs({ "text-field": "x", "text-font": ["Noto Sans Bold"] }), "PUT"));
+    expect(put.status).toBe(422);
+    expect((await put.json()).error.message).toStartWith('The style is invalid: glyphs: layer "labels" draws text');
+    // Icons alone need no glyphs.
+    expect((await t.fetch("/api/v1/orgs/acme/styles/no-glyphs/draft", json(owner.headers, noGlyphs({ "icon-image": "dot" }), "PUT"))).status).toBe(200);
+    expect((await t.fetch("/api/v1/orgs/acme/styles/no-glyphs", { method: "DELETE", headers: owner.headers })).status).toBe(204);
+  });
+
+  test("absolute URLs on this server are checked like the mapstead:// references they stand for", async () => {
+    // another organization's private style, whose raster tiles a source could name
+    expect((await t.fetch("/api/v1/orgs/other/styles", json(outsider.headers, { slug: "hidden-map", visibility: "private" }))).status).toBe(201);
+    expect((await t.fetch("/api/v1/orgs/other/styles/hidden-map/publish", { method: "POST", headers: outsider.headers })).status).toBe(200);
+    const withSource = (source: Record<string, unknown>) => ({ version: 8, sources: { s: source }, layers: [] });
+    const refused: [unknown, string, RegExp][] = [
+      // The reviewers' case: another organization's private tileset, by its TileJSON URL.
+      [withSource({ type: "vector", url: `${BASE}/tiles/v1/other/secret.json` }), "sources.s.url", /tileset 'other\/secret' does not exist or is not published/],
+      [withSource({ type: "vector", url: `${BASE}/tiles/v1/other/secret@1.json` }), "sources.s.url", /'other\/secret@1' does not exist/],
+      [withSource({ type: "vector", url: "HTTP://LOCALHOST:8080/tiles/v1/other/secret.json?x=1" }), "sources.s.url", /'other\/secret' does not exist/],
+      [withSource({ type: "vector", url: `${BASE}/tiles/v1/other/%73ecret.json` }), "sources.s.url", /'other\/secret' does not exist/],
+      [withSource({ type: "vector", url: "//localhost:8080/tiles/v1/other/secret.json" }), "sources.s.url", /'other\/secret' does not exist/],
+      [withSource({ type: "vector", tiles: [`${BASE}/tiles/v1/other/secret@1/{z}/{x}/{y}.pbf`] }), "sources.s.tiles[0]", /'other\/secret@1' does not exist/],
+      [withSource({ type: "raster", url: `${BASE}/styles/v1/other/hidden-map/tiles.json` }), "sources.s.url", /style 'other\/hidden-map' does not exist or is not published/],
+      [withSource({ type: "raster", tiles: [`${BASE}/styles/v1/other/hidden-map@1/tiles/256/{z}/{x}/{y}.png`] }), "sources.s.tiles[0]", /style 'other\/hidden-map@1' does not exist/],
+      // what the mapstead:// form refuses too: a tileset not published, vector tiles in a raster source
+      [withSource({ type: "vector", url: `${BASE}/tiles/v1/acme/draft-only.json` }), "sources.s.url", /not published/],
+      [withSource({ type: "raster", url: `${BASE}/tiles/v1/acme/countries.json` }), "sources.s.url", /holds vector tiles/],
+      // anything else on this server where a reference goes
+      [withSource({ type: "vector", url: `${BASE}/tiles/v1/other/secret/{z}/{x}/{y}.pbf` }), "sources.s.url", /points at this server but not at a tileset: use mapstead:\/\/tilesets/],
+      [withSource({ type: "vector", url: `${BASE}/api/v1/orgs/other/tilesets/secret` }), "sources.s.url", /points at this server but not at a tileset/],
+      [{ ...mapStyle("acme"), sprite: `${BASE}/styles/v1/other/hidden-map/sprite` }, "sprite", /only use its own sprite/],
+      [{ ...mapStyle("acme"), sprite: `${BASE}/api/v1/orgs/acme/styles/x/draft/sprite` }, "sprite", /not at a style's sprite: use mapstead:\/\/sprites/],
+      [{ ...mapStyle("acme", { font: "Comic Sans Bold" }), glyphs: `${BASE}/fonts/v1/{fontstack}/{range}.pbf` }, "layers[2].layout.text-font", /not installed: 'Comic Sans Bold'/],
+      [{ ...mapStyle("acme"), glyphs: `${BASE}/fonts/v1/{fontstack}.pbf` }, "glyphs", /not at its glyph template/],
+    ];
+    for (const [style, path, message] of refused) {
+      const res = await create({ slug: "absolute", style });
+      expect(res.status, JSON.stringify(style)).toBe(422);
+      const { error } = await res.json();
+      expect(error.code).toBe("INVALID_STYLE");
+      const hits = error.details.filter((d: { path: string; message: string }) => d.path === path && message.test(d.message));
+      expect(hits.length, `${path} ${message} in ${JSON.stringify(error.details)}`).toBe(1);
+    }
+    // What the organization may use passes, and the URLs are served as written (not pinned).
+    const fine = {
+      ...mapStyle("acme"),
+      glyphs: `${BASE}/fonts/v1/{fontstack}/{range}.pbf`,
+      sources: { countries: { type: "vector", url: `${BASE}/tiles/v1/acme/countries.json` }, pinned: { type: "vector", tiles: [`${BASE}/tiles/v1/acme/countries@1/{z}/{x}/{y}.pbf`] } },
+    };
+    expect((await create({ slug: "absolute", style: fine })).status).toBe(201);
+    expect((await t.fetch("/api/v1/orgs/acme/styles/absolute/publish", { method: "POST", headers: owner.headers })).status).toBe(200);
+    expect((await (await t.fetch("/styles/v1/acme/absolute@1")).json()).sources.countries.url).toBe(`${BASE}/tiles/v1/acme/countries.json`);
+    // Made public, the other organization's style may be drawn as raster tiles.
+    await t.fetch("/api/v1/orgs/other/styles/hidden-map", json(outsider.headers, { visibility: "public" }, "PATCH"));
+    expect((await create({ slug: "absolute-raster", style: withSource({ type: "raster", url: `${BASE}/styles/v1/other/hidden-map/tiles.json` }) })).status).toBe(201);
+    for (const slug of ["absolute", "absolute-raster"]) expect((await t.fetch(`/api/v1/orgs/acme/styles/${slug}`, { method: "DELETE", headers: owner.headers })).status).toBe(204);
+  });
+
   test("publish creates immutable versions that pin tileset versions; stable follows the tileset", async () => {
     const pub = await t.fetch("/api/v1/orgs/acme/styles/streets/publish", { method: "POST", headers: owner.headers });
     expect(pub.status).toBe(200);
