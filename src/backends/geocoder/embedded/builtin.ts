@@ -100,7 +100,8 @@ export async function builtinPlaces(): Promise<{ cities: PlaceRecord[]; countrie
   const capital = new Map<string, City>();
   const population = new Map<string, number>();
   const cityRecords = cities.map((c): PlaceRecord => {
-    population.set(c.country, (population.get(c.country) ?? 0) + c.population);
+    // A country's people: those of its places, not counting neighbourhoods twice (they lie inside them).
+    if (c.featureCode !== "PPLX") population.set(c.country, (population.get(c.country) ?? 0) + c.population);
     const best = capital.get(c.country);
     // The capital places its country; else the most populous place.
     if (!best || (c.featureCode === "PPLC") > (best.featureCode === "PPLC") || ((c.featureCode === "PPLC") === (best.featureCode === "PPLC") && c.population > best.population)) capital.set(c.country, c);
