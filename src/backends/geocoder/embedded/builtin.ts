@@ -35,6 +35,7 @@ import uk from "i18n-iso-countries/langs/uk.json";
 import vi from "i18n-iso-countries/langs/vi.json";
 import zh from "i18n-iso-countries/langs/zh.json";
 import { GEONAMES_ATTRIBUTION, importanceOf, layerOf } from "./geonames";
+import shortNames from "./short-names.json";
 import { builtinRegions, REGIONS_ATTRIBUTION } from "./regions";
 import type { NameRecord, PlaceRecord } from "./writer";
 
@@ -106,7 +107,10 @@ export async function builtinPlaces(): Promise<{ cities: PlaceRecord[]; countrie
     // The capital places its country; else the most populous place.
     if (!best || (c.featureCode === "PPLC") > (best.featureCode === "PPLC") || ((c.featureCode === "PPLC") === (best.featureCode === "PPLC") && c.population > best.population)) capital.set(c.country, c);
     const layer = layerOf("P", c.featureCode);
-    return { extId: String(c.id), layer, name: c.name, countryCode: c.country || null, admin1: c.adminCode || null, population: c.population, importance: importanceOf(layer, c.featureCode), lon: c.lon, lat: c.lat, names: [] };
+    // The name people use for New York City, Mexico City, Washington, D.C. (scripts/generate-short-names.ts).
+    const short = (shortNames as Record<string, string>)[c.id];
+    const names: NameRecord[] = short ? [{ name: short, lang: "" }] : [];
+    return { extId: String(c.id), layer, name: c.name, countryCode: c.country || null, admin1: c.adminCode || null, population: c.population, importance: importanceOf(layer, c.featureCode), lon: c.lon, lat: c.lat, names };
   });
   const names = countryNames();
   const countries: PlaceRecord[] = [];

@@ -143,7 +143,7 @@ const holdsWords = (query: string, name: string) => name === query || name.start
  * Ranking, in orders of magnitude of population: log10 of the place's population, plus its kind's
  * prior (geonames.ts importanceOf: capitals and seats above, areas below), plus TEXT_WEIGHT per unit of
  * text score: each tenth of confidence lost costs a tenfold population. So an exact name beats a name
- * starting with the query's words ("Washington, D.C." for "washington") unless that place has ten times
+ * starting with the query's words ("Frankfurt am Main" for "frankfurt") unless that place has ten times
  * the weight, and a word inside a longer name ("York" in "New York City") unless it has a hundred times.
  */
 const TEXT_WEIGHT = 10;
@@ -423,8 +423,8 @@ export function createSearch(db: Database, opts: SearchOptions) {
     const order = (a: Scored, b: Scored) => tier(b) - tier(a) || b.score - a.score;
     const scored = onePerPlace(found, geonamesBased(), order);
     scored.sort((a, b) => order(a, b) || b.row.population - a.row.population || a.row.id - b.row.id);
-    // Confidence reads in the order of the list: an answer ranked below another (a small town called
-    // exactly "Washington" after Washington, D.C.) is no surer than it.
+    // Confidence reads in the order of the list: an answer ranked below another (a town called exactly
+    // "Victoria" after Victoria de Durango, Mexico's city of 520,000) is no surer than it.
     const top = scored.slice(0, limit);
     for (let i = 1; i < top.length; i++) top[i]!.text = Math.min(top[i]!.text, top[i - 1]!.text);
     return answer(top, language);

@@ -58,10 +58,27 @@ test("a county seat no longer outranks a city thirty times its size", async () =
 test("an exact name beats a word of a larger place's name, and a name starting with the query's words beats smaller exact ones", async () => {
   // York (150,000 people) before New York City (8 million), whose name only holds the word.
   expect((await forward("york", 1))[0]!.properties.label).toBe("York, England, United Kingdom");
-  const washington = await forward("washington", 3);
-  expect(washington.map((f) => f.properties.name)).toEqual(["Washington", "Washington, D.C.", "Washington"]);
-  expect(washington[0]!.properties.layer).toBe("region");
-  expect(washington[2]!.properties.label).toBe("Washington, England, United Kingdom");
+  // Victoria de Durango (520,000 people) before the exact Victorias of 25,000, after those of 65,000 and more.
+  const victoria = await forward("victoria", 6);
+  expect(victoria.map((f) => f.properties.label).slice(3, 6)).toEqual([
+    "Victoria, Texas, United States of America",
+    "Victoria de Durango, Durango, Mexico",
+    "Victoria, CALABARZON, Philippines",
+  ]);
+  expect(confidences(victoria).slice(3)).toEqual([1, 0.9, 0.9]);
+});
+
+test("the city people call New York is New York City, and Washington is Washington, D.C.", async () => {
+  const newYork = await forward("new york", 2);
+  expect(labels(newYork)).toEqual(["New York City, New York, United States of America", "New York, United States of America"]);
+  expect(confidences(newYork)).toEqual([1, 1]);
+  expect(labels(await forward("washington", 3))).toEqual([
+    "Washington, D.C., District of Columbia, United States of America",
+    "Washington, United States of America",
+    "Washington, England, United Kingdom",
+  ]);
+  // Oklahoma City is never called "Oklahoma": the state comes first.
+  expect((await forward("oklahoma", 1))[0]!.properties).toMatchObject({ layer: "region", name: "Oklahoma" });
 });
 
 test("autocomplete's focus outweighs a distant country: near Paris, Texas, 'par' is that Paris", async () => {
