@@ -119,7 +119,9 @@ export async function builtinPlaces(): Promise<{ cities: PlaceRecord[]; countrie
     const n = names.get(alpha2);
     if (!at || !n) continue;
     const english = n.find((x) => x.lang === "en" && x.preferred)?.name ?? n[0]!.name;
-    countries.push({ extId: alpha2, layer: "country", name: english, countryCode: alpha2, admin1: null, population: population.get(alpha2) ?? 0, importance: importanceOf("country", ""), lon: at.lon, lat: at.lat, names: n });
+    // Its ISO code as a region has its own ("de" is Germany): first, before the cap on a place's names.
+    const withCode = [{ name: alpha2, lang: "abbr" }, ...n];
+    countries.push({ extId: alpha2, layer: "country", name: english, countryCode: alpha2, admin1: null, population: population.get(alpha2) ?? 0, importance: importanceOf("country", ""), lon: at.lon, lat: at.lat, names: withCode });
   }
   const regions = await builtinRegions(cities.map((c) => ({ country: c.country, admin1: c.adminCode, featureCode: c.featureCode, population: c.population, lon: c.lon, lat: c.lat })));
   return { cities: cityRecords, countries, regions };

@@ -54,8 +54,9 @@ export async function builtinRegions(seats: RegionSeat[]): Promise<PlaceRecord[]
       const names: NameRecord[] = [{ name: r.name, lang: "" }];
       for (const [lang, name] of Object.entries(r.names)) if (LANGUAGE.test(lang) && name) names.push({ name, lang, preferred: true });
       if (r.names.geonames) names.push({ name: r.names.geonames, lang: "" });
-      // "Springfield, IL" names its state by the code people write.
-      if (r.iso) names.push({ name: r.iso, lang: "abbr" });
+      // "Springfield, IL" names its state by the code people write; not a number (Burgenland's "1"),
+      // which nobody writes for a region and which matched any query of that number.
+      if (r.iso && !/\d/.test(r.iso)) names.push({ name: r.iso, lang: "abbr" });
       out.push({
         extId,
         layer: "region",

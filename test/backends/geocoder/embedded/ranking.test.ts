@@ -81,6 +81,15 @@ test("the city people call New York is New York City, and Washington is Washingt
   expect((await forward("oklahoma", 1))[0]!.properties).toMatchObject({ layer: "region", name: "Oklahoma" });
 });
 
+test("a bare ISO code finds the most important place of that code, and a number is no region's name", async () => {
+  expect(labels(await forward("ca", 2))).toEqual(["Canada", "California, United States of America"]);
+  expect((await forward("de", 1))[0]!.properties).toMatchObject({ layer: "country", country_code: "DE", confidence: 1 });
+  // Burgenland's ISO 3166-2 code is AT-1: "1" matched it, and every other region numbered 1, exactly.
+  for (const f of await forward("1")) expect(f.properties.layer).not.toBe("region");
+  // The codes people write after a comma still name the region.
+  expect((await forward("Springfield, IL", 1))[0]!.properties).toMatchObject({ region_a: "IL" });
+});
+
 test("autocomplete's focus outweighs a distant country: near Paris, Texas, 'par' is that Paris", async () => {
   // 15 km from Paris, Texas; Paraguay is 7,700 km away.
   const [top] = (await gazetteer.geocoder.autocomplete({ text: "par", limit: 3, language: "en", focus: { lon: -95.4, lat: 33.7 } })).features;

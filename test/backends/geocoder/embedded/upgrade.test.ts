@@ -183,10 +183,11 @@ test("a version 6 file ranks by this release's priors and populations, and its b
     WHEN importance = 0.6 THEN 0.3 WHEN importance = 0.4 THEN 0.15 WHEN importance = 0.1 THEN 0.08 WHEN importance = 0.05 THEN 0.04 ELSE importance END`);
   db.exec("UPDATE places SET population = 0 WHERE dataset = 'regions'");
   db.exec("UPDATE names SET population = 0 WHERE place_id IN (SELECT id FROM places WHERE dataset = 'regions')");
-  // Nor the name "New York" of New York City (geonameid 5128581).
-  const shortName = "place_id = (SELECT id FROM places WHERE dataset = 'geonames-cities1000' AND ext_id = '5128581') AND folded = 'new york'";
-  db.exec(unindexNames(shortName));
-  db.exec(`DELETE FROM names WHERE ${shortName}`);
+  // Nor the name "New York" of New York City (geonameid 5128581), nor countries' codes as names.
+  for (const added of ["place_id = (SELECT id FROM places WHERE dataset = 'geonames-cities1000' AND ext_id = '5128581') AND folded = 'new york'", "lang = 'abbr' AND place_id IN (SELECT id FROM places WHERE dataset = 'countries')"]) {
+    db.exec(unindexNames(added));
+    db.exec(`DELETE FROM names WHERE ${added}`);
+  }
   db.exec("UPDATE meta SET value = '6' WHERE key = 'schema_version'");
   db.close();
 
@@ -195,6 +196,7 @@ test("a version 6 file ranks by this release's priors and populations, and its b
     await upgraded.start();
     const forward = async (q: string) => (await upgraded.geocoder.forward({ q, limit: 5, language: "en" })).features.map((f) => f.properties);
     expect((await forward("new york"))[0]).toMatchObject({ name: "New York City", confidence: 1 });
+    expect((await forward("de"))[0]).toMatchObject({ layer: "country", country_code: "DE" });
     expect((await forward("california"))[0]).toMatchObject({ layer: "region", name: "California", country_code: "US" });
     expect((await forward("london")).map((p) => p.label).slice(0, 2)).toEqual(["London, England, United Kingdom", "London, Ontario, Canada"]);
     expect((await forward("golden state"))[0]).toMatchObject({ layer: "region", name: "California" });
