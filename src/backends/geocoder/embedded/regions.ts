@@ -50,9 +50,11 @@ export async function builtinRegions(seats: RegionSeat[]): Promise<PlaceRecord[]
       // Some subdivisions are listed twice (under two ISO codes): the first one is kept.
       if (!seat || taken.has(extId)) continue;
       taken.add(extId);
-      const english = r.names.en ?? r.name;
-      const names: NameRecord[] = [{ name: r.name, lang: "" }];
-      for (const [lang, name] of Object.entries(r.names)) if (LANGUAGE.test(lang) && name) names.push({ name, lang, preferred: true });
+      // The data names Malta's Victoria (MT-45) "mt", its country's code: that is no name, GeoNames' stands in.
+      const real = (name: string | undefined) => (name && name.toLowerCase() !== country.toLowerCase() ? name : undefined);
+      const english = real(r.names.en) ?? real(r.name) ?? r.names.geonames ?? r.name;
+      const names: NameRecord[] = real(r.name) ? [{ name: r.name, lang: "" }] : [];
+      for (const [lang, name] of Object.entries(r.names)) if (LANGUAGE.test(lang) && real(name)) names.push({ name, lang, preferred: true });
       if (r.names.geonames) names.push({ name: r.names.geonames, lang: "" });
       // "Springfield, IL" names its state by the code people write; not a number (Burgenland's "1"),
       // which nobody writes for a region and which matched any query of that number.

@@ -121,3 +121,10 @@ test("a region imported from admin1CodesASCII.txt counts the people of its place
     own.close();
   }
 }, 60_000);
+
+test("Malta's region of Victoria (MT-45) is called Victoria, not its country's code", async () => {
+  const [town] = await forward("Victoria, Malta", 1);
+  expect(town!.properties).toMatchObject({ label: "Victoria, Victoria, Malta", region: "Victoria", region_a: "45" });
+  // "mt" is Malta's code, no region's name.
+  expect((await forward("mt", 1))[0]!.properties).toMatchObject({ layer: "country", name: "Malta" });
+});
