@@ -35,6 +35,7 @@ import uk from "i18n-iso-countries/langs/uk.json";
 import vi from "i18n-iso-countries/langs/vi.json";
 import zh from "i18n-iso-countries/langs/zh.json";
 import { GEONAMES_ATTRIBUTION, importanceOf, layerOf } from "./geonames";
+import shortNames from "./short-names.json";
 import { builtinRegions, REGIONS_ATTRIBUTION } from "./regions";
 import type { NameRecord, PlaceRecord } from "./writer";
 
@@ -100,12 +101,16 @@ export async function builtinPlaces(): Promise<{ cities: PlaceRecord[]; countrie
   const capital = new Map<string, City>();
   const population = new Map<string, number>();
   const cityRecords = cities.map((c): PlaceRecord => {
-    population.set(c.country, (population.get(c.country) ?? 0) + c.population);
+    // A country's people: those of its places, not counting neighbourhoods twice (they lie inside them).
+    if (c.featureCode !== "PPLX") population.set(c.country, (population.get(c.country) ?? 0) + c.population);
     const best = capital.get(c.country);
     // The capital places its country; else the most populous place.
     if (!best || (c.featureCode === "PPLC") > (best.featureCode === "PPLC") || ((c.featureCode === "PPLC") === (best.featureCode === "PPLC") && c.population > best.population)) capital.set(c.country, c);
     const layer = layerOf("P", c.featureCode);
-    return { extId: String(c.id), layer, name: c.name, countryCode: c.country || null, admin1: c.adminCode || null, population: c.population, importance: importanceOf(layer, c.featureCode), lon: c.lon, lat: c.lat, names: [] };
+    // The name people use for New York City, Mexico City, Washington, D.C. (scripts/generate-short-names.ts).
+    const short = (shortNames as Record<string, string>)[c.id];
+    const names: NameRecord[] = short ? [{ name: short, lang: "" }] : [];
+    return { extId: String(c.id), layer, name: c.name, countryCode: c.country || null, admin1: c.adminCode || null, population: c.population, importance: importanceOf(layer, c.featureCode), lon: c.lon, lat: c.lat, names };
   });
   const names = countryNames();
   const countries: PlaceRecord[] = [];
@@ -114,7 +119,9 @@ export async function builtinPlaces(): Promise<{ cities: PlaceRecord[]; countrie
     const n = names.get(alpha2);
     if (!at || !n) continue;
     const english = n.find((x) => x.lang === "en" && x.preferred)?.name ?? n[0]!.name;
-    countries.push({ extId: alpha2, layer: "country", name: english, countryCode: alpha2, admin1: null, population: population.get(alpha2) ?? 0, importance: importanceOf("country", ""), lon: at.lon, lat: at.lat, names: n });
+    // Its ISO code as a region has its own ("de" is Germany): first, before the cap on a place's names.
+    const withCode = [{ name: alpha2, lang: "abbr" }, ...n];
+    countries.push({ extId: alpha2, layer: "country", name: english, countryCode: alpha2, admin1: null, population: population.get(alpha2) ?? 0, importance: importanceOf("country", ""), lon: at.lon, lat: at.lat, names: withCode });
   }
   const regions = await builtinRegions(cities.map((c) => ({ country: c.country, admin1: c.adminCode, featureCode: c.featureCode, population: c.population, lon: c.lon, lat: c.lat })));
   return { cities: cityRecords, countries, regions };

@@ -21,12 +21,28 @@ export function layerOf(featureClass: string, featureCode: string): string {
   return "venue";
 }
 
-const IMPORTANCE: Record<string, number> = { PPLC: 0.3, PPLG: 0.15, PPLA: 0.15, PPLA2: 0.08, PPLA3: 0.04, ADM1: 0.25, ADM2: 0.1 };
+/**
+ * What a place's kind adds to its rank, in orders of magnitude of population (search.ts ranks by
+ * log10 of population plus this): a capital ranks as a place of 4 times its people (10^0.6), the seat
+ * of a first-level region 2.5 times, of a county 1.25 times.
+ */
+const SEATS: Record<string, number> = { PPLC: 0.6, PPLG: 0.4, PPLA: 0.4, PPLA2: 0.1, PPLA3: 0.05 };
+/** A country ranks as 10 times its people: its name mostly means the country, not its capital. */
+const COUNTRY = 1;
+/**
+ * An administrative area (region, county, commune) ranks as a tenth of its people: a name more often
+ * means the place than the area around it (the city of Zurich before its canton), unless the area is
+ * far larger (the state of California before California, Missouri).
+ */
+const AREA = -1;
+/** Layers of administrative areas. */
+export const ADMIN_LAYERS = ["region", "county", "localadmin", "macroregion"];
 
-/** A prior for ranking equal text matches beyond population: capitals and administrative seats first. */
+/** A place's prior for ranking, in orders of magnitude of population, by its layer and GeoNames feature code. */
 export function importanceOf(layer: string, featureCode: string): number {
-  if (layer === "country") return 0.5;
-  return IMPORTANCE[featureCode] ?? 0;
+  if (layer === "country") return COUNTRY;
+  if (ADMIN_LAYERS.includes(layer)) return AREA;
+  return SEATS[featureCode] ?? 0;
 }
 
 function coordinate(raw: string, what: "latitude" | "longitude"): number {

@@ -3,10 +3,10 @@
 // inflates and parses the file (dump-thread.ts). Geoname rows (allCountries, citiesN, XX) become
 // places; alternateNamesV2 rows become names of places already imported; admin1CodesASCII rows become
 // regions, placed at their seat among the places already there.
-import { GEONAMES_ATTRIBUTION } from "./geonames";
+import { GEONAMES_ATTRIBUTION, importanceOf } from "./geonames";
 import type { Gazetteer } from "./gazetteer";
 import { BUILTIN_DATASETS } from "./builtin";
-import { listDatasets } from "./store";
+import { listDatasets, regionPeople } from "./store";
 import type { Database } from "bun:sqlite";
 import { unpackBatch, type Admin1Row, type AlternateName, type DumpFormat, type PackedBatch } from "./dump-batch";
 import { InvalidGazetteerData } from "./dump-reader";
@@ -134,6 +134,7 @@ export async function writeGeonamesFile(db: Database, path: string, opts: Geonam
   let writer: DatasetWriter | null = null;
   let kind: DatasetKind | null = null;
   let seats: ReturnType<typeof regionSeats> | null = null;
+  let people: ReturnType<typeof regionPeople> | null = null;
   let dataset = "";
   const progress: ImportProgress = { bytesRead: 0, totalBytes, lines: 0, places: 0, names: 0, stage: "reading" };
   let skipped = 0;
@@ -158,10 +159,12 @@ export async function writeGeonamesFile(db: Database, path: string, opts: Geonam
         progress.places++;
       } else if (batch.format === "admin1") {
         const r = record as Admin1Row;
-        const seat = (seats ??= regionSeats(db)).get(`${r.country}.${r.admin1}`);
+        const key = `${r.country}.${r.admin1}`;
+        const seat = (seats ??= regionSeats(db)).get(key);
         if (seat) {
           const names = r.ascii && r.ascii !== r.name ? [{ name: r.ascii, lang: "" }] : [];
-          w.addPlace({ extId: r.geonameId, layer: "region", name: r.name, countryCode: r.country, admin1: r.admin1, population: 0, importance: 0, lon: seat.lon, lat: seat.lat, names });
+          const population = (people ??= regionPeople(db)).get(key) ?? 0;
+          w.addPlace({ extId: r.geonameId, layer: "region", name: r.name, countryCode: r.country, admin1: r.admin1, population, importance: importanceOf("region", "ADM1"), lon: seat.lon, lat: seat.lat, names });
           progress.places++;
         } else skipped++;
       } else {

@@ -2,8 +2,8 @@
 // (exact and prefix matches on the folded-name B-tree, words inside names from the word index) and,
 // when those find too little, typo candidates: names sharing the query's first letters, and names
 // holding a word within a typo of one of the query's (word-typos.ts), re-ranked by edit distance. Each place
-// keeps its best-matching name; places rank by text match, then population and importance (and
-// distance to `focus` for autocomplete).
+// keeps its best-matching name; places rank by one weight of population, kind and text match (and
+// distance to `focus` for autocomplete): see TEXT_WEIGHT.
 import type { Database } from "bun:sqlite";
 import { alpha2Of, alpha3Of } from "../countries";
 import type { AutocompleteQuery, BBox, ForwardQuery, GeocodeAnswer, Place, ReverseQuery } from "../types";
@@ -117,17 +117,39 @@ function onePerPlace(scored: Scored[], geonamesBased: Set<string>, first: (a: Sc
 }
 
 const roundKm = (km: number) => Math.round(km * 1000) / 1000;
-const popularity = (population: number) => Math.min(1, Math.log10(population + 1) / 7);
 
-/** How well the folded query matches a folded name, 0 when it does not (typos are scored elsewhere). */
+const WHOLE_WORDS_FIRST = 0.9;
+const WHOLE_WORDS_INSIDE = 0.8;
+/**
+ * How well the folded query matches a folded name, 0 when it does not (typos are scored elsewhere):
+ * the answer's `confidence`. Whole words score above the letters of an unfinished one.
+ */
 function textScore(query: string, name: string): number {
   if (name === query) return 1;
   const ratio = query.length / name.length;
+  // The name's first words ("washington" in "washington d c").
+  if (name.startsWith(`${query} `)) return WHOLE_WORDS_FIRST;
+  // Words inside the name ("new york" in "east new york").
+  if (name.includes(` ${query} `) || name.endsWith(` ${query}`)) return WHOLE_WORDS_INSIDE;
   if (name.startsWith(query)) return 0.75 + 0.15 * ratio;
   if (name.includes(` ${query}`)) return 0.6 + 0.1 * ratio;
   if (name.includes(query)) return 0.4;
   return 0;
 }
+/** Whether the name holds the folded query as whole words: the whole name, its first words or words inside. */
+const holdsWords = (query: string, name: string) => name === query || name.startsWith(`${query} `) || name.includes(` ${query} `) || name.endsWith(` ${query}`);
+
+/**
+ * Ranking, in orders of magnitude of population: log10 of the place's population, plus its kind's
+ * prior (geonames.ts importanceOf: capitals and seats above, areas below), plus TEXT_WEIGHT per unit of
+ * text score: each tenth of confidence lost costs a tenfold population. So an exact name beats a name
+ * starting with the query's words ("Frankfurt am Main" for "frankfurt") unless that place has ten times
+ * the weight, and a word inside a longer name ("York" in "New York City") unless it has a hundred times.
+ */
+const TEXT_WEIGHT = 10;
+/** Autocomplete's focus bonus near the point (a place there ranks as one 10,000 times larger), falling by e every FOCUS_KM. */
+const FOCUS_WEIGHT = 4;
+const FOCUS_KM = 150;
 
 /** A folded word as an FTS5 string (folded words hold only letters and digits; quoted all the same). */
 const ftsWord = (s: string) => `"${s.replaceAll('"', '""')}"`;
@@ -388,19 +410,24 @@ export function createSearch(db: Database, opts: SearchOptions) {
     const countries = country?.map((c) => (c.length === 3 ? alpha2Of(c) : c)).filter((c): c is string => !!c);
     const found = [...candidates(context.name, filters(bbox, countries?.length ? countries : undefined, context.areas), limit, autocomplete).values()];
     for (const s of found) {
-      s.score = s.text + 0.3 * popularity(s.row.population) + s.row.importance;
+      s.score = Math.log10(s.row.population + 1) + s.row.importance + TEXT_WEIGHT * s.text;
       if (focus) {
         s.distance = distanceKm(focus.lon, focus.lat, s.row.lon, s.row.lat);
-        s.score += 0.5 * Math.exp(-s.distance / 150);
+        s.score += FOCUS_WEIGHT * Math.exp(-s.distance / FOCUS_KM);
       }
     }
-    // A forward query names a place: one called exactly that comes first, however small, before the
-    // larger places whose names only start with it (autocomplete, still typing, ranks them together).
-    const tier = (s: Scored) => (!autocomplete && s.text >= 1 ? 1 : 0);
+    // A forward query names a place in whole words: the places whose names hold them come first, however
+    // small, before larger places whose names only start with its letters ("Placename5" before
+    // "Placename500") or are typos of it; autocomplete, still typing, ranks them together.
+    const tier = (s: Scored) => (!autocomplete && holdsWords(context.name, s.row.folded) ? 1 : 0);
     const order = (a: Scored, b: Scored) => tier(b) - tier(a) || b.score - a.score;
     const scored = onePerPlace(found, geonamesBased(), order);
     scored.sort((a, b) => order(a, b) || b.row.population - a.row.population || a.row.id - b.row.id);
-    return answer(scored.slice(0, limit), language);
+    // Confidence reads in the order of the list: an answer ranked below another (a town called exactly
+    // "Victoria" after Victoria de Durango, Mexico's city of 520,000) is no surer than it.
+    const top = scored.slice(0, limit);
+    for (let i = 1; i < top.length; i++) top[i]!.text = Math.min(top[i]!.text, top[i - 1]!.text);
+    return answer(top, language);
   }
 
   function reverse(q: ReverseQuery): GeocodeAnswer {

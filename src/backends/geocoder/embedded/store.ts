@@ -11,7 +11,7 @@ import { WORD_DELETES } from "./word-typos";
 
 export const GAZETTEER_FILE = "gazetteer.sqlite";
 /** Bumped when the schema or the built-in data changes: an older file is rebuilt. */
-export const SCHEMA_VERSION = "6";
+export const SCHEMA_VERSION = "7";
 
 export const gazetteerPath = (dataDir: string) => join(dataDir, GAZETTEER_FILE);
 
@@ -125,6 +125,23 @@ export interface DatasetInfo {
 
 export function listDatasets(db: Database): DatasetInfo[] {
   return db.query<DatasetInfo, []>("SELECT name, kind, attribution, places, names, updated_at FROM datasets ORDER BY kind = 'builtin' DESC, name").all();
+}
+
+/**
+ * The people of each region (`CC.admin1`), which admin1CodesASCII.txt does not give: those of its
+ * places in the gazetteer, each place once however many datasets hold it (by geonameid), not
+ * counting neighbourhoods (they lie inside places).
+ */
+export function regionPeople(db: Database): Map<string, number> {
+  const rows = db
+    .query<{ key: string; people: number }, []>(
+      `SELECT key, SUM(population) AS people FROM (
+         SELECT country_code || '.' || admin1 AS key, MAX(population) AS population FROM places
+         WHERE admin1 IS NOT NULL AND country_code IS NOT NULL AND layer = 'locality' GROUP BY ext_id, key)
+       GROUP BY key`,
+    )
+    .all();
+  return new Map(rows.map((r) => [r.key, r.people]));
 }
 
 export function metaValue(db: Database, key: string): string | null {

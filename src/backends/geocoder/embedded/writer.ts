@@ -70,7 +70,11 @@ const IMPORT_CACHE_KIB = 256 * 1024;
 const INDEX_SORT_RUN_KIB = 4 * 1024;
 const INDEX_SORT_THREADS = Math.min(4, availableParallelism());
 
-export function createDatasetWriter(db: Database, dataset: { name: string; kind: DatasetKind; attribution: string }, mode: WriteMode) {
+/**
+ * `keepAddedNames`: a place updated in "add" mode keeps the names other datasets gave it (alternate
+ * names), which an import's update drops; the upgrade that brings built-in places up to date uses it.
+ */
+export function createDatasetWriter(db: Database, dataset: { name: string; kind: DatasetKind; attribution: string }, mode: WriteMode, opts: { keepAddedNames?: boolean } = {}) {
   const findPlace = db.query<{ id: number }, [string, string]>("SELECT id FROM places WHERE dataset = ? AND ext_id = ?");
   const PLACE_ROW = ["id", "dataset", "ext_id", "layer", "name", "country_code", "admin1", "abbr", "population", "importance", "lon", "lat"];
   const insertPlace = insertRows(db, "places", PLACE_ROW, 1);
@@ -97,8 +101,11 @@ export function createDatasetWriter(db: Database, dataset: { name: string; kind:
       insertPlace.run(...row);
     }
   });
-  const unindexPlaceNames = db.query<null, [number]>(unindexNames("place_id = ?1"));
-  const dropPlaceNames = db.query<{ dataset: string }, [number]>("DELETE FROM names WHERE place_id = ? RETURNING dataset");
+  // Only the place's own names ('') when others' are kept (their copy of its population follows it).
+  const ofPlace = opts.keepAddedNames ? "place_id = ?1 AND dataset = ''" : "place_id = ?1";
+  const unindexPlaceNames = db.query<null, [number]>(unindexNames(ofPlace));
+  const dropPlaceNames = db.query<{ dataset: string }, [number]>(`DELETE FROM names WHERE ${ofPlace} RETURNING dataset`);
+  const setNamesPopulation = db.query<null, [number, number]>("UPDATE names SET population = ?2 WHERE place_id = ?1");
   /** What this import changes in each dataset's count of names, written at commit. */
   const namesDelta = new Map<string, number>();
   const adjust = (name: string, by: number) => namesDelta.set(name, (namesDelta.get(name) ?? 0) + by);
@@ -157,8 +164,9 @@ export function createDatasetWriter(db: Database, dataset: { name: string; kind:
         updatePlace.run(p.layer, p.name, p.countryCode, p.admin1, p.abbr ?? null, p.population, p.importance, p.lon, p.lat, id);
         names.flush();
         unindexPlaceNames.run(id);
-        // The place's names go, those other datasets gave it too (as before its update).
+        // The place's names go, those other datasets gave it too (as before its update), unless kept.
         for (const gone of dropPlaceNames.all(id)) adjust(gone.dataset || dataset.name, -1);
+        if (opts.keepAddedNames) setNamesPopulation.run(id, p.population);
       } else {
         id = nextPlaceId++;
         // Arguments, not an array per place: garbage the build of the built-in data peaked 30 MB higher with.

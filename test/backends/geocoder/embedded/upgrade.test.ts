@@ -4,17 +4,18 @@
 // file (names indexed by trigrams) gets its word index and typo table, so typos in names of several
 // words are found in what it had imported; a version 5 file (a word index with a size per name, every
 // name carrying its dataset's name) gets the word index without and '' for its datasets' own names,
-// and deleting a dataset removes its words.
+// and deleting a dataset removes its words; a version 6 file (ranking priors on another scale, regions
+// without population) ranks as a new build does.
 import { expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
 import { writeFileSync } from "node:fs";
 import { createGazetteer } from "../../../../src/backends/geocoder/embedded/gazetteer";
 import { importGeonamesFile } from "../../../../src/backends/geocoder/embedded/import-file";
-import { GAZETTEER_FILE, SCHEMA_VERSION } from "../../../../src/backends/geocoder/embedded/store";
+import { GAZETTEER_FILE, SCHEMA_VERSION, unindexNames } from "../../../../src/backends/geocoder/embedded/store";
 import { deleteDataset } from "../../../../src/backends/geocoder/embedded/writer";
 import { silentLogger } from "../../../../src/log";
-import { dataDirWithGazetteer, VILLAGES_TSV } from "./fixtures";
+import { alternateNameRow, dataDirWithGazetteer, VILLAGES_TSV } from "./fixtures";
 
 /** A data dir whose gazetteer (current schema) holds an imported "swiss" dataset, closed again. */
 async function dataDirWithSwissImport(): Promise<string> {
@@ -162,5 +163,56 @@ test("a version 5 file gets the word index without sizes and its own names witho
   expect(holding("tupfingen")).toEqual({ n: 1 });
   expect(deleteDataset(after, "swiss")).toBe(true);
   expect(holding("tupfingen")).toEqual({ n: 0 });
+  after.close();
+}, 60_000);
+
+test("a version 6 file ranks by this release's priors and populations, and its built-in places keep the names imports gave them", async () => {
+  const dataDir = await dataDirWithSwissImport();
+  // An alternate name an import gave a built-in region (the state of California, geonameid 5332921).
+  const alternates = join(dataDir, "alternateNamesV2.txt");
+  writeFileSync(alternates, alternateNameRow(1, 5332921, "en", "Golden State") + "\n");
+  const gazetteer = createGazetteer({ dataDir, log: silentLogger });
+  await importGeonamesFile(gazetteer, alternates, { mode: "add" });
+  await gazetteer.settled();
+  gazetteer.close();
+
+  // What version 6 wrote: priors on the old scale (countries 0.5, capitals 0.3, first-level seats 0.15,
+  // county seats 0.08, imported first-level regions 0.25), and built-in regions without population or prior.
+  const db = new Database(join(dataDir, GAZETTEER_FILE));
+  db.exec(`UPDATE places SET importance = CASE WHEN layer = 'country' THEN 0.5 WHEN dataset = 'regions' THEN 0 WHEN layer = 'region' THEN 0.25
+    WHEN importance = 0.6 THEN 0.3 WHEN importance = 0.4 THEN 0.15 WHEN importance = 0.1 THEN 0.08 WHEN importance = 0.05 THEN 0.04 ELSE importance END`);
+  db.exec("UPDATE places SET population = 0 WHERE dataset = 'regions'");
+  db.exec("UPDATE names SET population = 0 WHERE place_id IN (SELECT id FROM places WHERE dataset = 'regions')");
+  // Nor the name "New York" of New York City (geonameid 5128581), nor countries' codes as names.
+  for (const added of ["place_id = (SELECT id FROM places WHERE dataset = 'geonames-cities1000' AND ext_id = '5128581') AND folded = 'new york'", "lang = 'abbr' AND place_id IN (SELECT id FROM places WHERE dataset = 'countries')"]) {
+    db.exec(unindexNames(added));
+    db.exec(`DELETE FROM names WHERE ${added}`);
+  }
+  db.exec("UPDATE meta SET value = '6' WHERE key = 'schema_version'");
+  db.close();
+
+  const upgraded = createGazetteer({ dataDir, log: silentLogger });
+  try {
+    await upgraded.start();
+    const forward = async (q: string) => (await upgraded.geocoder.forward({ q, limit: 5, language: "en" })).features.map((f) => f.properties);
+    expect((await forward("new york"))[0]).toMatchObject({ name: "New York City", confidence: 1 });
+    expect((await forward("de"))[0]).toMatchObject({ layer: "country", country_code: "DE" });
+    expect((await forward("california"))[0]).toMatchObject({ layer: "region", name: "California", country_code: "US" });
+    expect((await forward("london")).map((p) => p.label).slice(0, 2)).toEqual(["London, England, United Kingdom", "London, Ontario, Canada"]);
+    expect((await forward("golden state"))[0]).toMatchObject({ layer: "region", name: "California" });
+    // The imported canton (1.5 million people in the dump) is an area too: the city of Zurich comes first.
+    expect((await forward("zurich"))[0]).toMatchObject({ layer: "locality", name: "Zürich" });
+  } finally {
+    upgraded.close();
+  }
+  const after = new Database(join(dataDir, GAZETTEER_FILE), { readonly: true });
+  expect(after.query("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: SCHEMA_VERSION });
+  const prior = (dataset: string, extId: string) => after.query("SELECT importance, population FROM places WHERE dataset = ? AND ext_id = ?").get(dataset, extId);
+  expect(prior("countries", "FR")).toMatchObject({ importance: 1 });
+  expect(prior("geonames-cities1000", "2988507")).toMatchObject({ importance: 0.6 });
+  expect(prior("swiss", "2657895")).toEqual({ importance: -1, population: 1_500_000 });
+  expect((prior("regions", "5332921") as { population: number }).population).toBeGreaterThan(30_000_000);
+  // The names of the refreshed places carry its population again, those an import gave them too.
+  expect(after.query("SELECT COUNT(*) AS n FROM names WHERE place_id = (SELECT id FROM places WHERE dataset = 'regions' AND ext_id = '5332921') AND population = 0").get()).toEqual({ n: 0 });
   after.close();
 }, 60_000);

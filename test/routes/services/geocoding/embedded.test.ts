@@ -40,6 +40,15 @@ describe("forward", () => {
     expect(body.geocoding.query).toEqual({ q: "paris", limit: 5, language: "en" });
   });
 
+  test("the well-known place first, small namesakes after, confidence falling down the list", async () => {
+    const top = async (q: string, limit = 2) => labels((await places(`/geocoding/v1/forward?q=${encodeURIComponent(q)}&limit=${limit}`)).features);
+    expect(await top("california", 1)).toEqual(["California, United States of America"]);
+    expect(await top("new york")).toEqual(["New York City, New York, United States of America", "New York, United States of America"]);
+    expect(await top("london")).toEqual(["London, England, United Kingdom", "London, Ontario, Canada"]);
+    const confidence = (await places("/geocoding/v1/forward?q=frankfurt&limit=5")).features.map((f) => f.properties.confidence as number);
+    expect(confidence).toEqual([...confidence].sort((a, b) => b - a));
+  });
+
   test("a prefix finds the big city first; accents and case do not matter", async () => {
     expect(labels((await places("/geocoding/v1/forward?q=lond&limit=1")).features)).toEqual(["London, England, United Kingdom"]);
     expect(labels((await places("/geocoding/v1/forward?q=SAO%20PAULO&limit=1")).features)).toEqual(["São Paulo, São Paulo, Brazil"]);
