@@ -4,6 +4,7 @@
 // the port and keeps the single-instance duties (src/cluster/supervisor.ts).
 import type { CliCommand } from "./command";
 import { configOrExit } from "./runtime";
+import { claimDataDir, DataDirInUse } from "./server-lock";
 import { openDatabase } from "../db/client";
 import { migrate } from "../db/migrate";
 import { createContext } from "../context";
@@ -52,6 +53,16 @@ export const serveCommand: CliCommand = {
     }
     const log = createLogger(config.logLevel);
     const handle = openDatabase(config.dataDir);
+    let lock: { release(): void };
+    try {
+      lock = claimDataDir(config.dataDir, config.port);
+    } catch (err) {
+      if (!(err instanceof DataDirInUse)) throw err;
+      handle.sqlite.close();
+      printErr(`mapstead: ${err.message}`);
+      return 1;
+    }
+    process.on("exit", () => lock.release());
     const applied = migrate(handle.sqlite);
     if (applied.length) log.info("migrations applied", { migrations: applied });
     const ctx = createContext(config, handle, log);
@@ -71,6 +82,7 @@ export const serveCommand: CliCommand = {
       if (app) await drain(app.server, log);
       else await cluster?.stop();
       await ctx.shutdown();
+      lock.release();
       log.info("stopped");
       process.exit(0);
     };

@@ -1,0 +1,77 @@
+// One server per DATA_DIR. Two servers on one data directory both run, each with its own rate-limit
+// buckets (twice the calls a key may make) and its own setup token (the second replaced the first's),
+// so `serve` takes DATA_DIR/server.lock, naming its pid, host and port, and a second start is refused
+// while that server lives. A lock whose process is gone (kill -9, a crash, a container restarted under
+// the same pid) is taken over.
+import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
+import { hostname } from "node:os";
+import { join } from "node:path";
+
+interface LockInfo {
+  pid: number;
+  host: string;
+  port: number;
+  started_at: string;
+}
+
+export class DataDirInUse extends Error {}
+
+const lockPath = (dataDir: string) => join(dataDir, "server.lock");
+
+function readLock(path: string): LockInfo | null {
+  try {
+    return JSON.parse(readFileSync(path, "utf8")) as LockInfo;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether the lock's server still runs: its process exists on this host and is a Mapstead one. */
+function holderAlive(lock: LockInfo): boolean {
+  // Another host (a container's new hostname after a restart): nothing to ask; SQLite in DATA_DIR is
+  // not shared across machines anyway.
+  if (lock.host !== hostname() || lock.pid === process.pid || !Number.isSafeInteger(lock.pid) || lock.pid <= 0) return false;
+  try {
+    process.kill(lock.pid, 0);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EPERM") return false;
+  }
+  try {
+    // A pid reused by an unrelated process after a crash does not hold the lock.
+    const cmdline = readFileSync(`/proc/${lock.pid}/cmdline`, "utf8");
+    return /mapstead|main\.ts/.test(cmdline);
+  } catch {
+    return true;
+  }
+}
+
+/** Takes DATA_DIR's server lock, or throws DataDirInUse naming the server that holds it. */
+export function claimDataDir(dataDir: string, port: number): { release(): void } {
+  const path = lockPath(dataDir);
+  const info: LockInfo = { pid: process.pid, host: hostname(), port, started_at: new Date().toISOString() };
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const fd = openSync(path, "wx", 0o640);
+      writeSync(fd, JSON.stringify(info) + "\n");
+      closeSync(fd);
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST" || attempt > 0) throw err;
+      const held = readLock(path);
+      if (held && holderAlive(held))
+        throw new DataDirInUse(
+          `another Mapstead server (pid ${held.pid}, port ${held.port}, since ${held.started_at}) serves DATA_DIR ${dataDir}; stop it first, or give this one another DATA_DIR (${path} says which holds it)`,
+        );
+      unlinkSync(path);
+    }
+  }
+  let released = false;
+  return {
+    release() {
+      if (released) return;
+      released = true;
+      // Only our own lock: a server that took over a lock it thought stale must keep it.
+      if (readLock(path)?.pid === process.pid) unlinkSync(path);
+    },
+  };
+}

@@ -1,0 +1,48 @@
+// One server per DATA_DIR: a second `serve` on the same data directory is refused while the first runs
+// (each would keep its own rate limits and setup token), and a lock left by a server that died is taken
+// over.
+import { expect, test } from "bun:test";
+import { existsSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
+import { join } from "node:path";
+import { runBinary, startBinary } from "../support/binary";
+import { tempDir } from "../support/temp";
+
+test("a second server on the same DATA_DIR is refused, naming the first; after it stops, one may start", async () => {
+  const dataDir = join(tempDir("mapstead-lock-"), "data");
+  const first = await startBinary({ dataDir });
+  try {
+    const second = await runBinary(["serve"], { env: { DATA_DIR: dataDir, HOST: "127.0.0.1", PORT: "0" } });
+    expect(second.exitCode).toBe(1);
+    expect(second.stderr).toContain(`another Mapstead server (pid ${first.pid}, port ${first.port}`);
+    expect(second.stderr).toContain(`serves DATA_DIR ${dataDir}`);
+    // The first goes on serving.
+    expect((await first.fetch("/health")).status).toBe(200);
+  } finally {
+    expect(await first.stop("SIGTERM")).toBe(0);
+  }
+  expect(existsSync(join(dataDir, "server.lock"))).toBe(false);
+  const again = await startBinary({ dataDir });
+  expect((await again.fetch("/health")).status).toBe(200);
+  await again.stop("SIGTERM");
+}, 120_000);
+
+test("a lock whose server is gone (killed, or a pid another process now has) is taken over", async () => {
+  const dataDir = join(tempDir("mapstead-lock-"), "data");
+  const killed = await startBinary({ dataDir });
+  await killed.stop("SIGKILL");
+  expect(existsSync(join(dataDir, "server.lock"))).toBe(true);
+  const after = await startBinary({ dataDir });
+  expect((await after.fetch("/health")).status).toBe(200);
+  await after.stop("SIGTERM");
+  // A live process that is not Mapstead now has the lock's pid.
+  const other = Bun.spawn(["sleep", "60"]);
+  try {
+    writeFileSync(join(dataDir, "server.lock"), JSON.stringify({ pid: other.pid, host: hostname(), port: 1, started_at: "then" }));
+    const reused = await startBinary({ dataDir });
+    expect((await reused.fetch("/health")).status).toBe(200);
+    await reused.stop("SIGTERM");
+  } finally {
+    other.kill();
+  }
+}, 120_000);
