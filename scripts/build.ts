@@ -68,6 +68,18 @@ export function workerEntrypoints(): string[] {
   return [...found].sort();
 }
 
+/**
+ * The commit being built, for the binary's version (src/build-info.ts): 12 hex digits, ".dirty" when
+ * the working tree has changes; null outside a git checkout.
+ */
+export function buildCommit(): string | null {
+  const git = (...a: string[]) => Bun.spawnSync(["git", ...a], { cwd: ROOT, stdout: "pipe", stderr: "ignore" });
+  const head = git("rev-parse", "--short=12", "HEAD");
+  if (head.exitCode !== 0) return null;
+  const dirty = git("status", "--porcelain", "--untracked-files=no").stdout.toString().trim() !== "";
+  return head.stdout.toString().trim() + (dirty ? ".dirty" : "");
+}
+
 /** Compiles src/main.ts into `outfile` (written to a temp name first, so a failed build leaves no half file). */
 export function compile(opts: { outfile: string; bunTarget?: string; executablePath?: string; quiet?: boolean }): { ok: boolean; output: string } {
   const tmp = `${opts.outfile}.tmp-${process.pid}`;
@@ -75,6 +87,8 @@ export function compile(opts: { outfile: string; bunTarget?: string; executableP
   // Bun's HTTP parser answers a bare 431 above 16 KiB of headers; raising its ceiling lets the app's own
   // 16 KiB check answer in the error envelope with a request id instead.
   args.push(`--compile-exec-argv=--max-http-header-size=${MAX_HTTP_HEADER_BYTES}`);
+  const commit = buildCommit();
+  if (commit) args.push("--define", `MAPSTEAD_BUILD=${JSON.stringify(commit)}`);
   if (opts.bunTarget) args.push("--target", opts.bunTarget);
   if (opts.executablePath) args.push("--compile-executable-path", opts.executablePath);
   const r = Bun.spawnSync(args, { cwd: ROOT, stdout: "pipe", stderr: "pipe", env: { ...process.env, NO_COLOR: "1" } });

@@ -5,7 +5,7 @@ import type { Database } from "bun:sqlite";
 import type { Config } from "./config";
 import { closeDatabase, type Db } from "./db/client";
 import type { Logger } from "./log";
-import pkg from "../package.json";
+import { VERSION } from "./build-info";
 
 export interface AppContext {
   config: Readonly<Config>;
@@ -28,7 +28,7 @@ export function createContext(config: Readonly<Config>, handle: { db: Db; sqlite
     sqlite: handle.sqlite,
     log,
     startedAt: Date.now(),
-    version: pkg.version,
+    version: VERSION,
     onShutdown: (hook) => void hooks.push(hook),
     async shutdown() {
       if (closed) return;

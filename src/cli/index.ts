@@ -11,14 +11,14 @@ import { fontsCommand } from "./fonts";
 import { stylesCommand } from "./styles";
 import { tilesetsCommand } from "./tilesets";
 import { gazetteerCommand } from "./gazetteer";
-import pkg from "../../package.json";
+import { VERSION } from "../build-info";
 
 export const versionCommand: CliCommand = {
   name: "version",
   summary: "Print the version",
   help: "Usage: mapstead version",
   async run() {
-    process.stdout.write(`mapstead ${pkg.version} (bun ${Bun.version})\n`);
+    process.stdout.write(`mapstead ${VERSION} (bun ${Bun.version})\n`);
     return 0;
   },
 };
