@@ -39,7 +39,9 @@ import   Loads FILE (or several, one layer each, named after the file) into a ne
          e.g. "© OpenStreetMap contributors"); --publish publishes the version once it is ready.
          Recipe options: --layer NAME, --minzoom N, --maxzoom N, --simplification X,
          --include a,b,c | --exclude a,b,c, --rank ATTR, --point-spacing PX, --tiny drop|keep,
-         --buffer PX, --encoding terrarium|mapbox (raster DEM: the RGB
+         --buffer PX, --filter JSON, --types JSON, --cluster JSON (as in a recipe file, e.g.
+         --filter '[">=", "population", 100000]' --types '{"population": "number"}'
+         --cluster '{"radius": 40}'), --encoding terrarium|mapbox (raster DEM: the RGB
          encoding of an imported MBTiles/PMTiles of elevation tiles, or the one to build), --tile-bytes N, --output mbtiles|pmtiles, --recipe FILE.json (the whole
          recipe, see the README; options given beside it win)
 export   Writes a ready version (default: the published one, else the newest ready one) to the file
@@ -132,6 +134,9 @@ function writable(dir: string): boolean {
   }
 }
 
+/** What each JSON recipe option looks like, for its usage error. */
+const JSON_EXAMPLE = { filter: `'[">=", "population", 100000]'`, types: `'{"population": "number"}'`, cluster: `'{"radius": 40}'` } as const;
+
 export const tilesetsCommand: CliCommand = {
   name: "tilesets",
   summary: "Create, list, import, publish and delete tilesets",
@@ -162,6 +167,9 @@ export const tilesetsCommand: CliCommand = {
       "tile-bytes": { type: "string" },
       output: { type: "string" },
       recipe: { type: "string" },
+      filter: { type: "string" },
+      types: { type: "string" },
+      cluster: { type: "string" },
       format: { type: "string" },
     });
     const [sub, ...rest] = positionals;
@@ -211,6 +219,16 @@ export const tilesetsCommand: CliCommand = {
     }
     if (list(values.include)?.length) recipe.include = list(values.include);
     if (list(values.exclude)?.length) recipe.exclude = list(values.exclude);
+    // JSON values, as the upload's query parameters and multipart fields of the same names take them.
+    for (const k of ["filter", "types", "cluster"] as const) {
+      const raw = values[k];
+      if (raw === undefined) continue;
+      try {
+        (recipe as Record<string, unknown>)[k] = JSON.parse(raw);
+      } catch (err) {
+        throw new UsageError(`--${k} must be JSON, e.g. ${JSON_EXAMPLE[k]} (${(err as Error).message})`);
+      }
+    }
     const problem = recipeProblem(recipe);
     if (problem) throw new UsageError(`invalid recipe: ${problem}`);
 

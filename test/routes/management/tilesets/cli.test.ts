@@ -181,3 +181,21 @@ test("import of a GeoPackage makes one layer per feature table; another coordina
   expect(refused.code).toBe(1);
   expect(refused.err).toContain("swiss.gpkg (table stops): coordinates use EPSG:2056 (CH1903+ / LV95)");
 });
+
+test("--filter, --types and --cluster take the recipe's JSON, as the upload's parameters of the same names", async () => {
+  const all = (await cities(1000)).features;
+  const japanese = all.filter((f) => f.properties.country === "JP").length;
+  expect(japanese).toBeGreaterThan(0);
+  const r = cli("tilesets", "import", "--org", "acme", "--slug", "japan", join(dir, "cities.ndjson"), "--create", "--maxzoom", "5", "--filter", '["==", "country", "JP"]', "--types", '{"population": "string"}', "--cluster", '{"radius": 30}');
+  expect(r.code).toBe(0);
+  expect(r.err).toContain(`warning: ${all.length - japanese} of ${all.length} features were left out by the recipe filter`);
+  expect(r.out).toContain(`${japanese} features`);
+  const [row] = (JSON.parse(cli("tilesets", "list", "--org", "acme", "--json").out) as any[]).filter((t) => t.slug === "japan");
+  expect(row.latest.layers[0].fields.population).toBe("String");
+  const bad = cli("tilesets", "import", "--org", "acme", "--slug", "japan", join(dir, "cities.ndjson"), "--filter", "[==, country]");
+  expect(bad.code).toBe(2);
+  expect(bad.err).toContain(`--filter must be JSON, e.g. '[">=", "population", 100000]'`);
+  const refused = cli("tilesets", "import", "--org", "acme", "--slug", "japan", join(dir, "cities.ndjson"), "--cluster", '{"radius": 999}');
+  expect(refused.code).toBe(2);
+  expect(refused.err).toContain("cluster.radius must be a number of pixels from 1 to 256");
+});
