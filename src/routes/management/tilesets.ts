@@ -176,10 +176,10 @@ export function tilesetsModule(services: Services, authPlugin: AuthPlugin) {
         parse: "none",
         params: TilesetParams,
         query: RecipeQuery,
-        response: { 202: Version, 409: ErrorEnvelope, 413: ErrorEnvelope, 415: ErrorEnvelope, 422: ErrorEnvelope, ...errors },
+        response: { 202: Version, 409: ErrorEnvelope, 413: ErrorEnvelope, 415: ErrorEnvelope, 422: ErrorEnvelope, 503: ErrorEnvelope, 507: ErrorEnvelope, ...errors },
         detail: {
           tags: TAGS,
-          summary: "Upload data into a new version (202; poll the version until ready or failed)",
+          summary: "Upload data into a new version (202; poll the version until ready or failed; 507 when DATA_DIR lacks room for it)",
           requestBody: {
             required: true,
             content: {
@@ -204,6 +204,10 @@ export function tilesetsModule(services: Services, authPlugin: AuthPlugin) {
                     tile_bytes: { type: "integer" },
                     output: { type: "string", enum: ["mbtiles", "pmtiles"] },
                     encoding: { type: "string", enum: ["terrarium", "mapbox"], description: "raster DEM: RGB encoding of imported elevation tiles, or the one to build" },
+                    types: { type: "string", description: 'JSON object: attribute conversions, e.g. {"population":"number"}' },
+                    filter: { type: "string", description: 'JSON: keep only matching features (legacy MapLibre filter), e.g. [">=","population",1000]' },
+                    cluster: { type: "string", description: 'JSON object: cluster points below a zoom, e.g. {"radius":40,"maxzoom":12}' },
+                    filename: { type: "string", description: "the file's name when its part carries none (.hgt files need it)" },
                   },
                 },
               },

@@ -4,7 +4,7 @@ import { Elysia } from "elysia";
 import type { Services } from "../../services";
 import type { AuthPlugin } from "../../http/auth";
 import { sendAnswer } from "./answer";
-import { ErrorEnvelope, TileJsonParams, TileParams } from "./tiles.model";
+import { ErrorEnvelope, TileJson, TileJsonParams, TileParams } from "./tiles.model";
 import { withRouteFacts } from "../../http/route-facts";
 import { openApiResponses } from "../../http/openapi-responses";
 
@@ -20,7 +20,7 @@ export function tilesModule(services: Services, authPlugin: AuthPlugin) {
         params: TileJsonParams,
         detail: {
           responses: openApiResponses({
-            200: ["application/json", "TileJSON 3.0.0 document"],
+            200: TileJson,
             304: "Not modified (If-None-Match matched the ETag)",
             400: ErrorEnvelope,
             404: ErrorEnvelope,

@@ -184,7 +184,7 @@ test("import of a GeoPackage makes one layer per feature table; another coordina
 
 test("--filter, --types and --cluster take the recipe's JSON, as the upload's parameters of the same names", async () => {
   const all = (await cities(1000)).features;
-  const japanese = all.filter((f) => f.properties.country === "JP").length;
+  const japanese = all.filter((f) => f.properties?.country === "JP").length;
   expect(japanese).toBeGreaterThan(0);
   const r = cli("tilesets", "import", "--org", "acme", "--slug", "japan", join(dir, "cities.ndjson"), "--create", "--maxzoom", "5", "--filter", '["==", "country", "JP"]', "--types", '{"population": "string"}', "--cluster", '{"radius": 30}');
   expect(r.code).toBe(0);
