@@ -18,7 +18,7 @@ import { recipeProblem, type Recipe } from "../../tiles/recipe";
 import type { TileFacts, TilesetWords } from "../../tiles/source";
 import { progressTracker } from "../../tiles/progress-rate";
 import { isSlug } from "../orgs/slug";
-import type { ChangePublisher } from "../changes/types";
+import type { ChangeListener, ChangePublisher } from "../changes/types";
 import { headOf, type ReceivedUpload } from "./upload";
 import type { TilesetLookup } from "./lookup";
 import { processInWorker } from "../../jobs/worker-host";
@@ -141,7 +141,7 @@ function removeRel(ctx: AppContext, rel: string | null | undefined) {
 export type TilesetService = ReturnType<typeof createTilesetService>;
 
 /** Built once by createServices and shared by the HTTP routes and the CLI. */
-export function createTilesetService(ctx: AppContext, deps: { changes: ChangePublisher; lookup: TilesetLookup }) {
+export function createTilesetService(ctx: AppContext, deps: { changes: ChangePublisher & { on(listener: ChangeListener): () => void }; lookup: TilesetLookup }) {
   const db = ctx.db;
   const queue = createJobQueue(ctx.sqlite);
   let runner: JobRunner | null = null;
@@ -162,8 +162,17 @@ export function createTilesetService(ctx: AppContext, deps: { changes: ChangePub
   const writeTileset = <T>(org: Pick<Org, "slug">, t: TilesetRow, write: () => T): T =>
     deps.changes.commit({ kind: "tileset", owner: org.slug, slug: t.slug }, write);
 
-  function abortJobsOf(versionIds: Set<number>) {
-    runner?.abortIf((job) => versionIds.has(Number(job.payload.versionId)));
+  const versionExists = ctx.sqlite.query<{ id: number }, [number]>("SELECT id FROM tileset_versions WHERE id = ?");
+
+  /**
+   * Stops `jobs`' running job once its version is gone: deleted, alone or with its tileset, by this
+   * process or by another one (the CLI, an HTTP worker while the supervisor runs the job), whose
+   * change the bus's watcher brings within a tick. Returns the unsubscribe.
+   */
+  function stopWhenDeleted(jobs: JobRunner): () => void {
+    return deps.changes.on((change) => {
+      if (change.kind === "tileset") jobs.abortIf((job) => !versionExists.get(Number(job.payload.versionId)));
+    });
   }
 
   /** 409 while a published style version uses the tileset (or that version of it). */
@@ -256,6 +265,8 @@ export function createTilesetService(ctx: AppContext, deps: { changes: ChangePub
     if (outcome.type === "failed") {
       removeTemp(tmpAbs);
       removeRel(ctx, v.sourcePath);
+      // Deleted by another process before its change stopped the job: the failure is its files going away.
+      if (!stillThere()) return;
       if (!outcome.invalid) ctx.log.error("tileset processing failed", { job_id: job.id, version_id: versionId, error: outcome.message });
       const error = outcome.invalid
         ? outcome.message
@@ -301,9 +312,11 @@ export function createTilesetService(ctx: AppContext, deps: { changes: ChangePub
         const sweep = setInterval(removeLeftovers, LEFTOVER_SWEEP_MS);
         sweep.unref?.();
         runner = createJobRunner(queue, PROCESS_JOB, processJob, ctx.log);
+        const unwatch = stopWhenDeleted(runner);
         runner.start();
         ctx.onShutdown(() => {
           clearInterval(sweep);
+          unwatch();
           return runner?.stop();
         });
       }
@@ -315,7 +328,13 @@ export function createTilesetService(ctx: AppContext, deps: { changes: ChangePub
       const row = ctx.sqlite.query<{ id: number; kind: string; payload: string; state: JobRow["state"]; attempts: number }, [number]>("SELECT id, kind, payload, state, attempts FROM jobs WHERE id = ?").get(jobId);
       if (!row) return;
       const own = createJobRunner(queue, PROCESS_JOB, processJob, ctx.log);
-      await own.runClaimed({ ...row, payload: JSON.parse(row.payload) });
+      // The server (or another CLI) may delete the version meanwhile.
+      const unwatch = stopWhenDeleted(own);
+      try {
+        await own.runClaimed({ ...row, payload: JSON.parse(row.payload) });
+      } finally {
+        unwatch();
+      }
     },
 
     list(org: Org): TilesetRecord[] {
@@ -369,7 +388,6 @@ export function createTilesetService(ctx: AppContext, deps: { changes: ChangePub
           tx.delete(tilesets).where(eq(tilesets.id, t.id)).run();
         }),
       );
-      abortJobsOf(new Set(versions.map((v) => v.id)));
       for (const v of versions) deleteVersionFiles(v);
       rmSync(join(ctx.config.dataDir, "tilesets", String(t.id)), { recursive: true, force: true });
     },
@@ -477,7 +495,6 @@ export function createTilesetService(ctx: AppContext, deps: { changes: ChangePub
         throw new Conflict(`Version ${version} is the published version of '${org.slug}/${t.slug}'; publish another version or unpublish first`);
       refuseWhileUsed(org, t, version);
       writeTileset(org, t, () => db.delete(tilesetVersions).where(eq(tilesetVersions.id, v.id)).run());
-      abortJobsOf(new Set([v.id]));
       deleteVersionFiles(v);
     },
 

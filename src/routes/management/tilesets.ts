@@ -150,7 +150,11 @@ export function tilesetsModule(services: Services, authPlugin: AuthPlugin) {
         ...auth,
         params: TilesetParams,
         response: { 204: t.Void(), 409: ErrorEnvelope, ...errors },
-        detail: { tags: TAGS, summary: "Delete a tileset with every version and file; its tile URLs answer 404 at once (409 while a published style uses it)" },
+        detail: {
+          tags: TAGS,
+          summary: "Delete a tileset with every version and file; its tile URLs answer 404 at once (409 while a published style uses it)",
+          description: "A version being processed stops, wherever it runs (the server's job queue or a CLI import), and its half-written archive is removed.",
+        },
       },
     )
     .post(
@@ -250,7 +254,11 @@ export function tilesetsModule(services: Services, authPlugin: AuthPlugin) {
         ...auth,
         params: VersionParams,
         response: { 204: t.Void(), 409: ErrorEnvelope, ...errors },
-        detail: { tags: TAGS, summary: "Delete a version and its files (409 for the published one, or one the current version of a published style pins); processing stops" },
+        detail: {
+          tags: TAGS,
+          summary: "Delete a version and its files (409 for the published one, or one the current version of a published style pins); processing stops",
+          description: "Processing stops wherever it runs (the server's job queue or a CLI import), and the half-written archive is removed.",
+        },
       },
     )
     .post("/:org/tilesets/:ts/publish", ({ caller, params, body }) => service.publish(access(caller, params.org), params.ts, body.version), {
