@@ -96,7 +96,7 @@ async function untilNoJobRuns(): Promise<void> {
   for (let i = 0; i < 300 && runningJobs() > 0; i++) await Bun.sleep(100);
 }
 
-async function expectStopped(): Promise<void> {
+async function expectStopped(slug: string): Promise<void> {
   await untilNoJobRuns();
   expect(runningJobs()).toBe(0);
   // The job ended as done (its data is gone), not failed, and the processing thread with it.
@@ -115,13 +115,16 @@ async function expectStopped(): Promise<void> {
   expect(open).toEqual([]);
   expect(tempFiles()).toEqual([]);
   expect(readdirSync(join(bin.dataDir, "uploads"))).toEqual([]);
+  const stopped = (e: Record<string, unknown>) => e.msg === "tileset version deleted while processing; stopped" && e.tileset === slug;
+  await bin.waitForLog(stopped);
+  expect(bin.logs().filter(stopped)).toMatchObject([{ level: "info", org: "acme", version: 1 }]);
 }
 
 test("the CLI deleting the tileset stops the supervisor's processing of its version", async () => {
   await processing("lines");
   const r = await runBinary(["tilesets", "delete", "--org", "acme", "--slug", "lines"], { env: { DATA_DIR: bin.dataDir } });
   expect(r.exitCode).toBe(0);
-  await expectStopped();
+  await expectStopped("lines");
   // The files taken away under the job are no internal error (it was logged as "disk I/O error").
   expect(bin.logs().filter((e) => e.level === "error")).toEqual([]);
 }, 120_000);
@@ -130,13 +133,13 @@ test("the CLI deleting the version stops the supervisor's processing of it", asy
   await processing("roads");
   const r = await runBinary(["tilesets", "delete", "--org", "acme", "--slug", "roads", "--version", "1"], { env: { DATA_DIR: bin.dataDir } });
   expect(r.exitCode).toBe(0);
-  await expectStopped();
+  await expectStopped("roads");
 }, 120_000);
 
 test("deleting the version over the API (answered by an HTTP worker) stops the supervisor's processing", async () => {
   await processing("squares");
   expect((await call("/api/v1/orgs/acme/tilesets/squares/versions/1", { method: "DELETE", headers: h })).status).toBe(204);
-  await expectStopped();
+  await expectStopped("squares");
   // The tileset itself is still there, without versions.
   expect(JSON.parse((await call("/api/v1/orgs/acme/tilesets/squares/versions", { headers: h })).body).versions).toEqual([]);
 }, 120_000);

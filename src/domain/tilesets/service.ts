@@ -159,8 +159,8 @@ export function createTilesetService(ctx: AppContext, deps: { changes: ChangePub
   }
 
   /** Runs a write of a tileset and records its change in the same transaction. */
-  const writeTileset = <T>(org: Pick<Org, "slug">, t: TilesetRow, write: () => T): T =>
-    deps.changes.commit({ kind: "tileset", owner: org.slug, slug: t.slug }, write);
+  const writeTileset = <T>(org: Pick<Org, "slug">, t: TilesetRow, write: () => T, published?: { published: number | null }): T =>
+    deps.changes.commit({ kind: "tileset", owner: org.slug, slug: t.slug, ...published }, write);
 
   const versionExists = ctx.sqlite.query<{ id: number }, [number]>("SELECT id FROM tileset_versions WHERE id = ?");
 
@@ -172,6 +172,19 @@ export function createTilesetService(ctx: AppContext, deps: { changes: ChangePub
   function stopWhenDeleted(jobs: JobRunner): () => void {
     return deps.changes.on((change) => {
       if (change.kind === "tileset") jobs.abortIf((job) => !versionExists.get(Number(job.payload.versionId)));
+    });
+  }
+
+  /**
+   * Logs every publish and unpublish, made through the API (whichever worker answered) or the CLI.
+   * Only the process running the job queue (the server, or a cluster's supervisor) listens, so each
+   * gets one line; other processes' reach it through the bus's watcher.
+   */
+  function logPublishes(): () => void {
+    return deps.changes.on((change) => {
+      if (change.kind !== "tileset" || change.published === undefined) return;
+      if (change.published === null) ctx.log.info("tileset unpublished", { org: change.owner, tileset: change.slug });
+      else ctx.log.info("tileset published", { org: change.owner, tileset: change.slug, version: change.published });
     });
   }
 
@@ -219,16 +232,26 @@ export function createTilesetService(ctx: AppContext, deps: { changes: ChangePub
     if (!t) return;
     const update = (set: Partial<VersionRow>) => db.update(tilesetVersions).set({ ...set, updatedAt: Date.now() }).where(eq(tilesetVersions.id, versionId)).run();
     const stillThere = () => db.select({ id: tilesetVersions.id }).from(tilesetVersions).where(eq(tilesetVersions.id, versionId)).get() !== undefined;
+    const org = ctx.sqlite.query<{ slug: string }, [number]>("SELECT slug FROM orgs WHERE id = ?").get(t.orgId);
+    // Every outcome gets a log line naming the version (never the data, paths or recipe).
+    const which = { org: org?.slug ?? null, tileset: t.slug, version: v.version, job_id: job.id };
+    /** A failure the uploader can act on: the version's error, logged at warn. */
+    const fail = (error: string) => {
+      update({ state: "failed", error, sourcePath: null, progress: 0 });
+      ctx.log.warn("tileset version failed", { ...which, error });
+    };
+    const deleted = () => ctx.log.info("tileset version deleted while processing; stopped", which);
     if (job.attempts > MAX_ATTEMPTS) {
-      update({ state: "failed", error: `Processing was interrupted ${MAX_ATTEMPTS} times (server stopped or crashed); upload the data again` });
       removeRel(ctx, v.sourcePath);
+      fail(`Processing was interrupted ${MAX_ATTEMPTS} times (server stopped or crashed); upload the data again`);
       return;
     }
     if (!v.sourcePath || !existsSync(join(ctx.config.dataDir, v.sourcePath))) {
-      update({ state: "failed", error: "The uploaded file is gone from the data directory; upload it again" });
+      fail("The uploaded file is gone from the data directory; upload it again");
       return;
     }
     update({ state: "processing", progress: 0, error: null });
+    ctx.log.info("tileset version processing", { ...which, format: v.sourceFormat });
     const format = v.sourceFormat as SourceFormat;
     const recipe = v.recipe as StoredRecipe;
     // The archive kept: an uploaded archive as it is, processed data in the recipe's output format.
@@ -258,7 +281,7 @@ export function createTilesetService(ctx: AppContext, deps: { changes: ChangePub
     });
     if (outcome.type === "aborted" || signal.aborted) {
       removeTemp(tmpAbs);
-      if (!stillThere()) return;
+      if (!stillThere()) return deleted();
       update({ state: "queued", progress: 0, stats: {} });
       throw new JobAborted();
     }
@@ -266,20 +289,22 @@ export function createTilesetService(ctx: AppContext, deps: { changes: ChangePub
       removeTemp(tmpAbs);
       removeRel(ctx, v.sourcePath);
       // Deleted by another process before its change stopped the job: the failure is its files going away.
-      if (!stillThere()) return;
-      if (!outcome.invalid) ctx.log.error("tileset processing failed", { job_id: job.id, version_id: versionId, error: outcome.message });
-      const error = outcome.invalid
-        ? outcome.message
-        : storageProblem(outcome.message) === "full"
-          ? "Processing stopped: the disk holding DATA_DIR filled up. Free some space (GET /health/detailed shows how much is left), then upload again"
-          : `Processing failed because of an internal error (job ${job.id}); the server log has the details`;
-      update({ state: "failed", error, sourcePath: null, progress: 0 });
+      if (!stillThere()) return deleted();
+      // The raw message of an internal failure may name paths: logged at error, not shown to the uploader.
+      if (!outcome.invalid) ctx.log.error("tileset processing failed", { ...which, error: outcome.message });
+      fail(
+        outcome.invalid
+          ? outcome.message
+          : storageProblem(outcome.message) === "full"
+            ? "Processing stopped: the disk holding DATA_DIR filled up. Free some space (GET /health/detailed shows how much is left), then upload again"
+            : `Processing failed because of an internal error (job ${job.id}); the server log has the details`,
+      );
       return;
     }
     const r = outcome.result;
     if (!stillThere()) {
       rmSync(r.archivePath, { force: true });
-      return;
+      return deleted();
     }
     renameSync(r.archivePath, finalAbs);
     if (r.archivePath !== input.sources[0]!.path) removeRel(ctx, v.sourcePath);
@@ -296,9 +321,17 @@ export function createTilesetService(ctx: AppContext, deps: { changes: ChangePub
         stats: r.stats as unknown as Record<string, unknown>,
         warnings: r.warnings,
       });
-    const org = ctx.sqlite.query<{ slug: string }, [number]>("SELECT slug FROM orgs WHERE id = ?").get(t.orgId);
     if (org) writeTileset(org, t, ready);
     else ready();
+    ctx.log.info("tileset version ready", {
+      ...which,
+      archive_format: r.archiveFormat,
+      features: r.stats.features,
+      tiles: r.stats.tiles,
+      bytes: r.stats.bytes,
+      seconds: r.stats.seconds,
+      warnings: r.warnings.length,
+    });
   }
 
   return {
@@ -312,11 +345,11 @@ export function createTilesetService(ctx: AppContext, deps: { changes: ChangePub
         const sweep = setInterval(removeLeftovers, LEFTOVER_SWEEP_MS);
         sweep.unref?.();
         runner = createJobRunner(queue, PROCESS_JOB, processJob, ctx.log);
-        const unwatch = stopWhenDeleted(runner);
+        const unwatch = [stopWhenDeleted(runner), logPublishes()];
         runner.start();
         ctx.onShutdown(() => {
           clearInterval(sweep);
-          unwatch();
+          for (const off of unwatch) off();
           return runner?.stop();
         });
       }
@@ -507,13 +540,13 @@ export function createTilesetService(ctx: AppContext, deps: { changes: ChangePub
             ? `Version ${version} failed processing and cannot be published: ${v.error ?? ""}`.trim()
             : `Version ${version} is ${v.state}; wait until its state is ready, then publish`,
         );
-      const updated = writeTileset(org, t, () => db.update(tilesets).set({ publishedVersion: version, updatedAt: Date.now() }).where(eq(tilesets.id, t.id)).returning().get());
+      const updated = writeTileset(org, t, () => db.update(tilesets).set({ publishedVersion: version, updatedAt: Date.now() }).where(eq(tilesets.id, t.id)).returning().get(), { published: version });
       return tilesetRecord(ctx, org, updated);
     },
 
     unpublish(org: Org, slug: string): TilesetRecord {
       const t = find(org, slug);
-      const updated = writeTileset(org, t, () => db.update(tilesets).set({ publishedVersion: null, updatedAt: Date.now() }).where(eq(tilesets.id, t.id)).returning().get());
+      const updated = writeTileset(org, t, () => db.update(tilesets).set({ publishedVersion: null, updatedAt: Date.now() }).where(eq(tilesets.id, t.id)).returning().get(), { published: null });
       return tilesetRecord(ctx, org, updated);
     },
   };

@@ -267,12 +267,20 @@ export function tilesetsModule(services: Services, authPlugin: AuthPlugin) {
       body: PublishBody,
       transform: rejectUnknownFields(PublishBody),
       response: { 200: Tileset, 409: ErrorEnvelope, ...errors },
-      detail: { tags: TAGS, summary: "Point the stable TileJSON at a ready version (409 CONFLICT when it is not ready)" },
+      detail: {
+        tags: TAGS,
+        summary: "Point the stable TileJSON at a ready version (409 CONFLICT when it is not ready)",
+        description: "The server log records it as `tileset published` with the organization, tileset and version.",
+      },
     })
     .post("/:org/tilesets/:ts/unpublish", ({ caller, params }) => service.unpublish(access(caller, params.org), params.ts), {
       ...auth,
       params: TilesetParams,
       response: { 200: Tileset, ...errors },
-      detail: { tags: TAGS, summary: "Remove the stable TileJSON URL (404 afterwards); versioned URLs keep working" },
+      detail: {
+        tags: TAGS,
+        summary: "Remove the stable TileJSON URL (404 afterwards); versioned URLs keep working",
+        description: "The server log records it as `tileset unpublished` with the organization and tileset.",
+      },
     }));
 }
