@@ -96,3 +96,19 @@ test("a worker killed and replaced takes none of the server's counts with it", a
     expect([...memory(s.body).keys()]).toEqual(["supervisor", "worker-1", "worker-2"]);
   }
 }, 60_000);
+
+test("a worker whose supervisor does not answer says so (503) rather than showing its own counts alone", async () => {
+  process.kill(bin.pid, "SIGSTOP");
+  let stalled: Answer;
+  try {
+    stalled = await scrape();
+  } finally {
+    process.kill(bin.pid, "SIGCONT");
+  }
+  expect(stalled.status).toBe(503);
+  expect(JSON.parse(stalled.body).error.code).toBe("METRICS_UNAVAILABLE");
+  // Once it runs again, scrapes answer again, with nothing lost.
+  const s = await scrape();
+  expect(s.status).toBe(200);
+  expect(tileRequests(s.body)).toBeGreaterThanOrEqual(30);
+}, 60_000);
