@@ -18,7 +18,7 @@ import { createSpriteStore } from "./domain/sprites/store";
 import { createStylesService } from "./domain/styles/service";
 import { createTilesetLookup } from "./domain/tilesets/lookup";
 import { createTilesetService } from "./domain/tilesets/service";
-import { createMetrics } from "./http/metrics-registry";
+import { createMetrics, processFigures, type Metrics, type ServerFigures } from "./http/metrics-registry";
 import { createGazetteer } from "./backends/geocoder/embedded/gazetteer";
 import { configuredGeocoder } from "./backends/geocoder/select";
 import { createGazetteerImports } from "./domain/gazetteer/imports";
@@ -41,7 +41,11 @@ export interface ServiceOptions {
    * Set in an HTTP worker of a cluster (src/cluster/): rate limits and usage counts are shared through
    * the supervisor, which also runs the single-instance duties (processing jobs, idempotency clean-up).
    */
-  worker?: { counters: CallCounters };
+  worker?: {
+    counters: CallCounters;
+    /** this worker's request counts (reported to the supervisor), and the whole server's figures (its sum) */
+    metrics: { registry: Metrics; figures(): Promise<ServerFigures> };
+  };
 }
 
 export function createServices(ctx: AppContext, opts: ServiceOptions = {}) {
@@ -89,7 +93,7 @@ export function createServices(ctx: AppContext, opts: ServiceOptions = {}) {
     return store;
   });
   const health = once(() => createHealthService(ctx, embeddedGazetteer));
-  const metrics = once(() => createMetrics());
+  const metrics = once(() => opts.worker?.metrics.registry ?? createMetrics());
 
   return {
     ctx,
@@ -135,7 +139,12 @@ export function createServices(ctx: AppContext, opts: ServiceOptions = {}) {
     get routing() { return routing(); },
     get idempotency() { return idempotency(); },
     get health() { return health(); },
+    /** the requests this process answered (counted by the access-log hook) */
     get metrics() { return metrics(); },
+    /** what /metrics shows: this process's figures, or in a cluster's worker the whole server's */
+    serverFigures(): Promise<ServerFigures> {
+      return opts.worker ? opts.worker.metrics.figures() : Promise.resolve(processFigures(metrics(), ctx.startedAt));
+    },
   };
 }
 

@@ -315,14 +315,29 @@ export const tilesetsCommand: CliCommand = {
       const run = service.processNow(jobId);
       let finished = false;
       void run.finally(() => (finished = true));
+      // The server (or another CLI) may delete the version meanwhile; processNow then stops and
+      // removes its half-written files, which this waits for rather than exiting at once.
+      const current = (): VersionRecord | null => {
+        try {
+          return service.getVersion(org, slug, record.version);
+        } catch (err) {
+          if (err instanceof NotFound) return null;
+          throw err;
+        }
+      };
       while (!finished) {
-        bar.update(service.getVersion(org, slug, record.version));
+        const now = current();
+        if (now) bar.update(now);
         await Promise.race([run, Bun.sleep(250)]);
       }
       await run;
-      const v = service.getVersion(org, slug, record.version);
-      bar.update(v);
+      const v = current();
+      if (v) bar.update(v);
       bar.done();
+      if (!v) {
+        printErr(red(`mapstead tilesets: version ${record.version} of ${org.slug}/${slug} was deleted while it was being imported`));
+        return 1;
+      }
       for (const w of v.warnings) printErr(yellow(`warning: ${w}`));
       if (v.state !== "ready") {
         printErr(red(`mapstead tilesets: version ${v.version} failed: ${v.error ?? v.state}`));

@@ -4,10 +4,17 @@
 // and answers with the shared levels; the worker adopts them, less nothing it counted itself and the
 // supervisor has not applied yet (tracked by report number). So each worker sees every other worker's
 // calls at most one sync interval late: that is the bound on over-admission (README, "Workers").
+// The same reports carry the worker's request counts and memory for /metrics, which shows the
+// supervisor's sum whichever worker answers it (figures()).
 import type { AppContext } from "../context";
 import { createRateLimiter } from "../domain/accounts/rate-limit";
 import { createUsageService } from "../domain/usage/service";
-import { SYNC_INTERVAL_MS, type BucketTake, type ToSupervisor, type ToWorker, type UsageCount } from "./protocol";
+import { ServiceUnavailable } from "../errors";
+import { createMetrics, type ServerFigures } from "../http/metrics-registry";
+import { MEMORY_REPORT_MS, SYNC_INTERVAL_MS, type BucketTake, type ToSupervisor, type ToWorker, type UsageCount } from "./protocol";
+
+/** The supervisor answers from memory; no answer this long means it is gone or stuck. */
+const FIGURES_TIMEOUT_MS = 5_000;
 
 interface Unacked {
   seq: number;
@@ -26,6 +33,12 @@ export function createSharedCounters(ctx: AppContext, send: (message: ToSupervis
   const unsent = new Map<string, BucketTake>();
   let usageOut: UsageCount[] = [];
   let touchedOut: [number, number][] = [];
+  let reportedAt = 0;
+  /** this worker's requests since the last report */
+  const metrics = createMetrics();
+  /** figures asked of the supervisor, by request id */
+  const asked = new Map<number, (figures: ServerFigures) => void>();
+  let lastAsk = 0;
 
   const local = createRateLimiter();
   /** Counts `n` tokens taken (negative: given back) for the next report. */
@@ -54,15 +67,18 @@ export function createSharedCounters(ctx: AppContext, send: (message: ToSupervis
     },
   });
 
-  /** Sends what was counted since the last report (nothing when idle). */
-  function report(): void {
+  /** Sends what was counted since the last report; when idle, only now and then (or when `always`). */
+  function report(always = false): void {
     usage.flush();
-    if (!unsent.size && !usageOut.length && !touchedOut.length) return;
+    const traffic = metrics.take();
+    const idle = !unsent.size && !usageOut.length && !touchedOut.length && !traffic;
+    if (idle && !always && Date.now() - reportedAt < MEMORY_REPORT_MS) return;
+    reportedAt = Date.now();
     const entry: Unacked = { seq: ++seq, takes: new Map(), calls: new Map() };
     for (const [key, take] of unsent) entry.takes.set(key, take[3]);
     for (const [keyId, , , n] of usageOut) entry.calls.set(keyId, (entry.calls.get(keyId) ?? 0) + n);
     unacked.push(entry);
-    send({ t: "report", seq, takes: [...unsent.values()], usage: usageOut, touched: touchedOut });
+    send({ t: "report", seq, takes: [...unsent.values()], usage: usageOut, touched: touchedOut, traffic, rss: process.memoryUsage.rss() });
     unsent.clear();
     usageOut = [];
     touchedOut = [];
@@ -87,14 +103,39 @@ export function createSharedCounters(ctx: AppContext, send: (message: ToSupervis
     for (const [keyId, month, used] of message.used) usage.adoptMonth(keyId, month, used, ownCalls(keyId));
   }
 
-  const timer = setInterval(report, SYNC_INTERVAL_MS);
+  /**
+   * The whole server's figures for /metrics, from the supervisor. This worker's own counts go first
+   * (the channel keeps order), so they are all in; other workers' are at most one sync interval behind.
+   */
+  function figures(): Promise<ServerFigures> {
+    report(true);
+    const id = ++lastAsk;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        asked.delete(id);
+        reject(new ServiceUnavailable("METRICS_UNAVAILABLE", "The supervisor process did not answer with the server's metrics; try again"));
+      }, FIGURES_TIMEOUT_MS);
+      asked.set(id, (f) => {
+        clearTimeout(timer);
+        asked.delete(id);
+        resolve(f);
+      });
+      send({ t: "figures?", id });
+    });
+  }
+
+  const timer = setInterval(() => report(), SYNC_INTERVAL_MS);
   timer.unref?.();
 
   return {
     limiter,
     usage,
+    metrics,
     report,
     adopt,
+    figures,
+    /** The supervisor's answer to figures(). */
+    answer: (message: Extract<ToWorker, { t: "figures" }>) => asked.get(message.id)?.(message.figures),
     stop: () => clearInterval(timer),
   };
 }

@@ -1,8 +1,9 @@
 // `mapstead serve` with WORKERS above 1: this process serves no HTTP itself. It owns what must happen
 // once per appliance (migrations, ran by the caller; the setup token; the processing queue; batched
 // usage and last-used writes; hourly clean-ups), starts WORKERS copies of the executable that share the
-// port, keeps their rate limits and quotas in step (counter-hub.ts), restarts a worker that dies (with
-// backoff), and on SIGTERM drains them all before it exits 0.
+// port, keeps their rate limits and quotas in step and sums their request counts for /metrics
+// (counter-hub.ts), restarts a worker that dies (with backoff), and on SIGTERM drains them all before
+// it exits 0.
 import type { Subprocess } from "bun";
 import type { AppContext } from "../context";
 import { createRateLimiter } from "../domain/accounts/rate-limit";
@@ -53,7 +54,7 @@ function assertPortFree(config: AppContext["config"]): void {
 export function startCluster(ctx: AppContext, services: Services): Cluster {
   const { config, log } = ctx;
   assertPortFree(config);
-  const hub = createCounterHub(createRateLimiter(), services.auth.usage);
+  const hub = createCounterHub(createRateLimiter(), services.auth.usage, ctx.startedAt);
   const slots: WorkerSlot[] = Array.from({ length: config.workers }, (_, i) => ({ n: i + 1, proc: null, startedAt: 0, failures: 0 }));
   let stopping = false;
   let readyCount = 0;
@@ -87,6 +88,9 @@ export function startCluster(ctx: AppContext, services: Services): Cluster {
         for (const s of everyone ? slots : [slot]) sendTo(s, { t: "state", ack: hub.ackOf(s.n), ...changed });
         break;
       }
+      case "figures?":
+        sendTo(slot, { t: "figures", id: message.id, figures: hub.figures() });
+        break;
       case "bye":
         sendTo(slot, { t: "bye-ack" });
         break;
@@ -114,7 +118,10 @@ export function startCluster(ctx: AppContext, services: Services): Cluster {
     hub.forget(slot.n);
     proc.send({ t: "start", worker: slot.n, config } satisfies ToWorker);
     void proc.exited.then((code) => {
-      if (slot.proc === proc) slot.proc = null;
+      if (slot.proc === proc) {
+        slot.proc = null;
+        hub.forget(slot.n);
+      }
       freeClaims(proc.pid, slot.n);
       if (stopping) return;
       if (!allReady) {

@@ -40,9 +40,10 @@ export async function runWorker(): Promise<number> {
   const counters = createSharedCounters(ctx, send);
   ctx.onShutdown(() => counters.stop());
   const fixedHeaders = config.workerHeader ? { "x-mapstead-worker": String(start.worker) } : undefined;
-  const served = createApp(createServices(ctx, { worker: { counters } }), { fixedHeaders });
+  const served = createApp(createServices(ctx, { worker: { counters, metrics: { registry: counters.metrics, figures: counters.figures } } }), { fixedHeaders });
   process.on("message", (m: ToWorker) => {
     if (m.t === "state") counters.adopt(m);
+    else if (m.t === "figures") counters.answer(m);
   });
 
   let stopping = false;

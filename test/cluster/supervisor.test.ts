@@ -1,19 +1,9 @@
 // The supervisor of the compiled binary: WORKERS processes share one port, a worker that dies is
 // restarted, WORKERS=1 keeps today's single process, and a bad WORKERS value stops start-up.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
 import { ensureBinary, runBinary, startBinary, type RunningBinary } from "../support/binary";
-import { onFreshConnection } from "./support";
+import { childrenOf, onFreshConnection } from "./support";
 import { defaultRenderWorkers } from "../../src/config";
-
-/** Process ids of the direct children of `pid` (Linux /proc). */
-function childrenOf(pid: number): number[] {
-  try {
-    return readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
-  } catch {
-    return [];
-  }
-}
 
 async function workersAnswering(baseUrl: string, calls: number): Promise<Set<number>> {
   const seen = new Set<number>();

@@ -1,6 +1,7 @@
 // Talking to a multi-worker binary. SO_REUSEPORT spreads connections, not requests, so every call
 // here opens a fresh connection; WORKER_HEADER=true makes each answer name the worker that served it.
 import { Database } from "bun:sqlite";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config";
 import { createContext, type AppContext } from "../../src/context";
@@ -60,5 +61,14 @@ export function writtenUsage(dataDir: string, keyId: number): number {
     return (db.query("SELECT coalesce(SUM(count), 0) AS n FROM key_usage WHERE key_id = ?").get(keyId) as { n: number }).n;
   } finally {
     db.close();
+  }
+}
+
+/** Process ids of the direct children of `pid` (Linux /proc): a supervisor's workers. */
+export function childrenOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
   }
 }

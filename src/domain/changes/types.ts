@@ -3,7 +3,13 @@
 
 export type Change =
   /** published, unpublished, version ready or deleted, visibility/attribution/settings edited, deleted */
-  | { kind: "tileset"; owner: string; slug: string }
+  | {
+      kind: "tileset";
+      owner: string;
+      slug: string;
+      /** set by a publish (the version) or an unpublish (null), so the server can log it, whoever did it */
+      published?: number | null;
+    }
   /** draft saved, sprite changed, published, unpublished, settings edited, deleted */
   | { kind: "style"; owner: string; slug: string }
   /** a font was installed or removed */

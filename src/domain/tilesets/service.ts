@@ -18,7 +18,7 @@ import { recipeProblem, type Recipe } from "../../tiles/recipe";
 import type { TileFacts, TilesetWords } from "../../tiles/source";
 import { progressTracker } from "../../tiles/progress-rate";
 import { isSlug } from "../orgs/slug";
-import type { ChangePublisher } from "../changes/types";
+import type { ChangeListener, ChangePublisher } from "../changes/types";
 import { headOf, type ReceivedUpload } from "./upload";
 import type { TilesetLookup } from "./lookup";
 import { processInWorker } from "../../jobs/worker-host";
@@ -141,7 +141,7 @@ function removeRel(ctx: AppContext, rel: string | null | undefined) {
 export type TilesetService = ReturnType<typeof createTilesetService>;
 
 /** Built once by createServices and shared by the HTTP routes and the CLI. */
-export function createTilesetService(ctx: AppContext, deps: { changes: ChangePublisher; lookup: TilesetLookup }) {
+export function createTilesetService(ctx: AppContext, deps: { changes: ChangePublisher & { on(listener: ChangeListener): () => void }; lookup: TilesetLookup }) {
   const db = ctx.db;
   const queue = createJobQueue(ctx.sqlite);
   let runner: JobRunner | null = null;
@@ -159,11 +159,33 @@ export function createTilesetService(ctx: AppContext, deps: { changes: ChangePub
   }
 
   /** Runs a write of a tileset and records its change in the same transaction. */
-  const writeTileset = <T>(org: Pick<Org, "slug">, t: TilesetRow, write: () => T): T =>
-    deps.changes.commit({ kind: "tileset", owner: org.slug, slug: t.slug }, write);
+  const writeTileset = <T>(org: Pick<Org, "slug">, t: TilesetRow, write: () => T, published?: { published: number | null }): T =>
+    deps.changes.commit({ kind: "tileset", owner: org.slug, slug: t.slug, ...published }, write);
 
-  function abortJobsOf(versionIds: Set<number>) {
-    runner?.abortIf((job) => versionIds.has(Number(job.payload.versionId)));
+  const versionExists = ctx.sqlite.query<{ id: number }, [number]>("SELECT id FROM tileset_versions WHERE id = ?");
+
+  /**
+   * Stops `jobs`' running job once its version is gone: deleted, alone or with its tileset, by this
+   * process or by another one (the CLI, an HTTP worker while the supervisor runs the job), whose
+   * change the bus's watcher brings within a tick. Returns the unsubscribe.
+   */
+  function stopWhenDeleted(jobs: JobRunner): () => void {
+    return deps.changes.on((change) => {
+      if (change.kind === "tileset") jobs.abortIf((job) => !versionExists.get(Number(job.payload.versionId)));
+    });
+  }
+
+  /**
+   * Logs every publish and unpublish, made through the API (whichever worker answered) or the CLI.
+   * Only the process running the job queue (the server, or a cluster's supervisor) listens, so each
+   * gets one line; other processes' reach it through the bus's watcher.
+   */
+  function logPublishes(): () => void {
+    return deps.changes.on((change) => {
+      if (change.kind !== "tileset" || change.published === undefined) return;
+      if (change.published === null) ctx.log.info("tileset unpublished", { org: change.owner, tileset: change.slug });
+      else ctx.log.info("tileset published", { org: change.owner, tileset: change.slug, version: change.published });
+    });
   }
 
   /** 409 while a published style version uses the tileset (or that version of it). */
@@ -210,16 +232,26 @@ export function createTilesetService(ctx: AppContext, deps: { changes: ChangePub
     if (!t) return;
     const update = (set: Partial<VersionRow>) => db.update(tilesetVersions).set({ ...set, updatedAt: Date.now() }).where(eq(tilesetVersions.id, versionId)).run();
     const stillThere = () => db.select({ id: tilesetVersions.id }).from(tilesetVersions).where(eq(tilesetVersions.id, versionId)).get() !== undefined;
+    const org = ctx.sqlite.query<{ slug: string }, [number]>("SELECT slug FROM orgs WHERE id = ?").get(t.orgId);
+    // Every outcome gets a log line naming the version (never the data, paths or recipe).
+    const which = { org: org?.slug ?? null, tileset: t.slug, version: v.version, job_id: job.id };
+    /** A failure the uploader can act on: the version's error, logged at warn. */
+    const fail = (error: string) => {
+      update({ state: "failed", error, sourcePath: null, progress: 0 });
+      ctx.log.warn("tileset version failed", { ...which, error });
+    };
+    const deleted = () => ctx.log.info("tileset version deleted while processing; stopped", which);
     if (job.attempts > MAX_ATTEMPTS) {
-      update({ state: "failed", error: `Processing was interrupted ${MAX_ATTEMPTS} times (server stopped or crashed); upload the data again` });
       removeRel(ctx, v.sourcePath);
+      fail(`Processing was interrupted ${MAX_ATTEMPTS} times (server stopped or crashed); upload the data again`);
       return;
     }
     if (!v.sourcePath || !existsSync(join(ctx.config.dataDir, v.sourcePath))) {
-      update({ state: "failed", error: "The uploaded file is gone from the data directory; upload it again" });
+      fail("The uploaded file is gone from the data directory; upload it again");
       return;
     }
     update({ state: "processing", progress: 0, error: null });
+    ctx.log.info("tileset version processing", { ...which, format: v.sourceFormat });
     const format = v.sourceFormat as SourceFormat;
     const recipe = v.recipe as StoredRecipe;
     // The archive kept: an uploaded archive as it is, processed data in the recipe's output format.
@@ -249,26 +281,30 @@ export function createTilesetService(ctx: AppContext, deps: { changes: ChangePub
     });
     if (outcome.type === "aborted" || signal.aborted) {
       removeTemp(tmpAbs);
-      if (!stillThere()) return;
+      if (!stillThere()) return deleted();
       update({ state: "queued", progress: 0, stats: {} });
       throw new JobAborted();
     }
     if (outcome.type === "failed") {
       removeTemp(tmpAbs);
       removeRel(ctx, v.sourcePath);
-      if (!outcome.invalid) ctx.log.error("tileset processing failed", { job_id: job.id, version_id: versionId, error: outcome.message });
-      const error = outcome.invalid
-        ? outcome.message
-        : storageProblem(outcome.message) === "full"
-          ? "Processing stopped: the disk holding DATA_DIR filled up. Free some space (GET /health/detailed shows how much is left), then upload again"
-          : `Processing failed because of an internal error (job ${job.id}); the server log has the details`;
-      update({ state: "failed", error, sourcePath: null, progress: 0 });
+      // Deleted by another process before its change stopped the job: the failure is its files going away.
+      if (!stillThere()) return deleted();
+      // The raw message of an internal failure may name paths: logged at error, not shown to the uploader.
+      if (!outcome.invalid) ctx.log.error("tileset processing failed", { ...which, error: outcome.message });
+      fail(
+        outcome.invalid
+          ? outcome.message
+          : storageProblem(outcome.message) === "full"
+            ? "Processing stopped: the disk holding DATA_DIR filled up. Free some space (GET /health/detailed shows how much is left), then upload again"
+            : `Processing failed because of an internal error (job ${job.id}); the server log has the details`,
+      );
       return;
     }
     const r = outcome.result;
     if (!stillThere()) {
       rmSync(r.archivePath, { force: true });
-      return;
+      return deleted();
     }
     renameSync(r.archivePath, finalAbs);
     if (r.archivePath !== input.sources[0]!.path) removeRel(ctx, v.sourcePath);
@@ -285,9 +321,17 @@ export function createTilesetService(ctx: AppContext, deps: { changes: ChangePub
         stats: r.stats as unknown as Record<string, unknown>,
         warnings: r.warnings,
       });
-    const org = ctx.sqlite.query<{ slug: string }, [number]>("SELECT slug FROM orgs WHERE id = ?").get(t.orgId);
     if (org) writeTileset(org, t, ready);
     else ready();
+    ctx.log.info("tileset version ready", {
+      ...which,
+      archive_format: r.archiveFormat,
+      features: r.stats.features,
+      tiles: r.stats.tiles,
+      bytes: r.stats.bytes,
+      seconds: r.stats.seconds,
+      warnings: r.warnings.length,
+    });
   }
 
   return {
@@ -301,9 +345,11 @@ export function createTilesetService(ctx: AppContext, deps: { changes: ChangePub
         const sweep = setInterval(removeLeftovers, LEFTOVER_SWEEP_MS);
         sweep.unref?.();
         runner = createJobRunner(queue, PROCESS_JOB, processJob, ctx.log);
+        const unwatch = [stopWhenDeleted(runner), logPublishes()];
         runner.start();
         ctx.onShutdown(() => {
           clearInterval(sweep);
+          for (const off of unwatch) off();
           return runner?.stop();
         });
       }
@@ -315,7 +361,13 @@ export function createTilesetService(ctx: AppContext, deps: { changes: ChangePub
       const row = ctx.sqlite.query<{ id: number; kind: string; payload: string; state: JobRow["state"]; attempts: number }, [number]>("SELECT id, kind, payload, state, attempts FROM jobs WHERE id = ?").get(jobId);
       if (!row) return;
       const own = createJobRunner(queue, PROCESS_JOB, processJob, ctx.log);
-      await own.runClaimed({ ...row, payload: JSON.parse(row.payload) });
+      // The server (or another CLI) may delete the version meanwhile.
+      const unwatch = stopWhenDeleted(own);
+      try {
+        await own.runClaimed({ ...row, payload: JSON.parse(row.payload) });
+      } finally {
+        unwatch();
+      }
     },
 
     list(org: Org): TilesetRecord[] {
@@ -369,7 +421,6 @@ export function createTilesetService(ctx: AppContext, deps: { changes: ChangePub
           tx.delete(tilesets).where(eq(tilesets.id, t.id)).run();
         }),
       );
-      abortJobsOf(new Set(versions.map((v) => v.id)));
       for (const v of versions) deleteVersionFiles(v);
       rmSync(join(ctx.config.dataDir, "tilesets", String(t.id)), { recursive: true, force: true });
     },
@@ -477,7 +528,6 @@ export function createTilesetService(ctx: AppContext, deps: { changes: ChangePub
         throw new Conflict(`Version ${version} is the published version of '${org.slug}/${t.slug}'; publish another version or unpublish first`);
       refuseWhileUsed(org, t, version);
       writeTileset(org, t, () => db.delete(tilesetVersions).where(eq(tilesetVersions.id, v.id)).run());
-      abortJobsOf(new Set([v.id]));
       deleteVersionFiles(v);
     },
 
@@ -490,13 +540,13 @@ export function createTilesetService(ctx: AppContext, deps: { changes: ChangePub
             ? `Version ${version} failed processing and cannot be published: ${v.error ?? ""}`.trim()
             : `Version ${version} is ${v.state}; wait until its state is ready, then publish`,
         );
-      const updated = writeTileset(org, t, () => db.update(tilesets).set({ publishedVersion: version, updatedAt: Date.now() }).where(eq(tilesets.id, t.id)).returning().get());
+      const updated = writeTileset(org, t, () => db.update(tilesets).set({ publishedVersion: version, updatedAt: Date.now() }).where(eq(tilesets.id, t.id)).returning().get(), { published: version });
       return tilesetRecord(ctx, org, updated);
     },
 
     unpublish(org: Org, slug: string): TilesetRecord {
       const t = find(org, slug);
-      const updated = writeTileset(org, t, () => db.update(tilesets).set({ publishedVersion: null, updatedAt: Date.now() }).where(eq(tilesets.id, t.id)).returning().get());
+      const updated = writeTileset(org, t, () => db.update(tilesets).set({ publishedVersion: null, updatedAt: Date.now() }).where(eq(tilesets.id, t.id)).returning().get(), { published: null });
       return tilesetRecord(ctx, org, updated);
     },
   };

@@ -150,7 +150,11 @@ export function tilesetsModule(services: Services, authPlugin: AuthPlugin) {
         ...auth,
         params: TilesetParams,
         response: { 204: t.Void(), 409: ErrorEnvelope, ...errors },
-        detail: { tags: TAGS, summary: "Delete a tileset with every version and file; its tile URLs answer 404 at once (409 while a published style uses it)" },
+        detail: {
+          tags: TAGS,
+          summary: "Delete a tileset with every version and file; its tile URLs answer 404 at once (409 while a published style uses it)",
+          description: "A version being processed stops, wherever it runs (the server's job queue or a CLI import), and its half-written archive is removed.",
+        },
       },
     )
     .post(
@@ -254,7 +258,11 @@ export function tilesetsModule(services: Services, authPlugin: AuthPlugin) {
         ...auth,
         params: VersionParams,
         response: { 204: t.Void(), 409: ErrorEnvelope, ...errors },
-        detail: { tags: TAGS, summary: "Delete a version and its files (409 for the published one, or one the current version of a published style pins); processing stops" },
+        detail: {
+          tags: TAGS,
+          summary: "Delete a version and its files (409 for the published one, or one the current version of a published style pins); processing stops",
+          description: "Processing stops wherever it runs (the server's job queue or a CLI import), and the half-written archive is removed.",
+        },
       },
     )
     .post("/:org/tilesets/:ts/publish", ({ caller, params, body }) => service.publish(access(caller, params.org), params.ts, body.version), {
@@ -263,12 +271,20 @@ export function tilesetsModule(services: Services, authPlugin: AuthPlugin) {
       body: PublishBody,
       transform: rejectUnknownFields(PublishBody),
       response: { 200: Tileset, 409: ErrorEnvelope, ...errors },
-      detail: { tags: TAGS, summary: "Point the stable TileJSON at a ready version (409 CONFLICT when it is not ready)" },
+      detail: {
+        tags: TAGS,
+        summary: "Point the stable TileJSON at a ready version (409 CONFLICT when it is not ready)",
+        description: "The server log records it as `tileset published` with the organization, tileset and version.",
+      },
     })
     .post("/:org/tilesets/:ts/unpublish", ({ caller, params }) => service.unpublish(access(caller, params.org), params.ts), {
       ...auth,
       params: TilesetParams,
       response: { 200: Tileset, ...errors },
-      detail: { tags: TAGS, summary: "Remove the stable TileJSON URL (404 afterwards); versioned URLs keep working" },
+      detail: {
+        tags: TAGS,
+        summary: "Remove the stable TileJSON URL (404 afterwards); versioned URLs keep working",
+        description: "The server log records it as `tileset unpublished` with the organization and tileset.",
+      },
     }));
 }

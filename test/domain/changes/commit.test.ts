@@ -67,5 +67,5 @@ test("tilesets: a publish whose change cannot be recorded is rolled back; a comm
 
   tilesets.publish(org, "world", 2);
   expect(tilesets.get(org, "world")).toMatchObject({ published_version: 2 });
-  expect(changeRows()).toEqual([{ kind: "tileset", owner: "acme", slug: "world" }]);
+  expect(changeRows()).toEqual([{ kind: "tileset", owner: "acme", slug: "world", published: 2 }]);
 });

@@ -27,6 +27,8 @@ test("/metrics counts requests by route group for a loopback caller", async () =
   expect(body).toMatch(/mapstead_http_requests_total\{group="routing",method="GET",status="4xx"\} [1-9]/);
   expect(body).toContain("mapstead_http_request_duration_seconds_bucket");
   expect(body).toContain("mapstead_jobs_queued 0");
+  // One process serves and processes: its memory is the server's.
+  expect(body).toMatch(/^mapstead_process_resident_bytes\{process="server"\} [1-9]\d*$/m);
 });
 
 test("/metrics is hidden from remote callers unless they are admins", async () => {
