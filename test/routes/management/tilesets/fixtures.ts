@@ -112,7 +112,7 @@ function shp(features: Feature[]): Uint8Array {
 
 const utf8 = (s: string) => new TextEncoder().encode(s);
 
-function dbf(features: Feature[], fields: { name: string; type: "C" | "N" | "D"; length: number }[], encode = utf8, ldid = 0): Uint8Array {
+function dbf(features: Feature[], fields: { name: string; type: "C" | "N" | "D"; length: number }[], encode: (s: string) => Uint8Array = utf8, ldid = 0): Uint8Array {
   const headerLength = 32 + 32 * fields.length + 1;
   const recordLength = 1 + fields.reduce((s, f) => s + f.length, 0);
   const out = new Uint8Array(headerLength + recordLength * features.length + 1);

@@ -179,7 +179,7 @@ describe("source data becomes vector tiles", () => {
     // Latin-1 and Windows-1251 writers, enough for these names: one byte a letter.
     const latin1 = (s: string) => Uint8Array.from(s, (c) => c.charCodeAt(0));
     const cp1251 = (s: string) => Uint8Array.from(s, (c) => (c >= "А" && c <= "я" ? c.charCodeAt(0) - 0x410 + 0xc0 : c.charCodeAt(0)));
-    const names = async (body: Uint8Array) => {
+    const names = async (body: Uint8Array<ArrayBuffer>) => {
       const { slug, v } = await importInto(body);
       const layer = (await decodedTile(slug, 0, 0, 0)).layers[slug]!;
       return { names: Array.from({ length: layer.length }, (_, i) => layer.feature(i).properties.name).sort(), warnings: v.warnings.join("\n") };
@@ -220,7 +220,7 @@ describe("source data becomes vector tiles", () => {
       expect(ogr.stderr.toString()).toBe("");
       expect(existsSync(join(dir, "out.cpg"))).toBe(false);
       const files = Object.fromEntries(["shp", "shx", "dbf", "prj"].map((ext) => [`out.${ext}`, new Uint8Array(readFileSync(join(dir, `out.${ext}`)))]));
-      const got = await names(zipSync(files) as Uint8Array);
+      const got = await names(zipSync(files) as Uint8Array<ArrayBuffer>);
       expect(got.names).toEqual(["São Paulo", "Zürich"]);
       expect(got.warnings).toBe("");
     });
