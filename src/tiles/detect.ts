@@ -51,11 +51,31 @@ function firstLine(text: string): string {
 const GEOJSON_TYPES = new Set(["FeatureCollection", "Feature", "Point", "MultiPoint", "LineString", "MultiLineString", "Polygon", "MultiPolygon", "GeometryCollection"]);
 const NOT_GEOJSON = 'JSON without a GeoJSON "type" member (FeatureCollection, Feature or a geometry)';
 
+/** SRTM tiles: 1201 x 1201 (3 arc-seconds) or 3601 x 3601 (1 arc-second) big-endian 16-bit heights. */
+const SRTM_SIDES = [1201, 3601];
+
+/**
+ * Unknown content of exactly an SRTM tile's size is most likely a .hgt sent without its name, which alone
+ * says where the tile lies (curl --data-binary sends none): say how to send it rather than "unknown".
+ */
+function srtmWithoutName(size: number | undefined, filename: string | null | undefined): Detection | null {
+  const side = SRTM_SIDES.find((n) => n * n * 2 === size);
+  if (!side) return null;
+  const what = `${size} bytes is the size of an SRTM .hgt tile (${side} x ${side} heights), whose position comes from its file name alone`;
+  return {
+    format: null,
+    invalid: true,
+    reason: filename
+      ? `${what}; if it is one, name it after its south-west corner, like N46E007.hgt`
+      : `${what}, and the upload has none; add ?filename=N46E007.hgt (its south-west corner) or send the name in Content-Disposition (curl -F file=@N46E007.hgt)`,
+  };
+}
+
 /**
  * @param head the first bytes of the file (64 KiB is plenty)
- * @param hints Content-Type and file name, used only where the content is ambiguous
+ * @param hints Content-Type and file name, used only where the content is ambiguous, and the file's size
  */
-export function detectFormat(head: Uint8Array, hints: { contentType?: string | null; filename?: string | null } = {}): Detection {
+export function detectFormat(head: Uint8Array, hints: { contentType?: string | null; filename?: string | null; size?: number } = {}): Detection {
   if (head.length === 0) return { format: null, reason: "the upload is empty" };
   if (startsWith(head, "SQLite format 3\0")) return { format: isGeopackageHeader(head) ? "geopackage" : "mbtiles" };
   if (startsWith(head, "PMTiles")) return { format: "pmtiles" };
@@ -69,7 +89,7 @@ export function detectFormat(head: Uint8Array, hints: { contentType?: string | n
   if (startsWith(head, "%PDF") || head[0] === 0x89 || (head[0] === 0xff && head[1] === 0xd8)) return { format: null, reason: "a document or image, not geographic data" };
 
   const text = new TextDecoder("utf-8", { fatal: false }).decode(head).replace(/^\uFEFF/, "");
-  if (text.includes("\u0000")) return { format: null, reason: "binary data of an unknown kind" };
+  if (text.includes("\u0000")) return srtmWithoutName(hints.size, hints.filename) ?? { format: null, reason: "binary data of an unknown kind" };
   const trimmed = text.trimStart();
   if (trimmed.startsWith("\u001e")) return { format: "ndjson" }; // RFC 8142 GeoJSON text sequence
   if (trimmed.startsWith("{")) {
@@ -106,5 +126,5 @@ export function detectFormat(head: Uint8Array, hints: { contentType?: string | n
         reason: `CSV header has no longitude/latitude columns (found: ${header.split(delimiter).slice(0, 12).join(", ")}); name them lon/lng/longitude/x and lat/latitude/y`,
       };
   }
-  return { format: null, reason: "the content is not a geographic format this service reads" };
+  return srtmWithoutName(hints.size, hints.filename) ?? { format: null, reason: "the content is not a geographic format this service reads" };
 }

@@ -438,7 +438,7 @@ export function createTilesetService(ctx: AppContext, deps: { changes: ChangePub
         const problem = recipeProblem(recipe);
         if (problem) throw new BadRequest(`Invalid recipe: ${problem}`);
         const detect = async (path: string, filename: string | null, contentType: string | null): Promise<SourceFormat> => {
-          const detected = detectFormat(await headOf(path), { contentType, filename });
+          const detected = detectFormat(await headOf(path), { contentType, filename, size: statSync(path).size });
           if (detected.format !== null) return checkedSqlite(detected.format, path, filename ?? "upload");
           if (detected.invalid) throw new Unprocessable("INVALID_SOURCE_DATA", `${filename ?? "upload"}: ${detected.reason}`);
           throw new UnsupportedMediaType(

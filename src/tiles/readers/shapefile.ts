@@ -26,6 +26,90 @@ export function projectionOf(prj: string | undefined, label: string): Projection
   throw new InvalidSource(`${label}: the .prj file is not WKT this importer understands; use WGS84 (EPSG:4326) or Web Mercator (EPSG:3857)`);
 }
 
+/**
+ * The code pages a dBASE header names in its language driver id (byte 29), numbered as GDAL reads them,
+ * that a TextDecoder can read (not the DOS ones, 437 and 850: their files fall back as if unnamed).
+ * ogr2ogr writes 87 (ANSI, read as Latin-1) and no .cpg unless told an encoding.
+ */
+const LDID_ENCODINGS: Record<number, string> = {
+  3: "windows-1252",
+  19: "shift_jis",
+  38: "ibm866",
+  77: "gbk",
+  78: "euc-kr",
+  79: "big5",
+  80: "windows-874",
+  87: "windows-1252",
+  88: "windows-1252",
+  89: "windows-1252",
+  101: "ibm866",
+  120: "big5",
+  121: "euc-kr",
+  122: "gbk",
+  123: "shift_jis",
+  124: "windows-874",
+  150: "x-mac-cyrillic",
+  200: "windows-1250",
+  201: "windows-1251",
+  202: "windows-1254",
+  203: "windows-1253",
+  204: "windows-1257",
+};
+
+/** Windows code page numbers as .cpg files write them ("1251", "ANSI 1251", "CP936", "65001"). */
+const CODE_PAGES: Record<number, string> = { 866: "ibm866", 874: "windows-874", 932: "shift_jis", 936: "gbk", 949: "euc-kr", 950: "big5", 65001: "utf-8" };
+
+/** The encoding a .cpg names, as a TextDecoder label; null when none this importer can read. */
+function cpgEncoding(cpg: string): string | null {
+  const s = cpg.trim().toLowerCase().replace(/^ansi[ _]*/, "");
+  const page = /^(?:cp|windows-?)?(\d{3,5})$/.exec(s);
+  if (page) {
+    const n = Number(page[1]);
+    return CODE_PAGES[n] ?? (n >= 1250 && n <= 1258 ? `windows-${n}` : null);
+  }
+  const iso = /^(?:iso[-_ ]?)?8859[-_ ]?(\d{1,2})$/.exec(s);
+  try {
+    return new TextDecoder(iso ? `iso-8859-${iso[1]}` : s).encoding;
+  } catch {
+    return null;
+  }
+}
+
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
+const WINDOWS_1252 = new TextDecoder("windows-1252");
+
+/**
+ * How the .dbf's text is decoded: in the code page its .cpg names, else the one its header names, else
+ * as UTF-8 where it is valid and Windows-1252 where not, with a warning (as CSV lines are read).
+ */
+function dbfDecoder(cpg: string | undefined, ldid: number, name: string, warnings: string[]): (bytes: Uint8Array, record: number) => string {
+  if (cpg !== undefined && cpg.trim()) {
+    const named = cpgEncoding(cpg);
+    if (named) {
+      const decoder = new TextDecoder(named);
+      return (bytes) => decoder.decode(bytes);
+    }
+    warnings.push(`${name}: the .cpg names the code page '${cpg.trim().slice(0, 40)}', which cannot be read here; text was read ${LDID_ENCODINGS[ldid] ? `as the .dbf header's ${LDID_ENCODINGS[ldid]}` : "as UTF-8 where valid, else Windows-1252"}`);
+  }
+  const fromHeader = LDID_ENCODINGS[ldid];
+  if (fromHeader) {
+    const decoder = new TextDecoder(fromHeader);
+    return (bytes) => decoder.decode(bytes);
+  }
+  let warned = false;
+  return (bytes, record) => {
+    try {
+      return UTF8.decode(bytes);
+    } catch {
+      if (!warned) {
+        warned = true;
+        warnings.push(`${name}: ${record ? `record ${record}` : "a field name"} and others are not UTF-8 and neither a .cpg file nor the .dbf header names their code page: read as Windows-1252 (Latin-1); if letters look wrong, add a .cpg file naming the code page (e.g. 1251) and upload again`);
+      }
+      return WINDOWS_1252.decode(bytes);
+    }
+  };
+}
+
 interface DbfField {
   name: string;
   type: string;
@@ -33,20 +117,22 @@ interface DbfField {
   offset: number;
 }
 
-function* dbfRecords(dbf: FileWindow, name: string, decoder: TextDecoder): Generator<Record<string, unknown> | null> {
+function* dbfRecords(dbf: FileWindow, name: string, cpg: string | undefined, warnings: string[]): Generator<Record<string, unknown> | null> {
   const head = dbf.bytes(0, 32);
   if (head.length < 32) throw new InvalidSource(`${name}: the .dbf file is truncated (no header)`);
   const view = new DataView(head.buffer, head.byteOffset, head.byteLength);
   const count = view.getUint32(4, true);
   const headerLength = view.getUint16(8, true);
   const recordLength = view.getUint16(10, true);
+  const decode = dbfDecoder(cpg, head[29]!, name, warnings);
   const header = dbf.bytes(0, headerLength);
   const fields: DbfField[] = [];
   let offset = 1;
   for (let p = 32; p + 32 <= header.length && header[p] !== 0x0d; p += 32) {
     const raw = header.subarray(p, p + 11);
     const end = raw.indexOf(0);
-    const fieldName = new TextDecoder("latin1").decode(end < 0 ? raw : raw.subarray(0, end)).trim();
+    // Field names are in the file's code page too (GDAL writes them so); record 0 stands for them.
+    const fieldName = decode(end < 0 ? raw : raw.subarray(0, end), 0).trim();
     const f = { name: fieldName, type: String.fromCharCode(header[p + 11]!), length: header[p + 16]!, offset };
     offset += f.length;
     fields.push(f);
@@ -56,7 +142,7 @@ function* dbfRecords(dbf: FileWindow, name: string, decoder: TextDecoder): Gener
     if (record.length < recordLength) throw new InvalidSource(`${name}: the .dbf file is truncated at record ${i + 1} of ${count}; upload it again`);
     const props: Record<string, unknown> = {};
     for (const f of fields) {
-      const text = decoder.decode(record.subarray(f.offset, f.offset + f.length)).replace(/\0+$/, "").trim();
+      const text = decode(record.subarray(f.offset, f.offset + f.length), i + 1).replace(/\0+$/, "").trim();
       if (text === "") continue;
       if (f.type === "N" || f.type === "F") {
         const n = Number(text);
@@ -179,14 +265,12 @@ export async function* readShapefile(parts: ShapefileParts, label: string, progr
   const text = (path: string | undefined) => (path === undefined ? undefined : readFileSync(path, "utf8"));
   const prjName = parts.name.replace(/\.shp$/i, ".prj");
   const projection = projectionOf(text(parts.prj), `${label} (${parts.prj ? prjName : parts.name})`);
-  const cpg = text(parts.cpg)?.trim().toLowerCase() ?? "utf-8";
-  const decoder = new TextDecoder(/1252|8859|latin/.test(cpg) ? "latin1" : "utf-8");
   const project = projection === "mercator" ? unproject : (x: number, y: number) => [x, y];
   if (!parts.prj) progress.warnings?.push(`${label}: no .prj file; coordinates were taken as WGS84 longitude/latitude`);
   const shp = new FileWindow(parts.shp);
   const dbf = parts.dbf ? new FileWindow(parts.dbf) : null;
   try {
-    const records = dbf ? dbfRecords(dbf, `${label} (${parts.name.replace(/\.shp$/i, ".dbf")})`, decoder) : null;
+    const records = dbf ? dbfRecords(dbf, `${label} (${parts.name.replace(/\.shp$/i, ".dbf")})`, text(parts.cpg), (progress.warnings ??= [])) : null;
     const share = progress.total / Math.max(1, shp.size);
     for (const { geometry, record, end } of shpGeometries(shp, `${label} (${parts.name})`, project)) {
       const props = records ? records.next().value : {};

@@ -169,10 +169,24 @@ describe("bad DEM uploads", () => {
     expect(v.error).toMatch(/a tile: lossy WebP DEM tiles are refused/);
   });
 
-  test("an .hgt without its corner in the name is 422; without any name it is not recognised (415)", async () => {
+  test("an .hgt without its corner in the name is 422; without any name, a grid of no SRTM size is not recognised (415)", async () => {
     const bytes = hgtBytes(11, { lon: 7, lat: 46 }, ramp);
     await expectRefused((await importInto(bytes, "?filename=dem.hgt")).res, 422, /named after its south-west corner, like N46E007\.hgt/);
     expect((await importInto(bytes)).res.status).toBe(415);
+  });
+
+  test("a bare SRTM tile sent without a name (curl --data-binary) is 422 saying to add ?filename=, which then works", async () => {
+    const bytes = hgtBytes(1201, { lon: 7, lat: 46 }, ramp);
+    const body = await expectRefused(
+      (await importInto(bytes)).res,
+      422,
+      /^upload: 2884802 bytes is the size of an SRTM \.hgt tile \(1201 x 1201 heights\), whose position comes from its file name alone, and the upload has none; add \?filename=N46E007\.hgt/,
+    );
+    expect(body.error.code).toBe("INVALID_SOURCE_DATA");
+    await expectRefused((await importInto(bytes, "?filename=tile.bin")).res, 422, /^tile\.bin: .*SRTM \.hgt tile.*; if it is one, name it after its south-west corner, like N46E007\.hgt$/);
+    // Waited for, so its build does not hold up the jobs of the tests after it.
+    const { version } = await importReady(bytes, "?filename=N46E007.hgt&maxzoom=6");
+    expect(version).toMatchObject({ source_format: "hgt", bounds: ALPS });
   });
 
   test("a DEM archive whose PNG tiles do not decode fails processing naming the problem", async () => {

@@ -110,12 +110,15 @@ function shp(features: Feature[]): Uint8Array {
   return out;
 }
 
-function dbf(features: Feature[], fields: { name: string; type: "C" | "N" | "D"; length: number }[]): Uint8Array {
+const utf8 = (s: string) => new TextEncoder().encode(s);
+
+function dbf(features: Feature[], fields: { name: string; type: "C" | "N" | "D"; length: number }[], encode: (s: string) => Uint8Array = utf8, ldid = 0): Uint8Array {
   const headerLength = 32 + 32 * fields.length + 1;
   const recordLength = 1 + fields.reduce((s, f) => s + f.length, 0);
   const out = new Uint8Array(headerLength + recordLength * features.length + 1);
   const v = new DataView(out.buffer);
   out[0] = 3;
+  out[29] = ldid;
   v.setUint32(4, features.length, true);
   v.setUint16(8, headerLength, true);
   v.setUint16(10, recordLength, true);
@@ -130,7 +133,7 @@ function dbf(features: Feature[], fields: { name: string; type: "C" | "N" | "D";
     out[p++] = 0x20;
     for (const f of fields) {
       const raw = String(feat.properties?.[f.name] ?? "");
-      const bytes = new TextEncoder().encode(f.type === "N" ? raw.padStart(f.length).slice(-f.length) : raw.padEnd(f.length).slice(0, f.length));
+      const bytes = encode(f.type === "N" ? raw.padStart(f.length).slice(-f.length) : raw.padEnd(f.length).slice(0, f.length));
       out.set(bytes.subarray(0, f.length), p);
       p += f.length;
     }
@@ -139,14 +142,20 @@ function dbf(features: Feature[], fields: { name: string; type: "C" | "N" | "D";
   return out;
 }
 
-/** `dates`: attributes written as dBASE dates (type D, `YYYYMMDD` text, as the features give it). */
-export function shapefileZip(features: Feature[], opts: { prj?: string | null; extra?: Record<string, Uint8Array>; level?: 0 | 6; dates?: string[] } = {}): Bytes {
+/**
+ * `dates`: attributes written as dBASE dates (type D, `YYYYMMDD` text, as the features give it).
+ * `encode`: how the .dbf's text is written (UTF-8 by default); `ldid`: the code page byte of its header.
+ */
+export function shapefileZip(
+  features: Feature[],
+  opts: { prj?: string | null; extra?: Record<string, Uint8Array>; level?: 0 | 6; dates?: string[]; encode?: (s: string) => Uint8Array; ldid?: number } = {},
+): Bytes {
   const fields = Object.keys(features[0]!.properties ?? {}).map((name) => ({
     name,
     type: opts.dates?.includes(name) ? ("D" as const) : typeof features[0]!.properties![name] === "number" ? ("N" as const) : ("C" as const),
     length: opts.dates?.includes(name) ? 8 : typeof features[0]!.properties![name] === "number" ? 18 : 80,
   }));
-  const files: Record<string, Uint8Array> = { "data/layer.shp": shp(features), "data/layer.dbf": dbf(features, fields), ...(opts.extra ?? {}) };
+  const files: Record<string, Uint8Array> = { "data/layer.shp": shp(features), "data/layer.dbf": dbf(features, fields, opts.encode, opts.ldid), ...(opts.extra ?? {}) };
   if (opts.prj !== null) files["data/layer.prj"] = new TextEncoder().encode(opts.prj ?? WGS84_PRJ);
   return zipSync(files, { level: opts.level ?? 6 }) as Bytes;
 }

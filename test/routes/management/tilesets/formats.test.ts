@@ -4,7 +4,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { VectorTile } from "@mapbox/vector-tile";
 import { PbfReader } from "pbf";
 import { join } from "node:path";
-import type { TestApp } from "../../../support/app";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { zipSync } from "fflate";
+import { tempDir, type TestApp } from "../../../support/app";
 import { acmeApp,
   PNG_1x1,
   cities,
@@ -170,6 +172,58 @@ describe("source data becomes vector tiles", () => {
     expect(v.bounds[0]).toBeCloseTo(-74, 5);
     expect(v.bounds[3]).toBeCloseTo(59.91, 5);
     expect(v.layers[0].fields).toEqual({ name: "String", pop: "Number" });
+  });
+
+  describe("zipped Shapefile text in the code page its files name", () => {
+    const places = ["São Paulo", "Zürich", "Москва"].map((name, i) => ({ type: "Feature" as const, properties: { name }, geometry: { type: "Point" as const, coordinates: [i * 40, 0] } }));
+    // Latin-1 and Windows-1251 writers, enough for these names: one byte a letter.
+    const latin1 = (s: string) => Uint8Array.from(s, (c) => c.charCodeAt(0));
+    const cp1251 = (s: string) => Uint8Array.from(s, (c) => (c >= "А" && c <= "я" ? c.charCodeAt(0) - 0x410 + 0xc0 : c.charCodeAt(0)));
+    const names = async (body: Uint8Array<ArrayBuffer>) => {
+      const { slug, v } = await importInto(body);
+      const layer = (await decodedTile(slug, 0, 0, 0)).layers[slug]!;
+      return { names: Array.from({ length: layer.length }, (_, i) => layer.feature(i).properties.name).sort(), warnings: v.warnings.join("\n") };
+    };
+
+    test("no .cpg: the .dbf header's code page byte (87, ANSI, as ogr2ogr writes it) is honoured", async () => {
+      const got = await names(shapefileZip(places.slice(0, 2), { encode: latin1, ldid: 0x57 }));
+      expect(got.names).toEqual(["São Paulo", "Zürich"]);
+      expect(got.warnings).not.toContain("UTF-8");
+    });
+
+    test("a .cpg wins over the header's byte: 1251 and UTF-8", async () => {
+      const cyrillic = await names(shapefileZip(places.slice(2), { encode: cp1251, ldid: 0x57, extra: { "data/layer.cpg": new TextEncoder().encode("1251\n") } }));
+      expect(cyrillic.names).toEqual(["Москва"]);
+      const utf8 = await names(shapefileZip(places, { ldid: 0x57, extra: { "data/layer.cpg": new TextEncoder().encode("UTF-8") } }));
+      expect(utf8.names).toEqual(["Zürich", "São Paulo", "Москва"].sort());
+    });
+
+    test("nothing names a code page: UTF-8 stays UTF-8, other text is read as Windows-1252 with a warning", async () => {
+      const utf8 = await names(shapefileZip(places));
+      expect(utf8.names).toEqual(["Zürich", "São Paulo", "Москва"].sort());
+      expect(utf8.warnings).toBe("");
+      const legacy = await names(shapefileZip(places.slice(0, 2), { encode: latin1 }));
+      expect(legacy.names).toEqual(["São Paulo", "Zürich"]);
+      expect(legacy.warnings).toContain("layer.dbf): record 1 and others are not UTF-8 and neither a .cpg file nor the .dbf header names their code page: read as Windows-1252 (Latin-1)");
+    });
+
+    test("a .cpg naming a code page that cannot be read says so", async () => {
+      const got = await names(shapefileZip(places.slice(0, 1), { extra: { "data/layer.cpg": new TextEncoder().encode("OEM") } }));
+      expect(got.names).toEqual(["São Paulo"]);
+      expect(got.warnings).toContain("the .cpg names the code page 'OEM', which cannot be read here");
+    });
+
+    test.skipIf(!Bun.which("ogr2ogr"))("a Shapefile ogr2ogr made from a UTF-8 CSV (Latin-1 text, no .cpg)", async () => {
+      const dir = tempDir();
+      writeFileSync(join(dir, "cities.csv"), "name,lon,lat\nSão Paulo,-46.63,-23.55\nZürich,8.54,47.37\n");
+      const ogr = Bun.spawnSync(["ogr2ogr", "-f", "ESRI Shapefile", "-s_srs", "EPSG:4326", "-t_srs", "EPSG:3857", "-oo", "X_POSSIBLE_NAMES=lon", "-oo", "Y_POSSIBLE_NAMES=lat", "out.shp", "cities.csv"], { cwd: dir });
+      expect(ogr.stderr.toString()).toBe("");
+      expect(existsSync(join(dir, "out.cpg"))).toBe(false);
+      const files = Object.fromEntries(["shp", "shx", "dbf", "prj"].map((ext) => [`out.${ext}`, new Uint8Array(readFileSync(join(dir, `out.${ext}`)))]));
+      const got = await names(zipSync(files) as Uint8Array<ArrayBuffer>);
+      expect(got.names).toEqual(["São Paulo", "Zürich"]);
+      expect(got.warnings).toBe("");
+    });
   });
 
   test("FlatGeobuf", async () => {
