@@ -5,7 +5,8 @@ import { UsageError, parse, settingsHelp } from "./args";
 import { withContext } from "./runtime";
 import { readPassword } from "./password";
 import { bold, dim, print, printErr, red } from "./output";
-import { createUser, listUsers } from "../domain/accounts/users";
+import { createUser } from "../domain/accounts/users";
+import { listAccounts } from "../domain/accounts/account-admin";
 import { addMember, orgBySlug } from "../domain/orgs/service";
 
 const HELP = `Usage:
@@ -37,7 +38,7 @@ export const usersCommand: CliCommand = {
     if (extra.length) throw new UsageError(`unexpected argument '${extra[0]}'`);
     if (sub === "list")
       return withContext(overrides, "users", (ctx) => {
-        const users = listUsers(ctx.db);
+        const users = listAccounts(ctx.sqlite);
         if (values.json) print(JSON.stringify(users.map((u) => ({ id: u.id, email: u.email, is_admin: u.isAdmin, created_at: new Date(u.createdAt).toISOString() })), null, 2));
         else if (!users.length) print("No users yet. Create the first admin with: mapstead admin create --email you@example.com");
         else for (const u of users) print(`${String(u.id).padStart(4)}  ${bold(u.email)}${u.isAdmin ? "  admin" : ""}  ${dim(new Date(u.createdAt).toISOString())}`);
