@@ -17,6 +17,8 @@ export const users = sqliteTable("users", {
   passwordHash: text("password_hash").notNull(),
   isAdmin: integer("is_admin", { mode: "boolean" }).notNull().default(false),
   createdAt: integer("created_at").notNull().$defaultFn(now),
+  /** set while an instance admin has locked the account out: no login, no session */
+  disabledAt: integer("disabled_at"),
 });
 
 export const orgs = sqliteTable("orgs", {

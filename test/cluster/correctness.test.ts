@@ -232,6 +232,20 @@ describe("idempotency, sessions and CSRF", () => {
     const allowed = await untilEveryWorker(bin.baseUrl, WORKERS, `/api/v1/orgs/acme/keys/${key.id}`, patch({ cookie: session.cookie, "x-csrf-token": session.csrfToken }), (a) => a.status === 200, 10_000);
     expect(allowed.size).toBe(WORKERS);
   }, 30_000);
+
+  test("a user disabled through one worker is refused by every worker on its very next request", async () => {
+    const victim = await seedSession(seed, {});
+    const whoAmI = { headers: { cookie: victim.cookie } };
+    // Both workers hold the session in their cache first.
+    expect((await untilEveryWorker(bin.baseUrl, WORKERS, "/api/v1/session", whoAmI, (a) => a.status === 200, 10_000)).size).toBe(WORKERS);
+    const disabled = await call(`/api/v1/users/${victim.user.id}`, { method: "PATCH", headers: { ...admin.headers, "content-type": "application/json" }, body: JSON.stringify({ disabled: true }) });
+    expect(disabled.status).toBe(200);
+    // No waiting: every answer after the disable, from either worker, is 401.
+    const after: Answer[] = [];
+    for (let i = 0; i < 40 && workersOf(after).size < WORKERS; i++) after.push(await call("/api/v1/session", whoAmI));
+    expect(workersOf(after).size).toBe(WORKERS);
+    expect(after.map((a) => a.status)).toEqual(after.map(() => 401));
+  }, 30_000);
 });
 
 describe("publishing", () => {

@@ -314,6 +314,7 @@ describe("narrow screens", () => {
       ["styles", "table"],
       ["styles/plain", "#draft-json"],
       ["members", "tr[data-member]"],
+      ["users", "tr[data-user]"],
       ["geocoding", "#gazetteer-datasets"],
     ] as const) {
       await page.goto(`${t.baseUrl}/console#/narrow/${hash}`);

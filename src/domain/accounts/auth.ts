@@ -5,7 +5,10 @@
 //
 // Hot path: a verified key is cached for KEY_CACHE_TTL_MS, so a key check costs a Map lookup, not a
 // query; revocation through this process drops the entry at once, revocation from elsewhere (the CLI)
-// is seen within the TTL. Sessions are cached the same way.
+// is seen within the TTL. Sessions are cached the same way, except that a cached session is trusted
+// only after the change bus was asked for other processes' changes (one PRAGMA while nothing changed):
+// a user disabled, deleted or signed out by an admin in another worker or the CLI is refused by the
+// very next request, not seconds later.
 import { timingSafeEqual } from "node:crypto";
 import type { AppContext } from "../../context";
 import { AppError, Forbidden, TooManyRequests, Unauthorized } from "../../errors";
@@ -162,7 +165,11 @@ export function createAuthService(ctx: AppContext, changes: ChangeBus, counters?
   const sessionByHash = ctx.sqlite.query<
     { id: number; user_id: number; csrf_token: string; expires_at: number; last_seen_at: number; email: string; is_admin: number },
     [string]
-  >("SELECT s.id, s.user_id, s.csrf_token, s.expires_at, s.last_seen_at, u.email, u.is_admin FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.token_hash = ?");
+  >(
+    // A disabled account's sessions are deleted when it is disabled; the condition also covers a login
+    // that was between its password check and its session when that happened.
+    "SELECT s.id, s.user_id, s.csrf_token, s.expires_at, s.last_seen_at, u.email, u.is_admin FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.token_hash = ? AND u.disabled_at IS NULL",
+  );
   const membershipsOf = ctx.sqlite.query<{ org_id: number; role: Role }, [number]>("SELECT org_id, role FROM memberships WHERE user_id = ?");
   const allOrgIds = ctx.sqlite.query<{ id: number }, []>("SELECT id FROM orgs");
   const touchSession = ctx.sqlite.query("UPDATE sessions SET last_seen_at = ? WHERE id = ?");
@@ -182,6 +189,7 @@ export function createAuthService(ctx: AppContext, changes: ChangeBus, counters?
   // stays as the backstop for expiry.
   changes.on((change) => {
     if (change.kind === "key") invalidateKey(change.keyId);
+    else if (change.kind === "user") invalidateUser(change.userId);
   });
 
   function loadKey(secret: string, now: number): CachedKey {
@@ -278,6 +286,12 @@ export function createAuthService(ctx: AppContext, changes: ChangeBus, counters?
     if (!token || token.length > 256) return null;
     const now = Date.now();
     let entry = sessionCache.get(token);
+    if (entry && now - entry.fetchedAt < KEY_CACHE_TTL_MS) {
+      // Hear other processes' user changes (an account disabled, deleted, demoted or signed out) before
+      // trusting the cached entry: poll() drops that user's entries, and the database is asked again.
+      changes.poll();
+      entry = sessionCache.get(token);
+    }
     if (!entry || now - entry.fetchedAt >= KEY_CACHE_TTL_MS) entry = loadSession(token, now) ?? undefined;
     if (!entry) {
       sessionCache.delete(token);

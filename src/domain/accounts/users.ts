@@ -1,7 +1,7 @@
 // Console users and their sessions. Passwords use Bun.password (argon2id); session tokens are 256-bit
 // random values stored only as SHA-256 hashes. A session ends at the first of: logout, SESSION_IDLE_MS
 // without a request, SESSION_ABSOLUTE_MS after login.
-import { asc, eq } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { sessions, users } from "../../db/schema";
 import { BadRequest, Conflict } from "../../errors";
@@ -64,14 +64,17 @@ export async function createUser(db: Db, input: { email: string; password: strin
   }
 }
 
-export function listUsers(db: Db) {
-  return db.select({ id: users.id, email: users.email, isAdmin: users.isAdmin, createdAt: users.createdAt }).from(users).orderBy(asc(users.id)).all();
-}
-
 let dummyHash: Promise<string> | null = null;
 
+/** A user whose password was just verified: `disabled` accounts may not sign in. */
+export interface VerifiedLogin extends UserRecord {
+  disabled: boolean;
+  /** the hash the password matched, so the session is made only if it is still the account's */
+  passwordHash: string;
+}
+
 /** The user when email and password match; null otherwise, taking as long either way. */
-export async function verifyLogin(db: Db, email: string, password: string): Promise<UserRecord | null> {
+export async function verifyLogin(db: Db, email: string, password: string): Promise<VerifiedLogin | null> {
   const row = passwordLength(password) <= MAX_PASSWORD ? userByEmail(db, email) : undefined;
   if (!row) {
     // Same work for unknown accounts, so response times do not reveal which emails exist.
@@ -79,7 +82,9 @@ export async function verifyLogin(db: Db, email: string, password: string): Prom
     await Bun.password.verify(password.slice(0, MAX_PASSWORD), await dummyHash);
     return null;
   }
-  return (await Bun.password.verify(password, row.passwordHash)) ? { id: row.id, email: row.email, isAdmin: row.isAdmin } : null;
+  return (await Bun.password.verify(password, row.passwordHash))
+    ? { id: row.id, email: row.email, isAdmin: row.isAdmin, disabled: row.disabledAt !== null, passwordHash: row.passwordHash }
+    : null;
 }
 
 /** Starts a session; returns the raw token for the cookie and the CSRF token for unsafe requests. */
@@ -90,6 +95,20 @@ export function createSession(db: Db, userId: number): { token: string; csrfToke
   const expiresAt = now + SESSION_ABSOLUTE_MS;
   const row = db.insert(sessions).values({ tokenHash: hashToken(token), csrfToken, userId, expiresAt, createdAt: now, lastSeenAt: now }).returning({ id: sessions.id }).get();
   return { token, csrfToken, expiresAt, sessionId: row.id };
+}
+
+/**
+ * The session of a login whose password check passed, made only if the account still has that password
+ * and is not disabled: an admin may have set a new password or disabled it during the (slow) check.
+ * Null when that happened.
+ */
+export function createLoginSession(db: Db, login: VerifiedLogin): ReturnType<typeof createSession> | null {
+  return db.$client
+    .transaction(() => {
+      const same = db.select({ id: users.id }).from(users).where(and(eq(users.id, login.id), eq(users.passwordHash, login.passwordHash), isNull(users.disabledAt))).get();
+      return same ? createSession(db, login.id) : null;
+    })
+    .immediate();
 }
 
 export function endSession(db: Db, sessionId: number): void {

@@ -16,6 +16,8 @@ export type Change =
   | { kind: "fonts" }
   /** an API key was revoked, edited or deleted */
   | { kind: "key"; keyId: number }
+  /** a user was disabled, enabled, deleted, given a new password, granted or denied instance admin, or had sessions ended */
+  | { kind: "user"; userId: number }
   /** an import changed the embedded gazetteer (DATA_DIR/gazetteer.sqlite) */
   | { kind: "gazetteer" }
   /** an admin chose (or cleared) the DEM tileset of embedded elevation in the console */

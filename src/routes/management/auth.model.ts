@@ -28,7 +28,33 @@ export const SessionInfo = t.Object({
   orgs: t.Array(t.Object({ slug: t.String(), name: t.String(), role: t.Union([t.Literal("owner"), t.Literal("admin"), t.Literal("member")]) })),
 });
 
-export const UserListItem = t.Object({ id: t.Integer(), email: t.String(), is_admin: t.Boolean(), created_at: t.String({ format: "date-time" }) });
+export const UserListItem = t.Object({
+  id: t.Integer(),
+  email: t.String(),
+  is_admin: t.Boolean(),
+  disabled: t.Boolean({ description: "a disabled account cannot sign in and has no sessions" }),
+  disabled_at: t.Union([t.String({ format: "date-time" }), t.Null()]),
+  created_at: t.String({ format: "date-time" }),
+});
+
+/** Path parameter; checked in the handler so a malformed id is a 400 naming it. */
+export const UserParams = t.Object({ id: t.String({ maxLength: 20, description: "user id" }) });
+
+export const UpdateUserBody = t.Object(
+  {
+    disabled: t.Optional(t.Boolean({ description: "true: the account cannot sign in and its sessions end at once; false: it can sign in again" })),
+    is_admin: t.Optional(t.Boolean({ description: "grant or revoke instance admin; at least one instance admin who can sign in always stays" })),
+    password: t.Optional(t.String({ description: "a new password (10 to 1024 characters, not only whitespace); the account's sessions end, except yours when it is your own" })),
+  },
+  { additionalProperties: false },
+);
+
+export const UpdatedUser = t.Object({
+  user: UserListItem,
+  sessions_ended: t.Integer({ description: "sessions this change ended (disabling, a new password)" }),
+});
+
+export const EndedSessions = t.Object({ sessions_ended: t.Integer() });
 
 export const CreateUserBody = t.Object(
   { email: Email, password: NewPassword, is_admin: t.Optional(t.Boolean({ default: false })) },

@@ -1,5 +1,6 @@
 // Console sessions, first-run setup and user accounts:
-//   POST/GET/DELETE /api/v1/session, POST /api/v1/setup, GET /setup, GET/POST /api/v1/users (admins).
+//   POST/GET/DELETE /api/v1/session, POST /api/v1/setup, GET /setup, and for instance admins
+//   GET/POST /api/v1/users, PATCH/DELETE /api/v1/users/{id}, DELETE /api/v1/users/{id}/sessions.
 import { Elysia, t } from "elysia";
 import type { Services } from "../../services";
 import { Forbidden, TooManyRequests, Unauthorized } from "../../errors";
@@ -11,9 +12,11 @@ import { createLoginBackoff } from "../../domain/accounts/throttle";
 import { readCookie, SESSION_COOKIE, type Caller, type SessionCaller } from "../../domain/accounts/auth";
 import { completeSetup, hasAdmin } from "../../domain/accounts/setup-token";
 import { removeSetupTokenFile } from "../../domain/accounts/setup-token-file";
-import { createSession, createUser, endSession, listUsers, SESSION_IDLE_MS, verifyLogin } from "../../domain/accounts/users";
+import { createLoginSession, createSession, createUser, endSession, SESSION_IDLE_MS, verifyLogin } from "../../domain/accounts/users";
+import { deleteAccount, endAccountSessions, listAccounts, updateAccount, type Account, type Actor } from "../../domain/accounts/account-admin";
 import { rejectUnknownFields } from "../../http/strict-body";
-import { CreateUserBody, LoginBody, SessionInfo, SetupBody, UserListItem, UserOut } from "./auth.model";
+import { CreateUserBody, EndedSessions, LoginBody, SessionInfo, SetupBody, UpdatedUser, UpdateUserBody, UserListItem, UserOut, UserParams } from "./auth.model";
+import { BadRequest } from "../../errors";
 import { listOrgs } from "../../domain/orgs/service";
 import { ErrorEnvelope } from "./orgs.model";
 import { routeFactsOption, withRouteFacts } from "../../http/route-facts";
@@ -57,6 +60,28 @@ export function authModule(services: Services, authPlugin: AuthPlugin) {
     if (caller.kind !== "session" || !caller.isAdmin) throw new Forbidden("Only instance admins can manage user accounts");
     return caller;
   };
+  const actorOf = (s: SessionCaller, set: { headers: Record<string, unknown> }): Actor => ({
+    kind: "session",
+    userId: s.userId,
+    email: s.email,
+    sessionId: s.sessionId,
+    requestId: requestIdOf(set),
+  });
+  const accountDeps = { sqlite: ctx.sqlite, changes: services.changes, log: ctx.log };
+  const userId = (raw: string) => {
+    if (!/^\d{1,15}$/.test(raw)) throw new BadRequest(`Invalid path parameter 'id': expected a user id, got '${raw.slice(0, 20)}'`);
+    return Number(raw);
+  };
+  const iso = (t: number) => new Date(t).toISOString();
+  const accountOut = (a: Account) => ({
+    id: a.id,
+    email: a.email,
+    is_admin: a.isAdmin,
+    disabled: a.disabledAt !== null,
+    disabled_at: a.disabledAt === null ? null : iso(a.disabledAt),
+    created_at: iso(a.createdAt),
+  });
+  const userErrors = { 400: ErrorEnvelope, 401: ErrorEnvelope, 403: ErrorEnvelope, 404: ErrorEnvelope };
 
   return withRouteFacts({ cors: "none", group: "management" }, new Elysia({ name: "auth-routes" })
     .use(authPlugin)
@@ -80,8 +105,18 @@ export function authModule(services: Services, authPlugin: AuthPlugin) {
           ctx.log.warn("login failed", { email: account.slice(0, 320), ip, request_id: requestId });
           throw new Unauthorized("Wrong email or password");
         }
+        // Told only to whoever knows the password; the attempt stays counted as a failure.
+        if (user.disabled) {
+          ctx.log.warn("login refused: account disabled", { user_id: user.id, ip, request_id: requestId });
+          throw new Forbidden("This account is disabled; an instance admin can enable it again");
+        }
+        // Null when an admin set a new password or disabled the account during the password check.
+        const session = createLoginSession(ctx.db, user);
+        if (!session) {
+          ctx.log.warn("login failed: account changed during login", { user_id: user.id, ip, request_id: requestId });
+          throw new Unauthorized("Wrong email or password");
+        }
         attempt.succeeded();
-        const session = createSession(ctx.db, user.id);
         ctx.log.info("login", { user_id: user.id, ip, request_id: requestId });
         set.headers["set-cookie"] = cookie(session.token, Math.floor((session.expiresAt - Date.now()) / 1000));
         set.headers["cache-control"] = "no-store";
@@ -95,7 +130,7 @@ export function authModule(services: Services, authPlugin: AuthPlugin) {
           tags: ["Accounts"],
           summary: "Log in to the console",
           description:
-            "Sets an HttpOnly, SameSite=Lax session cookie (Secure when PUBLIC_URL is https) and returns the CSRF token for later unsafe requests. Repeated failures slow down the client making them (429 TOO_MANY_ATTEMPTS with Retry-After, doubling per further failure), counted across all HTTP workers; a client with no failures of its own is never refused, so an attacked account stays open to its owner.",
+            "Sets an HttpOnly, SameSite=Lax session cookie (Secure when PUBLIC_URL is https) and returns the CSRF token for later unsafe requests. A disabled account with the right password gets 403 FORBIDDEN. Repeated failures slow down the client making them (429 TOO_MANY_ATTEMPTS with Retry-After, doubling per further failure), counted across all HTTP workers; a client with no failures of its own is never refused, so an attacked account stays open to its owner.",
         },
       },
     )
@@ -174,7 +209,7 @@ export function authModule(services: Services, authPlugin: AuthPlugin) {
       "/api/v1/users",
       ({ caller }) => {
         admin(caller);
-        return { users: listUsers(ctx.db).map((u) => ({ id: u.id, email: u.email, is_admin: u.isAdmin, created_at: new Date(u.createdAt).toISOString() })) };
+        return { users: listAccounts(ctx.sqlite).map(accountOut) };
       },
       { session: true, response: { 200: t.Object({ users: t.Array(UserListItem) }), 401: ErrorEnvelope, 403: ErrorEnvelope }, detail: { tags: ["Accounts"], summary: "List user accounts (instance admins)" } },
     )
@@ -193,6 +228,63 @@ export function authModule(services: Services, authPlugin: AuthPlugin) {
         transform: rejectUnknownFields(CreateUserBody),
         response: { 201: UserOut, 400: ErrorEnvelope, 401: ErrorEnvelope, 403: ErrorEnvelope, 409: ErrorEnvelope },
         detail: { tags: ["Accounts"], summary: "Create a user account (instance admins); add it to organizations with POST /api/v1/orgs/{org}/members" },
+      },
+    )
+    .patch(
+      "/api/v1/users/:id",
+      async ({ caller, params, body, set }) => {
+        const by = admin(caller);
+        const outcome = await updateAccount(accountDeps, actorOf(by, set), userId(params.id), { disabled: body.disabled, isAdmin: body.is_admin, password: body.password });
+        return { user: accountOut(outcome.account), sessions_ended: outcome.sessionsEnded };
+      },
+      {
+        session: true,
+        params: UserParams,
+        body: UpdateUserBody,
+        transform: rejectUnknownFields(UpdateUserBody),
+        response: { 200: UpdatedUser, ...userErrors, 409: ErrorEnvelope },
+        detail: {
+          tags: ["Accounts"],
+          summary: "Disable or enable an account, grant or revoke instance admin, or set a new password (instance admins)",
+          description:
+            "The fields given are applied together, or none is. Disabling ends the account's sessions at once, in every worker, and refuses its logins (403); enabling lets it sign in again. A new password ends the account's sessions (yours other than this one, for your own) and does not change is_admin. 403 for disabling yourself; 409 CONFLICT for disabling or demoting the last instance admin who can sign in. Logged with who did what to whom, never the password.",
+        },
+      },
+    )
+    .delete(
+      "/api/v1/users/:id",
+      ({ caller, params, set }) => {
+        const by = admin(caller);
+        deleteAccount(accountDeps, actorOf(by, set), userId(params.id));
+        set.status = 204;
+      },
+      {
+        session: true,
+        params: UserParams,
+        response: { 204: t.Void(), ...userErrors, 409: ErrorEnvelope },
+        detail: {
+          tags: ["Accounts"],
+          summary: "Delete an account with its memberships and sessions (instance admins)",
+          description:
+            "403 for your own account. 409 CONFLICT for the last instance admin who can sign in, and for the only owner of an organization (the message names the organizations: make someone else owner there first). API keys belong to organizations and stay.",
+        },
+      },
+    )
+    .delete(
+      "/api/v1/users/:id/sessions",
+      ({ caller, params, set }) => {
+        const by = admin(caller);
+        return { sessions_ended: endAccountSessions(accountDeps, actorOf(by, set), userId(params.id)).ended };
+      },
+      {
+        session: true,
+        params: UserParams,
+        response: { 200: EndedSessions, ...userErrors },
+        detail: {
+          tags: ["Accounts"],
+          summary: "Sign a user out everywhere: end all their sessions, at once in every worker (instance admins)",
+          description: "For your own account, every session but the one making this request. The account can sign in again; disable it (PATCH) to keep it out.",
+        },
       },
     ));
 }

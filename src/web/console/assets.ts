@@ -32,6 +32,7 @@ import viewStyles from "./views/styles.js" with { type: "text" };
 import viewTileset from "./views/tileset.js" with { type: "text" };
 import viewTilesetVersion from "./views/tileset-version.js" with { type: "text" };
 import viewTilesets from "./views/tilesets.js" with { type: "text" };
+import viewUsers from "./views/users.js" with { type: "text" };
 import maplibreJs from "../../../node_modules/maplibre-gl/dist/maplibre-gl.mjs" with { type: "file" };
 import maplibreWorker from "../../../node_modules/maplibre-gl/dist/maplibre-gl-worker.mjs" with { type: "file" };
 import maplibreShared from "../../../node_modules/maplibre-gl/dist/maplibre-gl-shared.mjs" with { type: "file" };
@@ -68,6 +69,7 @@ export const CONSOLE_TEXT_ASSETS: Readonly<Record<string, string>> = {
   "views/tileset.js": viewTileset,
   "views/tileset-version.js": viewTilesetVersion,
   "views/tilesets.js": viewTilesets,
+  "views/users.js": viewUsers,
 };
 
 /** MapLibre GL JS's dist files by their name under /console/assets/, as embedded file paths. */

@@ -16,8 +16,9 @@ import { renderOverview } from "./views/overview.js";
 import { renderSetup } from "./views/setup.js";
 import { renderStyles } from "./views/styles.js";
 import { renderTilesets } from "./views/tilesets.js";
+import { renderUsers } from "./views/users.js";
 
-setSections({ overview: renderOverview, tilesets: renderTilesets, styles: renderStyles, keys: renderKeys, members: renderMembers, fonts: renderFonts, geocoding: renderGeocoding, elevation: renderElevation, setup: renderSetup, "new-org": renderNewOrg });
+setSections({ overview: renderOverview, tilesets: renderTilesets, styles: renderStyles, keys: renderKeys, members: renderMembers, users: renderUsers, fonts: renderFonts, geocoding: renderGeocoding, elevation: renderElevation, setup: renderSetup, "new-org": renderNewOrg });
 onSessionEnded(showLogin);
 onOrgsChanged(renderOrgPicker);
 

@@ -41,7 +41,7 @@ export function route() {
   let { org, section, item } = parseHash();
   const orgs = state.session.orgs;
   if (section === "new-org" || !orgs.length) {
-    if (!["new-org", "fonts", "geocoding", "elevation", "setup"].includes(section) || (!state.session.user.is_admin && section !== "new-org")) section = "new-org";
+    if (!["new-org", "users", "fonts", "geocoding", "elevation", "setup"].includes(section) || (!state.session.user.is_admin && section !== "new-org")) section = "new-org";
   }
   if (section !== "new-org" && orgs.length && !orgs.some((o) => o.slug === org)) {
     const keep = state.org && orgs.some((o) => o.slug === state.org) ? state.org : orgs[0].slug;

@@ -293,7 +293,7 @@ describe("users (instance admins)", () => {
 describe("OpenAPI", () => {
   test("the management routes are documented", async () => {
     const doc = await (await t.fetch("/openapi.json")).json();
-    for (const path of ["/api/v1/session", "/api/v1/setup", "/api/v1/orgs", "/api/v1/orgs/{org}/members", "/api/v1/orgs/{org}/keys", "/api/v1/orgs/{org}/keys/{id}", "/api/v1/orgs/{org}/keys/{id}/usage"])
+    for (const path of ["/api/v1/session", "/api/v1/setup", "/api/v1/orgs", "/api/v1/orgs/{org}/members", "/api/v1/orgs/{org}/keys", "/api/v1/orgs/{org}/keys/{id}", "/api/v1/orgs/{org}/keys/{id}/usage", "/api/v1/users", "/api/v1/users/{id}", "/api/v1/users/{id}/sessions"])
       expect(Object.keys(doc.paths)).toContain(path);
   });
 });
