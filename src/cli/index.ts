@@ -11,6 +11,7 @@ import { fontsCommand } from "./fonts";
 import { stylesCommand } from "./styles";
 import { tilesetsCommand } from "./tilesets";
 import { gazetteerCommand } from "./gazetteer";
+import { backupCommand } from "./backup";
 import pkg from "../../package.json";
 
 export const versionCommand: CliCommand = {
@@ -23,4 +24,4 @@ export const versionCommand: CliCommand = {
   },
 };
 
-export const COMMANDS: CliCommand[] = [serveCommand, migrateCommand, preflightCommand, adminCommand, usersCommand, orgsCommand, keysCommand, fontsCommand, tilesetsCommand, stylesCommand, gazetteerCommand, versionCommand];
+export const COMMANDS: CliCommand[] = [serveCommand, migrateCommand, preflightCommand, adminCommand, usersCommand, orgsCommand, keysCommand, fontsCommand, tilesetsCommand, stylesCommand, gazetteerCommand, backupCommand, versionCommand];
