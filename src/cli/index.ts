@@ -12,6 +12,7 @@ import { stylesCommand } from "./styles";
 import { tilesetsCommand } from "./tilesets";
 import { gazetteerCommand } from "./gazetteer";
 import { VERSION } from "../build-info";
+import { backupCommand } from "./backup";
 
 export const versionCommand: CliCommand = {
   name: "version",
@@ -23,4 +24,4 @@ export const versionCommand: CliCommand = {
   },
 };
 
-export const COMMANDS: CliCommand[] = [serveCommand, migrateCommand, preflightCommand, adminCommand, usersCommand, orgsCommand, keysCommand, fontsCommand, tilesetsCommand, stylesCommand, gazetteerCommand, versionCommand];
+export const COMMANDS: CliCommand[] = [serveCommand, migrateCommand, preflightCommand, adminCommand, usersCommand, orgsCommand, keysCommand, fontsCommand, tilesetsCommand, stylesCommand, gazetteerCommand, backupCommand, versionCommand];

@@ -57,7 +57,7 @@ function cannotOpen(dataDir: string, err: unknown): unknown {
 }
 
 /** The name of a local user id, from /etc/passwd; null when it has none there. */
-function userName(uid: number): string | null {
+export function userName(uid: number): string | null {
   try {
     const line = readFileSync("/etc/passwd", "utf8").split("\n").find((l) => l.split(":")[2] === String(uid));
     return line ? line.split(":")[0]! : null;
