@@ -14,9 +14,9 @@ import { Lru } from "../lru";
 /** What kinds of content are kept; a change of a tileset or style drops the kinds listed for it. */
 // "tile" holds the tile routes' answers and "render-tile" the raw tiles the renderer reads: one kind
 // holds one shape of value, so each reader gets what it stored.
-export type PublishedKind = "tileset" | "tile" | "render-tile" | "style" | "sprite" | "glyphs" | "font-range";
+export type PublishedKind = "tileset" | "tilejson" | "tile" | "render-tile" | "style" | "sprite" | "glyphs" | "font-range";
 
-const DROPPED_BY = { tileset: ["tileset", "tile", "render-tile"], style: ["style"], fonts: ["glyphs"] } as const;
+const DROPPED_BY = { tileset: ["tileset", "tilejson", "tile", "render-tile"], style: ["style"], fonts: ["glyphs"] } as const;
 
 export interface PublishedCacheOptions {
   maxBytes?: number;

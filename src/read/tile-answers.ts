@@ -69,6 +69,13 @@ export function tileJsonAnswers(stableBody: string, versionedBody: string, isPri
   return { stable: at(stableBody, STABLE), versioned: at(versionedBody, IMMUTABLE) };
 }
 
+/** A TileJSON answered before, by the URL's name as asked: one lookup answers it again. */
+interface KnownTileJson {
+  answers: TileJsonAnswers["stable"];
+  private: boolean;
+  orgId: number;
+}
+
 const visible = (served: Served | null, viewer: Viewer): served is Served => served !== null && (!served.private || viewer.privateOrgIds.has(served.orgId));
 
 /** A tile's place, parsed from its URL. */
@@ -103,6 +110,11 @@ export function createTileReads(catalog: TileCatalog, published: PublishedCache)
   // Recently served tiles of every archive, by tileset, version and address (archives never change;
   // a change of the tileset drops its entries, answers and all).
   const tileCache = published.slot<CachedTile>("tile");
+  // TileJSON answers by owner and the name as the URL spells it ("slug" or "slug@version", without
+  // ".json"): a hit skips parsing the name and the two catalog lookups (stable row, then version), which
+  // were most of what a TileJSON request cost beyond Bun's own work. A change of the tileset drops them
+  // with the catalog's entries.
+  const knownTileJsons = published.slot<KnownTileJson>("tilejson");
 
   /** The answer to a client: with gzip as stored, or (rarely) decoded per request for one without. */
   function answerOf(served: Served, a: TileAddress, tile: Tile | null, gzipOk: boolean, inRange: boolean): ReadAnswer | null {
@@ -149,7 +161,13 @@ export function createTileReads(catalog: TileCatalog, published: PublishedCache)
     /** GET /tiles/v1/{owner}/{tileset}[@{version}].json */
     /** Answers at once (no Promise) when the version is open already, as it is after the first request. */
     tileJson(owner: string, name: string, request: Request, viewer: Viewer): ReadAnswer | Promise<ReadAnswer> {
-      const parsed = name.endsWith(".json") ? parseVersionedSlug(name.slice(0, -5)) : null;
+      const asked = name.endsWith(".json") ? name.slice(0, -5) : null;
+      if (asked !== null) {
+        const known = knownTileJsons.get(owner, asked);
+        if (known !== undefined && (!known.private || viewer.privateOrgIds.has(known.orgId)))
+          return ifNoneMatchHits(request, known.answers.etag) ? known.answers.notModified : known.answers.ok;
+      }
+      const parsed = asked !== null ? parseVersionedSlug(asked) : null;
       if (!parsed || !isSlug(owner)) throw new NotFound(`No such TileJSON: use /tiles/v1/{owner}/{tileset}.json or /tiles/v1/{owner}/{tileset}@{version}.json`);
       let version = parsed.version;
       if (version === null) {
@@ -164,7 +182,14 @@ export function createTileReads(catalog: TileCatalog, published: PublishedCache)
         return ifNoneMatchHits(request, answers.etag) ? answers.notModified : answers.ok;
       };
       const pending = catalog.version(owner, parsed.slug, version);
-      return pending instanceof Promise ? pending.then(answer) : answer(pending);
+      if (pending instanceof Promise) return pending.then(answer);
+      // Remembered only from what the catalog holds now (no await since): a change that came while an
+      // archive opened cannot leave an old answer behind.
+      const answered = answer(pending);
+      const served = pending!;
+      const answers = parsed.version === null ? served.tilejsonAnswers.stable : served.tilejsonAnswers.versioned;
+      knownTileJsons.set(owner, asked!, "", { answers, private: served.private, orgId: served.orgId }, answers.ok.body!.length + 256);
+      return answered;
     },
 
     /** GET /tiles/v1/{owner}/{tileset}@{version}/{z}/{x}/{y}.{ext} */
