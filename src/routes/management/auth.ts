@@ -23,7 +23,7 @@ import { routeFactsOption, withRouteFacts } from "../../http/route-facts";
 import { crossSiteRefusal } from "../../domain/accounts/cross-site";
 
 export function authModule(services: Services, authPlugin: AuthPlugin) {
-  const { ctx, auth } = services;
+  const { ctx, auth, changes } = services;
   const backoff = createLoginBackoff(ctx.sqlite);
   const secure = ctx.config.publicUrl.startsWith("https:");
   const orgRows = ctx.sqlite.query<{ id: number; slug: string; name: string; role: "owner" | "admin" | "member" }, [number]>(
@@ -148,8 +148,7 @@ export function authModule(services: Services, authPlugin: AuthPlugin) {
       ({ request, set }) => {
         const caller = auth.sessionFromRequest(request);
         if (caller) {
-          endSession(ctx.db, (caller as SessionCaller).sessionId);
-          auth.invalidateUser((caller as SessionCaller).userId);
+          changes.commit({ kind: "user", userId: (caller as SessionCaller).userId }, () => endSession(ctx.db, (caller as SessionCaller).sessionId));
           ctx.log.info("logout", { user_id: (caller as SessionCaller).userId, request_id: requestIdOf(set) });
         }
         if (caller || readCookie(request, SESSION_COOKIE)) set.headers["set-cookie"] = cookie("", 0);

@@ -16,7 +16,7 @@ import { withRouteFacts } from "../../http/route-facts";
 const iso = (t: number) => new Date(t).toISOString();
 
 export function orgsModule(services: Services, authPlugin: AuthPlugin) {
-  const { ctx, auth } = services;
+  const { ctx, changes } = services;
   const errors = { 400: ErrorEnvelope, 401: ErrorEnvelope, 403: ErrorEnvelope, 404: ErrorEnvelope, 409: ErrorEnvelope };
 
   const orgOut = (o: { slug: string; name: string; createdAt: number }, role: Role | null) => ({ slug: o.slug, name: o.name, created_at: iso(o.createdAt), role });
@@ -38,8 +38,7 @@ export function orgsModule(services: Services, authPlugin: AuthPlugin) {
       "",
       ({ caller, body, set }) => {
         const s = caller as SessionCaller;
-        const org = createOrg(ctx.db, { slug: body.slug, name: body.name, ownerUserId: s.userId });
-        auth.invalidateUser(s.userId);
+        const org = changes.commit({ kind: "user", userId: s.userId }, () => createOrg(ctx.db, { slug: body.slug, name: body.name, ownerUserId: s.userId }));
         ctx.log.info("organization created", { org: org.slug, by_user_id: s.userId });
         set.status = 201;
         return orgOut(org, "owner");
@@ -69,8 +68,7 @@ export function orgsModule(services: Services, authPlugin: AuthPlugin) {
         const org = requireOrgAccess(ctx.db, params.org, caller, { minRole: "admin" });
         const user = userByEmail(ctx.db, body.email);
         if (!user) throw new NotFound(`No user account with email ${body.email.trim().toLowerCase().slice(0, 320)}; an instance admin creates it first (POST /api/v1/users or mapstead users create)`);
-        const outcome = setMember(ctx.db, org.id, user.id, body.role, s.isAdmin ? null : (org.role as Role));
-        auth.invalidateUser(user.id);
+        const outcome = changes.commit({ kind: "user", userId: user.id }, () => setMember(ctx.db, org.id, user.id, body.role, s.isAdmin ? null : (org.role as Role)));
         ctx.log.info("member set", { org: org.slug, user_id: user.id, role: body.role, by_user_id: s.userId });
         set.status = outcome === "added" ? 201 : 200;
         const m = listMembers(ctx.db, org.id).find((x) => x.userId === user.id)!;
@@ -94,8 +92,7 @@ export function orgsModule(services: Services, authPlugin: AuthPlugin) {
         if (!Number.isSafeInteger(userId)) throw new BadRequest(`Invalid path parameter 'user': expected a user id, got '${params.user}'`);
         // Anyone may leave; removing someone else takes the admin role.
         if (userId !== s.userId) requireOrgAccess(ctx.db, params.org, caller, { minRole: "admin" });
-        removeMember(ctx.db, org.id, userId, s.isAdmin || userId === s.userId ? null : (org.role as Role));
-        auth.invalidateUser(userId);
+        changes.commit({ kind: "user", userId }, () => removeMember(ctx.db, org.id, userId, s.isAdmin || userId === s.userId ? null : (org.role as Role)));
         ctx.log.info("member removed", { org: org.slug, user_id: userId, by_user_id: s.userId });
         set.status = 204;
       },
