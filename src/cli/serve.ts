@@ -6,7 +6,7 @@ import type { CliCommand } from "./command";
 import { configOrExit } from "./runtime";
 import { claimDataDir, DataDirInUse } from "./server-lock";
 import { openDatabase } from "../db/client";
-import { migrate } from "../db/migrate";
+import { upgradeDatabase } from "../db/upgrade";
 import { createContext } from "../context";
 import { createLogger } from "../log";
 import { createApp } from "../app";
@@ -63,7 +63,8 @@ export const serveCommand: CliCommand = {
       return 1;
     }
     process.on("exit", () => lock.release());
-    const applied = migrate(handle.sqlite);
+    const { applied, copy } = upgradeDatabase(handle.sqlite, config.dataDir);
+    if (copy) log.info("database copied before the upgrade", { path: copy });
     if (applied.length) log.info("migrations applied", { migrations: applied });
     const ctx = createContext(config, handle, log);
     const services = createServices(ctx);

@@ -19,7 +19,7 @@ export interface MigrationStatus {
 export class NewerDatabaseError extends Error {
   constructor(readonly unknown: string[]) {
     super(
-      `this database was upgraded by a newer Mapstead (it has migration(s) ${unknown.join(", ")} this binary does not know): run that newer binary, or restore a backup of DATA_DIR made before the upgrade`,
+      `this database was upgraded by a newer Mapstead (it has migration(s) ${unknown.join(", ")} this binary does not know): run that newer binary, or restore the database as it was before the upgrade (DATA_DIR/upgrade-backups keeps a copy from each upgrade; see the README's Backups section)`,
     );
   }
 }
