@@ -46,10 +46,11 @@ export async function textSections(
   const sections: TextSection[] = [];
   for (const p of parts) {
     const text = transform(p.text, mode);
-    if (!text.trim()) continue;
+    // A section of spaces or a newline alone still counts: it separates, or breaks, its neighbours.
+    if (!text) continue;
     sections.push({ text, scale: p.scale, fonts: await fonts.stack(p.stack), color: p.color });
   }
-  return sections.length ? sections : null;
+  return sections.some((s) => s.text.trim()) ? sections : null;
 }
 
 export function iconImage(layer: SymbolLayerSpecification, f: RenderFeature, ctx: DrawContext): SpriteImage | null {

@@ -113,6 +113,23 @@ interface Positioned {
   scale: number;
   section: number;
   isSpace: boolean;
+  /** a line may end after it (MapLibre's `breakable` characters) */
+  breakable: boolean;
+  /** its line break's penalty (MapLibre's calculatePenalty): a newline's is -10000, a forced break */
+  penalty: number;
+}
+
+const NEWLINE = 0x0a;
+/** Characters a line may break after, as MapLibre's shaping has them. */
+const BREAKABLE = new Set([NEWLINE, 0x20, 0x26, 0x29, 0x2b, 0x2d, 0x2f, 0xad, 0xb7, 0x200b, 0x2010, 0x2013, 0x2027]);
+
+/** MapLibre's calculatePenalty, without the ideographic case (Mapstead's fonts carry no server breakpoints). */
+function breakPenalty(cp: number, next: number | undefined): number {
+  let penalty = 0;
+  if (cp === NEWLINE) penalty -= 10000;
+  if (cp === 0x28 || cp === 0xff08) penalty += 50;
+  if (next === 0x29 || next === 0xff09) penalty += 50;
+  return penalty;
 }
 
 export function anchorAlignment(anchor: string): { horizontal: number; vertical: number } {
@@ -125,15 +142,26 @@ export function anchorAlignment(anchor: string): { horizontal: number; vertical:
 export function shapeText(sections: TextSection[], opts: ShapeOptions): Shaping | null {
   const spacing = opts.letterSpacing * ONE_EM;
   const positioned: Positioned[] = [];
+  const codePoints = sections.map((section) => Array.from(section.text, (ch) => ch.codePointAt(0)!));
+  const all = codePoints.flat();
+  let at = 0;
   sections.forEach((section, sectionIndex) => {
-    for (const ch of section.text) {
-      const cp = ch.codePointAt(0)!;
+    for (const cp of codePoints[sectionIndex]!) {
+      const next = all[++at];
+      const breaks = { breakable: BREAKABLE.has(cp), penalty: breakPenalty(cp, next) };
+      // A newline draws nothing but ends the line ("{name:latin}\n{name:nonlatin}"), whether or not a
+      // font of the stack maps it.
+      if (cp === NEWLINE) {
+        const font = section.fonts[0];
+        if (font) positioned.push({ font, glyphIndex: 0, advance: 0, scale: section.scale, section: sectionIndex, isSpace: true, ...breaks });
+        continue;
+      }
       const font = section.fonts.find((f) => f.parsed.cmap[cp] !== undefined);
       if (!font) continue; // MapLibre skips codepoints no font of the stack has
       const glyphIndex = font.parsed.cmap[cp]!;
       const glyph = font.parsed.font.glyphs.get(glyphIndex);
       const advance = Math.max(0, Math.round((glyph.advanceWidth ?? 0) * (ONE_EM / font.upm))) * section.scale;
-      positioned.push({ font, glyphIndex, advance, scale: section.scale, section: sectionIndex, isSpace: /\s/.test(ch) });
+      positioned.push({ font, glyphIndex, advance, scale: section.scale, section: sectionIndex, isSpace: /\s/.test(String.fromCodePoint(cp)), ...breaks });
     }
   });
   if (!positioned.some((p) => !p.isSpace)) return null;
@@ -186,31 +214,40 @@ function trim(line: Positioned[]): Positioned[] {
 }
 
 /**
- * Breaks at spaces into lines of about equal width no wider than needed, minimising the squared
- * difference from the ideal width (the badness MapLibre's determineLineBreaks uses).
+ * Breaks into lines as MapLibre's determineLineBreaks does: after breakable characters (spaces,
+ * hyphens, slashes ...; always after a newline, whose penalty forces it), into lines of about equal
+ * width, minimising the squared difference from the ideal width plus each break's penalty, the last line
+ * weighed as MapLibre weighs it (half when short, double when long).
  */
 function breakLines(glyphs: Positioned[], maxWidth: number, spacing: number): Positioned[][] {
   const total = glyphs.reduce((s, g) => s + g.advance + spacing, 0);
-  if (total <= maxWidth) return [glyphs];
+  const forced = glyphs.some((g, i) => g.penalty <= -10000 && i < glyphs.length - 1);
+  if (total <= maxWidth && !forced) return [glyphs];
   const lineCount = Math.ceil(total / maxWidth);
   const target = total / lineCount;
-  const breaks = [0];
-  for (let i = 0; i < glyphs.length; i++) if (glyphs[i]!.isSpace) breaks.push(i + 1);
-  breaks.push(glyphs.length);
+  const breaks: { at: number; penalty: number }[] = [{ at: 0, penalty: 0 }];
+  for (let i = 0; i < glyphs.length - 1; i++) if (glyphs[i]!.breakable) breaks.push({ at: i + 1, penalty: glyphs[i]!.penalty });
+  breaks.push({ at: glyphs.length, penalty: 0 });
   const widthUpTo: number[] = [0];
   for (const g of glyphs) widthUpTo.push(widthUpTo[widthUpTo.length - 1]! + g.advance + spacing);
+  const badness = (width: number, penalty: number, last: boolean) => {
+    const raggedness = (width - target) ** 2;
+    if (last) return width < target ? raggedness / 2 : raggedness * 2;
+    return raggedness + Math.abs(penalty) * penalty;
+  };
   // best[k]: least badness of text up to breaks[k], with the previous break index
   const best: { cost: number; prev: number }[] = [{ cost: 0, prev: -1 }];
   for (let k = 1; k < breaks.length; k++) {
     let choice = { cost: Infinity, prev: 0 };
+    const last = k === breaks.length - 1;
     for (let j = 0; j < k; j++) {
-      const width = widthUpTo[breaks[k]!]! - widthUpTo[breaks[j]!]!;
-      const cost = best[j]!.cost + (width - target) ** 2;
+      const width = widthUpTo[breaks[k]!.at]! - widthUpTo[breaks[j]!.at]!;
+      const cost = best[j]!.cost + badness(width, breaks[k]!.penalty, last);
       if (cost < choice.cost) choice = { cost, prev: j };
     }
     best.push(choice);
   }
   const lines: Positioned[][] = [];
-  for (let k = breaks.length - 1; k > 0; k = best[k]!.prev) lines.unshift(glyphs.slice(breaks[best[k]!.prev]!, breaks[k]!));
+  for (let k = breaks.length - 1; k > 0; k = best[k]!.prev) lines.unshift(glyphs.slice(breaks[best[k]!.prev]!.at, breaks[k]!.at));
   return lines.filter((l) => l.length);
 }

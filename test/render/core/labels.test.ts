@@ -91,6 +91,27 @@ describe("text", () => {
     expect(wrapped.width).toBeLessThan(oneLine.width / 2);
   });
 
+  test("a newline starts a new line, as MapLibre draws {name:latin}\\n{name:nonlatin}; line labels ignore it", async () => {
+    const oneLine = inkBox(await render([point(0, 0, { a: "Hamburg", b: "Hamburg" })], [BG, labels({ "text-field": "{a}{b}" })]), dark);
+    const two = inkBox(await render([point(0, 0, { a: "Hamburg", b: "Hamburg" })], [BG, labels({ "text-field": "{a}\n{b}" })]), dark);
+    expect(two.height).toBeGreaterThan(oneLine.height * 1.8);
+    expect(two.width).toBeLessThan(oneLine.width * 0.6);
+    // In a format expression too, and with a text-max-width the text would fit in.
+    const formatted = inkBox(
+      await render([point(0, 0, { name: "London", pop: "8900000" })], [BG, labels({ "text-max-width": 50, "text-field": ["format", ["get", "name"], {}, "\n", {}, ["get", "pop"], {}] })]),
+      dark,
+    );
+    expect(formatted.height).toBeGreaterThan(oneLine.height * 1.8);
+  });
+
+  test("text-max-width breaks after hyphens too, as MapLibre does", async () => {
+    const name = "Saint-Martin-de-Belleville";
+    const wrapped = inkBox(await render([point(0, 0, { name })], [BG, labels({ "text-max-width": 6 })]), dark);
+    const oneLine = inkBox(await render([point(0, 0, { name })], [BG, labels({ "text-max-width": 100 })]), dark);
+    expect(wrapped.height).toBeGreaterThan(oneLine.height * 1.8);
+    expect(wrapped.width).toBeLessThan(oneLine.width * 0.7);
+  });
+
   test("text-transform and format sections (font-scale, text-color) apply", async () => {
     const lower = await render([point(0, 0, { name: "Hamburg" })], [BG, labels({ "text-transform": "lowercase" })]);
     const upper = await render([point(0, 0, { name: "Hamburg" })], [BG, labels({ "text-transform": "uppercase" })]);
