@@ -93,10 +93,16 @@ function writeFeature(context: FeatureContext, pbf: PbfWriter): void {
   pbf.writeMessage(4, writeGeometry, context.feature);
 }
 
+const MIN_EXACT_SINT = -(2 ** 52);
+
 function writeValue(value: Value, pbf: PbfWriter): void {
   if (typeof value === "string") pbf.writeStringField(1, value);
   else if (typeof value === "boolean") pbf.writeBooleanField(7, value);
-  else if (value % 1 !== 0) pbf.writeDoubleField(3, value);
+  // Integers only while their varint is exact: beyond 2^53 a number is a double that merely has no
+  // fraction (GIS no-data values like -3.4028235e38 among them), which no varint holds, and a negative
+  // one's zigzag (-2v-1) is exact only down to -2^52; below that it lost its sign. vt-pbf writes both
+  // wrong: the first threw, failing the whole version.
+  else if (!Number.isSafeInteger(value) || value < MIN_EXACT_SINT) pbf.writeDoubleField(3, value);
   else if (value < 0) pbf.writeSVarintField(6, value);
   else pbf.writeVarintField(5, value);
 }

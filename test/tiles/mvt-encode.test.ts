@@ -68,3 +68,10 @@ test("hidden attributes are left out, the others read back", () => {
   expect(Object.keys(tile.layers)).toEqual(["places"]);
   expect(tile.layers.places!.feature(0).properties).toEqual({ name: "x", n: 2.5, ok: true, json: '{"a":1}' });
 });
+
+test("numbers past 2^53 are written as doubles: no-data values no longer fail the tile, and large negatives keep their sign", () => {
+  const values = { nodata: -3.4028235e38, huge: 1e20, hash: -6917529027641081856, big: 2 ** 60, exact: 2 ** 53 - 1, negative: -(2 ** 53 - 1), sint: -(2 ** 52), small: -5 };
+  const index = new GeoJSONVT({ type: "Feature", geometry: { type: "Point", coordinates: [1, 1] }, properties: values }, { maxZoom: 0, extent: 4096 });
+  const tile = new VectorTile(new PbfReader(encodeTile({ places: index.getTile(0, 0, 0)! }, 4096)));
+  expect(tile.layers.places!.feature(0).properties).toEqual(values);
+});

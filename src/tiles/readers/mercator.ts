@@ -1,8 +1,15 @@
 // Web Mercator (EPSG:3857) metres back to WGS84 degrees, for Shapefile and FlatGeobuf inputs.
 const R = 6378137;
 
+/** Longitudes this little past ±180° are the world's edge after rounding (20037508.342789244 m gives 180.00000000000003°). */
+const EDGE_SLACK = 1e-6;
+
 export function unproject(x: number, y: number): [number, number] {
-  return [(x / R) * (180 / Math.PI), (Math.atan(Math.exp(y / R)) * 2 - Math.PI / 2) * (180 / Math.PI)];
+  const lon = (x / R) * (180 / Math.PI);
+  // -20037508.342789244 m comes back as -180.00000000000003°, which the position check refused: Russia,
+  // Fiji and Antarctica went missing from every Web Mercator input.
+  const edge = Math.abs(lon) > 180 && Math.abs(lon) - 180 < EDGE_SLACK ? Math.sign(lon) * 180 : lon;
+  return [edge, (Math.atan(Math.exp(y / R)) * 2 - Math.PI / 2) * (180 / Math.PI)];
 }
 
 function coords(c: unknown): unknown {
