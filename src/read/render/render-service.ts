@@ -286,7 +286,10 @@ export function createRenderService(ctx: AppContext, deps: RenderDeps, opts: { w
       name: style.name ?? slug,
       version: `${resolved.version}.0.0`,
       scheme: "xyz",
-      tiles: [`${styles.base}/styles/v1/${owner}/${slug}@${resolved.version}/tiles/${tileSize}/{z}/{x}/{y}.png`],
+      // The stable TileJSON lists the stable tiles, which follow the style's tilesets as the stable style
+      // JSON does; a versioned style's tiles draw the tileset versions pinned when it was published, so
+      // listing those froze a stable client's map until the style was published again.
+      tiles: [`${styles.base}/styles/v1/${owner}/${resolved.stable ? slug : `${slug}@${resolved.version}`}/tiles/${tileSize}/{z}/{x}/{y}.png`],
       tileSize,
       minzoom: 0,
       maxzoom: RASTER_MAX_ZOOM,

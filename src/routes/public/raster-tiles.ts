@@ -41,7 +41,7 @@ export function rasterTilesModule(services: Services, authPlugin: AuthPlugin) {
         }),
         detail: {
           tags: TAGS,
-          summary: "Raster TileJSON 3.0.0 of a published style, for Leaflet, OpenLayers and QGIS (tiles always at versioned URLs)",
+          summary: "Raster TileJSON 3.0.0 of a published style, for Leaflet, OpenLayers and QGIS (tiles at the stable or versioned URLs, as asked)",
           description: `${CACHING} ${PRIVATE}`,
           security: SECURITY,
           responses: {

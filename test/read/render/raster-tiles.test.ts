@@ -101,7 +101,7 @@ describe("tiles", () => {
     expect(tj.status).toBe(200);
     // The key is the caller's to add to the template; the TileJSON never repeats it.
     const text = await tj.text();
-    expect(JSON.parse(text).tiles).toEqual([`${t.baseUrl}/styles/v1/acme/secret@1/tiles/512/{z}/{x}/{y}.png`]);
+    expect(JSON.parse(text).tiles).toEqual([`${t.baseUrl}/styles/v1/acme/secret/tiles/512/{z}/{x}/{y}.png`]);
     expect(text).not.toContain(key);
     // Without maps:read, or with a key that is no key, the private style is the same 404 as a missing one;
     // a public style still loads.
@@ -143,7 +143,7 @@ test("metrics count raster tiles and static images in groups of their own", asyn
 });
 
 describe("TileJSON", () => {
-  test("points at versioned tile URLs, carries the attribution, caches like the style", async () => {
+  test("points at the tiles of the URL asked (stable or versioned), carries the attribution, caches like the style", async () => {
     const res = await t.fetch("/styles/v1/acme/world/tiles.json");
     expect(res.status).toBe(200);
     expect(res.headers.get("cache-control")).toBe("public, max-age=60");
@@ -157,7 +157,7 @@ describe("TileJSON", () => {
       maxzoom: 22,
       format: "png",
       attribution: "© Test Atlas",
-      tiles: [`${t.baseUrl}/styles/v1/acme/world@1/tiles/256/{z}/{x}/{y}.png`],
+      tiles: [`${t.baseUrl}/styles/v1/acme/world/tiles/256/{z}/{x}/{y}.png`],
     });
     const big = await (await t.fetch("/styles/v1/acme/world@1/tiles.json?tile_size=512")).json();
     expect(big.tiles).toEqual([`${t.baseUrl}/styles/v1/acme/world@1/tiles/512/{z}/{x}/{y}.png`]);
