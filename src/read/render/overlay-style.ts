@@ -17,6 +17,15 @@ const LOGO_SIZE = 12;
 const isShape = ["==", ["get", "kind"], "shape"] as const;
 const isMarker = ["==", ["get", "kind"], "marker"] as const;
 
+const rgba = ["to-rgba", ["to-color", ["get", "color"]]];
+/** A marker's label in white, or dark on light markers (white, yellow) where white would not show. */
+const LABEL_ON_MARKER = [
+  "case",
+  [">", ["+", ["*", 0.299, ["at", 0, rgba]], ["*", 0.587, ["at", 1, rgba]], ["*", 0.114, ["at", 2, rgba]]], 160],
+  "#222222",
+  "#ffffff",
+];
+
 const OVERLAY_LAYERS = [
   {
     id: "mapstead-overlay-fill",
@@ -53,7 +62,7 @@ const OVERLAY_LAYERS = [
     source: OVERLAY_SOURCE,
     filter: ["all", isMarker, ["!=", ["get", "label"], ""]],
     layout: { "text-field": ["get", "label"], "text-font": BOLD, "text-size": ["*", ["get", "radius"], 1.4], "text-allow-overlap": true, "text-ignore-placement": true },
-    paint: { "text-color": "#ffffff" },
+    paint: { "text-color": LABEL_ON_MARKER },
   },
 ] as unknown as LayerSpecification[];
 

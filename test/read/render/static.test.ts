@@ -76,6 +76,18 @@ describe("images", () => {
     expect((pin.minY + pin.maxY) / 2).toBeCloseTo(150, -1);
   });
 
+  test("a marker's label shows on light markers too: dark on white and yellow, white on dark ones", async () => {
+    const labelled = async (color: string) =>
+      image(`/static/v1/acme/world/10,30,3/100x100@2x.png?attribution=false&logo=false&overlay=${encodeURIComponent(`pin-l-a+${color}(10,30)`)}`);
+    // Inside the disc (radius about 2 x 13 px) around the centre (100, 100).
+    const dark = (px: Pixels) => countIn(px, [34, 34, 34], 85, 85, 115, 115, 40);
+    const white = (px: Pixels) => countIn(px, [255, 255, 255], 85, 85, 115, 115, 20);
+    for (const light of ["fff", "ff0"]) expect(dark(await labelled(light))).toBeGreaterThan(20);
+    const navy = await labelled("008");
+    expect(dark(navy)).toBeLessThan(5);
+    expect(white(navy)).toBeGreaterThan(20);
+  });
+
   test("paths (polyline) and GeoJSON polygons are drawn with their colours", async () => {
     // From (0,0) to (20,20) and a filled square around (-20,-20). The '+' left unencoded in the query
     // (read as a space) still works.
