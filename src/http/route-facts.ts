@@ -69,6 +69,8 @@ export function withRouteFacts<T extends AnyElysia>(facts: RouteFacts, module: T
 
 /** OpenAPI extension naming the body kind of an operation: "json" or "upload". */
 export const BODY_EXTENSION = "x-mapstead-body";
+/** In a route's `detail`: its body schema is optional, which Elysia documents as required (src/routes/ops/openapi-document.ts). */
+export const OPTIONAL_BODY = "x-mapstead-optional-body";
 
 /** Lets a route override its module's facts in its options (`facts: { group: "health" }`). */
 export const routeFactsOption = new Elysia({ name: "route-facts" }).macro({

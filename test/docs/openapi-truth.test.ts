@@ -85,6 +85,26 @@ describe("GET /openapi.json", () => {
     expect(missing).toEqual([]);
   });
 
+  test("every route that reads a body documents it; bytes are documented as the types sent", () => {
+    const table = routeTableFrom(() => t.app.routes);
+    const missing: string[] = [];
+    for (const route of t.app.routes) {
+      const hooks = route.hooks as Hooks;
+      if (hooks.detail?.hide || !["POST", "PUT", "PATCH"].includes(route.method)) continue;
+      const body = table.find(route.method, route.path.replace(/:\w+/g, "x")).body;
+      const operation = doc.paths[openApiPath(route.path)]?.[route.method.toLowerCase()] as { requestBody?: unknown } | undefined;
+      if ((body === "upload" || hooks.body) && !operation?.requestBody) missing.push(`${route.method} ${route.path}`);
+    }
+    expect(missing).toEqual([]);
+    const types = (path: string, status = "200") => Object.keys((doc.paths[path]!.get!.responses![status] as { content?: object }).content ?? {});
+    expect(types("/fonts/v1/{fontstack}/{range}")).toEqual(["application/x-protobuf"]);
+    expect(types("/tiles/v1/{owner}/{name}/{z}/{x}/{y}")).toEqual(["application/vnd.mapbox-vector-tile", "image/png", "image/jpeg", "image/webp"]);
+    expect(types("/styles/v1/{owner}/{style}/{file}")).toEqual(["application/json", "image/png"]);
+    // Publishing without a body publishes the draft.
+    const publish = doc.paths["/api/v1/orgs/{org}/styles/{style}/publish"]!.post as { requestBody?: { required?: boolean } };
+    expect(publish.requestBody?.required).toBe(false);
+  });
+
   test("the check fails for a route that leaves out a status it can answer", () => {
     // A scope route documenting only its success would be caught.
     const want = expectedStatuses("GET", "/probe", { scope: "geocoding", response: { 200: {} } }, "none");

@@ -55,6 +55,15 @@ export function fontsModule(services: Services, authPlugin: AuthPlugin) {
         detail: {
           tags,
           summary: "Install a TTF/OTF font (admin session)",
+          requestBody: {
+            required: true,
+            content: {
+              "application/octet-stream": { schema: { type: "string", format: "binary", description: "the font file itself, any Content-Type" } },
+              "multipart/form-data": {
+                schema: { type: "object", required: ["file"], properties: { file: { type: "string", format: "binary" }, name: { type: "string", description: "the font's name (default: its family and subfamily)" } } },
+              },
+            },
+          },
           description:
             "Body: the font file itself (any content type), or multipart/form-data with the font in 'file' and optionally 'name'. At most 50 MiB. The name defaults to the font's \"Family Subfamily\" and may not contain commas or slashes. 415 for files that are not TrueType/OpenType, 422 INVALID_SOURCE_DATA for fonts that cannot be read, 409 for a name already installed.",
         },

@@ -36,6 +36,16 @@ export function spritesModule(services: Services, authPlugin: AuthPlugin) {
         detail: {
           tags: TAGS,
           summary: "Replace the draft sprite",
+          requestBody: {
+            required: true,
+            content: {
+              "application/zip": { schema: { type: "string", format: "binary", description: "a zip of SVG icons" } },
+              "image/svg+xml": { schema: { type: "string", format: "binary", description: "one SVG icon, named by ?name=" } },
+              "multipart/form-data": {
+                schema: { type: "object", properties: { files: { type: "array", items: { type: "string", format: "binary" }, description: "SVG files, one zip, or sprite.json + sprite.png (and sprite@2x.json + sprite@2x.png), under any field names" } } },
+              },
+            },
+          },
           description:
             "Body: a zip of SVG icons (application/zip), one SVG (image/svg+xml with ?name=), or multipart/form-data with SVG files, one zip, or a ready sprite.json + sprite.png pair (optionally sprite@2x.json + sprite@2x.png). SVGs must be self-contained (no external references, <image>, DOCTYPE or entities); no icon may be named __proto__ (400); at most 500 icons, 1 MiB per SVG, 2048 px per side, 64 MiB per upload. Published versions keep the sprite they were published with.",
         },
@@ -71,7 +81,7 @@ export function spritesModule(services: Services, authPlugin: AuthPlugin) {
           tags: TAGS,
           summary: "Draft sprite files (sprite.json, sprite.png, sprite@2x.json, sprite@2x.png) for previews",
           responses: openApiResponses({
-            200: ["application/octet-stream", "sprite.json / sprite@2x.json (application/json) or sprite.png / sprite@2x.png (image/png)"],
+            200: [["application/json", "image/png"], "sprite.json / sprite@2x.json (application/json) or sprite.png / sprite@2x.png (image/png)"],
             304: "Not modified (If-None-Match matched the ETag)",
             400: ErrorEnvelope,
             401: ErrorEnvelope,

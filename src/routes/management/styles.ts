@@ -23,7 +23,7 @@ import {
   UpdateStyleBody,
   VersionList,
 } from "./styles.model";
-import { withRouteFacts } from "../../http/route-facts";
+import { OPTIONAL_BODY, withRouteFacts } from "../../http/route-facts";
 
 const TAGS = ["Styles"];
 const ERRORS = { 400: ErrorEnvelope, 401: ErrorEnvelope, 403: ErrorEnvelope, 404: ErrorEnvelope };
@@ -142,6 +142,8 @@ export function stylesModule(services: Services, authPlugin: AuthPlugin) {
             detail: {
               tags: TAGS,
               summary: "Publish the draft as a new immutable version (pins the tileset versions published now, snapshots the sprite); with {version} re-publish an existing one",
+              // No body publishes the draft.
+              [OPTIONAL_BODY]: true,
             },
           },
         )

@@ -12,7 +12,7 @@
 // where the route takes a body, 415 for one of another Content-Type.
 import { STATUS_CODES } from "node:http";
 import { ErrorEnvelope } from "../../errors";
-import { BODY_EXTENSION } from "../../http/route-facts";
+import { BODY_EXTENSION, OPTIONAL_BODY } from "../../http/route-facts";
 
 type Json = Record<string, unknown>;
 
@@ -80,6 +80,12 @@ export function finishOpenApiDocument(doc: Json): Json {
         continue;
       }
       const op = schema2020(operation) as Json;
+      // Elysia documents every body schema as required, an optional one too (t.Optional): a route
+      // that takes no body as well says so with this extension.
+      if (op[OPTIONAL_BODY]) {
+        if (isObject(op.requestBody)) op.requestBody = { ...op.requestBody, required: false };
+        delete op[OPTIONAL_BODY];
+      }
       if (Array.isArray(op.parameters)) op.parameters = op.parameters.map(finishParameter);
       const responses: Json = { ...(isObject(operation.responses) ? operation.responses : {}), ...bodyAnswers(operation[BODY_EXTENSION], operation.requestBody !== undefined) };
       op.responses = Object.fromEntries(Object.entries(responses).map(([status, r]) => [status, isObject(r) ? finishResponse(status, r) : r]));

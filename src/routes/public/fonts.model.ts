@@ -10,4 +10,3 @@ export const GlyphParams = t.Object({
   range: t.String({ description: "256-codepoint range: {start}-{end}.pbf with start a multiple of 256 and end = start + 255, up to 1114111 (U+10FFFF)", examples: ["0-255.pbf"] }),
 });
 
-export const GlyphPbf = t.Any({ description: "application/x-protobuf: the glyphs message (fontstacks with SDF glyphs)" });

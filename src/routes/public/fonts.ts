@@ -4,7 +4,8 @@ import { Elysia, t } from "elysia";
 import type { Services } from "../../services";
 import { glyphAnswer } from "../../read/glyph-answers";
 import { sendAnswer } from "./answer";
-import { ErrorEnvelope, FontNames, GlyphParams, GlyphPbf } from "./fonts.model";
+import { ErrorEnvelope, FontNames, GlyphParams } from "./fonts.model";
+import { openApiResponses } from "../../http/openapi-responses";
 import { withRouteFacts } from "../../http/route-facts";
 
 const tags = ["Fonts"];
@@ -32,8 +33,13 @@ export function publicFontsModule(services: Services) {
       async ({ params, request, set }) => sendAnswer(set, await glyphAnswer(glyphs, params, request)),
       {
         params: GlyphParams,
-        response: { 200: GlyphPbf, 304: t.Any({ description: "Not modified" }), 400: ErrorEnvelope, 404: ErrorEnvelope },
         detail: {
+          responses: openApiResponses({
+            200: ["application/x-protobuf", "The glyphs message (font stacks with SDF glyphs)"],
+            304: "Not modified (If-None-Match matched the ETag)",
+            400: ErrorEnvelope,
+            404: ErrorEnvelope,
+          }),
           tags,
           summary: "Glyph range (SDF glyphs PBF for MapLibre GL)",
           description:

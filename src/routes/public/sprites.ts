@@ -17,7 +17,7 @@ export function publicSpritesModule(services: Services) {
       params: PublicSpriteParams,
       detail: {
         responses: openApiResponses({
-          200: ["application/octet-stream", "sprite.json / sprite@2x.json (application/json) or sprite.png / sprite@2x.png (image/png)"],
+          200: [["application/json", "image/png"], "sprite.json / sprite@2x.json (application/json) or sprite.png / sprite@2x.png (image/png)"],
           304: "Not modified (If-None-Match matched the ETag)",
           400: ErrorEnvelope,
           404: ErrorEnvelope,

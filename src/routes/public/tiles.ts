@@ -40,7 +40,7 @@ export function tilesModule(services: Services, authPlugin: AuthPlugin) {
         params: TileParams,
         detail: {
           responses: openApiResponses({
-            200: ["application/octet-stream", "The tile: application/vnd.mapbox-vector-tile, image/png, image/jpeg or image/webp"],
+            200: [["application/vnd.mapbox-vector-tile", "image/png", "image/jpeg", "image/webp"], "The tile, in the archive's format (vector tiles gzipped with Content-Encoding: gzip when the client accepts it)"],
             204: "Empty tile inside the zoom range and bounds",
             304: "Not modified (If-None-Match matched the ETag)",
             400: ErrorEnvelope,
