@@ -9,6 +9,7 @@ import { isSlug } from "../domain/orgs/slug";
 import { parseVersionedSlug } from "../domain/orgs/versioned-slug";
 import { fixedAnswer, IMMUTABLE, STABLE, type ReadAnswer } from "./answer";
 import { etagListHits, ifNoneMatchHits, strongEtag } from "./etag";
+import { acceptsGzip } from "./accepts-gzip";
 import { CONTENT_TYPES, EXTENSIONS, tileBytes, tileInRange, type Tile } from "../tiles/source";
 import type { PublishedCache } from "./published-cache";
 import type { Served, TileCatalog } from "./tiles";
@@ -26,28 +27,6 @@ export interface TileRequest {
 const INT_RE = /^\d{1,10}$/;
 
 const tilesetMissing = (owner: string, slug: string) => new NotFound(`Tileset '${owner.slice(0, 100)}/${slug.slice(0, 100)}' not found`, "TILESET_NOT_FOUND");
-
-// A browser sends the same Accept-Encoding on every request: its last answer is kept.
-let lastAcceptEncoding: string | null = null;
-let lastAcceptsGzip = false;
-
-function acceptsGzip(header: string | null): boolean {
-  if (header === lastAcceptEncoding) return lastAcceptsGzip;
-  lastAcceptsGzip = parseAcceptsGzip(header);
-  lastAcceptEncoding = header;
-  return lastAcceptsGzip;
-}
-
-function parseAcceptsGzip(h: string | null): boolean {
-  if (!h) return false;
-  for (const part of h.split(",")) {
-    const [coding, ...params] = part.trim().toLowerCase().split(";");
-    if (coding !== "gzip" && coding !== "*") continue;
-    const q = params.map((p) => p.trim()).find((p) => p.startsWith("q="));
-    return !q || Number(q.slice(2)) > 0;
-  }
-  return false;
-}
 
 /** A TileJSON's answers at its stable URL and at its versioned one, built once when its version opens. */
 export interface TileJsonAnswers {

@@ -43,7 +43,7 @@ export function publicFontsModule(services: Services) {
           tags,
           summary: "Glyph range (SDF glyphs PBF for MapLibre GL)",
           description:
-            "Signed distance field glyphs (24 px, 3 px buffer) of a 256-codepoint range. The fontstack is comma-separated font names (URL-encoded); each glyph comes from the first font of the stack that has it. 404 FONT_NOT_FOUND when no font of the stack is installed; an installed font without glyphs in the range gives an empty, valid PBF. Strong ETag, If-None-Match answers 304.",
+            "Signed distance field glyphs (24 px, 3 px buffer) of a 256-codepoint range. The fontstack is comma-separated font names (URL-encoded); each glyph comes from the first font of the stack that has it. Gzipped (Content-Encoding: gzip, Vary: Accept-Encoding) for clients that accept it. 404 FONT_NOT_FOUND when no font of the stack is installed; an installed font without glyphs in the range gives an empty, valid PBF. Strong ETag, If-None-Match answers 304.",
         },
       },
     ));

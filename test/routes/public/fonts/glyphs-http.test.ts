@@ -41,7 +41,9 @@ describe("glyph ranges", () => {
     expect(res.headers.get("content-type")).toBe("application/x-protobuf");
     expect(res.headers.get("cache-control")).toBe("public, max-age=86400");
     expect(res.headers.get("access-control-allow-origin")).toBe("*");
-    expect(res.headers.get("etag")).toMatch(/^"[A-Za-z0-9_-]{10,}"$/);
+    // Bun's fetch takes gzip, as browsers do.
+    expect(res.headers.get("etag")).toMatch(/^"[A-Za-z0-9_-]{10,}\.gz"$/);
+    expect(res.headers.get("vary")).toBe("Accept-Encoding");
     const [stack, ...more] = decodeGlyphPbf(await res.arrayBuffer());
     expect(more).toHaveLength(0);
     expect(stack!.name).toBe("Noto Sans Regular");
@@ -49,6 +51,25 @@ describe("glyph ranges", () => {
     const ids = stack!.glyphs.map((g) => g.id);
     for (const ch of "Az09 éÅü") expect(ids).toContain(ch.codePointAt(0)!);
     expect(ids).toEqual([...ids].sort((a, b) => a - b));
+  });
+
+  test("gzipped for clients that take it, as it is for those that do not; each with its own ETag", async () => {
+    const path = `/fonts/v1/${REGULAR}/0-255.pbf`;
+    const plain = await t.fetch(path, { headers: { "accept-encoding": "identity" } });
+    expect(plain.headers.get("content-encoding")).toBeNull();
+    expect(plain.headers.get("vary")).toBe("Accept-Encoding");
+    const body = new Uint8Array(await plain.arrayBuffer());
+    const zipped = await t.fetch(path, { headers: { "accept-encoding": "gzip, deflate, br" }, decompress: false } as RequestInit);
+    expect(zipped.headers.get("content-encoding")).toBe("gzip");
+    expect(zipped.headers.get("content-type")).toBe("application/x-protobuf");
+    const gz = new Uint8Array(await zipped.arrayBuffer());
+    expect(gz.length).toBeLessThan(body.length * 0.6);
+    expect(Bun.gunzipSync(gz)).toEqual(body);
+    expect(zipped.headers.get("etag")).not.toBe(plain.headers.get("etag"));
+    // A 304 confirms only the encoding the client holds.
+    const gzipEtag = zipped.headers.get("etag")!;
+    expect((await t.fetch(path, { headers: { "accept-encoding": "gzip", "if-none-match": gzipEtag } })).status).toBe(304);
+    expect((await t.fetch(path, { headers: { "accept-encoding": "identity", "if-none-match": gzipEtag } })).status).toBe(200);
   });
 
   test("If-None-Match with the ETag answers 304 without a body; another ETag gets the range", async () => {
