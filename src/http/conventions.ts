@@ -20,6 +20,14 @@ export type RequestObserver = (group: string, method: string, status: number, ms
 /**
  * `fixedHeaders` go on every answer before anything else (a cluster worker's X-Mapstead-Worker).
  */
+/** Where a URL in another service's form (Mapbox's static images) is served here; null for the rest. */
+function routeHint(path: string): string | null {
+  const mapbox = /^\/styles\/v1\/([^/]+)\/([^/]+)\/static\//.exec(path);
+  if (mapbox)
+    return `No such route: static images are at /static/v1/${mapbox[1]!.slice(0, 64)}/${mapbox[2]!.slice(0, 64)}[/{overlay}]/{lon},{lat},{zoom}[,{bearing}]/{width}x{height}[@2x].{png|jpg|webp} (or [{bbox}] or auto in place of the position), with a static_maps key; Mapbox's /styles/v1/.../static/... form is not served`;
+  return null;
+}
+
 export function conventions(config: Config, log: Logger, routes: RouteTable, observe?: RequestObserver, fixedHeaders?: Record<string, string>) {
   return new Elysia({ name: "conventions" })
     .error({ AppError })
@@ -50,6 +58,9 @@ export function conventions(config: Config, log: Logger, routes: RouteTable, obs
         if (allowed.length && !allowed.includes(request.method)) {
           mapped = mapError("", new AppError(405, "METHOD_NOT_ALLOWED", `${request.method} is not allowed here; use ${allowed.join(", ")}`));
           set.headers["allow"] = allowed.join(", ");
+        } else {
+          const hint = routeHint(requestState(c)?.path ?? safePathname(request));
+          if (hint) mapped = mapError("", new AppError(404, "NOT_FOUND", hint));
         }
       }
       if (mapped.headers) Object.assign(set.headers, mapped.headers);

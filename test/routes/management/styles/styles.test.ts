@@ -305,6 +305,21 @@ describe("style management", () => {
     }
   });
 
+  test("a URL in another service's form says where it is served here", async () => {
+    // Not a file of a style: named, whether or not the style exists.
+    for (const path of ["/styles/v1/acme/streets/wmts", "/styles/v1/nobody/none/sprite.svg"]) {
+      const res = await t.fetch(path);
+      expect(res.status).toBe(404);
+      expect((await res.json()).error.message).toContain("is not a file of a style: a style has sprite.json, sprite.png");
+    }
+    // Mapbox's static images path.
+    const res = await t.fetch("/styles/v1/acme/streets/static/10,48,3/300x200.png");
+    expect(res.status).toBe(404);
+    const error = (await res.json()).error;
+    expect(error.code).toBe("NOT_FOUND");
+    expect(error.message).toContain("static images are at /static/v1/acme/streets[/{overlay}]/{lon},{lat},{zoom}");
+  });
+
   test("unpublish removes the stable URL, versioned URLs keep working", async () => {
     await create({ slug: "temp", style: mapStyle("acme") });
     await t.fetch("/api/v1/orgs/acme/styles/temp/publish", { method: "POST", headers: owner.headers });
