@@ -1,5 +1,6 @@
 // FlatGeobuf through the `flatgeobuf` package, streamed from the file. WGS84 (EPSG:4326, or no CRS)
 // and Web Mercator (EPSG:3857, unprojected here) are accepted; other CRSs are refused by name.
+import { LONLAT_AS_WGS84 } from "./lonlat-datums";
 import { deserialize } from "flatgeobuf/lib/mjs/geojson.js";
 import type { HeaderMeta } from "flatgeobuf/lib/mjs/header-meta.js";
 import { InvalidSource } from "../errors";
@@ -24,7 +25,7 @@ export async function* readFlatgeobuf(path: string, label: string, progress: Rea
     declared = meta.featuresCount;
     const code = meta.crs?.code ?? 0;
     if (code === 3857 || code === 900913) mercator = true;
-    else if (code !== 0 && code !== 4326 && code !== 4979 && code !== 4269)
+    else if (code !== 0 && !LONLAT_AS_WGS84.has(code))
       crsProblem = `${label}: coordinates use ${meta.crs?.org ?? "EPSG"}:${code}${meta.crs?.name ? ` (${meta.crs.name})` : ""}; reproject to WGS84 (EPSG:4326) or Web Mercator (EPSG:3857) first`;
   };
   let n = 0;

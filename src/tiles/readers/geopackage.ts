@@ -3,6 +3,7 @@
 // R-tree triggers or extension functions needed) and read row by row, so memory holds one row at a
 // time. Geometry blobs are a small 'GP' header then WKB (wkb.ts). WGS84 (EPSG:4326) and Web Mercator
 // (EPSG:3857, unprojected here) are accepted; any other system is refused by name.
+import { LONLAT_AS_WGS84 } from "./lonlat-datums";
 import { Database } from "bun:sqlite";
 import { InvalidSource } from "../errors";
 import { unproject } from "./mercator";
@@ -56,7 +57,6 @@ export interface GeopackageTable {
   notes: string[];
 }
 
-const WGS84_CODES = new Set([4326, 4979, 4269]);
 const MERCATOR_CODES = new Set([3857, 900913]);
 const REPROJECT = "only WGS84 (EPSG:4326) and Web Mercator (EPSG:3857) are accepted. Reproject first, e.g. ogr2ogr -t_srs EPSG:4326 out.gpkg in.gpkg";
 
@@ -71,7 +71,7 @@ function projectionOf(db: Database, srsId: number, where: string, notes: string[
   if (!srs) throw new InvalidSource(`${where}: its srs_id ${srsId} is not in gpkg_spatial_ref_sys; the file is incomplete. Write it again, e.g. ogr2ogr -f GPKG -t_srs EPSG:4326 out.gpkg in.gpkg`);
   const org = (srs.organization ?? "").toUpperCase();
   const code = Number(srs.organization_coordsys_id);
-  if (org === "EPSG" && WGS84_CODES.has(code)) return "wgs84";
+  if (org === "EPSG" && LONLAT_AS_WGS84.has(code)) return "wgs84";
   if (org === "EPSG" && MERCATOR_CODES.has(code)) return "mercator";
   if (srsId === 0) {
     notes.push(`${where}: the coordinate system is the GeoPackage's 'undefined geographic' one; coordinates were taken as WGS84 longitude/latitude`);

@@ -1,6 +1,7 @@
 // Shapefile: the .shp geometry, .dbf attributes, .prj projection and .cpg encoding are read here
 // directly (the formats are small and fixed), from the files extracted out of the upload's zip
 // (zip-extract.ts), record by record, so memory holds one record at a time whatever the file size.
+import { LONLAT_AS_WGS84 } from "./lonlat-datums";
 import { readFileSync } from "node:fs";
 import { InvalidSource } from "../errors";
 import { FileWindow } from "./file-window";
@@ -19,7 +20,10 @@ export function projectionOf(prj: string | undefined, label: string): Projection
     throw new InvalidSource(`${label}: the .prj says the coordinates are in ${name}; only WGS84 (EPSG:4326) and Web Mercator (EPSG:3857) are accepted. Reproject first, e.g. ogr2ogr -t_srs EPSG:4326 out.shp in.shp`);
   }
   if (wkt.startsWith("GEOGCS") || wkt.startsWith("GEOGCRS") || wkt.startsWith("GEODCRS")) {
-    if (/WGS[ _]?(19)?84|"4326"|NAD[ _]?(19)?83|ETRS[ _]?(19)?89|GRS[ _]?(19)?80/.test(wkt)) return "wgs84";
+    const epsg = /AUTHORITY\["EPSG",\s*"(\d+)"\]\s*\]\s*$|ID\["EPSG",\s*(\d+)\]\s*\]\s*$/.exec(wkt);
+    if (epsg && LONLAT_AS_WGS84.has(Number(epsg[1] ?? epsg[2]))) return "wgs84";
+    // Without a code (ESRI's .prj has none): the datums of that list by name, and GRS 1980 ones.
+    if (/WGS[ _]?(19)?84|"4326"|NAD[ _]?(19)?83|ETRS[ _]?(19)?89|GRS[ _]?(19)?80|GDA|SIRGAS|JGD|NZGD|SWEREF|CGCS/.test(wkt)) return "wgs84";
     const name = /^GEO[GD]C(?:S|RS)\["([^"]*)"/i.exec(prj.trim())?.[1] ?? "an unknown datum";
     throw new InvalidSource(`${label}: the .prj names the datum ${name}; only WGS84 (EPSG:4326) and Web Mercator (EPSG:3857) are accepted`);
   }
