@@ -29,7 +29,8 @@ import {
 } from "./recipe";
 import { type TileFacts } from "./source";
 import { dataExtent } from "./extent";
-import { asDemFacts, processElevation } from "./dem/process";
+import { asDemFacts, processElevation, sampleTile } from "./dem/process";
+import { imageWidth } from "./image-size";
 import { tileAll, type TilerLayer } from "./tiler";
 import { fromUnitSquare, toUnitSquare } from "./readers/mercator";
 import { expandZip } from "./zip-layers";
@@ -195,6 +196,14 @@ function unitBox(bbox: [number, number, number, number]): UnitBox {
   return [x0, y0, x1, y1];
 }
 
+/** A raster archive's facts with the size of its tiles, read from one tile's header (vector archives as they are). */
+async function withTileSize(path: string, format: "mbtiles" | "pmtiles", facts: TileFacts): Promise<TileFacts> {
+  if (facts.format === "pbf" || facts.tile_size) return facts;
+  const sample = await sampleTile(path, format, facts);
+  const width = sample ? imageWidth(sample) : null;
+  return width ? { ...facts, tile_size: width } : facts;
+}
+
 async function processArchive(source: SourceFile, recipe: Recipe, started: number, report: (p: Progress) => void): Promise<ProcessResult> {
   report({ progress: 0.1, phase: "validating", features: 0, tiles: 0 });
   const format = source.format as "mbtiles" | "pmtiles";
@@ -203,7 +212,7 @@ async function processArchive(source: SourceFile, recipe: Recipe, started: numbe
   return {
     archiveFormat: format,
     archivePath: source.path,
-    facts: demEncoding ? await asDemFacts(source.path, format, inspected.facts, demEncoding, source.label) : inspected.facts,
+    facts: demEncoding ? await asDemFacts(source.path, format, inspected.facts, demEncoding, source.label) : await withTileSize(source.path, format, inspected.facts),
     warnings: inspected.warnings,
     stats: {
       features: 0,

@@ -55,7 +55,7 @@ export async function processElevation(input: ProcessInput, report: (p: Progress
 }
 
 /** One tile of an archive (the first MBTiles row; the PMTiles tile under the centre), or null. */
-async function sampleTile(path: string, format: "mbtiles" | "pmtiles", facts: TileFacts): Promise<Uint8Array | null> {
+export async function sampleTile(path: string, format: "mbtiles" | "pmtiles", facts: TileFacts): Promise<Uint8Array | null> {
   if (format === "mbtiles") {
     const db = new Database(path, { readonly: true });
     try {

@@ -1,5 +1,6 @@
 // Every input format, uploaded over HTTP the way a user would (raw body or multipart), processed into
 // a ready version whose tiles decode to the uploaded features.
+import { encodePng } from "../../../../src/sprites/png";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { VectorTile } from "@mapbox/vector-tile";
 import { PbfReader } from "pbf";
@@ -273,6 +274,16 @@ describe("archives are validated and served as they are", () => {
     const tj = (await (await t.fetch(`/tiles/v1/acme/${slug}@1.json`)).json()) as any;
     expect(tj.tiles[0]).toEndWith(`/tiles/v1/acme/${slug}@1/{z}/{x}/{y}.png`);
     expect(tj.vector_layers).toBeUndefined();
+    // The tiles' own size (1 px here), so MapLibre does not take them for its default 512.
+    expect(tj.tileSize).toBe(1);
+  });
+
+  test("a raster archive's TileJSON gives its tiles' size, as GDAL writes them (256 px)", async () => {
+    const path = join(t.dataDir, "raster256.mbtiles");
+    const tile = encodePng({ width: 256, height: 256, data: new Uint8Array(256 * 256 * 4).fill(200) });
+    writeMbtiles(path, [[0, 0, 0, tile]], { name: "Hillshade", format: "png", minzoom: "0", maxzoom: "0" });
+    const { slug } = await importInto(Bun.file(path));
+    expect(((await (await t.fetch(`/tiles/v1/acme/${slug}@1.json`)).json()) as any).tileSize).toBe(256);
   });
 
   test("vector PMTiles (gzip tiles), served straight from the file", async () => {
