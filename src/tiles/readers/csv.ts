@@ -32,10 +32,22 @@ function splitRecord(text: string, d: string): string[] | null {
 
 const NUMERIC = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 
-function value(raw: string): unknown {
-  const v = raw.trim();
+/** A decimal comma ("46,95"), as spreadsheets in most of Europe export it, with semicolons between fields. */
+const DECIMAL_COMMA = /^-?(?:0|[1-9]\d*),\d+$/;
+
+/**
+ * A field's number: with `decimalComma` (a semicolon-separated file, where a comma cannot separate
+ * fields) "1,5" is 1.5 too; in a comma-separated file it could only be a quoted thousands separator.
+ */
+function numberOf(v: string, decimalComma: boolean): number | null {
   if (NUMERIC.test(v) && v.length < 17) return Number(v);
-  return v;
+  if (decimalComma && DECIMAL_COMMA.test(v) && v.length < 17) return Number(v.replace(",", "."));
+  return null;
+}
+
+function value(raw: string, decimalComma: boolean): unknown {
+  const v = raw.trim();
+  return numberOf(v, decimalComma) ?? v;
 }
 
 export async function* readCsv(path: string, label: string, progress: ReadProgress): AsyncGenerator<RawFeature> {
@@ -67,8 +79,9 @@ export async function* readCsv(path: string, label: string, progress: ReadProgre
     if (record.length === 1 && record[0]!.trim() === "") continue;
     const lonRaw = (record[cols!.lon] ?? "").trim();
     const latRaw = (record[cols!.lat] ?? "").trim();
-    const lon = Number(lonRaw);
-    const lat = Number(latRaw);
+    const decimalComma = delimiter === ";";
+    const lon = numberOf(lonRaw, decimalComma) ?? Number(lonRaw);
+    const lat = numberOf(latRaw, decimalComma) ?? Number(latRaw);
     const where = `line ${startLine}`;
     if (lonRaw === "" || latRaw === "" || !Number.isFinite(lon) || !Number.isFinite(lat)) {
       yield { geometry: { type: "Point", coordinates: [lonRaw, latRaw] }, properties: null, where };
@@ -78,7 +91,7 @@ export async function* readCsv(path: string, label: string, progress: ReadProgre
     for (let i = 0; i < header.length; i++) {
       if (i === cols!.lon || i === cols!.lat || !header[i]) continue;
       const raw = record[i];
-      if (raw !== undefined && raw !== "") properties[header[i]!] = value(raw);
+      if (raw !== undefined && raw !== "") properties[header[i]!] = value(raw, decimalComma);
     }
     yield { geometry: { type: "Point", coordinates: [lon, lat] }, properties, where };
   }

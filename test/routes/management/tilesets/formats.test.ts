@@ -121,6 +121,18 @@ describe("source data becomes vector tiles", () => {
     expect(clean.v.warnings).toEqual([]);
   });
 
+  test("a semicolon CSV with decimal commas, as European spreadsheets export it; commas in a comma CSV stay text", async () => {
+    const { slug, v } = await importInto(new TextEncoder().encode("Latitude;Longitude;Name;Wert\n46,95;7,45;Bern;1,5\n47,37;8,54;Zürich;-2\n"));
+    expect(v.stats.features).toBe(2);
+    expect(v.stats.features_skipped).toBe(0);
+    expect(v.bounds[0]).toBeCloseTo(7.45, 5);
+    const layer = (await decodedTile(slug, 0, 0, 0)).layers[slug]!;
+    const values = Array.from({ length: layer.length }, (_, i) => layer.feature(i).properties.Wert).sort();
+    expect(values).toEqual([-2, 1.5]);
+    const comma = await importInto(new TextEncoder().encode('lon,lat,code\n7.45,46.95,"1,5"\n'));
+    expect((await decodedTile(comma.slug, 0, 0, 0)).layers[comma.slug]!.feature(0).properties.code).toBe("1,5");
+  });
+
   test("CSV spellings lat/lng with semicolons, multipart upload with recipe fields", async () => {
     const csv = "name;lat;lng\nOslo;59.91;10.75\nBergen;60.39;5.32\n";
     const form = new FormData();
