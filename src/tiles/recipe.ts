@@ -56,7 +56,8 @@ export const DEFAULT_TILE_BYTES = 500_000;
 export const DEFAULT_BUFFER = 4;
 export const DEFAULT_POINT_SPACING = 1;
 export const DEFAULT_CLUSTER_RADIUS = 40;
-export const LAYER_NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
+// Letters of any script (a GeoPackage table "Länder 2024" keeps its ä): MVT layer names are UTF-8.
+export const LAYER_NAME = /^[\p{L}_][\p{L}\p{N}_-]{0,63}$/u;
 const TYPES = new Set(["string", "number", "boolean"]);
 /** Settings of one layer (the recipe's own, or under `layers`), and of the whole version: the docs list them all. */
 export const LAYER_KEYS = new Set(["layer", "minzoom", "maxzoom", "simplification", "include", "exclude", "types", "filter", "rank", "point_spacing", "tiny", "cluster"]);
@@ -70,7 +71,7 @@ function layerProblem(r: LayerRecipe): string | null {
   if (r.minzoom !== undefined && r.maxzoom !== undefined && r.minzoom > r.maxzoom) return "minzoom must not be above maxzoom";
   if (r.simplification !== undefined && !(Number.isFinite(r.simplification) && r.simplification >= 0 && r.simplification <= 100))
     return "simplification must be a number from 0 to 100";
-  if (r.layer !== undefined && !LAYER_NAME.test(r.layer)) return "layer must start with a letter or underscore and hold up to 64 letters, digits, _ or -";
+  if (r.layer !== undefined && !LAYER_NAME.test(r.layer)) return "layer must start with a letter (of any script) or underscore and hold up to 64 letters, digits, _ or -";
   for (const k of ["include", "exclude"] as const)
     if (r[k] !== undefined && !(Array.isArray(r[k]) && r[k].every((a) => typeof a === "string"))) return `${k} must be an array of attribute names`;
   if (r.include?.length && r.exclude?.length) return "give include or exclude, not both";
@@ -138,8 +139,8 @@ export function layerNameFrom(name: string): string {
 
 /** A layer name from a name without an extension to drop (a GeoPackage table's). */
 export function cleanLayerName(name: string): string {
-  const base = name.replace(/[^A-Za-z0-9_-]+/g, "_").replace(/^[^A-Za-z_]+/, "");
-  return (base || "layer").slice(0, 64);
+  const base = name.normalize("NFC").replace(/[^\p{L}\p{N}_-]+/gu, "_").replace(/^[^\p{L}_]+/u, "");
+  return Array.from(base || "layer").slice(0, 64).join("");
 }
 
 /** Max zoom from the data extent: roughly 6 zoom levels of detail below the zoom that fits the whole. */

@@ -133,6 +133,16 @@ describe("source data becomes vector tiles", () => {
     expect((await decodedTile(comma.slug, 0, 0, 0)).layers[comma.slug]!.feature(0).properties.code).toBe("1,5");
   });
 
+  test("layer names keep letters of any script: from a file name, and as given", async () => {
+    // A zip makes one layer per file, named after it.
+    const csv = new TextEncoder().encode("lon,lat\n7.45,46.95\n");
+    const zip = zipSync({ "Länder 2024.csv": csv, "Städte.csv": csv }) as Uint8Array<ArrayBuffer>;
+    expect((await importInto(zip)).v.layers.map((l: { id: string }) => l.id).sort()).toEqual(["Länder_2024", "Städte"]);
+    expect((await importInto(new TextEncoder().encode("lon,lat\n7.45,46.95\n"), `?layer=${encodeURIComponent("Straßen")}`)).v.layers[0].id).toBe("Straßen");
+    const bad = await upload(t, "acme", "ts-1", headers, "lon,lat\n7,46\n", `?layer=${encodeURIComponent("9 lives")}`);
+    expect(bad.status).toBe(400);
+  });
+
   test("CSV spellings lat/lng with semicolons, multipart upload with recipe fields", async () => {
     const csv = "name;lat;lng\nOslo;59.91;10.75\nBergen;60.39;5.32\n";
     const form = new FormData();
