@@ -93,6 +93,41 @@ describe("refused at once", () => {
     expect(versions.versions).toEqual([]);
   });
 
+  test("TopoJSON and Esri JSON far over the 64 KiB head are 422 at once, on one line or pretty-printed", async () => {
+    const slug = await fresh();
+    // world-atlas' 110m countries: 107 KB on one line, so its head does not parse as JSON.
+    const topo = await Bun.file(require.resolve("world-atlas/countries-110m.json")).text();
+    expect(topo.length).toBeGreaterThan(100_000);
+    for (const body of [topo, JSON.stringify(JSON.parse(topo), null, 2)]) {
+      const res = await upload(t, "acme", slug, headers, body, "?filename=countries-110m.json");
+      expect(res.status).toBe(422);
+      const e = await errorOf(res);
+      expect(e.code).toBe("INVALID_SOURCE_DATA");
+      expect(e.message).toBe("countries-110m.json: TopoJSON, not GeoJSON; convert it first (topojson-client's topo2geo, or ogr2ogr -f GeoJSON out.geojson in.json)");
+    }
+    // An ArcGIS REST query result (f=json): no "type", features with "attributes" and Esri geometries.
+    const esri = {
+      displayFieldName: "NAME",
+      fieldAliases: { NAME: "Name" },
+      geometryType: "esriGeometryPolygon",
+      spatialReference: { wkid: 4326, latestWkid: 4326 },
+      fields: [{ name: "NAME", type: "esriFieldTypeString", alias: "Name", length: 80 }],
+      features: countries().features.map((f) => ({ attributes: { NAME: f.properties!.name }, geometry: { rings: f.geometry.type === "Polygon" ? f.geometry.coordinates : f.geometry.coordinates.flat() } })),
+    };
+    const { features } = esri;
+    for (const body of [JSON.stringify(esri), JSON.stringify(esri, null, 2), JSON.stringify({ features })]) {
+      expect(body.length).toBeGreaterThan(200_000);
+      const res = await upload(t, "acme", slug, headers, body);
+      expect(res.status).toBe(422);
+      const e = await errorOf(res);
+      expect(e.code).toBe("INVALID_SOURCE_DATA");
+      expect(e.message).toContain("upload: Esri JSON");
+      expect(e.message).toContain("ogr2ogr -f GeoJSON out.geojson in.json");
+    }
+    const versions = await (await t.fetch(`/api/v1/orgs/acme/tilesets/${slug}/versions`, { headers })).json();
+    expect(versions.versions).toEqual([]);
+  });
+
   test("empty body is 400; bad recipe is 400 naming the option", async () => {
     const slug = await fresh();
     const empty = await upload(t, "acme", slug, headers, "");
