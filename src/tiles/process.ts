@@ -287,6 +287,8 @@ async function processWithStore(input: ProcessInput, sources: SourceFile[], stor
   const warn = (msg: string) => (warnings.length < MAX_WARNINGS ? warnings.push(msg) : unlisted++);
   let read = 0;
   let skipped = 0;
+  /** of the skipped: features with a null or empty geometry, told apart from broken ones */
+  let withoutGeometry = 0;
   let repaired = 0;
   let filtered = 0;
   const sizeOf = (s: SourceFile) => s.bytes ?? statSync(s.path).size;
@@ -327,6 +329,7 @@ async function processWithStore(input: ProcessInput, sources: SourceFile[], stor
       const cleaned = cleanGeometry(raw.geometry);
       if (!cleaned.geometry) {
         skipped++;
+        if (cleaned.missing) withoutGeometry++;
         layerSkipped++;
         firstSkip ||= `${raw.where} ${cleaned.reason}`;
         warn(`${source.label}: ${raw.where} skipped: ${cleaned.reason}`);
@@ -391,7 +394,8 @@ async function processWithStore(input: ProcessInput, sources: SourceFile[], stor
   }
   store.sealed();
   if (!store.count) throw new InvalidSource(`every feature was left out by the recipe filter (${filtered} of ${read})`);
-  if (skipped) warnings.push(`${skipped} of ${read} features were skipped because of invalid geometry`);
+  if (withoutGeometry) warnings.push(`${withoutGeometry} of ${read} features were skipped because they have no geometry (null or empty)`);
+  if (skipped > withoutGeometry) warnings.push(`${skipped - withoutGeometry} of ${read} features were skipped because of invalid geometry`);
   if (filtered) warnings.push(`${filtered} of ${read} features were left out by the recipe filter`);
   if (unlisted) warnings.push(`${unlisted} more warnings were not listed`);
 

@@ -231,7 +231,25 @@ describe("processing failures and repairs", () => {
     expect(w).toContain("feature 5 repaired: unclosed ring closed");
     expect(w).toContain("feature 6 skipped");
     expect(w).toContain("feature 7 skipped");
-    expect(w).toContain("5 of 7 features were skipped");
+    // The feature without a geometry is not counted as a broken one.
+    expect(v.warnings).toContain("1 of 7 features were skipped because they have no geometry (null or empty)");
+    expect(v.warnings).toContain("4 of 7 features were skipped because of invalid geometry");
+  });
+
+  test("features with a null or empty geometry are skipped for having none, not for invalid geometry", async () => {
+    const point = { type: "Point", coordinates: [10, 20] };
+    const geometries = [point, null, { type: "Point", coordinates: [] }, { type: "MultiPolygon", coordinates: [] }, { type: "Polygon", coordinates: [[]] }, { type: "GeometryCollection", geometries: [] }];
+    const features = geometries.map((geometry, i) => ({ type: "Feature", geometry, properties: { i } }));
+    const slug = await fresh();
+    expect((await upload(t, "acme", slug, headers, JSON.stringify({ type: "FeatureCollection", features }))).status).toBe(202);
+    const v = (await waitForVersion(t, "acme", slug, 1, headers)) as any;
+    expect(v.state).toBe("ready");
+    expect(v.stats.features).toBe(1);
+    expect(v.stats.features_skipped).toBe(5);
+    expect(v.warnings).toContain("upload: feature 2 skipped: has no geometry");
+    for (const n of [3, 4, 5, 6]) expect(v.warnings).toContain(`upload: feature ${n} skipped: has an empty geometry`);
+    expect(v.warnings).toContain("5 of 6 features were skipped because they have no geometry (null or empty)");
+    expect(v.warnings.join("\n")).not.toContain("invalid geometry");
   });
 
   test("a file where no feature is usable fails with the first problem", async () => {
