@@ -49,6 +49,8 @@ export interface SourceFile {
   label: string;
   /** the file's own name when known: names its layer and picks its `layers` recipe entry */
   fileName: string | null;
+  /** a zip entry's path there: picks its `layers` entry before `fileName`, which folders may share */
+  entryPath?: string;
   /** a Shapefile layer's files, extracted from the zip at `path` */
   shapefile?: ShapefileParts;
   /** a GeoPackage feature table, read from the file at `path` */
@@ -125,11 +127,27 @@ type FieldType = "Number" | "String" | "Boolean";
 interface PlannedLayer {
   id: number;
   name: string;
+  /** the file it is made from, as messages name it */
+  file: string;
   recipe: LayerRecipe;
   fields: Map<string, FieldType | "Mixed">;
   bbox: [number, number, number, number];
   points: number;
   features: number;
+}
+
+/** A file as messages name it: a Shapefile of a zip by its .shp, which its zip's label does not say. */
+const fileOf = (s: SourceFile) => (s.shapefile ? `${s.label} (${s.shapefile.name})` : s.label);
+
+/**
+ * How to settle two files making one layer: the `layers` entry that picks out this file alone (its path
+ * in a zip, else its name), or renaming a file where no key tells the two apart.
+ */
+function renameHint(source: SourceFile, sources: SourceFile[], name: string): string {
+  const key = source.entryPath ?? source.fileName;
+  const shared = sources.filter((s) => (s.entryPath ?? s.fileName) === key).length > 1;
+  if (key === null || shared) return "rename one of the files, or give the layer another name in the recipe's layers";
+  return `give one of them another name in the recipe, e.g. {"layers": {${JSON.stringify(key)}: {"layer": "${name.slice(0, 62)}_2"}}}`;
 }
 
 /** Attributes of a cluster feature, like supercluster's and tippecanoe's. */
@@ -275,6 +293,7 @@ function geopackageLayers(source: SourceFile): SourceFile[] {
     ...source,
     label: `${source.label} (table ${t.table})`,
     fileName: alone ? source.fileName : t.table,
+    entryPath: alone ? source.entryPath : undefined,
     layerName: alone ? undefined : cleanLayerName(t.table),
     geopackage: t,
     bytes: Math.max(1, rows ? Math.round((size * t.rows) / rows) : size / tables.length),
@@ -306,11 +325,11 @@ async function processWithStore(input: ProcessInput, sources: SourceFile[], stor
         ? (path, label, progress) => readGeopackageTable(table, path, label, progress)
         : READERS[source.format];
     if (!reader) throw new InvalidSource(`${source.label}: format ${source.format} cannot be processed${ARCHIVE_FORMATS.includes(source.format) ? " together with other files" : ""}`);
-    const recipe = layerRecipe(input.recipe, source.fileName, sources.length === 1);
+    const { settings: recipe } = layerRecipe(input.recipe, [source.entryPath, source.fileName].filter((n) => n != null), sources.length === 1);
     const name = recipe.layer ?? (sources.length === 1 ? layerNameFrom(input.defaultLayer) : (source.layerName ?? layerNameFrom(source.fileName ?? source.label)));
     const clash = layers.find((l) => l.name === name);
-    if (clash) throw new InvalidSource(`${source.label}: makes layer '${name}' like an earlier file; give one of them another name with the recipe's layers.<file>.layer`);
-    const layer: PlannedLayer = { id: layers.length, name, recipe, fields: new Map(), bbox: [Infinity, Infinity, -Infinity, -Infinity], points: 0, features: 0 };
+    if (clash) throw new InvalidSource(`${fileOf(source)}: makes layer '${name}' like ${clash.file}; ${renameHint(source, sources, name)}`);
+    const layer: PlannedLayer = { id: layers.length, name, file: fileOf(source), recipe, fields: new Map(), bbox: [Infinity, Infinity, -Infinity, -Infinity], points: 0, features: 0 };
     layers.push(layer);
     const keep = recipe.include?.length ? new Set(recipe.include) : null;
     const drop = recipe.exclude?.length ? new Set(recipe.exclude) : null;

@@ -41,7 +41,7 @@ export async function expandZip(source: SourceFile, scratchPrefix: string, scrat
     const stem = shp.slice(0, -4).toLowerCase();
     const sibling = (ext: string) => files.get(names.find((n) => n.toLowerCase() === `${stem}.${ext}`) ?? "");
     const shapefile: ShapefileParts = { name: shp, shp: files.get(shp)!, dbf: sibling("dbf"), prj: sibling("prj"), cpg: sibling("cpg") };
-    return { ...source, fileName: alone ? source.fileName : basename(shp), shapefile };
+    return { ...source, fileName: alone ? source.fileName : basename(shp), entryPath: shp, shapefile };
   });
   for (const name of data) {
     const path = files.get(name)!;
@@ -49,7 +49,7 @@ export async function expandZip(source: SourceFile, scratchPrefix: string, scrat
     if (detected.format === "mbtiles" && looksLikeGeopackage(path)) detected = { format: "geopackage" };
     if (detected.format === null || ARCHIVE_FORMATS.includes(detected.format) || detected.format === "shapefile")
       throw new InvalidSource(`${source.label}: ${name} in the zip ${detected.format === null ? `is not usable: ${detected.reason}` : "is an archive; upload archives alone"}`);
-    sources.push({ path, format: detected.format, label: `${source.label} (${name})`, fileName: basename(name) });
+    sources.push({ path, format: detected.format, label: `${source.label} (${name})`, fileName: basename(name), entryPath: name });
   }
   return sources;
 }

@@ -227,7 +227,7 @@ export function tilesetsModule(services: Services, authPlugin: AuthPlugin) {
             "filter on the file's attributes), `rank` (numeric attribute kept first), `point_spacing` (pixels, default 1; 0 keeps every point), " +
             "`tiny` (drop|keep), `cluster` ({radius: 1-256 pixels, default 40; maxzoom: first zoom without clusters, default the layer's maxzoom}: " +
             "points of a cell become one feature with cluster, point_count and point_count_abbreviated). Version settings: `buffer` (pixels, default 4), " +
-            "`tile_bytes` (largest gzipped tile, default 500000), `output` (mbtiles|pmtiles), `encoding` (raster DEM), `layers` ({file name: layer settings}). " +
+            "`tile_bytes` (largest gzipped tile, default 500000), `output` (mbtiles|pmtiles), `encoding` (raster DEM), `layers` ({file name, or path in a zip: layer settings}). " +
             "Raster DEM (elevation): a GeoTIFF in lon/lat or SRTM .hgt files (one named like N46E007.hgt via ?filename=, or a zip of them) are built into a " +
             "Terrarium (default) or Terrain-RGB (`encoding=mapbox`) MBTiles from zoom 0 (or minzoom) to maxzoom (default: the data's resolution); " +
             "an MBTiles/PMTiles of PNG or lossless WebP elevation tiles becomes a DEM with `encoding=terrarium|mapbox` or when its metadata declares `encoding`. " +

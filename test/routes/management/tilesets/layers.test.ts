@@ -10,7 +10,7 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Feature } from "geojson";
 import type { TestApp } from "../../../support/app";
-import { acmeApp, cities, countries, createTileset, shapefileZip, toCsv, upload, uploadReady, versionTile, waitForVersion, writeMbtiles, vectorTiles } from "./fixtures";
+import { acmeApp, cities, countries, createTileset, flatgeobuf, shapefileZip, toCsv, upload, uploadReady, versionTile, waitForVersion, writeMbtiles, vectorTiles } from "./fixtures";
 
 let t: TestApp;
 let headers: Record<string, string>;
@@ -125,6 +125,32 @@ describe("several layers per version", () => {
     const world = (await tile(slug, 0, 0, 0))!;
     expect(world.layers.north!.length).toBe(10);
     expect(world.layers.south!.length).toBe(10);
+  });
+
+  test("same-named files in different folders of a zip: the recipe tells them apart by their path there, as the clash message says", async () => {
+    const towns = await cities(20);
+    const half = (from: number, to: number) => flatgeobuf({ type: "FeatureCollection", features: towns.features.slice(from, to) });
+    const zip = zipSync({ "a/pts.fgb": half(0, 10), "b/pts.fgb": half(10, 20), "c/other.fgb": half(0, 5) }) as BodyInit;
+    const slug = await fresh();
+    const clash = await upload(t, "acme", slug, headers, zip, "?filename=two.zip");
+    expect(clash.status).toBe(202);
+    const failed = (await waitForVersion(t, "acme", slug, 1, headers)) as any;
+    expect(failed.state).toBe("failed");
+    const fix = { layers: { "b/pts.fgb": { layer: "pts_2" } } };
+    expect(failed.error).toBe(`two.zip (b/pts.fgb): makes layer 'pts' like two.zip (a/pts.fgb); give one of them another name in the recipe, e.g. ${JSON.stringify(fix).replaceAll(":", ": ").replaceAll(",", ", ")}`);
+    // The key the message gives works; a plain file name still does where no other file shares it.
+    const recipe = encodeURIComponent(JSON.stringify({ maxzoom: 3, layers: { ...fix.layers, "other.fgb": { layer: "few" } } }));
+    const { v } = await ready(zip, `?recipe=${recipe}`);
+    expect(v.layers.map((l: any) => l.id)).toEqual(["pts", "pts_2", "few"]);
+    expect(v.stats.features_by_layer).toEqual({ pts: 10, pts_2: 10, few: 5 });
+    // A plain name shared by both applies to both, and a path entry wins over it for its file.
+    const both = encodeURIComponent(JSON.stringify({ layers: { "pts.fgb": { maxzoom: 4 }, "a/pts": { layer: "north", maxzoom: 2 } } }));
+    const { v: v2 } = await ready(zip, `?recipe=${both}`);
+    expect(v2.layers.map((l: any) => [l.id, l.maxzoom])).toEqual([
+      ["north", 2],
+      ["pts", 4],
+      ["other", expect.any(Number)],
+    ]);
   });
 
   test("multi-file mistakes: an archive among files 422, an unknown file 415, a bad recipe 400, clashing names fail", async () => {
