@@ -261,14 +261,15 @@ export async function processSource(input: ProcessInput, report: (p: Progress) =
   }
   const sources: SourceFile[] = [];
   const scratch: string[] = [];
+  const notes: string[] = [];
   let store: FeatureStore | null = null;
   try {
     for (const [i, source] of input.sources.entries()) {
-      const files = source.format === "shapefile" ? await expandZip(source, `${input.outPath}.entry-${i}`, scratch) : [source];
+      const files = source.format === "shapefile" ? await expandZip(source, `${input.outPath}.entry-${i}`, scratch, notes) : [source];
       for (const file of files) sources.push(...(file.format === "geopackage" ? geopackageLayers(file) : [file]));
     }
     store = new FeatureStore(`${input.outPath}.features`);
-    return await processWithStore(input, sources, store, started, report);
+    return await processWithStore(input, sources, store, started, report, notes);
   } finally {
     store?.remove();
     for (const path of scratch) rmSync(path, { force: true });
@@ -300,8 +301,9 @@ function geopackageLayers(source: SourceFile): SourceFile[] {
   }));
 }
 
-async function processWithStore(input: ProcessInput, sources: SourceFile[], store: FeatureStore, started: number, report: (p: Progress) => void): Promise<ProcessResult> {
-  const warnings: string[] = [];
+/** `notes`: warnings about the upload as a whole (files of a zip left out), listed first. */
+async function processWithStore(input: ProcessInput, sources: SourceFile[], store: FeatureStore, started: number, report: (p: Progress) => void, notes: string[]): Promise<ProcessResult> {
+  const warnings: string[] = [...notes];
   let unlisted = 0;
   const warn = (msg: string) => (warnings.length < MAX_WARNINGS ? warnings.push(msg) : unlisted++);
   let read = 0;

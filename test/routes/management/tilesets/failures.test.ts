@@ -297,6 +297,23 @@ describe("processing failures and repairs", () => {
     expect(v2.error).toMatch(/damaged|truncated/);
   });
 
+  test("files that are not geographic data beside a Shapefile are left out with a warning; alone they fail the version", async () => {
+    const pts = (await cities(5)).features;
+    const text = (s: string) => new TextEncoder().encode(s);
+    const sidecars = { "data/metadata.json": text(JSON.stringify({ title: "Cities", licence: "CC-BY" })), "data/codes.csv": text("code,label\n1,city\n2,town\n") };
+    const slug = await fresh();
+    expect((await upload(t, "acme", slug, headers, shapefileZip(pts, { extra: { "data/layer.cpg": text("UTF-8"), ...sidecars } }), "?filename=c4326.zip")).status).toBe(202);
+    const v = (await waitForVersion(t, "acme", slug, 1, headers)) as any;
+    expect(v.error).toBeNull();
+    expect(v.state).toBe("ready");
+    expect(v.stats.features).toBe(5);
+    expect(v.layers.map((l: any) => l.id)).toEqual([slug]);
+    expect(v.warnings).toContain("c4326.zip: data/codes.csv in the zip is not usable: CSV header has no longitude/latitude columns (found: code, label); name them lon/lng/longitude/x and lat/latitude/y; left out");
+    expect(v.warnings).toContain('c4326.zip: data/metadata.json in the zip is not usable: JSON without a GeoJSON "type" member (FeatureCollection, Feature or a geometry); left out');
+    const { v: alone } = await failing(zipSync(sidecars), "?filename=sidecars.zip");
+    expect(alone.error).toStartWith("sidecars.zip: data/codes.csv in the zip is not usable: CSV header has no longitude/latitude columns");
+  });
+
   test("truncated FlatGeobuf", async () => {
     const fgb = flatgeobuf(await cities(300));
     const { v } = await failing(fgb.slice(0, Math.floor(fgb.length / 2)));
