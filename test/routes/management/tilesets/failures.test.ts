@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readdirSync, existsSync } from "node:fs";
 import { join } from "node:path";
-import { zipSync } from "fflate";
+import { unzipSync, zipSync } from "fflate";
 import { makeTestApp, type TestApp } from "../../../support/app";
 import { seedOrg, seedSession } from "../../../support/seed";
 import { acmeApp, PNG_1x1, UTM_PRJ, cities, countries, createTileset, flatgeobuf, pmtiles, shapefileZip, toNdjson, upload, vectorTiles, waitForVersion, writeMbtiles } from "./fixtures";
@@ -312,6 +312,18 @@ describe("processing failures and repairs", () => {
     expect(v.warnings).toContain('c4326.zip: data/metadata.json in the zip is not usable: JSON without a GeoJSON "type" member (FeatureCollection, Feature or a geometry); left out');
     const { v: alone } = await failing(zipSync(sidecars), "?filename=sidecars.zip");
     expect(alone.error).toStartWith("sidecars.zip: data/codes.csv in the zip is not usable: CSV header has no longitude/latitude columns");
+  });
+
+  test("a Shapefile zipped without its .dbf is read with a warning that its attributes are missing", async () => {
+    const pts = (await cities(5)).features;
+    const { "data/layer.dbf": _dbf, ...withoutDbf } = unzipSync(shapefileZip(pts));
+    const slug = await fresh();
+    expect((await upload(t, "acme", slug, headers, zipSync(withoutDbf), "?filename=c4326.zip")).status).toBe(202);
+    const v = (await waitForVersion(t, "acme", slug, 1, headers)) as any;
+    expect(v.state).toBe("ready");
+    expect(v.stats.features).toBe(5);
+    expect(v.layers[0].fields).toEqual({});
+    expect(v.warnings).toContain("c4326.zip: data/layer.dbf is missing, so the features of data/layer.shp have no attributes; zip the .dbf with the .shp");
   });
 
   test("truncated FlatGeobuf", async () => {
