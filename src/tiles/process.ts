@@ -34,6 +34,7 @@ import { imageWidth } from "./image-size";
 import { tileAll, type TilerLayer } from "./tiler";
 import { fromUnitSquare, toUnitSquare } from "./readers/mercator";
 import { expandZip } from "./zip-layers";
+import { AttributeNames, unmatchedAttributes, unmatchedLayerKeys, type CheckedLayer } from "./recipe-matches";
 import { readCsv } from "./readers/csv";
 import { readFlatgeobuf } from "./readers/flatgeobuf";
 import { geopackageTables, readGeopackageTable, type GeopackageTable } from "./readers/geopackage";
@@ -135,6 +136,9 @@ interface PlannedLayer {
   points: number;
   features: number;
 }
+
+/** The names a `layers` entry may pick a file by, most telling first. */
+const namesOf = (s: SourceFile) => [s.entryPath, s.fileName].filter((n): n is string => typeof n === "string");
 
 /** A file as messages name it: a Shapefile of a zip by its .shp, which its zip's label does not say. */
 const fileOf = (s: SourceFile) => (s.shapefile ? `${s.label} (${s.shapefile.name})` : s.label);
@@ -316,6 +320,7 @@ async function processWithStore(input: ProcessInput, sources: SourceFile[], stor
   const totalBytes = Math.max(1, sources.reduce((n, s) => n + sizeOf(s), 0));
   let doneBytes = 0;
   const layers: PlannedLayer[] = [];
+  const checked: CheckedLayer[] = [];
 
   // 1. Read every file into the store: one layer each.
   for (const source of sources) {
@@ -327,12 +332,14 @@ async function processWithStore(input: ProcessInput, sources: SourceFile[], stor
         ? (path, label, progress) => readGeopackageTable(table, path, label, progress)
         : READERS[source.format];
     if (!reader) throw new InvalidSource(`${source.label}: format ${source.format} cannot be processed${ARCHIVE_FORMATS.includes(source.format) ? " together with other files" : ""}`);
-    const { settings: recipe } = layerRecipe(input.recipe, [source.entryPath, source.fileName].filter((n) => n != null), sources.length === 1);
+    const { settings: recipe, key } = layerRecipe(input.recipe, namesOf(source), sources.length === 1);
     const name = recipe.layer ?? (sources.length === 1 ? layerNameFrom(input.defaultLayer) : (source.layerName ?? layerNameFrom(source.fileName ?? source.label)));
     const clash = layers.find((l) => l.name === name);
     if (clash) throw new InvalidSource(`${fileOf(source)}: makes layer '${name}' like ${clash.file}; ${renameHint(source, sources, name)}`);
     const layer: PlannedLayer = { id: layers.length, name, file: fileOf(source), recipe, fields: new Map(), bbox: [Infinity, Infinity, -Infinity, -Infinity], points: 0, features: 0 };
     layers.push(layer);
+    const attributes = new AttributeNames(recipe);
+    checked.push({ name, key, attributes });
     const keep = recipe.include?.length ? new Set(recipe.include) : null;
     const drop = recipe.exclude?.length ? new Set(recipe.exclude) : null;
     const types = recipe.types ?? {};
@@ -347,6 +354,7 @@ async function processWithStore(input: ProcessInput, sources: SourceFile[], stor
     for await (const raw of reader(source.path, source.label, progress)) {
       read++;
       layerRead++;
+      attributes.see(raw.properties);
       const cleaned = cleanGeometry(raw.geometry);
       if (!cleaned.geometry) {
         skipped++;
@@ -414,6 +422,8 @@ async function processWithStore(input: ProcessInput, sources: SourceFile[], stor
     if (layerSkipped === layerRead) throw new InvalidSource(`${source.label}: none of the ${layerRead} features is usable; the first problem: ${firstSkip}`);
   }
   store.sealed();
+  // First, as they explain what may look wrong in the tiles (a layer with no attributes, say).
+  warnings.unshift(...unmatchedLayerKeys(input.recipe, sources.map((s) => ({ names: namesOf(s), shown: s.entryPath ?? s.fileName ?? s.label }))), ...unmatchedAttributes(input.recipe, checked));
   if (!store.count) throw new InvalidSource(`every feature was left out by the recipe filter (${filtered} of ${read})`);
   if (withoutGeometry) warnings.push(`${withoutGeometry} of ${read} features were skipped because they have no geometry (null or empty)`);
   if (skipped > withoutGeometry) warnings.push(`${skipped - withoutGeometry} of ${read} features were skipped because of invalid geometry`);

@@ -130,8 +130,13 @@ export function layerRecipe(r: Recipe, names: string[], onlyFile: boolean): { se
   const own: LayerRecipe = {};
   for (const k of LAYER_KEYS) if (r[k as keyof LayerRecipe] !== undefined) (own as Record<string, unknown>)[k] = r[k as keyof LayerRecipe];
   if (!onlyFile) delete own.layer;
-  const key = names.flatMap((n) => [n, n.replace(/\.[^./]*$/, "")]).find((k) => r.layers !== undefined && Object.hasOwn(r.layers, k));
+  const key = layerKeys(names).find((k) => r.layers !== undefined && Object.hasOwn(r.layers, k));
   return key === undefined ? { settings: own } : { settings: { ...own, ...r.layers![key] }, key };
+}
+
+/** The `layers` keys that pick an input known by these names: each with and without its extension. */
+export function layerKeys(names: string[]): string[] {
+  return names.flatMap((n) => [n, n.replace(/\.[^./]*$/, "")]);
 }
 
 /** A layer name from a slug or file name: letters, digits, _ and -, starting with a letter. */

@@ -153,6 +153,28 @@ describe("several layers per version", () => {
     ]);
   });
 
+  test("recipe names that match nothing in the data are warned about, with names that exist", async () => {
+    const towns = await cities(20);
+    const { v } = await ready(JSON.stringify(towns), "?include=nosuchfield,name&maxzoom=3");
+    expect(v.layers[0].fields).toEqual({ name: "String" });
+    expect(v.warnings).toContain("recipe include names 'nosuchfield', which no feature has; the attributes: name, country, population");
+    const { v: multi } = await ready(
+      form(
+        [
+          ["cities.geojson", JSON.stringify(towns)],
+          ["countries.geojson", JSON.stringify(countries())],
+        ],
+        { maxzoom: 3, exclude: ["population"], layers: { "citiez.geojson": { layer: "towns" }, countries: { rank: "pop_est", types: { name: "string" } } } },
+      ),
+    );
+    expect(multi.layers.map((l: any) => l.id)).toEqual(["cities", "countries"]);
+    expect(multi.warnings).toContain('recipe layers names "citiez.geojson", which matches no file; the files: cities.geojson, countries.geojson');
+    expect(multi.warnings).toContain(`recipe layers["countries"].rank names 'pop_est', which no feature of layer 'countries' has; its attributes: name`);
+    // population is in one of the two files: the recipe's own exclude matched something, and types.name did too.
+    expect(multi.warnings.join("\n")).not.toContain("population");
+    expect(multi.warnings.join("\n")).not.toContain("types");
+  });
+
   test("multi-file mistakes: an archive among files 422, an unknown file 415, a bad recipe 400, clashing names fail", async () => {
     const slug = await fresh();
     const mb = join(t.dataDir, "x.mbtiles");
