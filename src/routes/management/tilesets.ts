@@ -1,6 +1,7 @@
 // Tileset management API (CONTRACT.md "Management API"): a member session of the organization, or an
 // API key of that organization with the tilesets:write scope. Unknown org 404; a session user who is
 // not a member, or a key of another org, 403 FORBIDDEN. Uploads stream to disk (see upload.ts).
+import { rmSync } from "node:fs";
 import { Elysia, t } from "elysia";
 import type { Services } from "../../services";
 import { BadRequest } from "../../errors";
@@ -168,7 +169,8 @@ export function tilesetsModule(services: Services, authPlugin: AuthPlugin) {
         try {
           recipe = recipeFrom(query, upload.fields, new URL(request.url).searchParams.keys());
         } catch (err) {
-          await Bun.file(upload.path).delete().catch(() => {});
+          // A multipart upload of several files is a directory, which Bun.file().delete() leaves behind.
+          rmSync(upload.path, { recursive: true, force: true });
           throw err;
         }
         const { record } = await service.createVersion(org, params.ts, upload, recipe);

@@ -144,6 +144,9 @@ describe("refused at once", () => {
     const badRecipe = await upload(t, "acme", slug, headers, form);
     expect(badRecipe.status).toBe(400);
     expect((await errorOf(badRecipe)).message).toContain("recipe");
+    // Several files are received into a directory, which must go too.
+    form.append("file", new Blob([JSON.stringify(countries())]), "d.geojson");
+    expect((await upload(t, "acme", slug, headers, form)).status).toBe(400);
     expect(readdirSync(join(t.dataDir, "uploads"))).toEqual([]);
   });
 
