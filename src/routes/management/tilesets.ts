@@ -26,14 +26,19 @@ const STRINGS = ["layer", "rank", "tiny", "output", "encoding"];
 const OBJECTS = ["types", "filter", "layers", "cluster"];
 const KNOWN = new Set([...NUMBERS, ...STRINGS, ...OBJECTS, "include", "exclude"]);
 
-/** Recipe settings given as JSON text when they come as a query parameter or multipart field. */
-const JSON_SETTINGS = ["types", "filter", "cluster"] as const;
+/** Recipe settings given as JSON text when they come as a query parameter or multipart field, with an example each. */
+const JSON_SETTINGS = {
+  types: '{"population":"number"}',
+  filter: '[">=","population",1000]',
+  cluster: '{"radius":40,"maxzoom":12}',
+  layers: '{"places.csv":{"layer":"towns"}}',
+} as const;
 
-function jsonSetting(name: string, text: string): unknown {
+function jsonSetting(name: keyof typeof JSON_SETTINGS, text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
-    throw new BadRequest(`Recipe '${name}' must be JSON, e.g. ${name === "filter" ? '[">=","population",1000]' : name === "types" ? '{"population":"number"}' : '{"radius":40,"maxzoom":12}'}`, { parameter: name });
+    throw new BadRequest(`Recipe '${name}' must be JSON, e.g. ${JSON_SETTINGS[name]}`, { parameter: name });
   }
 }
 
@@ -74,7 +79,7 @@ export function recipeFrom(query: Record<string, unknown>, fields: Record<string
     if (fields[k] !== undefined) q[k] = fields[k];
   }
   // Settings whose values are JSON come as JSON text in a parameter or field of their name.
-  for (const k of JSON_SETTINGS) {
+  for (const k of Object.keys(JSON_SETTINGS) as (keyof typeof JSON_SETTINGS)[]) {
     if (typeof query[k] === "string") q[k] = jsonSetting(k, query[k]);
     if (fields[k] !== undefined) q[k] = jsonSetting(k, fields[k]);
   }
@@ -213,6 +218,7 @@ export function tilesetsModule(services: Services, authPlugin: AuthPlugin) {
                     types: { type: "string", description: 'JSON object: attribute conversions, e.g. {"population":"number"}' },
                     filter: { type: "string", description: 'JSON: keep only matching features (legacy MapLibre filter), e.g. [">=","population",1000]' },
                     cluster: { type: "string", description: 'JSON object: cluster points below a zoom, e.g. {"radius":40,"maxzoom":12}' },
+                    layers: { type: "string", description: 'JSON object: layer settings per file name (or path in a zip), e.g. {"places.csv":{"layer":"towns","maxzoom":12}}' },
                     filename: { type: "string", description: "the file's name when its part carries none (.hgt files need it)" },
                   },
                 },

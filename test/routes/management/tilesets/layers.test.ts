@@ -112,6 +112,28 @@ describe("several layers per version", () => {
     }
   });
 
+  test("layers as a query parameter or multipart field, in JSON like the recipe's; bad JSON is a 400 naming it", async () => {
+    const files: [string, string][] = [
+      ["countries.geojson", JSON.stringify(countries())],
+      ["towns.csv", toCsv(await cities(30))],
+    ];
+    const layers = JSON.stringify({ "towns.csv": { layer: "places", maxzoom: 2 } });
+    const byQuery = await ready(form(files), `?maxzoom=3&layers=${encodeURIComponent(layers)}`);
+    expect(byQuery.v.layers.map((l: any) => [l.id, l.maxzoom])).toEqual([
+      ["countries", 3],
+      ["places", 2],
+    ]);
+    const field = form(files);
+    field.append("layers", layers);
+    field.append("maxzoom", "3");
+    const byField = await ready(field);
+    expect(byField.v.layers.map((l: any) => l.id)).toEqual(["countries", "places"]);
+    const slug = await fresh();
+    const bad = await upload(t, "acme", slug, headers, form(files), "?layers=%7Bnope");
+    expect(bad.status).toBe(400);
+    expect(await errorOf(bad)).toMatchObject({ code: "BAD_REQUEST", message: `Recipe 'layers' must be JSON, e.g. {"places.csv":{"layer":"towns"}}`, details: { parameter: "layers" } });
+  });
+
   test("a zip of two Shapefiles and a GeoJSON file makes three layers", async () => {
     const towns = await cities(20);
     const a = unzipSync(shapefileZip(towns.features.slice(0, 10) as Feature[]));
