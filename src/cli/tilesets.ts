@@ -41,7 +41,8 @@ import   Loads FILE (or several, one layer each, named after the file) into a ne
          --include a,b,c | --exclude a,b,c, --rank ATTR, --point-spacing PX, --tiny drop|keep,
          --buffer PX, --filter JSON, --types JSON, --cluster JSON (as in a recipe file, e.g.
          --filter '[">=", "population", 100000]' --types '{"population": "number"}'
-         --cluster '{"radius": 40}'), --encoding terrarium|mapbox (raster DEM: the RGB
+         --cluster '{"radius": 40}'), --layers JSON (settings per file name, or path in a zip:
+         --layers '{"places.csv": {"layer": "towns"}}'), --encoding terrarium|mapbox (raster DEM: the RGB
          encoding of an imported MBTiles/PMTiles of elevation tiles, or the one to build), --tile-bytes N, --output mbtiles|pmtiles, --recipe FILE.json (the whole
          recipe, see the README; options given beside it win)
 export   Writes a ready version (default: the published one, else the newest ready one) to the file
@@ -135,7 +136,7 @@ function writable(dir: string): boolean {
 }
 
 /** What each JSON recipe option looks like, for its usage error. */
-const JSON_EXAMPLE = { filter: `'[">=", "population", 100000]'`, types: `'{"population": "number"}'`, cluster: `'{"radius": 40}'` } as const;
+const JSON_EXAMPLE = { filter: `'[">=", "population", 100000]'`, types: `'{"population": "number"}'`, cluster: `'{"radius": 40}'`, layers: `'{"places.csv": {"layer": "towns"}}'` } as const;
 
 export const tilesetsCommand: CliCommand = {
   name: "tilesets",
@@ -170,6 +171,7 @@ export const tilesetsCommand: CliCommand = {
       filter: { type: "string" },
       types: { type: "string" },
       cluster: { type: "string" },
+      layers: { type: "string" },
       format: { type: "string" },
     });
     const [sub, ...rest] = positionals;
@@ -220,7 +222,7 @@ export const tilesetsCommand: CliCommand = {
     if (list(values.include)?.length) recipe.include = list(values.include);
     if (list(values.exclude)?.length) recipe.exclude = list(values.exclude);
     // JSON values, as the upload's query parameters and multipart fields of the same names take them.
-    for (const k of ["filter", "types", "cluster"] as const) {
+    for (const k of ["filter", "types", "cluster", "layers"] as const) {
       const raw = values[k];
       if (raw === undefined) continue;
       try {

@@ -1,6 +1,8 @@
 // Tells what an upload is from its first bytes (magic numbers, JSON shape, CSV header), so
 // `curl --data-binary @file` works without naming the type. Content-Type and file name are hints only.
 
+import { jsonHeadShape, jsonKind, parsedShape } from "./json-head";
+
 export type SourceFormat = "geojson" | "ndjson" | "csv" | "shapefile" | "flatgeobuf" | "geopackage" | "mbtiles" | "pmtiles" | "geotiff" | "hgt";
 
 /** Elevation rasters: built into a raster-DEM tileset, never read as features. */
@@ -50,6 +52,9 @@ function firstLine(text: string): string {
 
 const GEOJSON_TYPES = new Set(["FeatureCollection", "Feature", "Point", "MultiPoint", "LineString", "MultiLineString", "Polygon", "MultiPolygon", "GeometryCollection"]);
 const NOT_GEOJSON = 'JSON without a GeoJSON "type" member (FeatureCollection, Feature or a geometry)';
+const NOT_TOPOJSON = "TopoJSON, not GeoJSON; convert it first (topojson-client's topo2geo, or ogr2ogr -f GeoJSON out.geojson in.json)";
+const NOT_ESRIJSON =
+  "Esri JSON (an ArcGIS REST or ESRIJSON export), not GeoJSON; convert it first with ogr2ogr -f GeoJSON out.geojson in.json, or ask the ArcGIS REST query for f=geojson";
 
 /** SRTM tiles: 1201 x 1201 (3 arc-seconds) or 3601 x 3601 (1 arc-second) big-endian 16-bit heights. */
 const SRTM_SIDES = [1201, 3601];
@@ -94,20 +99,25 @@ export function detectFormat(head: Uint8Array, hints: { contentType?: string | n
   if (trimmed.startsWith("\u001e")) return { format: "ndjson" }; // RFC 8142 GeoJSON text sequence
   if (trimmed.startsWith("{")) {
     const line = firstLine(trimmed).trim();
+    let first: unknown;
+    let whole = true;
     try {
-      const first = JSON.parse(line) as { type?: unknown };
-      // One whole document on one line, or the first of many lines: either way it must be GeoJSON.
-      const type = first && typeof first === "object" ? first.type : undefined;
-      if (type === "Topology") return { format: null, invalid: true, reason: "TopoJSON, not GeoJSON; convert it first (topojson-client's topo2geo, or ogr2ogr -f GeoJSON)" };
-      if (typeof type !== "string" || !GEOJSON_TYPES.has(type)) return { format: null, invalid: true, reason: NOT_GEOJSON };
-      return { format: type === "FeatureCollection" ? "geojson" : "ndjson" };
+      first = JSON.parse(line);
     } catch {
-      // A pretty-printed document: one JSON value over many lines.
-      if (/"type"\s*:/.test(trimmed)) return { format: "geojson" };
-      const name = hints.filename?.toLowerCase() ?? "";
-      if (name.endsWith(".geojson") || name.endsWith(".json") || hints.contentType?.includes("json")) return { format: "geojson" };
-      return { format: null, invalid: true, reason: NOT_GEOJSON };
+      // A pretty-printed document (one JSON value over many lines), or one line longer than the head.
+      whole = false;
     }
+    const shape = whole ? parsedShape(first) : jsonHeadShape(trimmed);
+    const kind = shape ? jsonKind(shape, GEOJSON_TYPES) : null;
+    if (kind === "topojson") return { format: null, invalid: true, reason: NOT_TOPOJSON };
+    if (kind === "esrijson") return { format: null, invalid: true, reason: NOT_ESRIJSON };
+    if (kind && "otherType" in kind) return { format: null, invalid: true, reason: NOT_GEOJSON };
+    // One whole document on one line, or the first of many lines: either way it must be GeoJSON.
+    if (whole) return kind ? { format: kind.geojson === "FeatureCollection" ? "geojson" : "ndjson" } : { format: null, invalid: true, reason: NOT_GEOJSON };
+    if (kind || /"type"\s*:/.test(trimmed)) return { format: "geojson" };
+    const name = hints.filename?.toLowerCase() ?? "";
+    if (name.endsWith(".geojson") || name.endsWith(".json") || hints.contentType?.includes("json")) return { format: "geojson" };
+    return { format: null, invalid: true, reason: NOT_GEOJSON };
   }
   if (trimmed.startsWith("[")) return { format: null, invalid: true, reason: "a JSON array is not GeoJSON; wrap the features in a FeatureCollection or send one Feature per line" };
   const header = firstLine(trimmed);

@@ -2,7 +2,18 @@
 // enough points. Repairs what can be repaired and says so; returns null (skip, with a reason) otherwise.
 import type { Geometry, Position } from "geojson";
 
-export type Cleaned = { geometry: Geometry; repaired?: string } | { geometry: null; reason: string };
+/** `missing`: the feature has no shape at all (null, or empty as GeoJSON and WKB write it), which is not a fault in one. */
+export type Cleaned = { geometry: Geometry; repaired?: string } | { geometry: null; reason: string; missing?: true };
+
+const GEOMETRY_TYPES = new Set(["Point", "MultiPoint", "LineString", "MultiLineString", "Polygon", "MultiPolygon", "GeometryCollection"]);
+
+/** Nested arrays without a single number: `[]`, `[[]]`, as exporters write POINT EMPTY, POLYGON EMPTY and the like. */
+const noPosition = (c: unknown[]): boolean => c.every((x) => Array.isArray(x) && noPosition(x));
+
+function isEmpty(g: { type?: unknown; coordinates?: unknown; geometries?: unknown }): boolean {
+  if (g.type === "GeometryCollection") return Array.isArray(g.geometries) && g.geometries.every((x) => x && typeof x === "object" && isEmpty(x));
+  return Array.isArray(g.coordinates) && noPosition(g.coordinates);
+}
 
 class Bad extends Error {}
 
@@ -100,8 +111,10 @@ function clean(g: Geometry, notes: string[]): Geometry | null {
 }
 
 export function cleanGeometry(g: unknown): Cleaned {
-  if (g === null || g === undefined) return { geometry: null, reason: "has no geometry" };
+  if (g === null || g === undefined) return { geometry: null, reason: "has no geometry", missing: true };
   if (typeof g !== "object") return { geometry: null, reason: "geometry is not an object" };
+  const type = (g as { type?: unknown }).type;
+  if (typeof type === "string" && GEOMETRY_TYPES.has(type) && isEmpty(g)) return { geometry: null, reason: "has an empty geometry", missing: true };
   const notes: string[] = [];
   try {
     const out = clean(g as Geometry, notes);

@@ -34,6 +34,7 @@ import { imageWidth } from "./image-size";
 import { tileAll, type TilerLayer } from "./tiler";
 import { fromUnitSquare, toUnitSquare } from "./readers/mercator";
 import { expandZip } from "./zip-layers";
+import { AttributeNames, unmatchedAttributes, unmatchedLayerKeys, type CheckedLayer } from "./recipe-matches";
 import { readCsv } from "./readers/csv";
 import { readFlatgeobuf } from "./readers/flatgeobuf";
 import { geopackageTables, readGeopackageTable, type GeopackageTable } from "./readers/geopackage";
@@ -49,6 +50,8 @@ export interface SourceFile {
   label: string;
   /** the file's own name when known: names its layer and picks its `layers` recipe entry */
   fileName: string | null;
+  /** a zip entry's path there: picks its `layers` entry before `fileName`, which folders may share */
+  entryPath?: string;
   /** a Shapefile layer's files, extracted from the zip at `path` */
   shapefile?: ShapefileParts;
   /** a GeoPackage feature table, read from the file at `path` */
@@ -125,11 +128,30 @@ type FieldType = "Number" | "String" | "Boolean";
 interface PlannedLayer {
   id: number;
   name: string;
+  /** the file it is made from, as messages name it */
+  file: string;
   recipe: LayerRecipe;
   fields: Map<string, FieldType | "Mixed">;
   bbox: [number, number, number, number];
   points: number;
   features: number;
+}
+
+/** The names a `layers` entry may pick a file by, most telling first. */
+const namesOf = (s: SourceFile) => [s.entryPath, s.fileName].filter((n): n is string => typeof n === "string");
+
+/** A file as messages name it: a Shapefile of a zip by its .shp, which its zip's label does not say. */
+const fileOf = (s: SourceFile) => (s.shapefile ? `${s.label} (${s.shapefile.name})` : s.label);
+
+/**
+ * How to settle two files making one layer: the `layers` entry that picks out this file alone (its path
+ * in a zip, else its name), or renaming a file where no key tells the two apart.
+ */
+function renameHint(source: SourceFile, sources: SourceFile[], name: string): string {
+  const key = source.entryPath ?? source.fileName;
+  const shared = sources.filter((s) => (s.entryPath ?? s.fileName) === key).length > 1;
+  if (key === null || shared) return "rename one of the files, or give the layer another name in the recipe's layers";
+  return `give one of them another name in the recipe, e.g. {"layers": {${JSON.stringify(key)}: {"layer": "${name.slice(0, 62)}_2"}}}`;
 }
 
 /** Attributes of a cluster feature, like supercluster's and tippecanoe's. */
@@ -243,14 +265,15 @@ export async function processSource(input: ProcessInput, report: (p: Progress) =
   }
   const sources: SourceFile[] = [];
   const scratch: string[] = [];
+  const notes: string[] = [];
   let store: FeatureStore | null = null;
   try {
     for (const [i, source] of input.sources.entries()) {
-      const files = source.format === "shapefile" ? await expandZip(source, `${input.outPath}.entry-${i}`, scratch) : [source];
+      const files = source.format === "shapefile" ? await expandZip(source, `${input.outPath}.entry-${i}`, scratch, notes) : [source];
       for (const file of files) sources.push(...(file.format === "geopackage" ? geopackageLayers(file) : [file]));
     }
     store = new FeatureStore(`${input.outPath}.features`);
-    return await processWithStore(input, sources, store, started, report);
+    return await processWithStore(input, sources, store, started, report, notes);
   } finally {
     store?.remove();
     for (const path of scratch) rmSync(path, { force: true });
@@ -275,24 +298,29 @@ function geopackageLayers(source: SourceFile): SourceFile[] {
     ...source,
     label: `${source.label} (table ${t.table})`,
     fileName: alone ? source.fileName : t.table,
+    entryPath: alone ? source.entryPath : undefined,
     layerName: alone ? undefined : cleanLayerName(t.table),
     geopackage: t,
     bytes: Math.max(1, rows ? Math.round((size * t.rows) / rows) : size / tables.length),
   }));
 }
 
-async function processWithStore(input: ProcessInput, sources: SourceFile[], store: FeatureStore, started: number, report: (p: Progress) => void): Promise<ProcessResult> {
-  const warnings: string[] = [];
+/** `notes`: warnings about the upload as a whole (files of a zip left out), listed first. */
+async function processWithStore(input: ProcessInput, sources: SourceFile[], store: FeatureStore, started: number, report: (p: Progress) => void, notes: string[]): Promise<ProcessResult> {
+  const warnings: string[] = [...notes];
   let unlisted = 0;
   const warn = (msg: string) => (warnings.length < MAX_WARNINGS ? warnings.push(msg) : unlisted++);
   let read = 0;
   let skipped = 0;
+  /** of the skipped: features with a null or empty geometry, told apart from broken ones */
+  let withoutGeometry = 0;
   let repaired = 0;
   let filtered = 0;
   const sizeOf = (s: SourceFile) => s.bytes ?? statSync(s.path).size;
   const totalBytes = Math.max(1, sources.reduce((n, s) => n + sizeOf(s), 0));
   let doneBytes = 0;
   const layers: PlannedLayer[] = [];
+  const checked: CheckedLayer[] = [];
 
   // 1. Read every file into the store: one layer each.
   for (const source of sources) {
@@ -304,12 +332,14 @@ async function processWithStore(input: ProcessInput, sources: SourceFile[], stor
         ? (path, label, progress) => readGeopackageTable(table, path, label, progress)
         : READERS[source.format];
     if (!reader) throw new InvalidSource(`${source.label}: format ${source.format} cannot be processed${ARCHIVE_FORMATS.includes(source.format) ? " together with other files" : ""}`);
-    const recipe = layerRecipe(input.recipe, source.fileName, sources.length === 1);
+    const { settings: recipe, key } = layerRecipe(input.recipe, namesOf(source), sources.length === 1);
     const name = recipe.layer ?? (sources.length === 1 ? layerNameFrom(input.defaultLayer) : (source.layerName ?? layerNameFrom(source.fileName ?? source.label)));
     const clash = layers.find((l) => l.name === name);
-    if (clash) throw new InvalidSource(`${source.label}: makes layer '${name}' like an earlier file; give one of them another name with the recipe's layers.<file>.layer`);
-    const layer: PlannedLayer = { id: layers.length, name, recipe, fields: new Map(), bbox: [Infinity, Infinity, -Infinity, -Infinity], points: 0, features: 0 };
+    if (clash) throw new InvalidSource(`${fileOf(source)}: makes layer '${name}' like ${clash.file}; ${renameHint(source, sources, name)}`);
+    const layer: PlannedLayer = { id: layers.length, name, file: fileOf(source), recipe, fields: new Map(), bbox: [Infinity, Infinity, -Infinity, -Infinity], points: 0, features: 0 };
     layers.push(layer);
+    const attributes = new AttributeNames(recipe);
+    checked.push({ name, key, attributes });
     const keep = recipe.include?.length ? new Set(recipe.include) : null;
     const drop = recipe.exclude?.length ? new Set(recipe.exclude) : null;
     const types = recipe.types ?? {};
@@ -324,9 +354,11 @@ async function processWithStore(input: ProcessInput, sources: SourceFile[], stor
     for await (const raw of reader(source.path, source.label, progress)) {
       read++;
       layerRead++;
+      attributes.see(raw.properties);
       const cleaned = cleanGeometry(raw.geometry);
       if (!cleaned.geometry) {
         skipped++;
+        if (cleaned.missing) withoutGeometry++;
         layerSkipped++;
         firstSkip ||= `${raw.where} ${cleaned.reason}`;
         warn(`${source.label}: ${raw.where} skipped: ${cleaned.reason}`);
@@ -390,8 +422,11 @@ async function processWithStore(input: ProcessInput, sources: SourceFile[], stor
     if (layerSkipped === layerRead) throw new InvalidSource(`${source.label}: none of the ${layerRead} features is usable; the first problem: ${firstSkip}`);
   }
   store.sealed();
+  // First, as they explain what may look wrong in the tiles (a layer with no attributes, say).
+  warnings.unshift(...unmatchedLayerKeys(input.recipe, sources.map((s) => ({ names: namesOf(s), shown: s.entryPath ?? s.fileName ?? s.label }))), ...unmatchedAttributes(input.recipe, checked));
   if (!store.count) throw new InvalidSource(`every feature was left out by the recipe filter (${filtered} of ${read})`);
-  if (skipped) warnings.push(`${skipped} of ${read} features were skipped because of invalid geometry`);
+  if (withoutGeometry) warnings.push(`${withoutGeometry} of ${read} features were skipped because they have no geometry (null or empty)`);
+  if (skipped > withoutGeometry) warnings.push(`${skipped - withoutGeometry} of ${read} features were skipped because of invalid geometry`);
   if (filtered) warnings.push(`${filtered} of ${read} features were left out by the recipe filter`);
   if (unlisted) warnings.push(`${unlisted} more warnings were not listed`);
 

@@ -47,7 +47,7 @@ export interface Recipe extends LayerRecipe {
   output?: OutputFormat;
   /** raster DEM: the RGB encoding of imported tiles, or the one to build (default terrarium) */
   encoding?: "terrarium" | "mapbox";
-  /** layer settings per input file name (with or without its extension) */
+  /** layer settings per input file name (with or without its extension; in a zip, its path there too) */
   layers?: Record<string, LayerRecipe>;
 }
 
@@ -121,15 +121,22 @@ export function recipeProblem(r: Recipe): string | null {
 }
 
 /**
- * The settings of the layer made from one input file: the recipe's own, overridden by `layers[file]`.
- * The recipe's own `layer` name only applies when there is one file.
+ * The settings of the layer made from one input file: the recipe's own, overridden by the `layers` entry
+ * of the first of `names` (most telling first: a zip entry's path, then the plain file name) that has
+ * one, with or without its extension; `key` is that entry's key. The recipe's own `layer` name only
+ * applies when there is one file.
  */
-export function layerRecipe(r: Recipe, fileName: string | null, onlyFile: boolean): LayerRecipe {
+export function layerRecipe(r: Recipe, names: string[], onlyFile: boolean): { settings: LayerRecipe; key?: string } {
   const own: LayerRecipe = {};
   for (const k of LAYER_KEYS) if (r[k as keyof LayerRecipe] !== undefined) (own as Record<string, unknown>)[k] = r[k as keyof LayerRecipe];
   if (!onlyFile) delete own.layer;
-  const byFile = fileName ? (r.layers?.[fileName] ?? r.layers?.[fileName.replace(/\.[^.]*$/, "")]) : undefined;
-  return { ...own, ...byFile };
+  const key = layerKeys(names).find((k) => r.layers !== undefined && Object.hasOwn(r.layers, k));
+  return key === undefined ? { settings: own } : { settings: { ...own, ...r.layers![key] }, key };
+}
+
+/** The `layers` keys that pick an input known by these names: each with and without its extension. */
+export function layerKeys(names: string[]): string[] {
+  return names.flatMap((n) => [n, n.replace(/\.[^./]*$/, "")]);
 }
 
 /** A layer name from a slug or file name: letters, digits, _ and -, starting with a letter. */

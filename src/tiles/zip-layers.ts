@@ -26,9 +26,11 @@ function head(path: string): Uint8Array {
 
 /**
  * The layers of a zip upload. Scratch files are pushed to `scratch` as they are made; the caller
- * removes them, also when this throws.
+ * removes them, also when this throws. Files that are not geographic data (a metadata.json, a CSV of
+ * codes beside a Shapefile, as GIS exports ship them) are left out with a note in `notes`, unless
+ * nothing usable is left.
  */
-export async function expandZip(source: SourceFile, scratchPrefix: string, scratch: string[]): Promise<SourceFile[]> {
+export async function expandZip(source: SourceFile, scratchPrefix: string, scratch: string[], notes: string[]): Promise<SourceFile[]> {
   const files = await extractZip(source.path, source.label, scratchPrefix, (n) => SHAPE_PART.test(n) || DATA_ENTRY.test(n), scratch);
   const names = [...files.keys()];
   const shps = names.filter((n) => /\.shp$/i.test(n)).sort();
@@ -41,15 +43,18 @@ export async function expandZip(source: SourceFile, scratchPrefix: string, scrat
     const stem = shp.slice(0, -4).toLowerCase();
     const sibling = (ext: string) => files.get(names.find((n) => n.toLowerCase() === `${stem}.${ext}`) ?? "");
     const shapefile: ShapefileParts = { name: shp, shp: files.get(shp)!, dbf: sibling("dbf"), prj: sibling("prj"), cpg: sibling("cpg") };
-    return { ...source, fileName: alone ? source.fileName : basename(shp), shapefile };
+    return { ...source, fileName: alone ? source.fileName : basename(shp), entryPath: shp, shapefile };
   });
+  const unusable: string[] = [];
   for (const name of data) {
     const path = files.get(name)!;
     let detected = detectFormat(head(path), { filename: name });
     if (detected.format === "mbtiles" && looksLikeGeopackage(path)) detected = { format: "geopackage" };
-    if (detected.format === null || ARCHIVE_FORMATS.includes(detected.format) || detected.format === "shapefile")
-      throw new InvalidSource(`${source.label}: ${name} in the zip ${detected.format === null ? `is not usable: ${detected.reason}` : "is an archive; upload archives alone"}`);
-    sources.push({ path, format: detected.format, label: `${source.label} (${name})`, fileName: basename(name) });
+    if (detected.format === null) unusable.push(`${name} in the zip is not usable: ${detected.reason}`);
+    else if (ARCHIVE_FORMATS.includes(detected.format) || detected.format === "shapefile") throw new InvalidSource(`${source.label}: ${name} in the zip is an archive; upload archives alone`);
+    else sources.push({ path, format: detected.format, label: `${source.label} (${name})`, fileName: basename(name), entryPath: name });
   }
+  if (unusable.length && !sources.length) throw new InvalidSource(`${source.label}: ${unusable[0]}`);
+  for (const problem of unusable) notes.push(`${source.label}: ${problem}; left out`);
   return sources;
 }

@@ -55,6 +55,7 @@ export const RecipeQuery = t.Object({
   types: t.Optional(t.String({ maxLength: 4000, description: 'JSON object: attribute conversions, e.g. {"population":"number"}' })),
   filter: t.Optional(t.String({ maxLength: 16000, description: 'JSON: keep only matching features (legacy MapLibre filter), e.g. [">=","population",1000]' })),
   cluster: t.Optional(t.String({ maxLength: 200, description: 'JSON object: cluster points below a zoom, e.g. {"radius":40,"maxzoom":12}' })),
+  layers: t.Optional(t.String({ maxLength: 64000, description: 'JSON object: layer settings per file name (or path in a zip), e.g. {"places.csv":{"layer":"towns","maxzoom":12}}' })),
   recipe: t.Optional(t.String({ maxLength: 64000, description: "the whole recipe as a JSON object (see README, Recipes); named parameters override it" })),
   encoding: t.Optional(t.String({ maxLength: 20, description: "raster DEM: `terrarium` or `mapbox` (Terrain-RGB). Marks an MBTiles/PMTiles of PNG tiles as elevation; for GeoTIFF and .hgt the encoding to build (default terrarium)" })),
   filename: t.Optional(t.String({ maxLength: 200, description: "the file's name, used in messages and as a format hint (.hgt files need it: the name gives their position)" })),

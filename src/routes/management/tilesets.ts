@@ -1,6 +1,7 @@
 // Tileset management API (CONTRACT.md "Management API"): a member session of the organization, or an
 // API key of that organization with the tilesets:write scope. Unknown org 404; a session user who is
 // not a member, or a key of another org, 403 FORBIDDEN. Uploads stream to disk (see upload.ts).
+import { rmSync } from "node:fs";
 import { Elysia, t } from "elysia";
 import type { Services } from "../../services";
 import { BadRequest } from "../../errors";
@@ -25,14 +26,19 @@ const STRINGS = ["layer", "rank", "tiny", "output", "encoding"];
 const OBJECTS = ["types", "filter", "layers", "cluster"];
 const KNOWN = new Set([...NUMBERS, ...STRINGS, ...OBJECTS, "include", "exclude"]);
 
-/** Recipe settings given as JSON text when they come as a query parameter or multipart field. */
-const JSON_SETTINGS = ["types", "filter", "cluster"] as const;
+/** Recipe settings given as JSON text when they come as a query parameter or multipart field, with an example each. */
+const JSON_SETTINGS = {
+  types: '{"population":"number"}',
+  filter: '[">=","population",1000]',
+  cluster: '{"radius":40,"maxzoom":12}',
+  layers: '{"places.csv":{"layer":"towns"}}',
+} as const;
 
-function jsonSetting(name: string, text: string): unknown {
+function jsonSetting(name: keyof typeof JSON_SETTINGS, text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
-    throw new BadRequest(`Recipe '${name}' must be JSON, e.g. ${name === "filter" ? '[">=","population",1000]' : name === "types" ? '{"population":"number"}' : '{"radius":40,"maxzoom":12}'}`, { parameter: name });
+    throw new BadRequest(`Recipe '${name}' must be JSON, e.g. ${JSON_SETTINGS[name]}`, { parameter: name });
   }
 }
 
@@ -73,7 +79,7 @@ export function recipeFrom(query: Record<string, unknown>, fields: Record<string
     if (fields[k] !== undefined) q[k] = fields[k];
   }
   // Settings whose values are JSON come as JSON text in a parameter or field of their name.
-  for (const k of JSON_SETTINGS) {
+  for (const k of Object.keys(JSON_SETTINGS) as (keyof typeof JSON_SETTINGS)[]) {
     if (typeof query[k] === "string") q[k] = jsonSetting(k, query[k]);
     if (fields[k] !== undefined) q[k] = jsonSetting(k, fields[k]);
   }
@@ -168,7 +174,8 @@ export function tilesetsModule(services: Services, authPlugin: AuthPlugin) {
         try {
           recipe = recipeFrom(query, upload.fields, new URL(request.url).searchParams.keys());
         } catch (err) {
-          await Bun.file(upload.path).delete().catch(() => {});
+          // A multipart upload of several files is a directory, which Bun.file().delete() leaves behind.
+          rmSync(upload.path, { recursive: true, force: true });
           throw err;
         }
         const { record } = await service.createVersion(org, params.ts, upload, recipe);
@@ -211,6 +218,7 @@ export function tilesetsModule(services: Services, authPlugin: AuthPlugin) {
                     types: { type: "string", description: 'JSON object: attribute conversions, e.g. {"population":"number"}' },
                     filter: { type: "string", description: 'JSON: keep only matching features (legacy MapLibre filter), e.g. [">=","population",1000]' },
                     cluster: { type: "string", description: 'JSON object: cluster points below a zoom, e.g. {"radius":40,"maxzoom":12}' },
+                    layers: { type: "string", description: 'JSON object: layer settings per file name (or path in a zip), e.g. {"places.csv":{"layer":"towns","maxzoom":12}}' },
                     filename: { type: "string", description: "the file's name when its part carries none (.hgt files need it)" },
                   },
                 },
@@ -227,7 +235,7 @@ export function tilesetsModule(services: Services, authPlugin: AuthPlugin) {
             "filter on the file's attributes), `rank` (numeric attribute kept first), `point_spacing` (pixels, default 1; 0 keeps every point), " +
             "`tiny` (drop|keep), `cluster` ({radius: 1-256 pixels, default 40; maxzoom: first zoom without clusters, default the layer's maxzoom}: " +
             "points of a cell become one feature with cluster, point_count and point_count_abbreviated). Version settings: `buffer` (pixels, default 4), " +
-            "`tile_bytes` (largest gzipped tile, default 500000), `output` (mbtiles|pmtiles), `encoding` (raster DEM), `layers` ({file name: layer settings}). " +
+            "`tile_bytes` (largest gzipped tile, default 500000), `output` (mbtiles|pmtiles), `encoding` (raster DEM), `layers` ({file name, or path in a zip: layer settings}). " +
             "Raster DEM (elevation): a GeoTIFF in lon/lat or SRTM .hgt files (one named like N46E007.hgt via ?filename=, or a zip of them) are built into a " +
             "Terrarium (default) or Terrain-RGB (`encoding=mapbox`) MBTiles from zoom 0 (or minzoom) to maxzoom (default: the data's resolution); " +
             "an MBTiles/PMTiles of PNG or lossless WebP elevation tiles becomes a DEM with `encoding=terrarium|mapbox` or when its metadata declares `encoding`. " +

@@ -271,6 +271,8 @@ export async function* readShapefile(parts: ShapefileParts, label: string, progr
   const projection = projectionOf(text(parts.prj), `${label} (${parts.prj ? prjName : parts.name})`);
   const project = projection === "mercator" ? unproject : (x: number, y: number) => [x, y];
   if (!parts.prj) progress.warnings?.push(`${label}: no .prj file; coordinates were taken as WGS84 longitude/latitude`);
+  // The shapes read fine without their table, so the loss would go unnoticed until someone styles by an attribute.
+  if (!parts.dbf) progress.warnings?.push(`${label}: ${parts.name.replace(/\.shp$/i, ".dbf")} is missing, so the features of ${parts.name} have no attributes; zip the .dbf with the .shp`);
   const shp = new FileWindow(parts.shp);
   const dbf = parts.dbf ? new FileWindow(parts.dbf) : null;
   try {

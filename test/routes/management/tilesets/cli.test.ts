@@ -183,6 +183,19 @@ test("import of a GeoPackage makes one layer per feature table; another coordina
   expect(refused.err).toContain("swiss.gpkg (table stops): coordinates use EPSG:2056 (CH1903+ / LV95)");
 });
 
+test("--layers takes the recipe's JSON, as the upload's parameter of the same name", () => {
+  const r = cli("tilesets", "import", "--org", "acme", "--slug", "two-layers", join(dir, "world.geojson"), join(dir, "cities.ndjson"), "--create", "--maxzoom", "2", "--layers", '{"cities.ndjson": {"layer": "towns", "include": ["name"]}}');
+  expect(r.code).toBe(0);
+  const [row] = (JSON.parse(cli("tilesets", "list", "--org", "acme", "--json").out) as any[]).filter((t) => t.slug === "two-layers");
+  expect(row.latest.layers.map((l: any) => [l.id, Object.keys(l.fields)])).toEqual([
+    ["world", ["name"]],
+    ["towns", ["name"]],
+  ]);
+  const bad = cli("tilesets", "import", "--org", "acme", "--slug", "two-layers", join(dir, "world.geojson"), "--layers", "{nope");
+  expect(bad.code).toBe(2);
+  expect(bad.err).toContain(`--layers must be JSON, e.g. '{"places.csv": {"layer": "towns"}}'`);
+});
+
 test("--filter, --types and --cluster take the recipe's JSON, as the upload's parameters of the same names", async () => {
   const all = (await cities(1000)).features;
   const japanese = all.filter((f) => f.properties?.country === "JP").length;

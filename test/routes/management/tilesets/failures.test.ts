@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readdirSync, existsSync } from "node:fs";
 import { join } from "node:path";
-import { zipSync } from "fflate";
+import { unzipSync, zipSync } from "fflate";
 import { makeTestApp, type TestApp } from "../../../support/app";
 import { seedOrg, seedSession } from "../../../support/seed";
 import { acmeApp, PNG_1x1, UTM_PRJ, cities, countries, createTileset, flatgeobuf, pmtiles, shapefileZip, toNdjson, upload, vectorTiles, waitForVersion, writeMbtiles } from "./fixtures";
@@ -93,6 +93,41 @@ describe("refused at once", () => {
     expect(versions.versions).toEqual([]);
   });
 
+  test("TopoJSON and Esri JSON far over the 64 KiB head are 422 at once, on one line or pretty-printed", async () => {
+    const slug = await fresh();
+    // world-atlas' 110m countries: 107 KB on one line, so its head does not parse as JSON.
+    const topo = await Bun.file(require.resolve("world-atlas/countries-110m.json")).text();
+    expect(topo.length).toBeGreaterThan(100_000);
+    for (const body of [topo, JSON.stringify(JSON.parse(topo), null, 2)]) {
+      const res = await upload(t, "acme", slug, headers, body, "?filename=countries-110m.json");
+      expect(res.status).toBe(422);
+      const e = await errorOf(res);
+      expect(e.code).toBe("INVALID_SOURCE_DATA");
+      expect(e.message).toBe("countries-110m.json: TopoJSON, not GeoJSON; convert it first (topojson-client's topo2geo, or ogr2ogr -f GeoJSON out.geojson in.json)");
+    }
+    // An ArcGIS REST query result (f=json): no "type", features with "attributes" and Esri geometries.
+    const esri = {
+      displayFieldName: "NAME",
+      fieldAliases: { NAME: "Name" },
+      geometryType: "esriGeometryPolygon",
+      spatialReference: { wkid: 4326, latestWkid: 4326 },
+      fields: [{ name: "NAME", type: "esriFieldTypeString", alias: "Name", length: 80 }],
+      features: countries().features.map((f) => ({ attributes: { NAME: f.properties!.name }, geometry: { rings: f.geometry.type === "Polygon" ? f.geometry.coordinates : f.geometry.coordinates.flat() } })),
+    };
+    const { features } = esri;
+    for (const body of [JSON.stringify(esri), JSON.stringify(esri, null, 2), JSON.stringify({ features })]) {
+      expect(body.length).toBeGreaterThan(200_000);
+      const res = await upload(t, "acme", slug, headers, body);
+      expect(res.status).toBe(422);
+      const e = await errorOf(res);
+      expect(e.code).toBe("INVALID_SOURCE_DATA");
+      expect(e.message).toContain("upload: Esri JSON");
+      expect(e.message).toContain("ogr2ogr -f GeoJSON out.geojson in.json");
+    }
+    const versions = await (await t.fetch(`/api/v1/orgs/acme/tilesets/${slug}/versions`, { headers })).json();
+    expect(versions.versions).toEqual([]);
+  });
+
   test("empty body is 400; bad recipe is 400 naming the option", async () => {
     const slug = await fresh();
     const empty = await upload(t, "acme", slug, headers, "");
@@ -109,6 +144,9 @@ describe("refused at once", () => {
     const badRecipe = await upload(t, "acme", slug, headers, form);
     expect(badRecipe.status).toBe(400);
     expect((await errorOf(badRecipe)).message).toContain("recipe");
+    // Several files are received into a directory, which must go too.
+    form.append("file", new Blob([JSON.stringify(countries())]), "d.geojson");
+    expect((await upload(t, "acme", slug, headers, form)).status).toBe(400);
     expect(readdirSync(join(t.dataDir, "uploads"))).toEqual([]);
   });
 
@@ -196,7 +234,25 @@ describe("processing failures and repairs", () => {
     expect(w).toContain("feature 5 repaired: unclosed ring closed");
     expect(w).toContain("feature 6 skipped");
     expect(w).toContain("feature 7 skipped");
-    expect(w).toContain("5 of 7 features were skipped");
+    // The feature without a geometry is not counted as a broken one.
+    expect(v.warnings).toContain("1 of 7 features were skipped because they have no geometry (null or empty)");
+    expect(v.warnings).toContain("4 of 7 features were skipped because of invalid geometry");
+  });
+
+  test("features with a null or empty geometry are skipped for having none, not for invalid geometry", async () => {
+    const point = { type: "Point", coordinates: [10, 20] };
+    const geometries = [point, null, { type: "Point", coordinates: [] }, { type: "MultiPolygon", coordinates: [] }, { type: "Polygon", coordinates: [[]] }, { type: "GeometryCollection", geometries: [] }];
+    const features = geometries.map((geometry, i) => ({ type: "Feature", geometry, properties: { i } }));
+    const slug = await fresh();
+    expect((await upload(t, "acme", slug, headers, JSON.stringify({ type: "FeatureCollection", features }))).status).toBe(202);
+    const v = (await waitForVersion(t, "acme", slug, 1, headers)) as any;
+    expect(v.state).toBe("ready");
+    expect(v.stats.features).toBe(1);
+    expect(v.stats.features_skipped).toBe(5);
+    expect(v.warnings).toContain("upload: feature 2 skipped: has no geometry");
+    for (const n of [3, 4, 5, 6]) expect(v.warnings).toContain(`upload: feature ${n} skipped: has an empty geometry`);
+    expect(v.warnings).toContain("5 of 6 features were skipped because they have no geometry (null or empty)");
+    expect(v.warnings.join("\n")).not.toContain("invalid geometry");
   });
 
   test("a file where no feature is usable fails with the first problem", async () => {
@@ -242,6 +298,35 @@ describe("processing failures and repairs", () => {
     const zip = shapefileZip(pts);
     const { v: v2 } = await failing(zip.slice(0, Math.floor(zip.length * 0.6)));
     expect(v2.error).toMatch(/damaged|truncated/);
+  });
+
+  test("files that are not geographic data beside a Shapefile are left out with a warning; alone they fail the version", async () => {
+    const pts = (await cities(5)).features;
+    const text = (s: string) => new TextEncoder().encode(s);
+    const sidecars = { "data/metadata.json": text(JSON.stringify({ title: "Cities", licence: "CC-BY" })), "data/codes.csv": text("code,label\n1,city\n2,town\n") };
+    const slug = await fresh();
+    expect((await upload(t, "acme", slug, headers, shapefileZip(pts, { extra: { "data/layer.cpg": text("UTF-8"), ...sidecars } }), "?filename=c4326.zip")).status).toBe(202);
+    const v = (await waitForVersion(t, "acme", slug, 1, headers)) as any;
+    expect(v.error).toBeNull();
+    expect(v.state).toBe("ready");
+    expect(v.stats.features).toBe(5);
+    expect(v.layers.map((l: any) => l.id)).toEqual([slug]);
+    expect(v.warnings).toContain("c4326.zip: data/codes.csv in the zip is not usable: CSV header has no longitude/latitude columns (found: code, label); name them lon/lng/longitude/x and lat/latitude/y; left out");
+    expect(v.warnings).toContain('c4326.zip: data/metadata.json in the zip is not usable: JSON without a GeoJSON "type" member (FeatureCollection, Feature or a geometry); left out');
+    const { v: alone } = await failing(zipSync(sidecars), "?filename=sidecars.zip");
+    expect(alone.error).toStartWith("sidecars.zip: data/codes.csv in the zip is not usable: CSV header has no longitude/latitude columns");
+  });
+
+  test("a Shapefile zipped without its .dbf is read with a warning that its attributes are missing", async () => {
+    const pts = (await cities(5)).features;
+    const { "data/layer.dbf": _dbf, ...withoutDbf } = unzipSync(shapefileZip(pts));
+    const slug = await fresh();
+    expect((await upload(t, "acme", slug, headers, zipSync(withoutDbf), "?filename=c4326.zip")).status).toBe(202);
+    const v = (await waitForVersion(t, "acme", slug, 1, headers)) as any;
+    expect(v.state).toBe("ready");
+    expect(v.stats.features).toBe(5);
+    expect(v.layers[0].fields).toEqual({});
+    expect(v.warnings).toContain("c4326.zip: data/layer.dbf is missing, so the features of data/layer.shp have no attributes; zip the .dbf with the .shp");
   });
 
   test("truncated FlatGeobuf", async () => {

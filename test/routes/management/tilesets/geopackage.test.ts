@@ -136,7 +136,8 @@ describe("GeoPackage feature tables become layers", () => {
     expect(v.stats.features_by_layer).toEqual({ places: 3, roads: 2, parcels: 2, Web_Mercator_pts: 2 });
     expect(v.stats.features_skipped).toBe(2);
     expect(v.warnings).toContain("world.gpkg (table places): fid 4 skipped: has no geometry");
-    expect(v.warnings).toContain("world.gpkg (table places): fid 5 skipped: geometry is empty or degenerate (too few distinct points)");
+    expect(v.warnings).toContain("world.gpkg (table places): fid 5 skipped: has an empty geometry");
+    expect(v.warnings).toContain("2 of 11 features were skipped because they have no geometry (null or empty)");
 
     const world = await tile(slug, 0, 0, 0);
     const towns = features(world, "places", 0, 0, 0, "name");

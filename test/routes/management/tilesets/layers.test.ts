@@ -10,7 +10,7 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Feature } from "geojson";
 import type { TestApp } from "../../../support/app";
-import { acmeApp, cities, countries, createTileset, shapefileZip, toCsv, upload, uploadReady, versionTile, waitForVersion, writeMbtiles, vectorTiles } from "./fixtures";
+import { acmeApp, cities, countries, createTileset, flatgeobuf, shapefileZip, toCsv, upload, uploadReady, versionTile, waitForVersion, writeMbtiles, vectorTiles } from "./fixtures";
 
 let t: TestApp;
 let headers: Record<string, string>;
@@ -112,6 +112,28 @@ describe("several layers per version", () => {
     }
   });
 
+  test("layers as a query parameter or multipart field, in JSON like the recipe's; bad JSON is a 400 naming it", async () => {
+    const files: [string, string][] = [
+      ["countries.geojson", JSON.stringify(countries())],
+      ["towns.csv", toCsv(await cities(30))],
+    ];
+    const layers = JSON.stringify({ "towns.csv": { layer: "places", maxzoom: 2 } });
+    const byQuery = await ready(form(files), `?maxzoom=3&layers=${encodeURIComponent(layers)}`);
+    expect(byQuery.v.layers.map((l: any) => [l.id, l.maxzoom])).toEqual([
+      ["countries", 3],
+      ["places", 2],
+    ]);
+    const field = form(files);
+    field.append("layers", layers);
+    field.append("maxzoom", "3");
+    const byField = await ready(field);
+    expect(byField.v.layers.map((l: any) => l.id)).toEqual(["countries", "places"]);
+    const slug = await fresh();
+    const bad = await upload(t, "acme", slug, headers, form(files), "?layers=%7Bnope");
+    expect(bad.status).toBe(400);
+    expect(await errorOf(bad)).toMatchObject({ code: "BAD_REQUEST", message: `Recipe 'layers' must be JSON, e.g. {"places.csv":{"layer":"towns"}}`, details: { parameter: "layers" } });
+  });
+
   test("a zip of two Shapefiles and a GeoJSON file makes three layers", async () => {
     const towns = await cities(20);
     const a = unzipSync(shapefileZip(towns.features.slice(0, 10) as Feature[]));
@@ -125,6 +147,54 @@ describe("several layers per version", () => {
     const world = (await tile(slug, 0, 0, 0))!;
     expect(world.layers.north!.length).toBe(10);
     expect(world.layers.south!.length).toBe(10);
+  });
+
+  test("same-named files in different folders of a zip: the recipe tells them apart by their path there, as the clash message says", async () => {
+    const towns = await cities(20);
+    const half = (from: number, to: number) => flatgeobuf({ type: "FeatureCollection", features: towns.features.slice(from, to) });
+    const zip = zipSync({ "a/pts.fgb": half(0, 10), "b/pts.fgb": half(10, 20), "c/other.fgb": half(0, 5) }) as BodyInit;
+    const slug = await fresh();
+    const clash = await upload(t, "acme", slug, headers, zip, "?filename=two.zip");
+    expect(clash.status).toBe(202);
+    const failed = (await waitForVersion(t, "acme", slug, 1, headers)) as any;
+    expect(failed.state).toBe("failed");
+    const fix = { layers: { "b/pts.fgb": { layer: "pts_2" } } };
+    expect(failed.error).toBe(`two.zip (b/pts.fgb): makes layer 'pts' like two.zip (a/pts.fgb); give one of them another name in the recipe, e.g. ${JSON.stringify(fix).replaceAll(":", ": ").replaceAll(",", ", ")}`);
+    // The key the message gives works; a plain file name still does where no other file shares it.
+    const recipe = encodeURIComponent(JSON.stringify({ maxzoom: 3, layers: { ...fix.layers, "other.fgb": { layer: "few" } } }));
+    const { v } = await ready(zip, `?recipe=${recipe}`);
+    expect(v.layers.map((l: any) => l.id)).toEqual(["pts", "pts_2", "few"]);
+    expect(v.stats.features_by_layer).toEqual({ pts: 10, pts_2: 10, few: 5 });
+    // A plain name shared by both applies to both, and a path entry wins over it for its file.
+    const both = encodeURIComponent(JSON.stringify({ layers: { "pts.fgb": { maxzoom: 4 }, "a/pts": { layer: "north", maxzoom: 2 } } }));
+    const { v: v2 } = await ready(zip, `?recipe=${both}`);
+    expect(v2.layers.map((l: any) => [l.id, l.maxzoom])).toEqual([
+      ["north", 2],
+      ["pts", 4],
+      ["other", expect.any(Number)],
+    ]);
+  });
+
+  test("recipe names that match nothing in the data are warned about, with names that exist", async () => {
+    const towns = await cities(20);
+    const { v } = await ready(JSON.stringify(towns), "?include=nosuchfield,name&maxzoom=3");
+    expect(v.layers[0].fields).toEqual({ name: "String" });
+    expect(v.warnings).toContain("recipe include names 'nosuchfield', which no feature has; the attributes: name, country, population");
+    const { v: multi } = await ready(
+      form(
+        [
+          ["cities.geojson", JSON.stringify(towns)],
+          ["countries.geojson", JSON.stringify(countries())],
+        ],
+        { maxzoom: 3, exclude: ["population"], layers: { "citiez.geojson": { layer: "towns" }, countries: { rank: "pop_est", types: { name: "string" } } } },
+      ),
+    );
+    expect(multi.layers.map((l: any) => l.id)).toEqual(["cities", "countries"]);
+    expect(multi.warnings).toContain('recipe layers names "citiez.geojson", which matches no file; the files: cities.geojson, countries.geojson');
+    expect(multi.warnings).toContain(`recipe layers["countries"].rank names 'pop_est', which no feature of layer 'countries' has; its attributes: name`);
+    // population is in one of the two files: the recipe's own exclude matched something, and types.name did too.
+    expect(multi.warnings.join("\n")).not.toContain("population");
+    expect(multi.warnings.join("\n")).not.toContain("types");
   });
 
   test("multi-file mistakes: an archive among files 422, an unknown file 415, a bad recipe 400, clashing names fail", async () => {
