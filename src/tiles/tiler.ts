@@ -19,6 +19,12 @@ const BLOCK_SHARE = 1 / 32;
 /** The JavaScript heap is collected each time it, or the process, has grown by this share of the budget (see pace()). */
 const HEAP_SHARE = 1 / 4;
 
+/**
+ * The most text one feature may have: every tile it reaches parses and clips all of it, so a bigger one
+ * cannot be cut within the budget (a 37 MiB polygon took 656 MiB at 256).
+ */
+export const featureTextLimit = (memoryMb: number) => memoryMb * 1024 * 1024 * READ_SHARE;
+
 export interface TilerLayer {
   id: number;
   name: string;
@@ -102,7 +108,7 @@ const showsAt = (tags: Record<string, unknown>, z: number) => (tags[MINZOOM_TAG]
  */
 export function tileAll(store: FeatureStore, layers: TilerLayer[], opts: TilerOptions, sink: TileSink, onProgress: (done: number, tiles: number) => void): TilerStats {
   const stats: TilerStats = { tiles: 0, bytes: 0, dropped_by_size: {} };
-  const READ_BUDGET = opts.memoryMb * 1024 * 1024 * READ_SHARE;
+  const READ_BUDGET = featureTextLimit(opts.memoryMb);
   const BLOCK_BUDGET = opts.memoryMb * 1024 * 1024 * BLOCK_SHARE;
   const bufferUnits = (opts.buffer / 256) * EXTENT;
   const dropped = (z: number, n: number) => n && (stats.dropped_by_size[z] = (stats.dropped_by_size[z] ?? 0) + n);

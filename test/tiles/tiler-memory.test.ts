@@ -4,6 +4,7 @@
 // 6 GB for 40 000. The tiler now drops each tile once its subtree is written, and collects the garbage of
 // cutting tiles as it goes instead of leaving it to the collector's pace. The JavaScript heap is sampled at
 // each progress report of a real processing run (the tiler reports every 256 tiles and after each block).
+// A single feature bigger than a tile may read cannot be cut within the budget at all: it fails the version.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { VectorTile } from "@mapbox/vector-tile";
 import { GeoJSONVT } from "@maplibre/geojson-vt";
@@ -13,7 +14,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PbfReader } from "pbf";
-import { processSource } from "../../src/tiles/process";
+import { processSource, type Progress } from "../../src/tiles/process";
 
 const MB = 1024 * 1024;
 let dir: string;
@@ -32,7 +33,7 @@ function worldLines(n: number): GeoJSON.FeatureCollection<GeoJSON.LineString> {
 }
 
 /** Processes a FeatureCollection file; `onProgress` sees each report. */
-function run(path: string, memoryMb: number, onProgress: () => void = () => {}) {
+function run(path: string, memoryMb: number, onProgress: (p: Progress) => void = () => {}) {
   return processSource(
     {
       sources: [{ path, format: "geojson", label: "lines.geojson", fileName: "lines.geojson" }],
@@ -109,4 +110,25 @@ test("dropping the tiles already written loses none: the tiles are those of one 
       }
   expect(written.size).toBe(expected.length);
   expect(written).toEqual(decoded(expected));
+});
+
+test("a feature over what a tile may read fails the version while reading, saying what to change", async () => {
+  // One polygon of 60 000 vertices, about 2.3 MiB of text: over the 2 MiB a feature may have at 32 MiB.
+  const ring: number[][] = [];
+  for (let i = 0; i < 60_000; i++) ring.push([10 + 10 * Math.cos((2 * Math.PI * i) / 60_000) + 1e-7 * i, 50 + 6 * Math.sin((2 * Math.PI * i) / 60_000)]);
+  ring.push(ring[0]!);
+  const path = join(dir, "big-polygon.geojson");
+  await Bun.write(path, `{"type":"FeatureCollection","features":[\n{"type":"Feature","properties":{"id":1},"geometry":{"type":"Polygon","coordinates":${JSON.stringify([ring])}}}\n]}`);
+  const phases = new Set<string>();
+  const failed = await run(path, 32, (p) => phases.add(p.phase)).then(
+    () => null,
+    (err: Error) => err.message,
+  );
+  expect(failed).toMatch(
+    /^lines\.geojson: feature 1 is 2\.\d MiB of coordinates and attributes, more than the 2\.0 MiB one feature may have with TILING_MEMORY_MB=32: simplify it \(e\.g\. ogr2ogr -simplify .*\), split it into smaller features, or set TILING_MEMORY_MB to 64 or more$/,
+  );
+  // Refused as it was read: no tile was cut.
+  expect([...phases]).toEqual(["reading"]);
+  // The same feature fits a budget of 64 MiB.
+  expect((await run(path, 64)).stats.tiles).toBeGreaterThan(0);
 });
