@@ -107,7 +107,7 @@ export const SETTINGS: SettingSpec[] = [
     description: "the backend's profile (OSRM) or costing (Valhalla) per profile; unnamed ones keep the engine's default (OSRM car, foot, bike; Valhalla auto, pedestrian, bicycle)",
   },
   { name: "MAX_UPLOAD_MB", accepts: "an integer from 1 to 1048576", default: "2048", description: "largest accepted upload in MiB" },
-  { name: "TILING_MEMORY_MB", accepts: "an integer from 32 to 65536", default: "256", description: "memory the tiler aims to stay within per import, in MiB (bigger cuts large inputs faster)" },
+  { name: "TILING_MEMORY_MB", accepts: "an integer from 32 to 65536", default: "256", description: "memory the tiler aims to stay within per import, in MiB (bigger cuts large inputs faster; one feature may have a sixteenth of it in text)" },
   { name: "RATE_LIMIT_PER_MINUTE", accepts: "an integer from 1 to 10000000", default: "600", description: "default requests per minute per key and service group" },
   { name: "TRUST_PROXY", accepts: "true or false", default: "false", description: "honour X-Forwarded-* headers" },
   { name: "ALLOWED_HOSTS", accepts: "comma-separated host names", default: "", description: "accepted for compatibility, no effect: every URL Mapstead writes starts with PUBLIC_URL, never with a Host or X-Forwarded-Host header" },

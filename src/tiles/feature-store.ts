@@ -98,14 +98,14 @@ export class FeatureStore {
 
   /**
    * Adds one feature. `minzoom` null leaves it to point thinning (see thinPoints); `point` is the
-   * position of a Point feature, used by thinning.
+   * position of a Point feature, used by thinning. Returns the characters of text stored for it.
    */
-  add(layer: number, geometry: unknown, properties: Record<string, unknown>, box: UnitBox, minzoom: number | null, importance: number, point: [number, number] | null, fid: number | null = null): void {
-    this.insert(layer, geometry, properties, box, minzoom, null, importance, point, fid);
+  add(layer: number, geometry: unknown, properties: Record<string, unknown>, box: UnitBox, minzoom: number | null, importance: number, point: [number, number] | null, fid: number | null = null): number {
     this.count++;
+    return this.insert(layer, geometry, properties, box, minzoom, null, importance, point, fid);
   }
 
-  private insert(layer: number, geometry: unknown, properties: Record<string, unknown>, box: UnitBox, minzoom: number | null, maxzoom: number | null, importance: number, point: [number, number] | null, fid: number | null = null): void {
+  private insert(layer: number, geometry: unknown, properties: Record<string, unknown>, box: UnitBox, minzoom: number | null, maxzoom: number | null, importance: number, point: [number, number] | null, fid: number | null = null): number {
     const g = JSON.stringify(geometry);
     const p = JSON.stringify(properties);
     const id = this.insertFeature.run(layer, minzoom, maxzoom, importance, point?.[0] ?? null, point?.[1] ?? null, g.length + p.length, ...box).lastInsertRowid;
@@ -122,6 +122,7 @@ export class FeatureStore {
       this.db.exec("BEGIN");
       this.pending = 0;
     }
+    return g.length + p.length;
   }
 
   /** Ends the loading phase. */

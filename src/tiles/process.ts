@@ -31,7 +31,7 @@ import { type TileFacts } from "./source";
 import { dataExtent } from "./extent";
 import { asDemFacts, processElevation, sampleTile } from "./dem/process";
 import { imageWidth } from "./image-size";
-import { tileAll, type TilerLayer } from "./tiler";
+import { featureTextLimit, tileAll, type TilerLayer } from "./tiler";
 import { fromUnitSquare, toUnitSquare } from "./readers/mercator";
 import { expandZip } from "./zip-layers";
 import { AttributeNames, unmatchedAttributes, unmatchedLayerKeys, type CheckedLayer } from "./recipe-matches";
@@ -212,6 +212,18 @@ function sizeZoom(size: number): number {
   return size > 0 ? Math.max(0, Math.ceil(Math.log2(1 / (size * 256)))) : MAX_ZOOM;
 }
 
+/** Why a feature of `text` characters cannot be tiled within TILING_MEMORY_MB, and what to change. */
+function tooLarge(what: string, text: number, memoryMb: number): string {
+  const mib = (n: number) => (n / 1024 / 1024).toFixed(1);
+  // The budget that lets a tile read it, rounded up to 32 MiB.
+  const needed = Math.ceil(text / featureTextLimit(1) / 32) * 32;
+  return (
+    `${what} is ${mib(text)} MiB of coordinates and attributes, more than the ${mib(featureTextLimit(memoryMb))} MiB one feature may have with ` +
+    `TILING_MEMORY_MB=${memoryMb}: simplify it (e.g. ogr2ogr -simplify 0.0001 out.gpkg in.geojson, a tolerance in degrees), split it into smaller features, ` +
+    `or set TILING_MEMORY_MB to ${needed} or more`
+  );
+}
+
 function unitBox(bbox: [number, number, number, number]): UnitBox {
   const [x0, y1] = toUnitSquare(bbox[0], bbox[1]);
   const [x1, y0] = toUnitSquare(bbox[2], bbox[3]);
@@ -322,6 +334,8 @@ async function processWithStore(input: ProcessInput, sources: SourceFile[], stor
   const layers: PlannedLayer[] = [];
   const checked: CheckedLayer[] = [];
 
+  const textLimit = featureTextLimit(input.memoryMb);
+
   // 1. Read every file into the store: one layer each.
   for (const source of sources) {
     const parts = source.shapefile;
@@ -403,17 +417,20 @@ async function processWithStore(input: ProcessInput, sources: SourceFile[], stor
       const box = unitBox(bbox);
       layer.features++;
       const rank = recipe.rank !== undefined ? properties[recipe.rank] : undefined;
+      let text: number;
       if (geometry.type === "Point") {
         layer.points++;
         const importance = typeof rank === "number" ? rank : 0;
-        store.add(layer.id, geometry, properties, box, thin ? null : 0, importance, [box[0], box[1]], tileFeatureId(raw.id));
+        text = store.add(layer.id, geometry, properties, box, thin ? null : 0, importance, [box[0], box[1]], tileFeatureId(raw.id));
       } else {
         const size = Math.max(box[2] - box[0], box[3] - box[1]);
         // Without a rank, bigger shapes matter more: they are the last to go from a full tile.
         const importance = typeof rank === "number" ? rank : size;
         // The tiny rule is for lines and polygons: a MultiPoint's spread says nothing of how visible it is.
-        store.add(layer.id, geometry, properties, box, tinyDrop && geometry.type !== "MultiPoint" ? sizeZoom(size) : 0, importance, null, tileFeatureId(raw.id));
+        text = store.add(layer.id, geometry, properties, box, tinyDrop && geometry.type !== "MultiPoint" ? sizeZoom(size) : 0, importance, null, tileFeatureId(raw.id));
       }
+      // Refused while reading, before tiling would take several times the budget over hours.
+      if (text > textLimit) throw new InvalidSource(tooLarge(`${source.label}: ${raw.where}`, text, input.memoryMb));
       if ((read & 255) === 0) report({ progress: SHARE.reading * Math.min(1, (doneBytes + progress.bytes) / totalBytes), phase: "reading", features: store.count, tiles: 0 });
     }
     doneBytes += progress.total;
