@@ -32,6 +32,25 @@ describe("scanFeatureCollection", () => {
       expect(out).toEqual(tricky.features);
     });
 
+  for (const size of [1, 5, 100_000])
+    test(`chunks of ${size}: the top-level crs object is kept as text, with whether it came after features`, async () => {
+      const crs = { type: "name", properties: { name: "urn:ogc:def:crs:EPSG::3857" } };
+      const before = await scan(JSON.stringify({ type: "FeatureCollection", crs, features: tricky.features }), size);
+      expect(JSON.parse(before.doc.crs!)).toEqual(crs);
+      expect(before.doc.crsAfterFeatures).toBe(false);
+      expect(before.out).toEqual(tricky.features);
+      const after = await scan(JSON.stringify({ type: "FeatureCollection", features: tricky.features, crs }), size);
+      expect(after.doc.crsAfterFeatures).toBe(true);
+      // A "crs" inside a feature's properties is not the document's.
+      const inner = await scan(JSON.stringify({ type: "FeatureCollection", features: [{ type: "Feature", geometry: null, properties: { crs } }] }), size);
+      expect(inner.doc.crs).toBeUndefined();
+    });
+
+  test("a crs member too big to be a name is refused", async () => {
+    const text = JSON.stringify({ type: "FeatureCollection", crs: { type: "name", properties: { name: "x".repeat(100_000) } }, features: [] });
+    await expect(scan(text, 4096)).rejects.toThrow(JsonScanError);
+  });
+
   test("a Feature document yields nothing and reports its type", async () => {
     const { doc, out } = await scan(JSON.stringify({ type: "Feature", geometry: null, properties: { features: [1] } }), 5);
     expect(out).toEqual([]);

@@ -3,6 +3,8 @@
 import { InvalidSource } from "../errors";
 import { JsonScanError, scanFeatureCollection, type ScannedDocument } from "./json-stream";
 import { readLines } from "./lines";
+import { geojsonCoordinates, type GeojsonCoordinates } from "./geojson-crs";
+import { unprojectGeometry } from "./mercator";
 import type { RawFeature, ReadProgress } from "./types";
 
 /** Bigger single Features or bare geometries (no "features" array to stream) are refused. */
@@ -28,8 +30,20 @@ async function* textChunks(path: string, progress: ReadProgress): AsyncGenerator
 export async function* readGeojson(path: string, label: string, progress: ReadProgress): AsyncGenerator<RawFeature> {
   const doc: ScannedDocument = { type: null, sawFeatures: false };
   let n = 0;
+  // Web Mercator coordinates are unprojected; the "crs" member is looked at once, when it has been seen.
+  let mercator = false;
+  let crsRead: string | undefined;
+  const readCrs = () => {
+    if (doc.crs === undefined || doc.crs === crsRead) return;
+    crsRead = doc.crs;
+    const coordinates = geojsonCoordinates(doc.crs, label);
+    if (doc.crsAfterFeatures && coordinates !== "lonlat")
+      throw new InvalidSource(`${label}: the "crs" member (Web Mercator) comes after features already read as longitude/latitude; put "crs" before "features", as GDAL writes it, or reproject to WGS84`);
+    mercator = coordinates === "mercator";
+  };
   try {
     for await (const text of scanFeatureCollection(textChunks(path, progress), doc)) {
+      readCrs();
       n++;
       const where = `feature ${n}`;
       let f: { type?: unknown; geometry?: unknown; properties?: unknown; id?: unknown };
@@ -39,12 +53,13 @@ export async function* readGeojson(path: string, label: string, progress: ReadPr
         throw new InvalidSource(`${label}: ${where} is not valid JSON: ${(err as Error).message}`);
       }
       if (f.type !== "Feature") throw new InvalidSource(`${label}: ${where} is not a GeoJSON Feature (it needs "type": "Feature")`);
-      yield { geometry: f.geometry, properties: propertiesOf(f.properties), where, id: f.id };
+      yield { geometry: mercator ? unprojectGeometry(f.geometry) : f.geometry, properties: propertiesOf(f.properties), where, id: f.id };
     }
   } catch (err) {
     if (err instanceof JsonScanError) throw new InvalidSource(`${label}: not valid JSON: ${err.message}`);
     throw err;
   }
+  readCrs();
   if (doc.sawFeatures) {
     if (doc.type !== "FeatureCollection") throw new InvalidSource(`${label}: the JSON has a "features" array but its "type" is ${JSON.stringify(doc.type)}, not "FeatureCollection"`);
     return;
@@ -53,15 +68,21 @@ export async function* readGeojson(path: string, label: string, progress: ReadPr
   // A single Feature or a bare geometry: small by nature, parsed whole.
   if (progress.total > MAX_SINGLE_DOCUMENT)
     throw new InvalidSource(`${label}: a single GeoJSON ${doc.type ?? "object"} over ${MAX_SINGLE_DOCUMENT / 1024 / 1024} MiB is refused; send a FeatureCollection or one Feature per line`);
-  let d: { type?: unknown; geometry?: unknown; properties?: unknown; id?: unknown };
+  let d: { type?: unknown; geometry?: unknown; properties?: unknown; id?: unknown; crs?: unknown };
   try {
     d = JSON.parse((await Bun.file(path).text()).replace(/^\uFEFF/, ""));
   } catch (err) {
     throw new InvalidSource(`${label}: not valid JSON: ${(err as Error).message}`);
   }
-  if (d.type === "Feature") yield { geometry: d.geometry, properties: propertiesOf(d.properties), where: "feature 1", id: d.id };
-  else if (typeof d.type === "string" && d.type !== "") yield { geometry: d, properties: {}, where: "the geometry" };
+  const inMetres = ownCrs(d, label) === "mercator";
+  if (d.type === "Feature") yield { geometry: inMetres ? unprojectGeometry(d.geometry) : d.geometry, properties: propertiesOf(d.properties), where: "feature 1", id: d.id };
+  else if (typeof d.type === "string" && d.type !== "") yield { geometry: inMetres ? unprojectGeometry(d) : d, properties: {}, where: "the geometry" };
   else throw new InvalidSource(`${label}: the JSON has no GeoJSON "type" (FeatureCollection, Feature or a geometry)`);
+}
+
+/** The coordinates of a Feature or geometry that carries its own "crs" member (a document of one, or one line). */
+function ownCrs(d: { crs?: unknown }, label: string): GeojsonCoordinates {
+  return d.crs && typeof d.crs === "object" ? geojsonCoordinates(JSON.stringify(d.crs), label) : "lonlat";
 }
 
 function propertiesOf(p: unknown): Record<string, unknown> | null {
@@ -74,15 +95,17 @@ export async function* readNdjson(path: string, label: string, progress: ReadPro
     n++;
     const line = raw.replaceAll("\u001e", "").trim();
     if (!line) continue;
-    let f: { type?: unknown; geometry?: unknown; properties?: unknown; id?: unknown };
+    let f: { type?: unknown; geometry?: unknown; properties?: unknown; id?: unknown; crs?: unknown };
     try {
       f = JSON.parse(line);
     } catch {
       throw new InvalidSource(`${label}: line ${n} is not valid JSON${line.length > 0 && !line.endsWith("}") ? " (is the file truncated?)" : ""}; newline-delimited GeoJSON needs one complete Feature per line`);
     }
     if (!f || typeof f !== "object") throw new InvalidSource(`${label}: line ${n} is not a GeoJSON Feature object`);
-    if (f.type === "Feature") yield { geometry: f.geometry, properties: propertiesOf(f.properties), where: `line ${n}`, id: f.id };
-    else if (typeof f.type === "string" && f.type !== "FeatureCollection") yield { geometry: f, properties: {}, where: `line ${n}` };
+    // A Feature on one line may be a whole GeoJSON document, "crs" and all.
+    const mercator = ownCrs(f, label) === "mercator";
+    if (f.type === "Feature") yield { geometry: mercator ? unprojectGeometry(f.geometry) : f.geometry, properties: propertiesOf(f.properties), where: `line ${n}`, id: f.id };
+    else if (typeof f.type === "string" && f.type !== "FeatureCollection") yield { geometry: mercator ? unprojectGeometry(f) : f, properties: {}, where: `line ${n}` };
     else throw new InvalidSource(`${label}: line ${n} is not a GeoJSON Feature (it needs "type": "Feature")`);
   }
 }

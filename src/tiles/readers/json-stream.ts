@@ -7,6 +7,10 @@ export interface ScannedDocument {
   type: string | null;
   /** whether a top-level "features" array was seen */
   sawFeatures: boolean;
+  /** the JSON text of the top-level "crs" object (GeoJSON 2008, which GDAL still writes), once seen */
+  crs?: string;
+  /** whether "crs" came after the first feature */
+  crsAfterFeatures?: boolean;
 }
 
 export class JsonScanError extends Error {}
@@ -20,6 +24,9 @@ const OPEN_ARRAY = 91;
 const CLOSE_ARRAY = 93;
 const NEWLINE = 10;
 const COMMA = 44;
+
+/** A "crs" object names a system in a few dozen characters; more is not one. */
+const MAX_CRS_TEXT = 64 * 1024;
 
 /**
  * Streams `chunks` (text pieces) and yields the JSON text of every element of the top-level "features"
@@ -43,6 +50,11 @@ export async function* scanFeatureCollection(chunks: AsyncIterable<string>, doc:
   // The element being collected: its text from earlier chunks, and where it starts in this one.
   let elementHead = "";
   let elementFrom = -1;
+  // The top-level "crs" object being collected, the same way.
+  let inCrs = false;
+  let crsHead = "";
+  let crsFrom = -1;
+  let yielded = false;
 
   for await (const chunk of chunks) {
     for (let i = 0; i < chunk.length; i++) {
@@ -80,6 +92,11 @@ export async function* scanFeatureCollection(chunks: AsyncIterable<string>, doc:
           inFeatures = true;
           doc.sawFeatures = true;
         }
+        if (key === "crs" && c === OPEN_OBJECT) {
+          inCrs = true;
+          crsFrom = i;
+          crsHead = "";
+        }
       }
       if (c === QUOTE) {
         inString = true;
@@ -103,8 +120,16 @@ export async function* scanFeatureCollection(chunks: AsyncIterable<string>, doc:
           const text = elementHead + chunk.slice(elementFrom, i + 1);
           elementHead = "";
           elementFrom = -1;
+          yielded = true;
           yield text;
         } else if (inFeatures && depth === 1) inFeatures = false;
+        else if (inCrs && depth === 1) {
+          doc.crs = crsHead + chunk.slice(crsFrom, i + 1);
+          doc.crsAfterFeatures = yielded;
+          inCrs = false;
+          crsHead = "";
+          crsFrom = -1;
+        }
       }
     }
     if (elementFrom >= 0) {
@@ -114,6 +139,11 @@ export async function* scanFeatureCollection(chunks: AsyncIterable<string>, doc:
     if (stringFrom >= 0) {
       stringHead += chunk.slice(stringFrom);
       stringFrom = 0;
+    }
+    if (crsFrom >= 0) {
+      crsHead += chunk.slice(crsFrom);
+      crsFrom = 0;
+      if (crsHead.length > MAX_CRS_TEXT) throw new JsonScanError(`the "crs" member is over ${MAX_CRS_TEXT / 1024} KiB: it cannot be a coordinate system's name`);
     }
   }
   if (!started) throw new JsonScanError("the file holds no JSON");
