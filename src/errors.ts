@@ -45,9 +45,13 @@ export class Conflict extends AppError {
   }
 }
 
+/**
+ * Sent with Connection: close: the rest of the body is not wanted, and without it Bun would read and drop
+ * all of it (gigabytes, for the uploads this refuses) to keep the connection.
+ */
 export class PayloadTooLarge extends AppError {
   constructor(message: string) {
-    super(413, "PAYLOAD_TOO_LARGE", message);
+    super(413, "PAYLOAD_TOO_LARGE", message, undefined, { connection: "close" });
   }
 }
 

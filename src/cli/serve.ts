@@ -18,6 +18,7 @@ import { removeSetupTokenFile, writeSetupTokenFile } from "../domain/accounts/se
 import type { Config } from "../config";
 import { drain } from "../cluster/drain";
 import { startCluster, type Cluster } from "../cluster/supervisor";
+import { BUN_BODY_LIMIT } from "../http/body-limit";
 
 /**
  * Binds the port once before anything else happens, so a port in use fails before migrations touch the
@@ -94,7 +95,7 @@ export const serveCommand: CliCommand = {
       if (app)
         // reusePort off (Elysia turns it on): a second instance on the same port must fail, not share
         // the traffic of the first behind the operator's back.
-        app.listen({ hostname: config.host, port: config.port, reusePort: false, development: false, maxRequestBodySize: config.maxUploadMb * 1024 * 1024 + 1024 * 1024 });
+        app.listen({ hostname: config.host, port: config.port, reusePort: false, development: false, maxRequestBodySize: BUN_BODY_LIMIT });
       else {
         services.startJobs();
         void services.idempotency;

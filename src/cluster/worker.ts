@@ -12,6 +12,7 @@ import { createServices } from "../services";
 import { drain } from "./drain";
 import type { ToSupervisor, ToWorker } from "./protocol";
 import { createSharedCounters } from "./shared-counters";
+import { BUN_BODY_LIMIT } from "../http/body-limit";
 
 const BYE_TIMEOUT_MS = 5_000;
 
@@ -67,7 +68,7 @@ export async function runWorker(): Promise<number> {
   process.on("disconnect", () => void stop("supervisor gone"));
 
   try {
-    served.listen({ hostname: config.host, port: config.port, reusePort: true, development: false, maxRequestBodySize: config.maxUploadMb * 1024 * 1024 + 1024 * 1024 });
+    served.listen({ hostname: config.host, port: config.port, reusePort: true, development: false, maxRequestBodySize: BUN_BODY_LIMIT });
   } catch (err) {
     send({ t: "failed", message: err instanceof Error ? err.message : String(err) });
     await ctx.shutdown();

@@ -8,7 +8,7 @@ import type { Logger } from "../log";
 import { AppError } from "../errors";
 import { beginRequest, requestState } from "./request-context";
 import { corsHeaders, preflightResponse } from "./cors";
-import { checkDeclaredLength } from "./body-limit";
+import { checkDeclaredLength, closesConnection } from "./body-limit";
 import { checkJsonDepth } from "./json-depth";
 import { mapError } from "./error-response";
 import { checkRequestLine, ERROR_CONTENT_TYPE, logRequest, mapAndLogError, readRequestHeaders, safePathname } from "./request-rules";
@@ -46,7 +46,8 @@ export function conventions(config: Config, log: Logger, routes: RouteTable, obs
         Object.assign(headers, corsHeaders(facts, seen.origin));
       }
       checkRequestLine(seen, pathname);
-      if (facts.body !== "none") checkDeclaredLength(seen, facts.body, config.maxUploadMb);
+      checkDeclaredLength(seen, facts.body, config.maxUploadMb);
+      if (closesConnection(seen, facts.body, false)) headers["connection"] = "close";
     })
     // Before validation, which walks the body recursively.
     .onTransform({ as: "global" }, ({ body }) => checkJsonDepth(body))
@@ -64,6 +65,7 @@ export function conventions(config: Config, log: Logger, routes: RouteTable, obs
         }
       }
       if (mapped.headers) Object.assign(set.headers, mapped.headers);
+      if (closesConnection(readRequestHeaders(request), requestState(c)?.facts.body ?? "none", true)) set.headers["connection"] = "close";
       set.headers["content-type"] = ERROR_CONTENT_TYPE;
       set.status = mapped.status;
       // HEAD answers carry no body.

@@ -94,6 +94,8 @@ function fastHandler(read: FastRead, twin: TwinRoute, deps: FastRouteDeps): BunH
     // The header walk is needed although `bun` itself refuses request heads over 16 KiB: the compiled
     // binary lets up to 64 KiB through, and the conventions answer those 431 (test/binary).
     const seen = readRequestHeaders(request);
+    // A GET with a body (rare) gets the body rules (413, closing the connection) from Elysia's path.
+    if (seen.transferEncoding !== null || (seen.contentLength !== null && seen.contentLength !== "0")) return elysia(request);
     const id = acceptRequestId(seen.requestId);
     // Reading request.url costs about as much as the rest of the conventions, so it is read only when a
     // parameter may hide a malformed escape (the path check's 400) or the access log needs a path that

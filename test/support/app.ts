@@ -9,6 +9,7 @@ import { createApp, type App } from "../../src/app";
 import { createServices, type Services } from "../../src/services";
 import { silentLogger, type Logger } from "../../src/log";
 import { tempDir } from "./temp";
+import { BUN_BODY_LIMIT } from "../../src/http/body-limit";
 
 export interface TestApp {
   app: App;
@@ -55,7 +56,7 @@ export function freePort(): number {
 export async function serveTestApp(env: Record<string, string> = {}, opts: { dataDir?: string; log?: Logger } = {}): Promise<TestApp> {
   const port = freePort();
   const t = await makeTestApp({ HOST: "127.0.0.1", PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, ...env }, opts);
-  t.app.listen({ hostname: "127.0.0.1", port, maxRequestBodySize: t.ctx.config.maxUploadMb * 1024 * 1024 + 1024 * 1024 });
+  t.app.listen({ hostname: "127.0.0.1", port, maxRequestBodySize: BUN_BODY_LIMIT });
   const close = t.close;
   return {
     ...t,
