@@ -2,6 +2,7 @@
 // `curl --data-binary @file` works without naming the type. Content-Type and file name are hints only.
 
 import { jsonHeadShape, jsonKind, parsedShape } from "./json-head";
+import { coordinatesNamed, refusedCrs } from "./readers/geojson-crs";
 
 export type SourceFormat = "geojson" | "ndjson" | "csv" | "shapefile" | "flatgeobuf" | "geopackage" | "mbtiles" | "pmtiles" | "geotiff" | "hgt";
 
@@ -112,6 +113,8 @@ export function detectFormat(head: Uint8Array, hints: { contentType?: string | n
     if (kind === "topojson") return { format: null, invalid: true, reason: NOT_TOPOJSON };
     if (kind === "esrijson") return { format: null, invalid: true, reason: NOT_ESRIJSON };
     if (kind && "otherType" in kind) return { format: null, invalid: true, reason: NOT_GEOJSON };
+    // GDAL's "crs" member naming a system this service cannot unproject: refused now, not after the wait.
+    if (shape?.crsName !== undefined && coordinatesNamed(shape.crsName) === null) return { format: null, invalid: true, reason: refusedCrs(shape.crsName) };
     // One whole document on one line, or the first of many lines: either way it must be GeoJSON.
     if (whole) return kind ? { format: kind.geojson === "FeatureCollection" ? "geojson" : "ndjson" } : { format: null, invalid: true, reason: NOT_GEOJSON };
     if (kind || /"type"\s*:/.test(trimmed)) return { format: "geojson" };

@@ -10,6 +10,8 @@ export interface JsonHeadShape {
   members: Map<string, string | undefined>;
   /** keys of the first element of the top-level "features" array met in the head */
   firstFeatureKeys: Set<string>;
+  /** the system a top-level "crs": {"type": "name", "properties": {"name": ...}} names, met in the head */
+  crsName?: string;
 }
 
 interface Frame {
@@ -59,6 +61,7 @@ export function jsonHeadShape(text: string): JsonHeadShape | null {
         const features = stack[1];
         if (stack.length === 3 && features?.array && features.key === "features" && features.items === 0) shape.firstFeatureKeys.add(value);
       } else if (top && !top.array && stack.length === 1 && top.lastKey !== undefined) shape.members.set(top.lastKey, value);
+      else if (stack.length === 3 && top && !top.array && top.lastKey === "name" && stack[1]!.key === "crs" && stack[2]!.key === "properties") shape.crsName = value;
     } else if (c === "{" || c === "[") {
       stack.push({ array: c === "[", key: top && !top.array ? top.lastKey : undefined, expectKey: c === "{", lastKey: undefined, items: 0 });
     } else if (c === "}" || c === "]") {
@@ -79,7 +82,8 @@ export function parsedShape(value: unknown): JsonHeadShape | null {
   for (const [k, v] of Object.entries(value)) members.set(k, typeof v === "string" ? v : undefined);
   const first = (value as { features?: unknown }).features;
   const feature = Array.isArray(first) ? first[0] : undefined;
-  return { members, firstFeatureKeys: new Set(feature && typeof feature === "object" ? Object.keys(feature) : []) };
+  const crsName = (value as { crs?: { properties?: { name?: unknown } } }).crs?.properties?.name;
+  return { members, firstFeatureKeys: new Set(feature && typeof feature === "object" ? Object.keys(feature) : []), ...(typeof crsName === "string" ? { crsName } : {}) };
 }
 
 /** Esri's own members: ArcGIS REST query results and `ogr2ogr -f ESRIJSON` write them before the features. */

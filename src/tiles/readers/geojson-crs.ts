@@ -27,6 +27,13 @@ export function geojsonCoordinates(crsText: string, label: string): GeojsonCoord
     throw new InvalidSource(`${label}: the "crs" member links to ${props.href.slice(0, 200)}, which is not read here; reproject to WGS84 (EPSG:4326), e.g. ogr2ogr -t_srs EPSG:4326`);
   else throw new InvalidSource(`${label}: the "crs" member names no coordinate system (it needs "type": "name" and "properties": {"name": ...})`);
 
+  const coordinates = coordinatesNamed(name);
+  if (coordinates === null) throw new InvalidSource(`${label}: ${refusedCrs(name)}`);
+  return coordinates;
+}
+
+/** The coordinates a system's name ("urn:ogc:def:crs:EPSG::3857", "EPSG:4258", "OGC:1.3:CRS84") gives; null for any other. */
+export function coordinatesNamed(name: string): GeojsonCoordinates | null {
   if (/(^|[:/])CRS:?84$/i.test(name.trim())) return "lonlat";
   const code = /(?:EPSG|ESRI)\b.*?(\d+)$/i.exec(name.trim());
   if (code) {
@@ -34,5 +41,8 @@ export function geojsonCoordinates(crsText: string, label: string): GeojsonCoord
     if (LONLAT_AS_WGS84.has(n)) return "lonlat";
     if (MERCATOR_CODES.has(n)) return "mercator";
   }
-  throw new InvalidSource(`${label}: coordinates use ${name.slice(0, 200)} (its "crs" member); reproject to WGS84 (EPSG:4326) or Web Mercator (EPSG:3857) first, e.g. ogr2ogr -t_srs EPSG:4326`);
+  return null;
 }
+
+export const refusedCrs = (name: string) =>
+  `coordinates use ${name.slice(0, 200)} (its "crs" member); reproject to WGS84 (EPSG:4326) or Web Mercator (EPSG:3857) first, e.g. ogr2ogr -t_srs EPSG:4326`;

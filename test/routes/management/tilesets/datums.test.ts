@@ -56,12 +56,22 @@ describe.skipIf(!Bun.which("ogr2ogr"))("coordinate systems", () => {
     }
   });
 
-  test("GeoJSON whose crs member names another system fails the version, naming it", async () => {
+  test("GeoJSON whose crs member names another system is refused at upload, naming it", async () => {
     const geojson = ogr("GeoJSON", "EPSG:2056", "-t_srs");
     expect(new TextDecoder().decode(geojson)).toContain('"crs"');
-    const v = await failedWith(geojson);
+    const slug = `crs-${++slugs}`;
+    await createTileset(t, "acme", headers, { slug });
+    const res = await upload(t, "acme", slug, headers, geojson);
+    expect(res.status).toBe(422);
+    const { error } = (await res.json()) as { error: { code: string; message: string } };
+    expect(error.code).toBe("INVALID_SOURCE_DATA");
+    expect(error.message).toContain("EPSG::2056");
+    expect(error.message).toContain("EPSG:4326");
+    // Beyond the head the upload is looked at, the reader refuses it alike: the version fails naming it.
+    const late = ' '.repeat(70_000);
+    const padded = new TextDecoder().decode(geojson).replace('"crs"', `${late}"crs"`);
+    const v = await failedWith(padded);
     expect(v.error).toContain("EPSG::2056");
-    expect(v.error).toContain("EPSG:4326");
   });
 });
 
