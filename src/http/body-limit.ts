@@ -11,8 +11,9 @@ export const JSON_BODY_LIMIT = 10 * 1024 * 1024;
  * with no body and closes, so a user sending a 3 GB file with curl learned nothing. Every body still
  * meets a limit of its own: declared lengths are checked before anything is read (checkDeclaredLength,
  * 413 in the envelope naming the limit), JSON routes refuse chunked bodies (411), and upload routes
- * count what they stream and stop at MAX_UPLOAD_MB. Bun reads no body nobody asks for: a request answered
- * early is closed, not drained (test/http/upload-limits.test.ts).
+ * count what they stream and stop at MAX_UPLOAD_MB. An answer that leaves a big or chunked body unread
+ * closes the connection, so Bun does not read the rest to drop it (closesConnection below;
+ * test/http/upload-limits.test.ts).
  */
 export const BUN_BODY_LIMIT = 2 ** 42;
 
