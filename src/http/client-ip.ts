@@ -17,3 +17,16 @@ export function clientIp(request: Request, server: ServerLike, config: Config): 
 export function isLoopbackIp(ip: string): boolean {
   return ip === "::1" || ip.startsWith("127.") || ip.startsWith("::ffff:127.");
 }
+
+/** Headers a reverse proxy adds: a loopback request that carries one came from elsewhere through it. */
+const PROXY_HEADERS = ["x-forwarded-for", "forwarded", "x-real-ip"];
+
+/**
+ * Whether the caller is on the server itself: a loopback address, and not relayed by a proxy on this
+ * machine. Behind nginx without TRUST_PROXY every visitor arrives from 127.0.0.1, and must not get the
+ * operator's metrics and details for it.
+ */
+export function isOnServerItself(request: Request, server: ServerLike, config: Config): boolean {
+  if (!isLoopbackIp(clientIp(request, server, config))) return false;
+  return config.trustProxy || !PROXY_HEADERS.some((h) => request.headers.has(h));
+}

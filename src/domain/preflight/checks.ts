@@ -52,6 +52,15 @@ function publicUrlCheck(config: Config): Check {
       message: `PUBLIC_URL is ${config.publicUrl}${config.publicUrlDefaulted ? " (the default)" : ""} while HOST=${config.host} accepts connections from other machines; map clients elsewhere will be sent to localhost URLs`,
       fix: "Set PUBLIC_URL to the address clients use, e.g. PUBLIC_URL=https://maps.example.com",
     };
+  // Mapstead speaks plain HTTP: an https PUBLIC_URL means a proxy in front, whose clients all arrive from
+  // its address unless Mapstead is told to read X-Forwarded-For.
+  if (url.protocol === "https:" && !config.trustProxy)
+    return {
+      id: "public_url",
+      status: "warn",
+      message: `PUBLIC_URL is ${config.publicUrl}, so a proxy terminates TLS in front of Mapstead, but TRUST_PROXY is off: every client shares the proxy's address for login throttling and rate limits`,
+      fix: "Set TRUST_PROXY=true when Mapstead is reachable only through that proxy (which must set X-Forwarded-For)",
+    };
   return { id: "public_url", status: "pass", message: `Absolute URLs start with ${config.publicUrl}`, fix: "" };
 }
 

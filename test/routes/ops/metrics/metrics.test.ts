@@ -49,3 +49,11 @@ test("the landing page shows health and points to setup while no admin exists", 
   expect(html).toContain("not configured");
   expect(html).not.toMatch(/https?:\/\/(?!localhost)[^"]*\.(js|css)/);
 });
+
+test("behind a proxy on this machine without TRUST_PROXY, relayed visitors are not the server itself", async () => {
+  // Every visitor reaches Mapstead from 127.0.0.1 then: the proxy's headers are what tell them apart.
+  for (const header of ["x-forwarded-for", "forwarded", "x-real-ip"]) expect((await t.fetch("/metrics", { headers: { [header]: "203.0.113.9" } })).status).toBe(404);
+  const admin = await seedSession(t.ctx, { isAdmin: true });
+  expect((await t.fetch("/metrics", { headers: { "x-forwarded-for": "203.0.113.9", cookie: admin.cookie } })).status).toBe(200);
+  expect((await t.fetch("/metrics")).status).toBe(200);
+});

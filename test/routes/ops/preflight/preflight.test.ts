@@ -100,12 +100,15 @@ describe("GET /setup/preflight", () => {
 });
 
 describe("without TRUST_PROXY", () => {
-  test("X-Forwarded-For is ignored: it can neither hide nor fake where a request comes from", async () => {
+  test("X-Forwarded-For cannot fake a loopback caller, and marks a loopback one as relayed by a proxy", async () => {
     const t = await makeTestApp();
     try {
       await seedSession(t.ctx, { isAdmin: true });
-      // app.handle has no socket, so the caller is loopback whatever the header says.
-      expect((await t.fetch("/setup/preflight", { headers: REMOTE })).status).toBe(200);
+      // app.handle has no socket, so the caller is loopback: without the header, the server itself.
+      expect((await t.fetch("/setup/preflight")).status).toBe(200);
+      // With it, a visitor relayed by a proxy on this machine: not the operator, whatever address it names.
+      expect((await t.fetch("/setup/preflight", { headers: REMOTE })).status).toBe(404);
+      expect((await t.fetch("/setup/preflight", { headers: { "x-forwarded-for": "127.0.0.1" } })).status).toBe(404);
     } finally {
       await t.close();
     }
@@ -145,6 +148,20 @@ describe("checks that warn or fail", () => {
       expect(c.fix).toContain("PUBLIC_URL=");
     } finally {
       await t.close();
+    }
+  });
+
+  test("an https PUBLIC_URL (a TLS proxy in front) without TRUST_PROXY warns that clients share the proxy's address", async () => {
+    for (const [trust, status] of [["false", "warn"], ["true", "pass"]] as const) {
+      const t = await makeTestApp({ PUBLIC_URL: "https://maps.example.com", TRUST_PROXY: trust });
+      try {
+        const body = await (await t.fetch("/setup/preflight")).json();
+        const c = body.checks.find((c: { id: string }) => c.id === "public_url");
+        expect(c.status).toBe(status);
+        if (status === "warn") expect(c.fix).toContain("TRUST_PROXY=true");
+      } finally {
+        await t.close();
+      }
     }
   });
 
