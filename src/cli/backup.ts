@@ -2,12 +2,12 @@
 // src/domain/backup/backup.ts for how), with what a restore needs and nothing that is rebuilt.
 import { accessSync, constants, existsSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { dirname, resolve, sep } from "node:path";
-import { userInfo } from "node:os";
 import type { CliCommand } from "./command";
+import { currentUserWords, userName } from "../os-user";
 import { UsageError, parse, settingsHelp } from "./args";
 import { configOrExit } from "./runtime";
 import { bold, dim, green, print, printErr, red } from "./output";
-import { databasePath, openDatabase, userName } from "../db/client";
+import { databasePath, openDatabase } from "../db/client";
 import { migrationStatus, NewerDatabaseError } from "../db/migrate";
 import { backupDataDir, BackupUnsettled, MANIFEST_FILE, type BackupResult } from "../domain/backup/backup";
 import { VERSION } from "../build-info";
@@ -37,13 +37,7 @@ function size(bytes: number): string {
   return `${bytes} B`;
 }
 
-function currentUser(): string {
-  try {
-    return `user ${userInfo().username}`;
-  } catch {
-    return "this user";
-  }
-}
+const currentUser = currentUserWords;
 
 /** Why DIR cannot take a backup (one line naming it and the fix), or null when it can. */
 function targetProblem(to: string, dataDir: string): string | null {

@@ -2,8 +2,8 @@
 // compromised account out). The password itself comes from password.ts (a prompt or stdin, never argv).
 // The account changes go through the same domain functions as the API (domain/accounts/account-admin.ts),
 // so the same rules hold and a running server drops the user's sessions at once.
-import { userInfo } from "node:os";
 import type { CliCommand } from "./command";
+import { currentAccount } from "../os-user";
 import { UsageError, parse, settingsHelp } from "./args";
 import { withContext } from "./runtime";
 import { readPassword } from "./password";
@@ -51,13 +51,9 @@ const isAccountAction = (s: string | undefined): s is AccountAction => (ACCOUNT_
 
 /** The operator on the machine, for the log: the OS account that ran the command. */
 export function cliActor(): Actor {
-  let osUser = process.env.SUDO_USER || process.env.USER || "";
-  try {
-    osUser ||= userInfo().username;
-  } catch {
-    // no passwd entry (some containers): the log says unknown
-  }
-  return { kind: "cli", osUser: osUser || "unknown" };
+  // The person behind sudo when there is one, else the account running the command (not $USER, which
+  // is unset under `docker exec` and whatever the caller says otherwise).
+  return { kind: "cli", osUser: process.env.SUDO_USER || currentAccount() };
 }
 
 /** The account changes' dependencies; their log lines go to stderr (stdout is the command's answer). */

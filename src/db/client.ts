@@ -2,10 +2,10 @@
 // writer, foreign keys on, a busy timeout so a second process waits instead of failing.
 import { Database } from "bun:sqlite";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
-import { mkdirSync, readFileSync, statSync } from "node:fs";
-import { userInfo } from "node:os";
+import { accessSync, constants, mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import * as schema from "./schema";
+import { currentUserWords, userName } from "../os-user";
 
 export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
 
@@ -45,24 +45,25 @@ function switchToWal(sqlite: Database): void {
 function cannotOpen(dataDir: string, err: unknown): unknown {
   const code = String((err as { code?: unknown }).code ?? "");
   if (!/^(SQLITE_(CANTOPEN|READONLY|PERM|AUTH)|EACCES|EPERM|EROFS)/.test(code)) return err;
-  let user = "this user";
-  try {
-    user = `user ${userInfo().username}`;
-  } catch {
-    // no passwd entry (a container's bare uid): keep the generic words
-  }
+  if (readOnlyFilesystem(dataDir))
+    return new Error(`cannot open the database in DATA_DIR ${dataDir}: it is on a read-only filesystem; mount it read-write, or point DATA_DIR at a writable directory`);
+  const user = currentUserWords();
   return new Error(
     `cannot open the database in DATA_DIR ${dataDir} (${(err as Error).message.replace(/^E[A-Z]+: /, "")}): ${user} needs to read and write that directory and its files; run the command as the user the server runs as (sudo -u mapstead mapstead ... on an install.sh server), or fix their ownership`,
   );
 }
 
 /** The name of a local user id, from /etc/passwd; null when it has none there. */
-export function userName(uid: number): string | null {
+/** Whether DATA_DIR (or the directory it would be made in) is on a read-only mount, which no chown fixes. */
+function readOnlyFilesystem(dataDir: string): boolean {
   try {
-    const line = readFileSync("/etc/passwd", "utf8").split("\n").find((l) => l.split(":")[2] === String(uid));
-    return line ? line.split(":")[0]! : null;
-  } catch {
-    return null;
+    accessSync(dataDir, constants.W_OK);
+    return false;
+  } catch (err) {
+    if ((err as { code?: string }).code === "EROFS") return true;
+    if ((err as { code?: string }).code !== "ENOENT") return false;
+    const parent = dataDir.replace(/\/+[^/]+\/*$/, "") || "/";
+    return parent !== dataDir && readOnlyFilesystem(parent);
   }
 }
 

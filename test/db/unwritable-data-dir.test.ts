@@ -27,6 +27,8 @@ test("a database another user owns, and a DATA_DIR that cannot be created, name 
   expect(existing.code).toBe(1);
   expect(existing.err).toContain(`cannot open the database in DATA_DIR ${dataDir}`);
   expect(existing.err).toContain("needs to read and write that directory and its files");
+  // Named by its account, not by $USER (which runuser leaves unset): "user nobody", never "user unknown".
+  if (isRoot) expect(existing.err).toContain("user nobody needs to read and write");
   const parent = join(root, "locked");
   mkdirSync(parent, { mode: isRoot ? 0o755 : 0o555 });
   const missing = cliAsOther(join(parent, "data"), "migrate");
@@ -60,4 +62,26 @@ test.skipIf(!isRoot)("the storage check finds an entry of DATA_DIR the server ma
   expect(run()).toMatchObject({ writable: false, error: expect.stringContaining("tilesets/ in it is not writable by this user") });
   chownSync(join(dataDir, "tilesets"), nobody, nobody);
   expect(run()).toMatchObject({ writable: true });
+});
+
+/** A read-only tmpfs, when this user may mount one (root, outside most containers' limits). */
+function readOnlyMount(): string | null {
+  if (!isRoot) return null;
+  const dir = tempDir("mapstead-ro-");
+  return Bun.spawnSync(["mount", "-t", "tmpfs", "-o", "ro,size=1m", "tmpfs", dir]).exitCode === 0 ? dir : null;
+}
+
+test("a DATA_DIR on a read-only filesystem says so, instead of advising a chown that cannot help", () => {
+  const mount = readOnlyMount();
+  if (mount === null) return void console.warn("skipped: cannot mount a read-only tmpfs here");
+  try {
+    for (const dataDir of [mount, join(mount, "data")]) {
+      const r = runCli(dataDir, "orgs", "list");
+      expect(r.code).toBe(1);
+      expect(r.err).toContain(`cannot open the database in DATA_DIR ${dataDir}: it is on a read-only filesystem`);
+      expect(r.err).not.toContain("ownership");
+    }
+  } finally {
+    Bun.spawnSync(["umount", mount]);
+  }
 });

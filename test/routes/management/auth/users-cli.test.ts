@@ -7,7 +7,10 @@ import { authTestApp, json } from "./support";
 import { seedOrg, seedSession } from "../../../support/seed";
 import type { TestApp } from "../../../support/app";
 import { addMember } from "../../../../src/domain/orgs/service";
+import { userName } from "../../../../src/os-user";
 
+// $USER says "operator" (below), but the log names the account running the command, which $USER cannot change.
+const ACCOUNT = userName(process.getuid!()) ?? `uid ${process.getuid!()}`;
 const MAIN = join(import.meta.dir, "../../../../src/main.ts");
 let t: TestApp;
 let root: Awaited<ReturnType<typeof seedSession>>;
@@ -49,7 +52,7 @@ describe("mapstead users (account changes)", () => {
     expect((await me(ann.cookie)).status).toBe(401);
     expect((await login(ann.email, ann.password)).status).toBe(403);
     const [line] = logLines(r.err);
-    expect(line).toMatchObject({ level: "info", msg: "user disabled", user_id: ann.user.id, email: "ann@example.com", by: "cli", os_user: "operator", sessions_ended: 1 });
+    expect(line).toMatchObject({ level: "info", msg: "user disabled", user_id: ann.user.id, email: "ann@example.com", by: "cli", os_user: ACCOUNT, sessions_ended: 1 });
 
     const list = await cli(["users", "list"]);
     expect(list.out).toMatch(/ann@example\.com {2}disabled/);
