@@ -77,7 +77,7 @@ interface SettingSpec {
 }
 
 export const SETTINGS: SettingSpec[] = [
-  { name: "PUBLIC_URL", accepts: "an absolute http(s) URL without query or fragment", description: "public origin every absolute URL starts with (default http://localhost:{PORT})" },
+  { name: "PUBLIC_URL", accepts: "an http(s) origin, scheme://host[:port], without a path, query or fragment", description: "public origin every absolute URL starts with (default http://localhost:{PORT})" },
   { name: "HOST", accepts: "an IP address or host name", default: "0.0.0.0", description: "listen address" },
   { name: "PORT", accepts: "an integer from 0 to 65535", default: "8080", description: "listen port (0 picks a free one)" },
   { name: "DATA_DIR", accepts: "a directory path", default: "./data", description: "SQLite database, tile archives, fonts, sprites, uploads" },
@@ -155,6 +155,18 @@ function httpUrl(name: string, raw: string, accepts: string): string {
   return url.toString().replace(/\/+$/, "");
 }
 
+/**
+ * PUBLIC_URL is an origin: Mapstead serves from "/" (its console and pages link root-relative), so a
+ * path would put every URL it writes where nothing answers.
+ */
+function publicOrigin(raw: string): string {
+  const url = httpUrl("PUBLIC_URL", raw, SETTINGS.find((s) => s.name === "PUBLIC_URL")!.accepts);
+  const path = new URL(url).pathname;
+  if (path !== "/" && path !== "")
+    throw new ConfigError("PUBLIC_URL", `PUBLIC_URL=${JSON.stringify(raw)} has a path (${path}); Mapstead is served from the root of its host, so give the origin alone (${new URL(url).origin}), e.g. a host name of its own for the proxy`);
+  return url;
+}
+
 function bool(name: string, raw: string): boolean {
   const v = raw.trim().toLowerCase();
   if (["1", "true", "yes", "on"].includes(v)) return true;
@@ -203,7 +215,7 @@ export function loadConfig(env: Record<string, string | undefined>, overrides: R
   const host = value("HOST").trim();
   if (!host || /\s/.test(host)) throw new ConfigError("HOST", `HOST=${JSON.stringify(host)} is invalid: expected ${spec("HOST").accepts}`);
   const publicRaw = raw("PUBLIC_URL");
-  const publicUrl = publicRaw ? httpUrl("PUBLIC_URL", publicRaw, spec("PUBLIC_URL").accepts) : `http://localhost:${port}`;
+  const publicUrl = publicRaw ? publicOrigin(publicRaw) : `http://localhost:${port}`;
   const optionalUrl = (name: string) => {
     const v = raw(name);
     return v ? httpUrl(name, v, spec(name).accepts) : null;
