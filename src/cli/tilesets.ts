@@ -233,6 +233,7 @@ export const tilesetsCommand: CliCommand = {
     }
     const problem = recipeProblem(recipe);
     if (problem) throw new UsageError(`invalid recipe: ${problem}`);
+    if (sub === "export") exportNameProblem(rest[0]!, values.format);
 
     return withContext(overrides, "tilesets", async (ctx, { tilesets: service }) => {
       const org = orgOf(ctx, values.org!);
@@ -290,7 +291,8 @@ export const tilesetsCommand: CliCommand = {
       try {
         service.get(org, slug);
       } catch (err) {
-        if (!(err instanceof NotFound) || !values.create) throw err;
+        if (!(err instanceof NotFound)) throw err;
+        if (!values.create) throw new NotFound(`${err.message}: add --create to make it with this import, or run mapstead tilesets create --org ${org.slug} --slug ${slug} first`);
         service.create(org, { slug, name: values.name, description: values.description, attribution: values.attribution, visibility: values.private ? "private" : "public" });
         print(`${green("Created")} tileset ${org.slug}/${slug}`);
       }
@@ -357,3 +359,15 @@ export const tilesetsCommand: CliCommand = {
     });
   },
 };
+
+/**
+ * An export writes an MBTiles or PMTiles archive: a file named otherwise (out.geojson) would hold one
+ * under a name that says something else, and the name and --format must agree.
+ */
+function exportNameProblem(out: string, format: string | undefined): void {
+  const ext = /\.([A-Za-z0-9]+)$/.exec(out.replace(/^.*\//, ""))?.[1]?.toLowerCase();
+  if (ext === undefined) return;
+  if (ext !== "mbtiles" && ext !== "pmtiles")
+    throw new UsageError(`${out} ends in .${ext}, but an export is a tile archive: name it .mbtiles or .pmtiles (the tiles themselves are served at /tiles/v1/...)`);
+  if (format !== undefined && format !== ext) throw new UsageError(`${out} ends in .${ext}, but --format is ${format}: make them agree`);
+}

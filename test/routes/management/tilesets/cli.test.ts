@@ -1,6 +1,6 @@
 // `mapstead tilesets ...` as an operator runs it: a real process on a real data dir.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { rmSync, writeFileSync, readdirSync } from "node:fs";
+import { existsSync, rmSync, writeFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../../../support/app";
 import { makeTestApp } from "../../../support/app";
@@ -150,9 +150,21 @@ test("export writes any ready version as PMTiles or MBTiles, readable by the pmt
   // Refusals: an existing file, a bad format, a version that does not exist.
   expect(cli("tilesets", "export", "--org", "acme", "--slug", "atlas", mb).code).toBe(2);
   expect(cli("tilesets", "export", "--org", "acme", "--slug", "atlas", "--format", "zip", join(dir, "x.zip")).code).toBe(2);
+  // A name that says another kind of file, or disagrees with --format: nothing is written.
+  const named = cli("tilesets", "export", "--org", "acme", "--slug", "atlas", join(dir, "out.geojson"));
+  expect(named.code).toBe(2);
+  expect(named.err).toContain("out.geojson ends in .geojson, but an export is a tile archive: name it .mbtiles or .pmtiles");
+  expect(existsSync(join(dir, "out.geojson"))).toBe(false);
+  expect(cli("tilesets", "export", "--org", "acme", "--slug", "atlas", "--format", "pmtiles", join(dir, "y.mbtiles")).err).toContain("--format is pmtiles");
   const missing = cli("tilesets", "export", "--org", "acme", "--slug", "atlas", "--version", "9", join(dir, "v9.pmtiles"));
   expect(missing.code).toBe(1);
   expect(missing.err).toContain("Version 9");
+});
+
+test("import into a tileset that does not exist says how to make it", () => {
+  const r = cli("tilesets", "import", "--org", "acme", "--slug", "nowhere", join(dir, "world.geojson"));
+  expect(r.code).toBe(1);
+  expect(r.err).toContain("add --create to make it with this import, or run mapstead tilesets create --org acme --slug nowhere first");
 });
 
 test("import --help names the data-credit option, so imported maps can show their attribution", async () => {
