@@ -2,6 +2,7 @@
 // kept in the published-content cache, filled on first use and dropped when the change bus says the
 // tileset changed (publish, delete, edit; here or in another process such as the CLI). A tile request
 // costs the tile read and nothing else.
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { AppContext } from "../context";
 import { openMbtiles } from "../tiles/mbtiles";
@@ -9,6 +10,7 @@ import { openPmtiles } from "../tiles/pmtiles";
 import type { TileFacts, TileSource, TilesetWords } from "../tiles/source";
 import { tileJsonAnswers, type TileJsonAnswers } from "./tile-answers";
 import type { PublishedCache } from "./published-cache";
+import { AppError } from "../errors";
 
 export interface Served {
   tilesetId: number;
@@ -82,12 +84,28 @@ export function createTileCatalog(ctx: AppContext, published: PublishedCache) {
     else if (value && "source" in value) retire(value.source);
   });
 
+  /**
+   * A ready version whose archive is gone or damaged (deleted by hand, a disk error, a restore that left
+   * it out) is the operator's to fix: the log names the file, the client is told the tileset cannot be
+   * read now (503), not that DATA_DIR is unwritable or that the server failed.
+   */
+  function archiveUnreadable(owner: string, slug: string, version: number, archivePath: string, err: unknown): AppError {
+    const missing = !existsSync(join(ctx.config.dataDir, archivePath));
+    ctx.log.error("tileset archive cannot be read", { tileset: `${owner}/${slug}@${version}`, file: archivePath, missing, error: err instanceof Error ? err.message : String(err), fix: "copy the file back from a backup (see the README's Backups), or publish another version" });
+    return new AppError(503, "STORAGE_UNAVAILABLE", `Tileset '${owner}/${slug}@${version}' cannot be read: its archive is ${missing ? "missing" : "damaged"} on this server (the server's log names the file and the fix)`);
+  }
+
   async function open(owner: string, slug: string, version: number): Promise<Served | null> {
     const row = versionRow.get(owner, slug, version);
     if (!row || row.state !== "ready" || !row.archive_path || !row.metadata) return null;
     const facts = JSON.parse(row.metadata) as TileFacts;
     const path = join(ctx.config.dataDir, row.archive_path);
-    const source = row.archive_format === "pmtiles" ? await openPmtiles(path, facts) : openMbtiles(path, facts);
+    let source: TileSource;
+    try {
+      source = row.archive_format === "pmtiles" ? await openPmtiles(path, facts) : openMbtiles(path, facts);
+    } catch (err) {
+      throw archiveUnreadable(owner, slug, version, row.archive_path, err);
+    }
     const ext = EXT[facts.format];
     const base = `${ctx.config.publicUrl}/tiles/v1/${owner}/${slug}@${version}`;
     // The tileset's own words win over what an uploaded archive says of itself.

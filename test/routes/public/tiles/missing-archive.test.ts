@@ -1,0 +1,53 @@
+// A ready version whose archive file is gone or damaged on disk (deleted by hand, a partial restore):
+// clients are told the tileset cannot be read now (503, naming it, no path), the log names the file and
+// the fix, and nothing answers 500 or blames DATA_DIR's permissions.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { rmSync, truncateSync, statSync } from "node:fs";
+import { join } from "node:path";
+import type { TestApp } from "../../../support/app";
+import { publish, uploadReady } from "../../management/tilesets/fixtures";
+import { makeTestApp } from "../../../support/app";
+import { seedOrg, seedSession } from "../../../support/seed";
+import { createLogger } from "../../../../src/log";
+
+let t: TestApp;
+let headers: Record<string, string>;
+const logLines: string[] = [];
+beforeAll(async () => {
+  t = await makeTestApp({}, { log: createLogger("info", (line) => logLines.push(line)) });
+  headers = (await seedSession(t.ctx, { orgId: seedOrg(t.ctx, "acme").id })).headers;
+});
+afterAll(() => t?.close());
+
+const point = JSON.stringify({ type: "FeatureCollection", features: [{ type: "Feature", geometry: { type: "Point", coordinates: [7.45, 46.95] }, properties: { name: "Bern" } }] });
+
+async function archiveOf(slug: string) {
+  await uploadReady(t, headers, slug, point, "?maxzoom=3");
+  expect((await publish(t, "acme", slug, 1, headers)).status).toBe(200);
+  const row = t.ctx.sqlite.query<{ archive_path: string }, [string]>("SELECT v.archive_path FROM tileset_versions v JOIN tilesets s ON s.id = v.tileset_id WHERE s.slug = ?").get(slug)!;
+  return join(t.dataDir, row.archive_path);
+}
+
+test("a deleted archive: TileJSON and tiles answer 503 naming the tileset, and the log names the file", async () => {
+  const path = await archiveOf("gone");
+  rmSync(path);
+  for (const url of ["/tiles/v1/acme/gone.json", "/tiles/v1/acme/gone@1.json", "/tiles/v1/acme/gone@1/0/0/0.pbf"]) {
+    const res = await t.fetch(url);
+    expect(res.status).toBe(503);
+    const { error } = (await res.json()) as { error: { code: string; message: string } };
+    expect(error.message).toBe("Tileset 'acme/gone@1' cannot be read: its archive is missing on this server (the server's log names the file and the fix)");
+    expect(error.message).not.toContain(t.dataDir);
+  }
+  const line = logLines.map((l) => JSON.parse(l)).find((l) => l.msg === "tileset archive cannot be read");
+  expect(line).toMatchObject({ level: "error", tileset: "acme/gone@1", missing: true });
+  expect(join(t.dataDir, line.file)).toBe(path);
+  expect(line.fix).toContain("from a backup");
+});
+
+test("a truncated archive is damaged, not an internal error", async () => {
+  const path = await archiveOf("cut");
+  truncateSync(path, Math.floor(statSync(path).size / 3));
+  const res = await t.fetch("/tiles/v1/acme/cut@1/0/0/0.pbf");
+  expect(res.status).toBe(503);
+  expect(((await res.json()) as { error: { message: string } }).error.message).toContain("its archive is damaged");
+});
