@@ -54,4 +54,5 @@ export function storageFacts(dataDir: string): StorageFacts {
   return { writable, freeBytes, error };
 }
 
-export const gib = (bytes: number) => `${(bytes / 1024 ** 3).toFixed(1)} GiB`;
+/** A free-space figure: GiB from 1 GiB up, MiB below (where "0.0 GiB" would hide 40 MiB from a low-disk warning). */
+export const gib = (bytes: number) => (bytes >= 1024 ** 3 ? `${(bytes / 1024 ** 3).toFixed(1)} GiB` : `${Math.floor(bytes / 1024 ** 2)} MiB`);

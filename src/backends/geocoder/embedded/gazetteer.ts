@@ -19,6 +19,7 @@ import { gazetteerPath, listDatasets, metaValue, openGazetteerFile, openWriter, 
 export type GazetteerState = "absent" | "building" | "ready" | "failed";
 
 const RETRY_AFTER_S = 5;
+const RETRY_FAILED_BUILD_MS = 60_000;
 /** The most of the file a reader maps (the pages touched count as shared, reclaimable memory). */
 const READER_MMAP_BYTES = 4 * 1024 ** 3;
 
@@ -88,6 +89,7 @@ export function createGazetteer(opts: { dataDir: string; log: Logger; changes?: 
   const stopBuild = new AbortController();
   let buildMs: number | null = null;
   let failure: string | undefined;
+  let failedAt = 0;
   let importing = false;
   // The checkpoints started after writes, chained (see checkpointAfterWrite).
   let settling: Promise<void> = Promise.resolve();
@@ -121,6 +123,9 @@ export function createGazetteer(opts: { dataDir: string; log: Logger; changes?: 
   /** Starts (once) opening or building the file; resolves when it is ready or has failed. */
   function start(): Promise<void> {
     if (state === "ready") return Promise.resolve();
+    // A build that failed (a full disk, say) is tried again after a pause, not by every request: each
+    // try costs seconds of CPU and its disk space again.
+    if (state === "failed" && building === null && Date.now() - failedAt < RETRY_FAILED_BUILD_MS) return Promise.resolve();
     building ??= (async () => {
       try {
         if (!current() && existsSync(path) && (await upgradeGazetteerFile(path))) opts.log.info("embedded gazetteer upgraded in place, imported datasets kept", { file: path });
@@ -148,6 +153,7 @@ export function createGazetteer(opts: { dataDir: string; log: Logger; changes?: 
         building = null;
         if (closed) return;
         state = "failed";
+        failedAt = Date.now();
         failure = err instanceof Error ? err.message : String(err);
         opts.log.error("embedded gazetteer could not be built", { error: failure });
       }
@@ -169,7 +175,7 @@ export function createGazetteer(opts: { dataDir: string; log: Logger; changes?: 
     if (state === "ready" && search) return search;
     void start();
     if (state === "failed")
-      throw new AppError(503, "GEOCODER_UNAVAILABLE", `The embedded gazetteer could not be built (${failure}); this is a server-side problem, not one with your request or API key`, undefined, { "retry-after": String(RETRY_AFTER_S * 6) });
+      throw new AppError(503, "GEOCODER_UNAVAILABLE", `The embedded gazetteer could not be built (${failure}); this is a server-side problem, not one with your request or API key`, undefined, { "retry-after": String(RETRY_FAILED_BUILD_MS / 1000) });
     throw new AppError(503, "GEOCODER_UNAVAILABLE", "The embedded gazetteer is being built from the built-in data (it takes a few seconds after the first start); try again shortly", undefined, {
       "retry-after": String(RETRY_AFTER_S),
     });

@@ -211,7 +211,9 @@ export function createDatasetWriter(db: Database, dataset: { name: string; kind:
     rollback() {
       newPlaces.clear();
       names.clear();
-      if (open) db.exec("ROLLBACK");
+      // SQLite may have rolled back already (a full disk does): a second ROLLBACK's "no transaction is
+      // active" would replace the error that says why.
+      if (open && db.inTransaction) db.exec("ROLLBACK");
       open = false;
       indexesDropped = false;
     },
