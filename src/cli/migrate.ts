@@ -2,7 +2,8 @@ import type { CliCommand } from "./command";
 import { configOrExit } from "./runtime";
 import { closeDatabase, openDatabase } from "../db/client";
 import { migrationStatus } from "../db/migrate";
-import { upgradeDatabase } from "../db/upgrade";
+import { upgradeAhead, upgradeDatabase } from "../db/upgrade";
+import { refuseUpgradeWhileServed } from "./server-lock";
 import { print } from "./output";
 import { rejectUnknownArgs } from "./args";
 
@@ -14,6 +15,12 @@ export const migrateCommand: CliCommand = {
     rejectUnknownArgs(args);
     const config = configOrExit(overrides);
     const handle = openDatabase(config.dataDir);
+    try {
+      refuseUpgradeWhileServed(config.dataDir, upgradeAhead(handle.sqlite));
+    } catch (err) {
+      closeDatabase(handle.sqlite);
+      throw err;
+    }
     const { applied, copy } = upgradeDatabase(handle.sqlite, config.dataDir);
     const status = migrationStatus(handle.sqlite);
     closeDatabase(handle.sqlite);

@@ -2,7 +2,8 @@
 import { ConfigError, loadConfig, processEnv, type Config } from "../config";
 import { existsSync } from "node:fs";
 import { databasePath, openDatabase } from "../db/client";
-import { upgradeDatabase } from "../db/upgrade";
+import { upgradeAhead, upgradeDatabase } from "../db/upgrade";
+import { refuseUpgradeWhileServed } from "./server-lock";
 import { createContext, type AppContext } from "../context";
 import { createLogger } from "../log";
 import { printErr, red } from "./output";
@@ -30,6 +31,7 @@ export function openContext(config: Readonly<Config>, opts: { quiet?: boolean } 
   const fresh = !existsSync(databasePath(config.dataDir));
   const handle = openDatabase(config.dataDir);
   if (fresh) printErr(`mapstead: created a new database in DATA_DIR ${config.dataDir} (none was there; if the server uses another DATA_DIR, pass that one)`);
+  refuseUpgradeWhileServed(config.dataDir, upgradeAhead(handle.sqlite));
   const { copy } = upgradeDatabase(handle.sqlite, config.dataDir);
   if (copy) printErr(`mapstead: kept a copy of the database as it was before the upgrade: ${copy}`);
   const log = createLogger(opts.quiet ? "error" : config.logLevel, (l) => process.stderr.write(l + "\n"));

@@ -75,3 +75,17 @@ export function claimDataDir(dataDir: string, port: number): { release(): void }
     },
   };
 }
+
+/**
+ * Refuses to upgrade the database under a server that runs on it: the server's binary does not know the
+ * new schema (and an older one must not serve an upgraded database). `serve` checks this after taking
+ * the lock itself, so only other commands (migrate, and every command that opens DATA_DIR) meet it.
+ */
+export function refuseUpgradeWhileServed(dataDir: string, pending: readonly string[]): void {
+  if (!pending.length) return;
+  const held = readLock(lockPath(dataDir));
+  if (held && holderAlive(held))
+    throw new DataDirInUse(
+      `DATA_DIR ${dataDir} needs ${pending.length} database migration(s) (${pending.join(", ")}) that this binary brings, but a Mapstead server (pid ${held.pid}, port ${held.port}) runs on it with the older schema; stop it, then start the new binary (which upgrades at start) or run mapstead migrate`,
+    );
+}

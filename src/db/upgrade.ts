@@ -23,6 +23,12 @@ export interface UpgradeResult {
   copy: string | null;
 }
 
+/** The migrations an upgrade would apply to a database that has data (none for a new one). */
+export function upgradeAhead(sqlite: Database): string[] {
+  const { applied, pending } = migrationStatus(sqlite);
+  return applied.length ? pending : [];
+}
+
 /** Applies pending migrations, first keeping a copy of a database that has data. */
 export function upgradeDatabase(sqlite: Database, dataDir: string): UpgradeResult {
   const { applied, pending, unknown } = migrationStatus(sqlite);

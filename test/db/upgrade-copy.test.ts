@@ -5,6 +5,7 @@ import { Database } from "bun:sqlite";
 import { expect, test } from "bun:test";
 import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { hostname } from "node:os";
 import { migrations } from "../../drizzle/index";
 import { openDatabase } from "../../src/db/client";
 import { migrationStatus } from "../../src/db/migrate";
@@ -82,4 +83,26 @@ test("serve and other commands keep the copy too; a copy that cannot be made sto
   const listed = runCli(olderDatabase(), "orgs", "list");
   expect(listed.code).toBe(0);
   expect(listed.err).toContain("kept a copy of the database as it was before the upgrade");
+});
+
+test("no command upgrades a database a running server uses: migrate and the rest refuse, naming it", async () => {
+  const dataDir = olderDatabase();
+  // A live process that passes for a Mapstead server (its command line says so), holding the lock.
+  const server = Bun.spawn(["bash", "-c", "exec -a mapstead-old-server sleep 60"]);
+  try {
+    writeFileSync(join(dataDir, "server.lock"), JSON.stringify({ pid: server.pid, host: hostname(), port: 8080, started_at: new Date().toISOString() }) + "\n");
+    for (const args of [["migrate"], ["orgs", "list"]]) {
+      const r = runCli(dataDir, ...args);
+      expect(r.code).toBe(1);
+      expect(r.err).toContain(`needs 1 database migration(s) (${LAST}) that this binary brings, but a Mapstead server (pid ${server.pid}, port 8080) runs on it`);
+    }
+    const db = new Database(join(dataDir, "mapstead.db"), { readonly: true });
+    expect(migrationStatus(db).pending).toEqual([LAST]);
+    db.close();
+  } finally {
+    server.kill();
+    await server.exited;
+  }
+  // Once it has stopped, the upgrade goes ahead.
+  expect(runCli(dataDir, "migrate").code).toBe(0);
 });
