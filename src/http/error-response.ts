@@ -13,6 +13,8 @@ export interface MappedError {
   headers?: Record<string, string>;
   /** true when the error is ours to fix (log it loudly) */
   internal: boolean;
+  /** the operator's to fix (a full or unwritable DATA_DIR): logged as a warning naming it, without a stack */
+  storage?: boolean;
 }
 
 interface ValidationLike {
@@ -59,7 +61,8 @@ function nameOfQueryValue(url: string | undefined, value: unknown): string | nul
 
 export function mapError(code: string | number, error: unknown, requestUrl?: string): MappedError {
   if (error instanceof AppError) {
-    return { status: error.status, body: errorBody(error.code, error.message, error.details), headers: error.headers, internal: error.status >= 500 && error.status !== 502 && error.status !== 503 };
+    const storage = error.status === 507;
+    return { status: error.status, body: errorBody(error.code, error.message, error.details), headers: error.headers, internal: error.status >= 500 && error.status !== 502 && error.status !== 503 && !storage, storage };
   }
   switch (code) {
     case "NOT_FOUND":
@@ -88,8 +91,8 @@ export function mapError(code: string | number, error: unknown, requestUrl?: str
     // Elysia's status() helper or a thrown Response-like value: keep the 4xx, never its internals.
     return { status, body: errorBody(status === 413 ? "PAYLOAD_TOO_LARGE" : "BAD_REQUEST", status === 413 ? "Request body too large" : "Bad request"), internal: false };
   }
-  // Still logged as ours to look at, but the answer says what the operator can do about it.
+  // Not a bug: the answer, and the log's warning, say what the operator can do about it.
   const storage = storageFailure(error);
-  if (storage) return { status: storage.status, body: errorBody(storage.code, storage.message), internal: true };
+  if (storage) return { status: storage.status, body: errorBody(storage.code, storage.message), internal: false, storage: true };
   return { status: 500, body: errorBody("INTERNAL", "Internal error; quote the X-Request-Id header when reporting it"), internal: true };
 }

@@ -114,6 +114,15 @@ export function mapAndLogError(code: string, error: unknown, request: Request, l
       error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
       stack: error instanceof Error ? error.stack?.split("\n").slice(1, 6).join(" | ") : undefined,
     });
+  } else if (mapped.storage) {
+    log.warn("request refused: DATA_DIR", {
+      request_id: requestId,
+      method: request.method,
+      path: safePathname(request),
+      status: mapped.status,
+      error: error instanceof Error ? error.message : String(error),
+      fix: mapped.body.error.message,
+    });
   }
   return mapped;
 }

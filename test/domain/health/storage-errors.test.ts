@@ -4,12 +4,14 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { refuseUploadWithoutRoom, storageFailure, storageProblem } from "../../../src/domain/health/storage-errors";
 import { makeTestApp, type TestApp } from "../../support/app";
 import { seedOrg, seedSession } from "../../support/seed";
+import { createLogger } from "../../../src/log";
 
 let t: TestApp;
 let headers: Record<string, string>;
+const logLines: Record<string, unknown>[] = [];
 
 beforeAll(async () => {
-  t = await makeTestApp({ MAX_UPLOAD_MB: "1048576" });
+  t = await makeTestApp({ MAX_UPLOAD_MB: "1048576" }, { log: createLogger("info", (line) => logLines.push(JSON.parse(line))) });
   const org = seedOrg(t.ctx, "acme");
   headers = (await seedSession(t.ctx, { orgId: org.id })).headers;
 });
@@ -47,6 +49,9 @@ test("a write on a full database answers 507 INSUFFICIENT_STORAGE saying what to
     const { error } = await res!.json();
     expect(error.code).toBe("INSUFFICIENT_STORAGE");
     expect(error.message).toContain("The disk holding DATA_DIR is full");
+    // Logged as the operator's to fix, a warning with the fix and no stack: not as a server failure.
+    expect(logLines.find((l) => l.msg === "request refused: DATA_DIR" && l.status === 507)).toMatchObject({ level: "warn", fix: error.message });
+    expect(logLines.filter((l) => l.msg === "request failed")).toEqual([]);
   } finally {
     t.ctx.sqlite.exec("PRAGMA max_page_count = 1073741823");
   }
