@@ -1,5 +1,6 @@
 // Every CLI command, in the order `mapstead --help` lists them. Add a command by adding its file here.
 import type { CliCommand } from "./command";
+import { rejectUnknownArgs } from "./args";
 import { serveCommand } from "./serve";
 import { migrateCommand } from "./migrate";
 import { preflightCommand } from "./preflight";
@@ -18,7 +19,8 @@ export const versionCommand: CliCommand = {
   name: "version",
   summary: "Print the version",
   help: "Usage: mapstead version",
-  async run() {
+  async run(args) {
+    rejectUnknownArgs(args);
     process.stdout.write(`mapstead ${VERSION} (bun ${Bun.version})\n`);
     return 0;
   },

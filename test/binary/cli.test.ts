@@ -54,6 +54,8 @@ describe("help and version", () => {
     const opt = await runBinary(["preflight", "--jsno"], { env: { DATA_DIR: dataDir() } });
     expect(opt.exitCode).toBe(2);
     expect(opt.stderr.trim()).toBe("mapstead preflight: unknown option or argument '--jsno'; see --help");
+    const version = await runBinary(["version", "--foo"]);
+    expect([version.exitCode, version.stderr.trim()]).toEqual([2, "mapstead version: unknown option or argument '--foo'; see --help"]);
     // Subcommands that parse options say it the same way, in one line.
     const sub = await runBinary(["orgs", "list", "--bogus"], { env: { DATA_DIR: dataDir() } });
     expect(sub.exitCode).toBe(2);
