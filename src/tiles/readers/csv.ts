@@ -83,6 +83,12 @@ export async function* readCsv(path: string, label: string, progress: ReadProgre
     const lon = numberOf(lonRaw, decimalComma) ?? Number(lonRaw);
     const lat = numberOf(latRaw, decimalComma) ?? Number(latRaw);
     const where = `line ${startLine}`;
+    // Both cells empty: a row without a location (counted with features that have no geometry), not a
+    // broken one.
+    if (lonRaw === "" && latRaw === "") {
+      yield { geometry: null, properties: null, where };
+      continue;
+    }
     if (lonRaw === "" || latRaw === "" || !Number.isFinite(lon) || !Number.isFinite(lat)) {
       yield { geometry: { type: "Point", coordinates: [lonRaw, latRaw] }, properties: null, where };
       continue;

@@ -269,6 +269,9 @@ describe("processing failures and repairs", () => {
     expect(v.stats.features).toBe(2);
     expect(v.warnings.join("\n")).toContain("line 3 skipped");
     expect(v.warnings.join("\n")).toContain("line 5 skipped");
+    // Line 5 has no coordinates at all: a row without a location, not a broken one.
+    expect(v.warnings).toContain("1 of 4 features were skipped because they have no geometry (null or empty)");
+    expect(v.warnings).toContain("1 of 4 features were skipped because of invalid geometry");
   });
 
   test("Shapefile in another projection: failed, names it and what to do", async () => {
