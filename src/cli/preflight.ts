@@ -1,5 +1,7 @@
 import type { CliCommand } from "./command";
 import { configOrExit } from "./runtime";
+import { ConfigError, loadConfig, processEnv, type Config } from "../config";
+import type { PreflightReport } from "../domain/preflight/checks";
 import { existsSync, statSync } from "node:fs";
 import { closeDatabase, databasePath, openDatabase, type DbHandle } from "../db/client";
 import { runPreflight } from "../domain/preflight/checks";
@@ -22,7 +24,9 @@ export const preflightCommand: CliCommand = {
   async run(args, overrides) {
     rejectUnknownArgs(args, ["--json"]);
     const json = args.includes("--json");
-    const config = configOrExit(overrides);
+    // A monitor reading --json gets a report even when a setting is bad: the config check, failing.
+    const config = json ? configOrReport(overrides) : configOrExit(overrides);
+    if (config === null) return 2;
     let handle: DbHandle | null = null;
     let databaseError: string | undefined;
     // A check leaves a new installation as it found it: no database is made where there is none.
@@ -50,3 +54,16 @@ export const preflightCommand: CliCommand = {
     return report.ok ? 0 : 1;
   },
 };
+
+/** The settings, or null after printing a --json report whose config check fails naming the bad setting. */
+function configOrReport(overrides: Record<string, string>): Readonly<Config> | null {
+  try {
+    const { env } = processEnv();
+    return loadConfig(env, overrides);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    const report: PreflightReport = { ok: false, checks: [{ id: "config", status: "fail", message: err.message, fix: `Correct ${err.setting} in the environment, the settings file or its --flag` }] };
+    print(JSON.stringify(report, null, 2));
+    return null;
+  }
+}

@@ -114,6 +114,15 @@ describe("migrate", () => {
 });
 
 describe("preflight", () => {
+  test("--json with a bad setting still prints a report (its config check failing, naming it) and exits 2", async () => {
+    const r = await runBinary(["preflight", "--json"], { env: { DATA_DIR: dataDir(), PORT: "eighty" } });
+    expect(r.exitCode).toBe(2);
+    expect(JSON.parse(r.stdout)).toEqual({
+      ok: false,
+      checks: [{ id: "config", status: "fail", message: 'PORT="eighty" is invalid: expected an integer from 0 to 65535', fix: "Correct PORT in the environment, the settings file or its --flag" }],
+    });
+  });
+
   test("--json on a migrated data dir: exit 0, every check with a fix when not passing", async () => {
     const dir = dataDir();
     await runBinary(["migrate"], { env: { DATA_DIR: dir } });
