@@ -16,10 +16,14 @@ export interface SettingsFile {
 
 const LINE = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=(.*)$/;
 
-/** A shell-style value: quoted ('...' or "..."), or bare up to a `#` comment. */
+/** A quoted value, and a `#` comment after it. */
+const QUOTED = /^(["'])(.*)\1(?:\s+#.*)?$/;
+
+/** A shell-style value: quoted ('...' or "...", a comment may follow), or bare up to a `#` comment. */
 function valueOf(raw: string): string {
   const v = raw.trim();
-  if (v.length >= 2 && (v[0] === '"' || v[0] === "'") && v.at(-1) === v[0]) return v.slice(1, -1);
+  const quoted = QUOTED.exec(v);
+  if (quoted) return quoted[2]!;
   return v.replace(/\s+#.*$/, "");
 }
 
