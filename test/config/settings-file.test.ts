@@ -23,7 +23,7 @@ describe("the settings file", () => {
     const path = join(dir, "mapstead.env");
     writeFileSync(path, ["# a comment", "", "DATA_DIR=/var/lib/mapstead", 'PUBLIC_URL="https://maps.example.com"  # where people open it', "export PORT='9090'", "#HOST=0.0.0.0", "LOG_LEVEL=warn # inline comment", "DATADIR=/typo", "not a setting line"].join("\n"));
     const file = readSettingsFile(path, KNOWN);
-    // A quoted value keeps what is between the quotes, a comment after it included.
+    // A quoted value is what is between the quotes; a comment after it is dropped.
     expect(file.values).toEqual({ DATA_DIR: "/var/lib/mapstead", PUBLIC_URL: "https://maps.example.com", PORT: "9090", LOG_LEVEL: "warn" });
     expect(file.notes).toEqual([`${path} line 8: DATADIR is not a Mapstead setting; it is ignored`, `${path} line 9 is not NAME=value; it is ignored`]);
   });
