@@ -2,11 +2,25 @@ import type { CliCommand } from "./command";
 import { configOrExit } from "./runtime";
 import { ConfigError, loadConfig, processEnv, type Config } from "../config";
 import type { PreflightReport } from "../domain/preflight/checks";
-import { existsSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { closeDatabase, databasePath, openDatabase, type DbHandle } from "../db/client";
 import { runPreflight } from "../domain/preflight/checks";
 import { bold, dim, green, print, red, yellow } from "./output";
 import { rejectUnknownArgs, settingsHelp } from "./args";
+
+/**
+ * Whether DATA_DIR holds no database: known only when the directory may be looked into. One this user
+ * may not read is not "no database" (that would send the operator looking for a lost file): opening it
+ * then says whose it is.
+ */
+function databaseAbsent(dataDir: string): boolean {
+  try {
+    statSync(databasePath(dataDir));
+    return false;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "ENOENT" || (err as NodeJS.ErrnoException).code === "ENOTDIR";
+  }
+}
 
 /** Whether `path` is a file (a DATA_DIR that is one is reported by the database's own error). */
 function isFile(path: string): boolean {
@@ -30,7 +44,7 @@ export const preflightCommand: CliCommand = {
     let handle: DbHandle | null = null;
     let databaseError: string | undefined;
     // A check leaves a new installation as it found it: no database is made where there is none.
-    const fresh = !existsSync(databasePath(config.dataDir)) && !isFile(config.dataDir);
+    const fresh = databaseAbsent(config.dataDir) && !isFile(config.dataDir);
     try {
       if (!fresh) handle = openDatabase(config.dataDir);
     } catch (err) {

@@ -13,7 +13,7 @@ const isRoot = process.getuid?.() === 0;
 function cliAsOther(dataDir: string, ...args: string[]) {
   const cmd = ["bun", MAIN, ...args, "--data-dir", dataDir];
   const r = Bun.spawnSync(isRoot ? ["runuser", "-u", "nobody", "--", "env", "PATH=" + process.env.PATH, "MAPSTEAD_ENV_FILE=none", "NO_COLOR=1", ...cmd] : cmd, { stdout: "pipe", stderr: "pipe" });
-  return { code: r.exitCode, err: r.stderr.toString() };
+  return { code: r.exitCode, out: r.stdout.toString(), err: r.stderr.toString() };
 }
 
 test("a database another user owns, and a DATA_DIR that cannot be created, name DATA_DIR and the fix", () => {
@@ -83,5 +83,21 @@ test("a DATA_DIR on a read-only filesystem says so, instead of advising a chown 
     }
   } finally {
     Bun.spawnSync(["umount", mount]);
+  }
+});
+
+test("preflight by a user who may not look into DATA_DIR does not report the database as missing", () => {
+  const root = tempDir("mapstead-unreadable-");
+  chmodSync(root, 0o755);
+  const dataDir = join(root, "data");
+  expect(runCli(dataDir, "migrate").code).toBe(0);
+  chmodSync(dataDir, isRoot ? 0o700 : 0o000);
+  try {
+    const r = cliAsOther(dataDir, "preflight");
+    expect(r.code).toBe(1);
+    expect(r.out).not.toContain("No database in DATA_DIR");
+    expect(r.out).toMatch(/sqlite +The database in DATA_DIR could not be opened: /);
+  } finally {
+    chmodSync(dataDir, 0o755);
   }
 });
