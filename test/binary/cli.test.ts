@@ -77,7 +77,7 @@ describe("bad settings", () => {
   const cases: { env?: Record<string, string>; args?: string[]; setting: string; accepts: string }[] = [
     { env: { PORT: "eighty" }, setting: "PORT", accepts: "an integer from 0 to 65535" },
     { args: ["--port", "70000"], setting: "PORT", accepts: "an integer from 0 to 65535" },
-    { env: { PUBLIC_URL: "maps.example.com" }, setting: "PUBLIC_URL", accepts: "an absolute http(s) URL" },
+    { env: { PUBLIC_URL: "maps.example.com" }, setting: "PUBLIC_URL", accepts: "an http(s) origin, scheme://host[:port]" },
     { args: ["--geocoder-internal-url=ftp://pelias/v1"], setting: "GEOCODER_INTERNAL_URL", accepts: "http(s)" },
     { env: { LOG_LEVEL: "loud" }, setting: "LOG_LEVEL", accepts: "one of debug, info, warn, error" },
     { env: { TRUST_PROXY: "maybe" }, setting: "TRUST_PROXY", accepts: "true or false" },
