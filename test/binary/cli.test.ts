@@ -114,6 +114,15 @@ describe("migrate", () => {
 });
 
 describe("preflight", () => {
+  test("a HOST name that resolves to nothing fails the config check before serve would fail on it", async () => {
+    // .invalid never resolves (RFC 2606).
+    const r = await runBinary(["preflight", "--json"], { env: { DATA_DIR: dataDir(), HOST: "notahost.invalid" } });
+    expect(r.exitCode).toBe(1);
+    const config = JSON.parse(r.stdout).checks[0];
+    expect(config).toMatchObject({ id: "config", status: "fail", message: "HOST=notahost.invalid does not resolve to an address, so serve cannot listen on it" });
+    expect(config.fix).toContain("0.0.0.0");
+  }, 60_000);
+
   test("--json with a bad setting still prints a report (its config check failing, naming it) and exits 2", async () => {
     const r = await runBinary(["preflight", "--json"], { env: { DATA_DIR: dataDir(), PORT: "eighty" } });
     expect(r.exitCode).toBe(2);

@@ -3,6 +3,8 @@
 import type { Database } from "bun:sqlite";
 import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { dirname } from "node:path";
+import { isIP } from "node:net";
+import { promises as dns } from "node:dns";
 import type { Config } from "../../config";
 import { migrationStatus } from "../../db/migrate";
 import { probeGeocoder } from "../../backends/geocoder/probe";
@@ -148,6 +150,20 @@ function backendCheck(id: string, r: ProbeResult): Check {
   return { id, status, message: `${r.detail}${r.status === "ok" ? "" : latency}`, fix: r.fix ?? "" };
 }
 
+/**
+ * A HOST name that resolves to nothing (a typo) passes as a well-formed name, then `serve` fails with
+ * EINVAL: said here first. The server itself (listening already) has nothing to check.
+ */
+async function unresolvedHost(host: string): Promise<string | null> {
+  if (isIP(host) || host === "localhost") return null;
+  try {
+    await dns.lookup(host);
+    return null;
+  } catch {
+    return `HOST=${host} does not resolve to an address, so serve cannot listen on it`;
+  }
+}
+
 export async function runPreflight(deps: PreflightDeps): Promise<PreflightReport> {
   const { config, sqlite } = deps;
   const [geo, elev, route] = await Promise.all([
@@ -171,8 +187,11 @@ export async function runPreflight(deps: PreflightDeps): Promise<PreflightReport
           fix: "Make DATA_DIR a writable directory on a local file system for the service user",
         },
       ];
+  const unresolved = deps.listening ? null : await unresolvedHost(config.host);
   const checks: Check[] = [
-    { id: "config", status: "pass", message: `Settings valid; ${deps.listening ? "listening" : "will listen"} on ${config.host}:${config.port}`, fix: "" },
+    unresolved
+      ? { id: "config", status: "fail", message: unresolved, fix: "Set HOST to 0.0.0.0 (every interface), 127.0.0.1 (this machine only) or one of this machine's addresses" }
+      : { id: "config", status: "pass", message: `Settings valid; ${deps.listening ? "listening" : "will listen"} on ${config.host}:${config.port}`, fix: "" },
     publicUrlCheck(config),
     ...dirChecks,
     ...databaseChecks,
