@@ -87,7 +87,7 @@ export const keysCommand: CliCommand = {
           print(`${String(k.id).padStart(4)}  ${bold(k.prefix)}…  ${k.name}  [${k.scopes.join(", ")}]${status === "active" ? "" : `  ${yellow(status)}`}`);
           print(
             dim(
-              `      origins: ${k.allowedOrigins.join(", ") || "any"}; expires: ${iso(k.expiresAt) ?? "never"}; created: ${iso(k.createdAt)}; last used: ${iso(k.lastUsedAt) ?? "never"}`,
+              `      origins: ${k.allowedOrigins.join(", ") || "any"}; rate limit: ${k.rateLimitPerMinute === null ? `the default (${ctx.config.rateLimitPerMinute})` : k.rateLimitPerMinute}/min; monthly quota: ${k.monthlyQuota ?? "none"}; expires: ${iso(k.expiresAt) ?? "never"}; created: ${iso(k.createdAt)}; last used: ${iso(k.lastUsedAt) ?? "never"}`,
             ),
           );
         }

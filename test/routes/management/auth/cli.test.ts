@@ -99,6 +99,8 @@ describe("mapstead admin|users|orgs|keys", () => {
     const listed = await cli(["keys", "list", "--org", "acme"]);
     expect(listed.out).toContain(prefix);
     expect(listed.out).not.toContain(secret);
+    // The text lists say what JSON says of a key's limits: the default rate applies, no quota.
+    expect(listed.out).toMatch(/rate limit: the default \(\d+\)\/min; monthly quota: none;/);
 
     const revoked = await cli(["keys", "revoke", "--org", "acme", String(id)]);
     expect(revoked.code).toBe(0);
