@@ -17,7 +17,7 @@ export interface SettingsFile {
 const LINE = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=(.*)$/;
 
 /** A quoted value, and a `#` comment after it. */
-const QUOTED = /^(["'])(.*)\1(?:\s+#.*)?$/;
+const QUOTED = /^(["'])(.*?)\1(?:\s+#.*)?$/;
 
 /** A shell-style value: quoted ('...' or "...", a comment may follow), or bare up to a `#` comment. */
 function valueOf(raw: string): string {

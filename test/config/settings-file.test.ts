@@ -21,7 +21,7 @@ describe("the settings file", () => {
   test("install.sh's format: comments, quotes, export; names it does not know are noted, not taken", () => {
     const dir = tempDir("mapstead-envfile-");
     const path = join(dir, "mapstead.env");
-    writeFileSync(path, ["# a comment", "", "DATA_DIR=/var/lib/mapstead", 'PUBLIC_URL="https://maps.example.com"  # where people open it', "export PORT='9090'", "#HOST=0.0.0.0", "LOG_LEVEL=warn # inline comment", "DATADIR=/typo", "not a setting line"].join("\n"));
+    writeFileSync(path, ["# a comment", "", "DATA_DIR=/var/lib/mapstead", 'PUBLIC_URL="https://maps.example.com"  # where people open it, "quoted" too', "export PORT='9090'", "#HOST=0.0.0.0", "LOG_LEVEL=warn # inline comment", "DATADIR=/typo", "not a setting line"].join("\n"));
     const file = readSettingsFile(path, KNOWN);
     // A quoted value is what is between the quotes; a comment after it is dropped.
     expect(file.values).toEqual({ DATA_DIR: "/var/lib/mapstead", PUBLIC_URL: "https://maps.example.com", PORT: "9090", LOG_LEVEL: "warn" });
