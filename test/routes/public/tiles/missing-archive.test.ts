@@ -42,6 +42,12 @@ test("a deleted archive: TileJSON and tiles answer 503 naming the tileset, and t
   expect(line).toMatchObject({ level: "error", tileset: "acme/gone@1", missing: true });
   expect(join(t.dataDir, line.file)).toBe(path);
   expect(line.fix).toContain("from a backup");
+  // The operator's health page says so too, naming the version and what to do.
+  const health = (await (await t.fetch("/health/detailed")).json()) as { status: string; components: { storage: { status: string; detail: string; fix: string } } };
+  expect(health.status).toBe("degraded");
+  expect(health.components.storage.status).toBe("degraded");
+  expect(health.components.storage.detail).toContain("1 ready tileset version(s) have no archive in DATA_DIR (acme/gone@1)");
+  expect(health.components.storage.fix).toContain("from a backup");
 });
 
 test("a truncated archive is damaged, not an internal error", async () => {
