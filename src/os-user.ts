@@ -12,15 +12,15 @@ export function userName(uid: number): string | null {
   }
 }
 
-/** "user NAME" (or "uid N" without an account) for the user running this process. */
-export function currentUserWords(): string {
+/** The account running this process, by name, or "uid N" when it has none; null off POSIX. */
+export function currentAccount(): string | null {
   const uid = process.getuid?.();
-  if (uid === undefined) return "this user";
-  const name = userName(uid);
-  return name ? `user ${name}` : `uid ${uid}`;
+  if (uid === undefined) return null;
+  return userName(uid) ?? `uid ${uid}`;
 }
 
-/** The account running this process, by name, or "uid N". */
-export function currentAccount(): string {
-  return currentUserWords().replace(/^user /, "");
+/** "user NAME" (or "uid N") for messages about the user running this process. */
+export function currentUserWords(): string {
+  const account = currentAccount();
+  return account === null ? "this user" : account.startsWith("uid ") ? account : `user ${account}`;
 }

@@ -53,7 +53,7 @@ const isAccountAction = (s: string | undefined): s is AccountAction => (ACCOUNT_
 export function cliActor(): Actor {
   // The person behind sudo when there is one, else the account running the command (not $USER, which
   // is unset under `docker exec` and whatever the caller says otherwise).
-  return { kind: "cli", osUser: process.env.SUDO_USER || currentAccount() };
+  return { kind: "cli", osUser: process.env.SUDO_USER || currentAccount() || "unknown" };
 }
 
 /** The account changes' dependencies; their log lines go to stderr (stdout is the command's answer). */
