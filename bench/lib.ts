@@ -28,11 +28,12 @@ export interface WrkOptions {
   /** the pid of the server's process when it is not this one (its CPU time is read from /proc) */
   serverPid?: number;
   /**
-   * Milliseconds each connection waits between its requests (wrk's `delay()`): a paced load that
-   * offers at most connections x 1000 / delayMs requests per second whatever the server does, so
-   * servers of different speeds are timed at the same rate instead of each at its own saturation.
+   * A fixed offered rate in requests per second (what wrk2's -R does): requests go out on a schedule,
+   * whatever the server answers, so servers of different speeds are timed under the very same load.
+   * (Waiting a fixed time after each answer, wrk's plain `delay()`, offers more to the faster server.)
+   * The rate is per wrk thread's share of it; a server that falls behind gets no burst to catch up.
    */
-  delayMs?: number;
+  ratePerS?: number;
 }
 
 /**
@@ -65,6 +66,34 @@ function toMs(value: string): number {
   return m[2] === "us" ? n / 1000 : m[2] === "ms" ? n : m[2] === "s" ? n * 1000 : n * 60_000;
 }
 
+/**
+ * wrk's `delay()` for a fixed rate: each request takes the next slot of a schedule `1000 / rate` ms
+ * apart (the clock read through LuaJIT's FFI, which wrk ships). wrk waits whole milliseconds, so the
+ * slots within one millisecond go out together at its start: the same bursts for every server timed.
+ */
+function scheduleLua(ratePerS: number): string {
+  return `local ffi = require("ffi")
+ffi.cdef[[
+typedef struct { long tv_sec; long tv_nsec; } mapstead_timespec;
+int clock_gettime(int clock, mapstead_timespec *tp);
+]]
+local ts = ffi.new("mapstead_timespec")
+local function nowMs()
+  ffi.C.clock_gettime(1, ts)
+  return tonumber(ts.tv_sec) * 1000 + tonumber(ts.tv_nsec) / 1e6
+end
+local interval = ${1000 / ratePerS}
+local nextAt = 0
+delay = function()
+  local now = nowMs()
+  if nextAt < now then nextAt = now end
+  local wait = nextAt - now
+  nextAt = nextAt + interval
+  return wait
+end
+`;
+}
+
 /** Runs wrk against a URL (or random paths under its origin) and parses its --latency report. */
 export async function wrk(url: string, opts: WrkOptions = {}): Promise<WrkResult> {
   if (!Bun.which("wrk")) throw new Error("wrk is not installed: apt-get install -y wrk");
@@ -75,7 +104,7 @@ export async function wrk(url: string, opts: WrkOptions = {}): Promise<WrkResult
     const list = opts.paths.map((p) => JSON.stringify(p)).join(",\n");
     lua += `local paths = {\n${list}\n}\nmath.randomseed(42)\nrequest = function()\n  return wrk.format(nil, paths[math.random(#paths)])\nend\n`;
   }
-  if (opts.delayMs) lua += `delay = function()\n  return ${Math.round(opts.delayMs)}\nend\n`;
+  if (opts.ratePerS) lua += scheduleLua(opts.ratePerS / (opts.threads ?? 1));
   if (lua) {
     const script = join(tempDir("mapstead-wrk-"), "script.lua");
     writeFileSync(script, lua);
