@@ -58,7 +58,8 @@ export const adminCommand: CliCommand = {
         print(`Instance admin ${bold(email)} has the new password (its old sessions were ended)${wasDisabled ? "; it was disabled and is enabled again" : ""}`);
       } else {
         const user = await createUser(ctx.db, { email, password, isAdmin: true });
-        // Without PUBLIC_URL the CLI cannot know where the server listens (its PORT may be set elsewhere).
+        // Without PUBLIC_URL and with no server running (whose lock says where it listens), the CLI cannot
+        // know where the server will listen: its PORT may be set elsewhere.
         const where = ctx.config.publicUrlDefaulted ? `the server's /console (${ctx.config.publicUrl}/console if it runs on this machine with the same PORT)` : `${ctx.config.publicUrl}/console`;
         print(`Created instance admin ${bold(user.email)} (id ${user.id}). Log in at ${where}`);
       }

@@ -3,7 +3,7 @@ import { ConfigError, loadConfig, processEnv, type Config } from "../config";
 import { existsSync } from "node:fs";
 import { databasePath, openDatabase } from "../db/client";
 import { upgradeAhead, upgradeDatabase } from "../db/upgrade";
-import { refuseUpgradeWhileServed } from "./server-lock";
+import { refuseUpgradeWhileServed, servedPublicUrl } from "./server-lock";
 import { createContext, type AppContext } from "../context";
 import { createLogger } from "../log";
 import { printErr, red } from "./output";
@@ -24,6 +24,16 @@ export function configOrExit(overrides: Record<string, string>): Readonly<Config
   }
 }
 
+/**
+ * A command given no PUBLIC_URL prints the URLs of the server that runs on its DATA_DIR (its lock says
+ * where it listens), so `PORT=9000 mapstead serve` and a plain `mapstead styles publish` agree.
+ */
+function withServedPublicUrl(config: Readonly<Config>): Readonly<Config> {
+  if (!config.publicUrlDefaulted) return config;
+  const served = servedPublicUrl(config.dataDir);
+  return served ? Object.freeze({ ...config, publicUrl: served, publicUrlDefaulted: false }) : config;
+}
+
 /** Opens the data dir and applies migrations; for commands that work on the database directly. */
 export function openContext(config: Readonly<Config>, opts: { quiet?: boolean } = {}): AppContext {
   // A mistyped DATA_DIR would otherwise get a silent, empty database and the operator's change would
@@ -35,7 +45,7 @@ export function openContext(config: Readonly<Config>, opts: { quiet?: boolean } 
   const { copy } = upgradeDatabase(handle.sqlite, config.dataDir);
   if (copy) printErr(`mapstead: kept a copy of the database as it was before the upgrade: ${copy}`);
   const log = createLogger(opts.quiet ? "error" : config.logLevel, (l) => process.stderr.write(l + "\n"));
-  return createContext(config, handle, log);
+  return createContext(withServedPublicUrl(config), handle, log);
 }
 
 /** Runs a command body on an opened context; an AppError is its one-line message and exit 1. */

@@ -56,7 +56,7 @@ export const serveCommand: CliCommand = {
     const handle = openDatabase(config.dataDir);
     let lock: { release(): void };
     try {
-      lock = claimDataDir(config.dataDir, config.port);
+      lock = claimDataDir(config.dataDir, config.port, config.publicUrl);
     } catch (err) {
       if (!(err instanceof DataDirInUse)) throw err;
       handle.sqlite.close();

@@ -11,6 +11,8 @@ interface LockInfo {
   pid: number;
   host: string;
   port: number;
+  /** the server's PUBLIC_URL (its default included): where the URLs the CLI prints must point */
+  public_url?: string;
   started_at: string;
 }
 
@@ -46,9 +48,9 @@ function holderAlive(lock: LockInfo): boolean {
 }
 
 /** Takes DATA_DIR's server lock, or throws DataDirInUse naming the server that holds it. */
-export function claimDataDir(dataDir: string, port: number): { release(): void } {
+export function claimDataDir(dataDir: string, port: number, publicUrl: string): { release(): void } {
   const path = lockPath(dataDir);
-  const info: LockInfo = { pid: process.pid, host: hostname(), port, started_at: new Date().toISOString() };
+  const info: LockInfo = { pid: process.pid, host: hostname(), port, public_url: publicUrl, started_at: new Date().toISOString() };
   for (let attempt = 0; ; attempt++) {
     try {
       const fd = openSync(path, "wx", 0o640);
@@ -88,4 +90,13 @@ export function refuseUpgradeWhileServed(dataDir: string, pending: readonly stri
     throw new DataDirInUse(
       `DATA_DIR ${dataDir} needs ${pending.length} database migration(s) (${pending.join(", ")}) that this binary brings, but a Mapstead server (pid ${held.pid}, port ${held.port}) runs on it with the older schema; stop it, then start the new binary (which upgrades at start) or run mapstead migrate`,
     );
+}
+
+/**
+ * The PUBLIC_URL of the server that runs on DATA_DIR now, or null when none does (or its lock predates
+ * the field). A command given no PUBLIC_URL prints URLs that point there, not at its own default port.
+ */
+export function servedPublicUrl(dataDir: string): string | null {
+  const held = readLock(lockPath(dataDir));
+  return held && typeof held.public_url === "string" && holderAlive(held) ? held.public_url : null;
 }

@@ -46,3 +46,25 @@ test("a lock whose server is gone (killed, or a pid another process now has) is 
     other.kill();
   }
 }, 120_000);
+
+test("a command without PUBLIC_URL prints the URLs of the server running on its DATA_DIR, and its own default once it stops", async () => {
+  const dataDir = join(tempDir("mapstead-lock-"), "data");
+  const cwd = tempDir("mapstead-lock-cwd-");
+  const geojson = join(cwd, "points.geojson");
+  await Bun.write(geojson, JSON.stringify({ type: "FeatureCollection", features: [{ type: "Feature", geometry: { type: "Point", coordinates: [7.9, 46.5] }, properties: {} }] }));
+  const server = await startBinary({ dataDir });
+  try {
+    expect(server.port).not.toBe(8080);
+    expect((await runBinary(["orgs", "create", "--slug", "acme"], { env: { DATA_DIR: dataDir }, cwd })).exitCode).toBe(0);
+    const r = await runBinary(["tilesets", "import", "--org", "acme", "--slug", "pts", "--create", geojson], { env: { DATA_DIR: dataDir }, cwd, timeoutMs: 60_000 });
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toContain(`TileJSON: http://localhost:${server.port}/tiles/v1/acme/pts@1.json`);
+    // A PUBLIC_URL given to the command wins: the operator said where clients reach the server.
+    const given = await runBinary(["tilesets", "import", "--org", "acme", "--slug", "pts", geojson], { env: { DATA_DIR: dataDir, PUBLIC_URL: "https://maps.example.com" }, cwd, timeoutMs: 60_000 });
+    expect(given.stdout).toContain("TileJSON: https://maps.example.com/tiles/v1/acme/pts@2.json");
+  } finally {
+    expect(await server.stop("SIGTERM")).toBe(0);
+  }
+  const after = await runBinary(["tilesets", "import", "--org", "acme", "--slug", "pts", geojson], { env: { DATA_DIR: dataDir }, cwd, timeoutMs: 60_000 });
+  expect(after.stdout).toContain("TileJSON: http://localhost:8080/tiles/v1/acme/pts@3.json");
+}, 180_000);
