@@ -58,7 +58,10 @@ function targetProblem(to: string, dataDir: string): string | null {
 
 function printResult(r: BackupResult, dataDir: string, seconds: number) {
   const row = (what: string, detail: string, bytes: number) => print(`  ${what.padEnd(10)} ${detail.padEnd(38)} ${size(bytes).padStart(10)}`);
-  print(`${green("Backed up")} DATA_DIR ${bold(dataDir)} to ${bold(r.to)} in ${seconds.toFixed(1)} s:`);
+  // A backup without some of the files the database names is still worth keeping (everything else is
+  // in it), but must not read as a clean one above the error that follows.
+  const heading = r.missing.length ? red(`Backed up all but ${r.missing.length} missing file(s) of`) : green("Backed up");
+  print(`${heading} DATA_DIR ${bold(dataDir)} to ${bold(r.to)} in ${seconds.toFixed(1)} s:`);
   row("database", r.database.file, r.database.bytes);
   if (r.gazetteer) row("gazetteer", r.gazetteer.file, r.gazetteer.bytes);
   const f = r.files;

@@ -240,6 +240,7 @@ describe("mapstead backup", () => {
     const to = join(work, "backup-queued");
     const r = runCli(queuedDir, "backup", "--to", to);
     expect(r.code).toBe(0);
+    expect(r.out).toContain(`Backed up DATA_DIR ${queuedDir} to ${to} in `);
     expect(r.out).toMatch(/uploads +1 awaiting processing or import/);
     expect(readdirSync(join(to, "uploads"))).toEqual(["queued.upload"]);
     const restoredDir = join(work, "queued-restored");
@@ -262,7 +263,7 @@ describe("mapstead backup", () => {
     const r = runCli(small, "backup", "--to", to);
     expect(r.code).toBe(1);
     expect(r.err).toContain(`mapstead backup: 1 file(s) the database refers to are missing from DATA_DIR itself, so the backup lacks them too: fonts/${font}; delete the tileset versions, styles or fonts they belong to`);
-    expect(r.out).toContain(`Backed up DATA_DIR ${small} to ${to}`);
+    expect(r.out).toContain(`Backed up all but 1 missing file(s) of DATA_DIR ${small} to ${to}`);
     expect(r.out).toMatch(/fonts +0 font file\(s\) +0 B/);
     expect(r.out).toContain(`  mv ${small} ${small}.before-restore\n  cp -a ${to} ${small} && chown -R root: ${small}\n`);
     expect(JSON.parse(readFileSync(join(to, MANIFEST_FILE), "utf8")).missing).toEqual([`fonts/${font}`]);
