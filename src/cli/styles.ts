@@ -53,7 +53,7 @@ function readStyle(path: string): unknown {
   }
 }
 
-/** The error's message already names the first problem; list the others ("and N more in details"). */
+/** The error's message already names the first problem; list the others, one per line. */
 function printProblems(err: unknown): void {
   if (err instanceof AppError && err.code === "INVALID_STYLE" && Array.isArray(err.details))
     for (const d of (err.details as { path: string; message: string; layer?: string }[]).slice(1))
@@ -148,7 +148,8 @@ export const stylesCommand: CliCommand = {
         }
       } catch (err) {
         if (err instanceof AppError) {
-          printErr(red(`mapstead styles: ${err.message}`));
+          // The API's message points at its `details` field; here the others are the lines below it.
+          printErr(red(`mapstead styles: ${err.message.replace(/ more in details\)$/, " more, listed below)")}`));
           printProblems(err);
           return 1;
         }

@@ -65,7 +65,7 @@ describe("mapstead styles", () => {
     expect(bad.err.split("layers[0].paint.background-color")).toHaveLength(2);
     writeFileSync(join(dir, "worse.json"), JSON.stringify({ version: 8, sources: {}, layers: [{ id: "a", type: "fill", source: "nope" }, { id: "b", type: "line", source: "gone" }] }));
     const worse = cli("styles", "create", "--org", "acme", "--slug", "worse", join(dir, "worse.json"));
-    expect(worse.err.trim().split("\n")).toEqual(['mapstead styles: The style is invalid: layers[0] (layer "a"): source "nope" not found (and 1 more in details)', '  layers[1] (layer "b"): source "gone" not found']);
+    expect(worse.err.trim().split("\n")).toEqual(['mapstead styles: The style is invalid: layers[0] (layer "a"): source "nope" not found (and 1 more, listed below)', '  layers[1] (layer "b"): source "gone" not found']);
     const noSprite = cli("styles", "create", "--org", "acme", "--slug", "nosprite", join(dir, "style.json"));
     expect(noSprite.code).toBe(1);
     expect(noSprite.err).toContain("only use its own sprite");
