@@ -99,7 +99,18 @@ function layerProblem(r: LayerRecipe): string | null {
 }
 
 /** Returns a problem with the recipe, or null. Used by the API (400) and the CLI. */
+/** A misspelt setting's likely meaning: the known one it is but for case, `_` and `-` (max_zoom: maxzoom). */
+function meant(key: string, known: Iterable<string>): string {
+  const bare = (k: string) => k.toLowerCase().replace(/[_-]/g, "");
+  for (const k of known) if (bare(k) === bare(key)) return ` (did you mean '${k}'?)`;
+  return "";
+}
+
 export function recipeProblem(r: Recipe): string | null {
+  // A misspelt setting would otherwise build with the default silently (the API refuses one in the
+  // query or fields before this; a recipe file given to the CLI meets it here).
+  const unknownKey = Object.keys(r).find((k) => !LAYER_KEYS.has(k) && !VERSION_KEYS.has(k));
+  if (unknownKey !== undefined) return `setting '${unknownKey.slice(0, 64)}' is unknown${meant(unknownKey, [...LAYER_KEYS, ...VERSION_KEYS])}; see the README's recipe section`;
   const own = layerProblem(r);
   if (own) return own;
   if (r.buffer !== undefined && !(Number.isInteger(r.buffer) && r.buffer >= 0 && r.buffer <= 128)) return "buffer must be an integer number of pixels from 0 to 128";
@@ -112,7 +123,7 @@ export function recipeProblem(r: Recipe): string | null {
     for (const [file, lr] of Object.entries(r.layers)) {
       if (!lr || typeof lr !== "object" || Array.isArray(lr)) return `layers.${file.slice(0, 64)} must be an object`;
       const unknown = Object.keys(lr).find((k) => !LAYER_KEYS.has(k));
-      if (unknown) return `layers.${file.slice(0, 64)}: unknown setting '${unknown.slice(0, 64)}'`;
+      if (unknown) return `layers.${file.slice(0, 64)}: unknown setting '${unknown.slice(0, 64)}'${meant(unknown, LAYER_KEYS)}`;
       const p = layerProblem({ ...r, ...lr, layers: undefined } as Recipe);
       if (p) return `layers.${file.slice(0, 64)}: ${p}`;
     }

@@ -122,6 +122,14 @@ test("import with several files makes one layer per file; a recipe file and flag
   const bad = cli("tilesets", "import", "--org", "acme", "--slug", "atlas", join(dir, "world.geojson"), "--tile-bytes", "5");
   expect(bad.code).toBe(2);
   expect(bad.err).toContain("tile_bytes");
+  // A misspelt setting in a recipe file is refused, naming it (it would build with the default).
+  writeFileSync(join(dir, "typo.json"), JSON.stringify({ max_zoom: 5 }));
+  const typo = cli("tilesets", "import", "--org", "acme", "--slug", "atlas", join(dir, "world.geojson"), "--recipe", join(dir, "typo.json"));
+  expect(typo.code).toBe(2);
+  expect(typo.err).toContain("invalid recipe: setting 'max_zoom' is unknown (did you mean 'maxzoom'?)");
+  writeFileSync(join(dir, "typo.json"), JSON.stringify({ layers: { "world.geojson": { maxZoom: 5 } } }));
+  const layerTypo = cli("tilesets", "import", "--org", "acme", "--slug", "atlas", join(dir, "world.geojson"), "--recipe", join(dir, "typo.json"));
+  expect(layerTypo.err).toContain("layers.world.geojson: unknown setting 'maxZoom' (did you mean 'maxzoom'?)");
 });
 
 test("export writes any ready version as PMTiles or MBTiles, readable by the pmtiles package and the importer", async () => {
