@@ -170,7 +170,8 @@ DATA_DIR=$STATE_DIR
 # Default requests per minute per API key and service group.
 #RATE_LIMIT_PER_MINUTE=600
 
-# Static images and raster tiles: render threads (default one per core), renders waiting before
+# Static images and raster tiles: render threads per HTTP worker (default: the cores divided among
+# WORKERS, at least 1), renders waiting before
 # 503 RENDER_BUSY, and the time limit of one render (then 503 RENDER_TIMEOUT).
 #RENDER_WORKERS=2
 #RENDER_QUEUE=64

@@ -115,7 +115,7 @@ export const SETTINGS: SettingSpec[] = [
   { name: "RENDER_QUEUE", accepts: "an integer from 0 to 10000", default: "64", description: "renders waiting for a worker before 503 RENDER_BUSY" },
   { name: "RENDER_TIMEOUT_MS", accepts: "an integer from 100 to 120000", default: "15000", description: "time limit of one render (then 503 RENDER_TIMEOUT)" },
   { name: "LOG_LEVEL", accepts: "one of debug, info, warn, error", default: "info", description: "JSON log lines on stdout at or above this level" },
-  { name: "WORKERS", accepts: "an integer from 1 to 256", default: String(availableParallelism()), description: "HTTP worker processes sharing the port (default: the number of cores; 1 = one process)" },
+  { name: "WORKERS", accepts: "an integer from 1 to 256", default: String(availableParallelism()), description: "HTTP worker processes sharing the port (the default is the number of cores, here; 1 = one process)" },
   { name: "WORKER_HEADER", accepts: "true or false", default: "false", description: "answer X-Mapstead-Worker naming the worker that served the request (debugging)" },
 ];
 

@@ -33,6 +33,23 @@ function withholdWorldAccess(): void {
   process.umask(operators | 0o027);
 }
 
+/**
+ * Settings typed before the command (`mapstead --data-dir /srv/x orgs list`) are taken as if they came
+ * after it: a command name counts only where every argument before it is a setting flag or its value.
+ */
+function commandFirst(argv: string[]): string[] {
+  if (!argv[0]?.startsWith("-")) return argv;
+  for (let i = 1; i < argv.length; i++) {
+    if (!COMMANDS.some((c) => c.name === argv[i])) continue;
+    try {
+      if (splitSettingFlags(argv.slice(0, i)).rest.length === 0) return [argv[i]!, ...argv.slice(0, i), ...argv.slice(i + 1)];
+    } catch {
+      // A flag without its value before the name: left to the usual error.
+    }
+  }
+  return argv;
+}
+
 async function main(argv: string[]): Promise<number> {
   withholdWorldAccess();
   // The supervisor of `mapstead serve` starts its HTTP workers as this executable with WORKER_ARG.
@@ -42,6 +59,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (argv[0] === "--version" || argv[0] === "-v") argv = ["version", ...argv.slice(1)];
+  argv = commandFirst(argv);
   const first = argv[0];
   const named = first && !first.startsWith("-") ? COMMANDS.find((c) => c.name === first) : undefined;
   if (first && !first.startsWith("-") && !named) {

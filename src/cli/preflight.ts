@@ -33,7 +33,7 @@ function isFile(path: string): boolean {
 
 export const preflightCommand: CliCommand = {
   name: "preflight",
-  summary: "Check this installation and say what to fix (exit 0 when nothing fails)",
+  summary: "Check this installation and say what to fix (--json for machines; exit 0 when nothing fails)",
   help: `Usage: mapstead preflight [--json] [settings]\n\nRuns the same checks as GET /setup/preflight with this machine's settings.\n\nSettings:\n${settingsHelp()}`,
   async run(args, overrides) {
     rejectUnknownArgs(args, ["--json"]);

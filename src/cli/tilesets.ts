@@ -348,7 +348,7 @@ export const tilesetsCommand: CliCommand = {
         return 1;
       }
       print(
-        `${green("Ready")}: ${org.slug}/${slug} v${v.version}, ${fmt(v.stats.tiles)} tiles, zoom ${v.minzoom}-${v.maxzoom}${v.encoding ? `, raster DEM (${v.encoding})` : ""}${v.stats.features ? `, ${fmt(v.stats.features)} features` : ""}${v.stats.seconds !== null ? ` in ${v.stats.seconds} s` : ""}`,
+        `${green("Ready")}: ${org.slug}/${slug} v${v.version}, ${fmt(v.stats.tiles)} tiles, zoom ${v.minzoom}-${v.maxzoom}${v.encoding ? `, raster DEM (${v.encoding})` : ""}${v.stats.features ? `, ${fmt(v.stats.features)} features` : ""}${v.stats.seconds !== null ? ` in ${Math.max(0.01, Math.round(v.stats.seconds * 100) / 100)} s` : ""}`,
       );
       print(`TileJSON: ${v.tilejson_url}`);
       if (values.publish) {

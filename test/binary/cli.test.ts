@@ -62,6 +62,17 @@ describe("help and version", () => {
     expect(sub.stderr.trim()).toBe("mapstead orgs: unknown option '--bogus'; see --help");
   }, 60_000);
 
+  test("settings typed before the command apply to it, as after it", async () => {
+    const dir = dataDir();
+    expect((await runBinary(["--data-dir", dir, "orgs", "create", "--slug", "acme"])).exitCode).toBe(0);
+    const listed = await runBinary(["--data-dir=" + dir, "--log-level", "warn", "orgs", "list", "--json"]);
+    expect(listed.exitCode).toBe(0);
+    expect((JSON.parse(listed.stdout) as { slug: string }[]).map((o) => o.slug)).toEqual(["acme"]);
+    // A command name given as a setting's value is that value, not the command.
+    const value = await runBinary(["--data-dir", "orgs", "version"], { timeoutMs: 5000 });
+    expect([value.exitCode, value.stdout.startsWith("mapstead ")]).toEqual([0, true]);
+  }, 60_000);
+
   test("files that are not there are named as such, without a system error or an internal path", async () => {
     const dir = dataDir();
     const style = await runBinary(["styles", "create", "--org", "acme", "--slug", "s", "/nonexistent/style.json"], { env: { DATA_DIR: dir } });

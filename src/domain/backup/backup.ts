@@ -128,7 +128,7 @@ export async function backupDataDir(dataDir: string, live: Database, to: string,
   let snapshots = 0;
   for (;;) {
     snapshots++;
-    onStep(snapshots === 1 ? "copying the database" : `copying the database again (${missing.length} file(s) were deleted since the last copy)`);
+    onStep(snapshots === 1 ? "copying the database" : `copying the database again (${missing.length} file(s) it names were not found: missing from DATA_DIR, or deleted since the last copy)`);
     databaseBytes = vacuumInto(live, dbCopy);
     refs = referencedFiles(dbCopy);
     const before = new Set(missing.map((r) => r.path));
