@@ -6,7 +6,10 @@
 // - every JSON answer also listed as text/plain and multipart/form-data (the plugin's default
 //   content types): a response with a JSON schema keeps application/json only; a schema the plugin
 //   spread into the Response Object itself (unions, arrays) moves into its content;
-// - parameter `examples` given as a list (a JSON Schema habit) move into the parameter's schema.
+// - parameter `examples` given as a list (a JSON Schema habit) move into the parameter's schema;
+// - Elysia's t.Integer and t.Numeric, which accept a numeric string too (for query and path values),
+//   documented as "a string or an integer": each becomes the plain integer or number it is on the wire,
+//   so generated clients type `version` as a number.
 // It also adds the answers the HTTP conventions give for a body (route-facts.ts marks each operation
 // with its body kind): 413 over the limit, and for JSON 411 for a chunked body without a length and,
 // where the route takes a body, 415 for one of another Content-Type.
@@ -18,10 +21,23 @@ type Json = Record<string, unknown>;
 
 const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
 
+/** The number member of Elysia's coercing union (`{type: string, format: integer|numeric}` or a number), if that is what `anyOf` is. */
+function coercedNumber(anyOf: unknown): Json | null {
+  if (!Array.isArray(anyOf) || anyOf.length !== 2) return null;
+  const text = anyOf.find((m) => isObject(m) && m.type === "string" && (m.format === "integer" || m.format === "numeric"));
+  const number = anyOf.find((m) => isObject(m) && (m.type === "integer" || m.type === "number"));
+  return text && number ? (number as Json) : null;
+}
+
 /** A schema tree with every draft-7 tuple rewritten as a 2020-12 `prefixItems` tuple. */
 function schema2020(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(schema2020);
   if (!isObject(node)) return node;
+  const number = coercedNumber(node.anyOf);
+  if (number) {
+    const { anyOf: _, ...own } = node;
+    return schema2020({ ...number, ...own });
+  }
   const out: Json = {};
   for (const [key, value] of Object.entries(node)) {
     if (key === "items" && Array.isArray(value)) {

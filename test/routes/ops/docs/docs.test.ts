@@ -28,6 +28,21 @@ describe("GET /openapi.json", () => {
     expect(Object.keys(doc.paths).some((p) => p.startsWith("/docs"))).toBe(false);
     expect(doc.paths["/health/detailed"].get.responses["503"]).toBeTruthy();
   });
+
+  test("integers are integers: no field is documented as a string or an integer (generated clients type them by this)", async () => {
+    const doc = await (await t.fetch("/openapi.json")).json();
+    const coerced: string[] = [];
+    const walk = (node: unknown, at: string) => {
+      if (!node || typeof node !== "object") return;
+      const anyOf = (node as { anyOf?: { type?: string; format?: string }[] }).anyOf;
+      if (Array.isArray(anyOf) && anyOf.some((m) => m?.type === "string" && (m.format === "integer" || m.format === "numeric"))) coerced.push(at);
+      for (const [k, v] of Object.entries(node)) walk(v, `${at}/${k}`);
+    };
+    walk(doc, "");
+    expect(coerced).toEqual([]);
+    const version = doc.paths["/api/v1/orgs/{org}/tilesets/{ts}/versions/{n}"].get.responses["200"].content["application/json"].schema.properties.version;
+    expect(version).toEqual({ type: "integer" });
+  });
 });
 
 describe("GET /docs in a browser with no internet", () => {
