@@ -8,8 +8,7 @@ import type { Gazetteer } from "../../backends/geocoder/embedded/gazetteer";
 import { probeElevation } from "../../backends/elevation/probe";
 import { probeRouter } from "../../backends/routing/probe";
 import { LOW_DISK_BYTES, gib, storageFacts } from "./storage";
-import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { MISSING_ARCHIVES_FIX, missingArchives, missingArchivesWords } from "./missing-archives";
 
 export interface DetailedHealth {
   status: "ok" | "degraded" | "down";
@@ -28,12 +27,6 @@ export function createHealthService(ctx: AppContext, embeddedGazetteer: () => Ga
     "SELECT state, COUNT(*) AS n, MIN(created_at) AS oldest FROM jobs WHERE state IN ('queued','running') GROUP BY state",
   );
 
-  const readyArchives = ctx.sqlite.query<{ owner: string; slug: string; version: number; archive_path: string }, []>(
-    `SELECT o.slug AS owner, t.slug AS slug, v.version AS version, v.archive_path AS archive_path
-     FROM tileset_versions v JOIN tilesets t ON t.id = v.tileset_id JOIN orgs o ON o.id = t.org_id
-     WHERE v.state = 'ready' AND v.archive_path IS NOT NULL ORDER BY v.id DESC LIMIT 5000`,
-  );
-
   function database(): ProbeResult {
     const started = performance.now();
     try {
@@ -48,28 +41,11 @@ export function createHealthService(ctx: AppContext, embeddedGazetteer: () => Ga
   function storage(): ProbeResult {
     const f = storageFacts(ctx.config.dataDir);
     if (!f.writable) return { status: "down", detail: `DATA_DIR is not writable (${f.error})`, fix: "Give DATA_DIR and everything in it to the user the service runs as (install.sh: sudo chown -R mapstead: /var/lib/mapstead)" };
-    const missing = missingArchives();
-    if (missing.length)
-      return {
-        status: "degraded",
-        detail: `${missing.length} ready tileset version(s) have no archive in DATA_DIR (${missing.slice(0, 5).join(", ")}${missing.length > 5 ? ", ..." : ""}): they answer 503`,
-        fix: "Copy the files back from a backup (the log's 'tileset archive cannot be read' lines name them), or delete those versions",
-      };
+    const missing = missingArchives(ctx.sqlite, ctx.config.dataDir);
+    if (missing.length) return { status: "degraded", detail: missingArchivesWords(missing), fix: MISSING_ARCHIVES_FIX };
     if (f.freeBytes === null) return { status: "ok", detail: "free space unknown" };
     if (f.freeBytes < LOW_DISK_BYTES) return { status: "degraded", detail: `only ${gib(f.freeBytes)} free in DATA_DIR (under 1 GiB)`, fix: "Free disk space on the DATA_DIR volume, or delete unpublished tileset versions you no longer need" };
     return { status: "ok", detail: `${gib(f.freeBytes)} free in DATA_DIR` };
-  }
-
-  /** The ready versions (newest first, at most a few thousand) whose archive file is not in DATA_DIR. */
-  function missingArchives(): string[] {
-    try {
-      return readyArchives
-        .all()
-        .filter((v) => !existsSync(join(ctx.config.dataDir, v.archive_path)))
-        .map((v) => `${v.owner}/${v.slug}@${v.version}`);
-    } catch {
-      return []; // the database check reports a database that cannot be read
-    }
   }
 
   function jobs(): ProbeResult {

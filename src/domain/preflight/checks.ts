@@ -12,6 +12,7 @@ import { probeElevationBackend } from "../../backends/elevation/embedded-probe";
 import { probeRouter } from "../../backends/routing/probe";
 import type { ProbeResult } from "../../backends/probe";
 import { LOW_DISK_BYTES, gib, storageFacts } from "../health/storage";
+import { MISSING_ARCHIVES_FIX, missingArchives, missingArchivesWords } from "../health/missing-archives";
 
 export type CheckStatus = "pass" | "warn" | "fail";
 
@@ -164,6 +165,14 @@ async function unresolvedHost(host: string): Promise<string | null> {
   }
 }
 
+/** Every ready tileset version has its archive (a restore may have left some out). */
+function archivesCheck(sqlite: Database, dataDir: string): Check {
+  const missing = missingArchives(sqlite, dataDir);
+  // A warning, as /health/detailed says degraded: everything else serves.
+  if (missing.length) return { id: "archives", status: "warn", message: missingArchivesWords(missing), fix: MISSING_ARCHIVES_FIX };
+  return { id: "archives", status: "pass", message: "Every ready tileset version has its archive in DATA_DIR", fix: "" };
+}
+
 export async function runPreflight(deps: PreflightDeps): Promise<PreflightReport> {
   const { config, sqlite } = deps;
   const [geo, elev, route] = await Promise.all([
@@ -173,7 +182,7 @@ export async function runPreflight(deps: PreflightDeps): Promise<PreflightReport
   ]);
   const dirChecks = dataDirChecks(config);
   const databaseChecks: Check[] = sqlite
-    ? [sqliteCheck(sqlite), migrationsCheck(sqlite), adminCheck(sqlite)]
+    ? [sqliteCheck(sqlite), migrationsCheck(sqlite), adminCheck(sqlite), archivesCheck(sqlite, config.dataDir)]
     : deps.fresh && dirChecks[0]!.status === "pass"
       ? [
           { id: "sqlite", status: "pass", message: "No database in DATA_DIR yet: the first start creates it and applies the migrations", fix: "" },

@@ -9,6 +9,7 @@ import { publish, uploadReady } from "../../management/tilesets/fixtures";
 import { makeTestApp } from "../../../support/app";
 import { seedOrg, seedSession } from "../../../support/seed";
 import { createLogger } from "../../../../src/log";
+import { runPreflight } from "../../../../src/domain/preflight/checks";
 
 let t: TestApp;
 let headers: Record<string, string>;
@@ -48,6 +49,10 @@ test("a deleted archive: TileJSON and tiles answer 503 naming the tileset, and t
   expect(health.components.storage.status).toBe("degraded");
   expect(health.components.storage.detail).toContain("1 ready tileset version(s) have no archive in DATA_DIR (acme/gone@1)");
   expect(health.components.storage.fix).toContain("from a backup");
+  // And the preflight, which an operator runs after a restore (a warning: everything else serves).
+  const ok = async () => ({ status: "ok" as const, detail: "stub" });
+  const report = await runPreflight({ config: t.ctx.config, sqlite: t.ctx.sqlite, listening: true, probeGeocoder: ok, probeElevation: ok, probeRouter: ok });
+  expect(report.checks.find((c) => c.id === "archives")).toMatchObject({ status: "warn", message: expect.stringContaining("(acme/gone@1)"), fix: expect.stringContaining("mapstead tilesets delete") });
 });
 
 test("a truncated archive is damaged, not an internal error", async () => {
