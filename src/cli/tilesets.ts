@@ -272,6 +272,10 @@ export const tilesetsCommand: CliCommand = {
           return 0;
         }
         case "unpublish": {
+          if (service.get(org, slug).published_version === null) {
+            print(`${org.slug}/${slug} is not published; nothing changed`);
+            return 0;
+          }
           service.unpublish(org, slug);
           print(`${green("Unpublished")} ${org.slug}/${slug}: its stable URLs answer 404 until a version is published`);
           return 0;

@@ -85,6 +85,9 @@ test("create, import with progress, publish, list, delete", async () => {
   expect(unpublished.code).toBe(0);
   expect(unpublished.out).toContain("Unpublished acme/world");
   expect((JSON.parse(cli("tilesets", "list", "--org", "acme", "--json").out) as any[]).find((r) => r.slug === "world").published_version).toBeNull();
+  // Again: nothing to unpublish, and it says so rather than claiming it did.
+  const again = cli("tilesets", "unpublish", "--org", "acme", "--slug", "world");
+  expect([again.code, again.out.trim()]).toEqual([0, "acme/world is not published; nothing changed"]);
   expect(cli("tilesets", "publish", "--org", "acme", "--slug", "world", "--version", "1").code).toBe(0);
   expect(cli("tilesets", "delete", "--org", "acme", "--slug", "world", "--version", "2").code).toBe(0); // the failed one
   const gone = cli("tilesets", "delete", "--org", "acme", "--slug", "world");
