@@ -177,8 +177,9 @@ try {
   report("tile p99 at that rate, ratio vs bare with the app's very headers (our code alone)", half.sameRatio, "x");
   // A lighter load shows how much of the tail is the machine's queueing: on two cores wrk and the
   // server share, the ratio grows with the rate.
-  const light = await pacedRun(Math.max(1000, Math.round(rate / 2000) * 1000));
-  report(`tile p99 ratio vs bare p99 at a quarter of saturation (${Math.max(1000, Math.round(rate / 2000) * 1000)} req/s)`, light.ratio, "x");
+  const quarter = Math.max(1000, Math.round(rate / 2000) * 1000);
+  const light = await pacedRun(quarter);
+  report(`tile p99 ratio vs bare p99 at a quarter of saturation (${quarter} req/s)`, light.ratio, "x");
 
   // TileJSON of the published version (stable URL) against a bare server sending its bytes.
   const tileJsonUrl = `${app.baseUrl}/tiles/v1/bench/world.json`;

@@ -98,7 +98,6 @@ function layerProblem(r: LayerRecipe): string | null {
   return null;
 }
 
-/** Returns a problem with the recipe, or null. Used by the API (400) and the CLI. */
 /** A misspelt setting's likely meaning: the known one it is but for case, `_` and `-` (max_zoom: maxzoom). */
 function meant(key: string, known: Iterable<string>): string {
   const bare = (k: string) => k.toLowerCase().replace(/[_-]/g, "");
@@ -106,6 +105,7 @@ function meant(key: string, known: Iterable<string>): string {
   return "";
 }
 
+/** Returns a problem with the recipe, or null. Used by the API (400) and the CLI. */
 export function recipeProblem(r: Recipe): string | null {
   // A misspelt setting would otherwise build with the default silently (the API refuses one in the
   // query or fields before this; a recipe file given to the CLI meets it here).
