@@ -5,6 +5,7 @@ import m2 from "./0002_idempotency_owner.sql" with { type: "text" };
 import m3 from "./0003_version_numbers_outlive_deletes.sql" with { type: "text" };
 import m4 from "./0004_login_failures.sql" with { type: "text" };
 import m5 from "./0005_user_disabled.sql" with { type: "text" };
+import m6 from "./0006_version_published_at.sql" with { type: "text" };
 
 export const migrations: { tag: string; sql: string }[] = [
   { tag: "0000_init", sql: m0 },
@@ -13,4 +14,5 @@ export const migrations: { tag: string; sql: string }[] = [
   { tag: "0003_version_numbers_outlive_deletes", sql: m3 },
   { tag: "0004_login_failures", sql: m4 },
   { tag: "0005_user_disabled", sql: m5 },
+  { tag: "0006_version_published_at", sql: m6 },
 ];

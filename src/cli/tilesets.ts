@@ -48,9 +48,10 @@ import   Loads FILE (or several, one layer each, named after the file) into a ne
 export   Writes a ready version (default: the published one, else the newest ready one) to the file
          OUT as MBTiles or PMTiles (default: from OUT's extension, else the archive's own format),
          e.g. for a CDN. OUT must not exist yet.
-publish  Points the stable TileJSON at a ready version.
+publish  Points the stable TileJSON at a ready version. A version's own URLs answer only to its
+         organization until its first publish.
 unpublish  Stops serving the stable TileJSON (404 until a version is published again); versioned
-         URLs keep working.
+         URLs of versions published before keep working.
 delete   Deletes one version (not the published one) with --version, or the whole tileset.
 
 Exit status: 0 done, 1 failed (the message says why), 2 usage error.
@@ -354,7 +355,8 @@ export const tilesetsCommand: CliCommand = {
       print(
         `${green("Ready")}: ${org.slug}/${slug} v${v.version}, ${fmt(v.stats.tiles)} tiles, zoom ${v.minzoom}-${v.maxzoom}${v.encoding ? `, raster DEM (${v.encoding})` : ""}${v.stats.features ? `, ${fmt(v.stats.features)} features` : ""}${v.stats.seconds !== null ? ` in ${Math.max(0.01, Math.round(v.stats.seconds * 100) / 100)} s` : ""}`,
       );
-      print(`TileJSON: ${v.tilejson_url}`);
+      // Until its first publish a version's URLs answer only to the organization (a session or a key).
+      print(`TileJSON: ${v.tilejson_url}${values.publish || v.published_at !== null ? "" : dim(" (members only until published: mapstead tilesets publish)")}`);
       if (values.publish) {
         const t = service.publish(org, slug, v.version);
         print(`${green("Published")}: ${t.tilejson_url}`);

@@ -126,6 +126,12 @@ export const tilesetVersions = sqliteTable(
     /** TileJSON-ish facts: tile format, vector_layers, bounds, center, minzoom, maxzoom */
     metadata: text("metadata", { mode: "json" }).$type<Record<string, unknown>>(),
     stats: text("stats", { mode: "json" }).$type<Record<string, unknown>>().notNull().default({}),
+    /**
+     * when the version was first published (epoch ms), null while it never was: until then its URLs answer
+     * only to the organization (as a private tileset's do), so a version being checked before release is
+     * neither public nor cached as immutable by browsers and CDNs
+     */
+    publishedAt: integer("published_at"),
     createdAt: integer("created_at").notNull().$defaultFn(now),
     updatedAt: integer("updated_at").notNull().$defaultFn(now),
   },

@@ -45,6 +45,7 @@ interface VersionRow {
   description: string;
   attribution: string;
   visibility: string;
+  published_at: number | null;
   state: string;
   archive_format: string | null;
   archive_path: string | null;
@@ -59,7 +60,7 @@ type VersionEntry = Served | null | Promise<Served | null>;
 
 export function createTileCatalog(ctx: AppContext, published: PublishedCache) {
   const versionRow = ctx.sqlite.query<VersionRow, [string, string, number]>(
-    `SELECT t.id, t.org_id, t.name, t.description, t.attribution, t.visibility, v.state, v.archive_format, v.archive_path, v.metadata
+    `SELECT t.id, t.org_id, t.name, t.description, t.attribution, t.visibility, v.published_at, v.state, v.archive_format, v.archive_path, v.metadata
      FROM tilesets t JOIN orgs o ON o.id = t.org_id JOIN tileset_versions v ON v.tileset_id = t.id AND v.version = ?3
      WHERE o.slug = ?1 AND t.slug = ?2`,
   );
@@ -135,7 +136,9 @@ export function createTileCatalog(ctx: AppContext, published: PublishedCache) {
     const stableBody = tileJson(now);
     // Versions made before the words were kept with them follow the tileset, as they always did.
     const versionedBody = facts.tileset ? tileJson(facts.tileset) : stableBody;
-    const isPrivate = row.visibility === "private";
+    // A version never published answers as a private tileset's do: to the organization only, never cached
+    // by shared caches, so a version being checked before release leaks nowhere and stays deletable.
+    const isPrivate = row.visibility === "private" || row.published_at === null;
     return {
       tilesetId: row.id,
       orgId: row.org_id,

@@ -244,6 +244,8 @@ describe("embedded worker", () => {
     const r = await runBinary(["tilesets", "import", "--org", "acme", "--slug", "pts", "--create", geojson], { env: { DATA_DIR: dir }, cwd, timeoutMs: 60_000 });
     expect(r.stdout + r.stderr).not.toContain("failed");
     expect(r.stdout).toContain("Ready: acme/pts v1");
+    // Not published: its URL works for the organization only, and the output says so.
+    expect(r.stdout).toContain("/tiles/v1/acme/pts@1.json (members only until published: mapstead tilesets publish)");
     expect(r.exitCode).toBe(0);
   }, 60_000);
 });

@@ -89,6 +89,8 @@ export function versionRecord(ctx: AppContext, org: Org, t: TilesetRow, v: Versi
     error: v.error,
     warnings: v.warnings,
     published: t.publishedVersion === v.version,
+    /** when first published; until then the version's URLs answer only to the organization */
+    published_at: v.publishedAt === null ? null : iso(v.publishedAt),
     source_format: v.sourceFormat,
     archive_format: v.archiveFormat,
     recipe: v.recipe as Record<string, unknown>,
@@ -540,7 +542,17 @@ export function createTilesetService(ctx: AppContext, deps: { changes: ChangePub
             ? `Version ${version} failed processing and cannot be published: ${v.error ?? ""}`.trim()
             : `Version ${version} is ${v.state}; wait until its state is ready, then publish`,
         );
-      const updated = writeTileset(org, t, () => db.update(tilesets).set({ publishedVersion: version, updatedAt: Date.now() }).where(eq(tilesets.id, t.id)).returning().get(), { published: version });
+      const at = Date.now();
+      const updated = writeTileset(
+        org,
+        t,
+        () => {
+          // The first publish makes the version's own URLs public (for a public tileset) and cacheable.
+          if (v.publishedAt === null) db.update(tilesetVersions).set({ publishedAt: at }).where(eq(tilesetVersions.id, v.id)).run();
+          return db.update(tilesets).set({ publishedVersion: version, updatedAt: at }).where(eq(tilesets.id, t.id)).returning().get();
+        },
+        { published: version },
+      );
       return tilesetRecord(ctx, org, updated);
     },
 

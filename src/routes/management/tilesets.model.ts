@@ -85,7 +85,10 @@ export const Version = t.Object({
   progress: t.Number({ description: "percent, 0-100" }),
   error: t.Union([t.String(), t.Null()], { description: "why processing failed: file, line or feature, what is wrong" }),
   warnings: t.Array(t.String(), { description: "features skipped or repaired, and similar notes" }),
-  published: t.Boolean(),
+  published: t.Boolean({ description: "whether this is the published version now" }),
+  published_at: t.Union([t.String({ format: "date-time" }), t.Null()], {
+    description: "when this version was first published; null while it never was, and until then its versioned URLs answer only to the organization (a member's session or a key with maps:read), with Cache-Control: private",
+  }),
   source_format: t.Union([t.String(), t.Null()], { description: "geojson, ndjson, csv, shapefile, flatgeobuf, geopackage, mbtiles, pmtiles, geotiff or hgt (several files: joined with +)" }),
   archive_format: t.Union([t.String(), t.Null()], { description: "mbtiles or pmtiles, once ready" }),
   recipe: t.Record(t.String(), t.Unknown()),

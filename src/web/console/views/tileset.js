@@ -85,7 +85,11 @@ export async function renderTileset(main, slug, view) {
             return h(
               "tr",
               { "data-version": v.version, "data-state": v.state },
-              h("td", h("strong", `v${v.version}`), v.published ? [" ", badge("published")] : null),
+              h(
+                "td",
+                h("strong", `v${v.version}`),
+                v.published ? [" ", badge("published")] : v.state === "ready" && v.published_at === null ? [" ", h("span.muted.small", { title: "Its URLs answer only to this organization until its first publish" }, "members only")] : null,
+              ),
               h("td", versionStateCell(v), versionProgress(v)),
               h("td.small", versionDetails(v)),
               h("td.muted.small", fmtDate(v.created_at)),

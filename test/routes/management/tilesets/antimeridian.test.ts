@@ -105,21 +105,21 @@ describe("Natural Earth countries from world-atlas", () => {
       const layerName = slug;
       const where = spans(fc);
       // The reviewer's tile over Canada: Russia drew there as a band from Chukotka to Greenland.
-      const canada = (await versionTile(t, slug, 3, 2, 1))!;
+      const canada = (await versionTile(t, headers, slug, 3, 2, 1))!;
       const names = Array.from({ length: canada.layers[layerName]!.length }, (_, i) => canada.layers[layerName]!.feature(i).properties.name);
       expect(names).toContain("Canada");
       expect(names).not.toContain("Russia");
       const wrong: string[] = [];
       for (let x = 0; x < 8; x++)
         for (let y = 0; y < 8; y++) {
-          const tile = await versionTile(t, slug, 3, x, y);
+          const tile = await versionTile(t, headers, slug, 3, x, y);
           if (tile) wrong.push(...misplaced(tile, layerName, 3, x, where).map((m) => `3/${x}/${y}: ${m}`));
         }
       expect(wrong).toEqual([]);
       // Antarctica goes around the South Pole: on a flat map it fills the bottom row of tiles down to
       // the map's edge (no strip of sea below its closing parallel, no half left empty).
       for (let x = 0; x < 4; x++) {
-        const bottom = (await versionTile(t, slug, 2, x, 3))!;
+        const bottom = (await versionTile(t, headers, slug, 2, x, 3))!;
         for (const px of [256, 2048, 3840]) expect(`2/${x}/3 at ${px}: ${covers(bottom, layerName, "Antarctica", px, 4000)}`).toBe(`2/${x}/3 at ${px}: true`);
       }
       expect(v.warnings.join("\n")).toContain("crossing of the antimeridian unwrapped");
@@ -146,13 +146,13 @@ describe("data already cut at the antimeridian", () => {
     expect(v.stats.features_repaired).toBe(0);
     // Zoom 1, southern row: each Fiji part is a sliver at its own edge of the world.
     for (const [x, name, edge] of [[1, "east", EXTENT], [0, "west", 0]] as const) {
-      const layer = (await versionTile(t, slug, 1, x, 1))!.layers[slug]!;
+      const layer = (await versionTile(t, headers, slug, 1, x, 1))!.layers[slug]!;
       const f = Array.from({ length: layer.length }, (_, i) => layer.feature(i)).find((g) => g.properties.name === name)!;
       const xs = f.loadGeometry().flat().map((p) => p.x).filter((px) => px >= 0 && px <= EXTENT);
       expect(Math.max(...xs.map((px) => Math.abs(px - edge)))).toBeLessThan(100);
     }
     // The frame still frames the world (its hole in the middle), and the flat Antarctica fills the bottom.
-    const world = (await versionTile(t, slug, 0, 0, 0))!;
+    const world = (await versionTile(t, headers, slug, 0, 0, 0))!;
     expect(covers(world, slug, "frame", 2048, 2048)).toBe(false);
     expect(covers(world, slug, "frame", 20, 2048)).toBe(true);
     expect(covers(world, slug, "frame", 4076, 2048)).toBe(true);

@@ -344,9 +344,12 @@ export async function uploadReady(t: TestApp, headers: Record<string, string>, s
   return { slug, v };
 }
 
-/** Tile z/x/y of acme/`slug`@1, decoded; null when the tileset answers none (204, 404). */
-export async function versionTile(t: TestApp, slug: string, z: number, x: number, y: number): Promise<VectorTile | null> {
-  const res = await t.fetch(`/tiles/v1/acme/${slug}@1/${z}/${x}/${y}.mvt`);
+/**
+ * Tile z/x/y of acme/`slug`@1, decoded; null when the tileset answers none (204, 404). Fetched with a
+ * member's `headers`: a version never published answers only to its organization.
+ */
+export async function versionTile(t: TestApp, headers: Record<string, string>, slug: string, z: number, x: number, y: number): Promise<VectorTile | null> {
+  const res = await t.fetch(`/tiles/v1/acme/${slug}@1/${z}/${x}/${y}.mvt`, { headers });
   return res.status === 200 ? new VectorTile(new PbfReader(new Uint8Array(await res.arrayBuffer()))) : null;
 }
 

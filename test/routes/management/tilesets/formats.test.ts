@@ -48,7 +48,7 @@ async function importInto(body: BodyInit, query = "", extraHeaders: Record<strin
 }
 
 async function decodedTile(slug: string, z: number, x: number, y: number) {
-  const res = await t.fetch(`/tiles/v1/acme/${slug}@1/${z}/${x}/${y}.mvt`);
+  const res = await t.fetch(`/tiles/v1/acme/${slug}@1/${z}/${x}/${y}.mvt`, { headers });
   expect(res.status).toBe(200);
   expect(res.headers.get("content-encoding")).toBeNull();
   return new VectorTile(new PbfReader(new Uint8Array(await res.arrayBuffer())));
@@ -83,7 +83,7 @@ describe("source data becomes vector tiles", () => {
     // Brazil at z2: tile 1/2 holds it; z0 and z1 are outside the zoom range.
     const tile = await decodedTile(slug, 2, 1, 2);
     expect(tile.layers.land!.feature(0).properties).toEqual({ name: "Brazil", keep: 1 });
-    expect((await t.fetch(`/tiles/v1/acme/${slug}@1/1/0/1.mvt`)).status).toBe(404);
+    expect((await t.fetch(`/tiles/v1/acme/${slug}@1/1/0/1.mvt`, { headers })).status).toBe(404);
   });
 
   test("newline-delimited GeoJSON", async () => {
@@ -277,7 +277,7 @@ describe("archives are validated and served as they are", () => {
     expect(v.layers).toEqual([{ id: "countries", fields: { name: "String" } }]);
     expect(v.stats.tiles).toBe(tiles.length);
     const [z, x, y, data] = tiles.find(([z]) => z === 2)!;
-    const res = await t.fetch(`/tiles/v1/acme/${slug}@1/${z}/${x}/${y}.pbf`, { headers: { "accept-encoding": "gzip, br" } });
+    const res = await t.fetch(`/tiles/v1/acme/${slug}@1/${z}/${x}/${y}.pbf`, { headers: { ...headers, "accept-encoding": "gzip, br" } });
     expect(res.headers.get("content-encoding")).toBe("gzip");
     expect(new Uint8Array(await res.arrayBuffer())).toEqual(data);
   });
@@ -288,12 +288,12 @@ describe("archives are validated and served as they are", () => {
     const { slug, v } = await importInto(Bun.file(path));
     expect(v.format).toBe("png");
     expect(v.layers).toEqual([]);
-    const res = await t.fetch(`/tiles/v1/acme/${slug}@1/1/0/0.png`);
+    const res = await t.fetch(`/tiles/v1/acme/${slug}@1/1/0/0.png`, { headers });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("image/png");
     expect(new Uint8Array(await res.arrayBuffer())).toEqual(PNG_1x1);
-    expect((await t.fetch(`/tiles/v1/acme/${slug}@1/1/0/0.mvt`)).status).toBe(404);
-    const tj = (await (await t.fetch(`/tiles/v1/acme/${slug}@1.json`)).json()) as any;
+    expect((await t.fetch(`/tiles/v1/acme/${slug}@1/1/0/0.mvt`, { headers })).status).toBe(404);
+    const tj = (await (await t.fetch(`/tiles/v1/acme/${slug}@1.json`, { headers })).json()) as any;
     expect(tj.tiles[0]).toEndWith(`/tiles/v1/acme/${slug}@1/{z}/{x}/{y}.png`);
     expect(tj.vector_layers).toBeUndefined();
     // The tiles' own size (1 px here), so MapLibre does not take them for its default 512.
@@ -305,7 +305,7 @@ describe("archives are validated and served as they are", () => {
     const tile = encodePng({ width: 256, height: 256, data: new Uint8Array(256 * 256 * 4).fill(200) });
     writeMbtiles(path, [[0, 0, 0, tile]], { name: "Hillshade", format: "png", minzoom: "0", maxzoom: "0" });
     const { slug } = await importInto(Bun.file(path));
-    expect(((await (await t.fetch(`/tiles/v1/acme/${slug}@1.json`)).json()) as any).tileSize).toBe(256);
+    expect(((await (await t.fetch(`/tiles/v1/acme/${slug}@1.json`, { headers })).json()) as any).tileSize).toBe(256);
   });
 
   test("vector PMTiles (gzip tiles), served straight from the file", async () => {
@@ -323,12 +323,12 @@ describe("archives are validated and served as they are", () => {
     expect(v.archive_format).toBe("pmtiles");
     expect(v.layers).toEqual([{ id: "countries", fields: { name: "String" } }]);
     for (const [z, x, y, data] of tiles.filter((_, i) => i % 3 === 0)) {
-      const res = await t.fetch(`/tiles/v1/acme/${slug}@1/${z}/${x}/${y}.mvt`, { headers: { "accept-encoding": "gzip" } });
+      const res = await t.fetch(`/tiles/v1/acme/${slug}@1/${z}/${x}/${y}.mvt`, { headers: { ...headers, "accept-encoding": "gzip" } });
       expect(res.status).toBe(200);
       expect(res.headers.get("content-encoding")).toBe("gzip");
       expect(new Uint8Array(await res.arrayBuffer())).toEqual(data);
     }
-    const plain = await t.fetch(`/tiles/v1/acme/${slug}@1/0/0/0.mvt`);
+    const plain = await t.fetch(`/tiles/v1/acme/${slug}@1/0/0/0.mvt`, { headers });
     expect(new Uint8Array(await plain.arrayBuffer())).toEqual(Bun.gunzipSync(tiles[0]![3] as Uint8Array<ArrayBuffer>));
   });
 
@@ -336,7 +336,7 @@ describe("archives are validated and served as they are", () => {
     const archive = pmtiles([[0, 0, 0, PNG_1x1]], { tileType: 2, tileCompression: 1, metadata: {}, bounds: [-180, -85, 180, 85], minzoom: 0, maxzoom: 0 });
     const { slug, v } = await importInto(archive);
     expect(v.format).toBe("png");
-    const res = await t.fetch(`/tiles/v1/acme/${slug}@1/0/0/0.png`);
+    const res = await t.fetch(`/tiles/v1/acme/${slug}@1/0/0/0.png`, { headers });
     expect(res.headers.get("content-type")).toBe("image/png");
     expect(new Uint8Array(await res.arrayBuffer())).toEqual(PNG_1x1);
   });

@@ -99,7 +99,7 @@ async function fresh() {
 const ready = async (body: BodyInit, query = "") => uploadReady(t, headers, `gpkg-${++counter}`, body, query);
 
 async function tile(slug: string, z: number, x: number, y: number) {
-  const decoded = await versionTile(t, slug, z, x, y);
+  const decoded = await versionTile(t, headers, slug, z, x, y);
   expect(decoded).not.toBeNull();
   return decoded!;
 }

@@ -35,7 +35,7 @@ function form(files: [string, BodyInit | Uint8Array][], recipe?: unknown) {
 }
 
 const ready = async (body: BodyInit, query = "") => uploadReady(t, headers, `layers-${++counter}`, body, query);
-const tile = (slug: string, z: number, x: number, y: number) => versionTile(t, slug, z, x, y);
+const tile = (slug: string, z: number, x: number, y: number) => versionTile(t, headers, slug, z, x, y);
 
 const names = (layer: VectorTile["layers"][string] | undefined) => Array.from({ length: layer?.length ?? 0 }, (_, i) => layer!.feature(i).properties.name);
 
@@ -284,7 +284,7 @@ describe("generalization", () => {
     const recipe = { maxzoom: 4, cluster: { radius: 60, maxzoom: 3 } };
     const { slug, v } = await ready(JSON.stringify(towns), `?recipe=${encodeURIComponent(JSON.stringify(recipe))}`);
     expect(v.stats.features).toBe(2000);
-    const tj = (await (await t.fetch(`/tiles/v1/acme/${slug}@1.json`)).json()) as any;
+    const tj = (await (await t.fetch(`/tiles/v1/acme/${slug}@1.json`, { headers })).json()) as any;
     expect(tj.vector_layers[0].fields).toMatchObject({ point_count: "Number", point_count_abbreviated: "String", cluster: "Boolean" });
     for (let z = 0; z <= 4; z++) {
       const { features, points, clusters } = pointCounts(slug, z);
@@ -332,7 +332,7 @@ describe("generalization", () => {
     }
     // TileJSON bounds cannot wrap, and MapLibre requests no tile outside them: the western part needs
     // the whole band of longitudes. The center is on the polygon (179.5°E), not at 0° between the edges.
-    const tj = await (await t.fetch(`/tiles/v1/acme/${slug}@1.json`)).json();
+    const tj = await (await t.fetch(`/tiles/v1/acme/${slug}@1.json`, { headers })).json();
     expect(tj.bounds).toEqual([-180, -19, 180, -16]);
     expect(tj.center.slice(0, 2)).toEqual([179.5, -17.5]);
   });

@@ -132,7 +132,22 @@ test("publishing: the old version serves until the new one is published; deletes
   expect(v2.layers[0].id).toBe("v2");
   // v2 is ready but not published: the stable TileJSON still says v1
   expect(((await (await t.fetch("/tiles/v1/acme/life.json")).json()) as any).vector_layers[0].id).toBe("v1");
+  // ... and v2's own URLs answer only to the organization, never cached as immutable, until published
+  expect(v2.published_at).toBeNull();
+  for (const path of ["/tiles/v1/acme/life@2/0/0/0.mvt", "/tiles/v1/acme/life@2.json"]) {
+    const anonymous = await t.fetch(path);
+    expect(anonymous.status).toBe(404);
+    expect(((await anonymous.json()) as any).error.code).toBe("TILESET_NOT_FOUND");
+    const member = await t.fetch(path, { headers });
+    expect(member.status).toBe(200);
+    expect(member.headers.get("cache-control")).toBe("private");
+  }
   expect((await publish(t, "acme", "life", 2, headers)).status).toBe(200);
+  const published2 = (await (await t.fetch("/api/v1/orgs/acme/tilesets/life/versions/2", { headers })).json()) as any;
+  expect(Date.parse(published2.published_at)).toBeGreaterThan(Date.now() - 60_000);
+  const anonymous2 = await t.fetch("/tiles/v1/acme/life@2/0/0/0.mvt");
+  expect(anonymous2.status).toBe(200);
+  expect(anonymous2.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
   const stable2 = (await (await t.fetch("/tiles/v1/acme/life.json")).json()) as any;
   expect(stable2.tiles).toEqual([`${t.baseUrl}/tiles/v1/acme/life@2/{z}/{x}/{y}.mvt`]);
   expect(stable2.vector_layers[0].id).toBe("v2");
@@ -167,7 +182,7 @@ test("publishing: the old version serves until the new one is published; deletes
   expect(again.version).toBe(3);
   await waitForVersion(t, "acme", "life", 3, headers);
   expect((await t.fetch("/tiles/v1/acme/life@1.json")).status).toBe(404);
-  expect((await t.fetch("/tiles/v1/acme/life@3.json")).status).toBe(200);
+  expect((await t.fetch("/tiles/v1/acme/life@3.json", { headers })).status).toBe(200);
 });
 
 test("editing a tileset changes its stable TileJSON; a versioned TileJSON, served as immutable, keeps its words", async () => {
@@ -192,7 +207,7 @@ test("editing a tileset changes its stable TileJSON; a versioned TileJSON, serve
   // The next version takes the words the tileset has when it becomes ready.
   await upload(t, "acme", "words", headers, JSON.stringify(countries()), "?maxzoom=1");
   await waitForVersion(t, "acme", "words", 2, headers);
-  expect(await (await t.fetch("/tiles/v1/acme/words@2.json")).json()).toMatchObject({ name: "Renamed", attribution: "© New" });
+  expect(await (await t.fetch("/tiles/v1/acme/words@2.json", { headers })).json()).toMatchObject({ name: "Renamed", attribution: "© New" });
 });
 
 test("deleting a version while it processes stops the work and leaves no files", async () => {

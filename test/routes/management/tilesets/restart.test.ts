@@ -46,7 +46,7 @@ test("stopping the server mid-processing re-queues the job; the next start finis
   expect(v.state).toBe("ready");
   expect(v.maxzoom).toBe(8);
   expect(v.stats.tiles).toBeGreaterThan(20_000);
-  expect((await b.fetch("/tiles/v1/acme/world@1/0/0/0.mvt")).status).toBe(200);
+  expect((await b.fetch("/tiles/v1/acme/world@1/0/0/0.mvt", { headers: session.headers })).status).toBe(200);
 });
 
 /** Leaves a version as a crashed process would: job running with a stale heartbeat, version processing. */
