@@ -1,4 +1,5 @@
-// `mapstead styles create|list|publish|export`: styles from the machine itself (same rules as the API).
+// `mapstead styles create|list|draft|publish|unpublish|export|delete`: styles from the machine itself (same
+// rules as the API).
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { CliCommand } from "./command";
@@ -15,18 +16,25 @@ import { svgIconsFromZip } from "../sprites/unzip";
 const HELP = `Usage:
   mapstead styles create --org ORG --slug SLUG [--name NAME] [--private] [--sprite ICONS] [STYLE.json|-] [settings]
   mapstead styles list --org ORG [--json] [settings]
+  mapstead styles draft --org ORG --slug SLUG STYLE.json|- [settings]
   mapstead styles publish --org ORG --slug SLUG [--version N] [settings]
+  mapstead styles unpublish --org ORG --slug SLUG [settings]
   mapstead styles export --org ORG --slug SLUG [--version N] [settings]
+  mapstead styles delete --org ORG --slug SLUG [settings]
 
 create   Creates a style whose draft is STYLE.json (or stdin with -; an empty style without it).
          --sprite builds the style's sprite first from a zip of SVG icons, one .svg file or a folder of
          .svg files, so the style may use "sprite": "mapstead://sprites/ORG/SLUG".
          The style is validated like the API does: MapLibre style spec and every mapstead:// reference.
 list     Lists the organization's styles with their published version.
+draft    Replaces the style's draft with STYLE.json (or stdin with -), validated as on create; what
+         clients load changes only when you publish.
 publish  Publishes the draft as a new immutable version (pinning the tileset versions published now),
          or with --version points the stable URL back at an existing version.
+unpublish  Removes the stable URL (404 afterwards); versioned URLs keep working.
 export   Prints the published style JSON as GET /styles/v1/ORG/SLUG[@N] serves it (absolute URLs under
          PUBLIC_URL, so set --public-url to the address clients use).
+delete   Deletes the style with every version and sprite: its URLs answer 404 at once.
 
 Settings:
 ${settingsHelp()}`;
@@ -60,9 +68,11 @@ function printProblems(err: unknown): void {
       printErr(`  ${d.path || "(style)"}${d.layer !== undefined ? ` (layer ${JSON.stringify(d.layer)})` : ""}: ${d.message}`);
 }
 
+const SUBCOMMANDS = ["create", "list", "draft", "publish", "unpublish", "export", "delete"];
+
 export const stylesCommand: CliCommand = {
   name: "styles",
-  summary: "Create, list, publish and export map styles",
+  summary: "Create, edit, publish, export and delete map styles",
   help: HELP,
   async run(args, overrides) {
     const { values, positionals } = parse(args, {
@@ -75,16 +85,18 @@ export const stylesCommand: CliCommand = {
       json: { type: "boolean" },
     });
     const [sub, ...rest] = positionals;
-    if (!sub || !["create", "list", "publish", "export"].includes(sub)) throw new UsageError("expected `styles create|list|publish|export` (see --help)");
+    if (!sub || !SUBCOMMANDS.includes(sub)) throw new UsageError(`expected \`styles ${SUBCOMMANDS.join("|")}\` (see --help)`);
     if (!values.org) throw new UsageError("--org is required");
     if (sub !== "list" && !values.slug) throw new UsageError("--slug is required");
-    if (rest.length > (sub === "create" ? 1 : 0)) throw new UsageError(`unexpected argument '${rest[rest.length - 1]}'`);
+    if (rest.length > (sub === "create" || sub === "draft" ? 1 : 0)) throw new UsageError(`unexpected argument '${rest[rest.length - 1]}'`);
+    if (sub === "draft" && !rest[0]) throw new UsageError("styles draft needs the style: a STYLE.json file, or - for stdin");
+    if (values.version !== undefined && sub !== "publish" && sub !== "export") throw new UsageError(`--version is for publish and export, not ${sub}`);
     let version: number | undefined;
     if (values.version !== undefined) {
       if (!isVersion(values.version)) throw new UsageError("--version must be a positive integer");
       version = Number(values.version);
     }
-    const styleInput = sub === "create" && rest[0] ? readStyle(rest[0]) : undefined;
+    const styleInput = (sub === "create" || sub === "draft") && rest[0] ? readStyle(rest[0]) : undefined;
     let sprite: SpriteSet | undefined;
     if (sub === "create" && values.sprite) {
       try {
@@ -132,6 +144,21 @@ export const stylesCommand: CliCommand = {
               }
             }
             print(`Created style ${bold(`${org.slug}/${slug}`)}${sprite ? ` with ${Object.keys(sprite["1x"].index).length} sprite icons` : ""}. Publish it with: mapstead styles publish --org ${org.slug} --slug ${slug}`);
+            return 0;
+          }
+          case "draft": {
+            styles.saveDraft(org, slug, styleInput);
+            print(`Saved the draft of ${bold(`${org.slug}/${slug}`)}. Clients see it once you publish: mapstead styles publish --org ${org.slug} --slug ${slug}`);
+            return 0;
+          }
+          case "unpublish": {
+            styles.unpublish(org, slug);
+            print(`Unpublished ${bold(`${org.slug}/${slug}`)}: ${styles.base}/styles/v1/${org.slug}/${slug} answers 404 now; versioned URLs keep working`);
+            return 0;
+          }
+          case "delete": {
+            styles.remove(org, slug);
+            print(`Deleted style ${bold(`${org.slug}/${slug}`)} with its versions and sprites`);
             return 0;
           }
           case "publish": {

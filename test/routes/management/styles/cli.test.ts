@@ -75,4 +75,41 @@ describe("mapstead styles", () => {
     expect(cli("styles", "publish", "--org", "acme", "--slug", "city", "--version", "x").code).toBe(2);
     expect(cli("styles", "frobnicate", "--org", "acme").code).toBe(2);
   });
+
+  test("draft, unpublish and delete: an operator edits and retires a style without the API", () => {
+    writeFileSync(join(dir, "plain.json"), JSON.stringify({ version: 8, sources: {}, layers: [{ id: "bg", type: "background", paint: { "background-color": "#123456" } }] }));
+    expect(cli("styles", "create", "--org", "acme", "--slug", "plain", join(dir, "plain.json")).code).toBe(0);
+    expect(cli("styles", "publish", "--org", "acme", "--slug", "plain").code).toBe(0);
+
+    // A new draft changes nothing clients load until it is published.
+    writeFileSync(join(dir, "plain2.json"), JSON.stringify({ version: 8, sources: {}, layers: [{ id: "bg", type: "background", paint: { "background-color": "#abcdef" } }] }));
+    const drafted = cli("styles", "draft", "--org", "acme", "--slug", "plain", join(dir, "plain2.json"));
+    expect(drafted.err).toBe("");
+    expect(drafted.out).toContain("Clients see it once you publish: mapstead styles publish --org acme --slug plain");
+    const color = (version?: string) => JSON.parse(cli("styles", "export", "--org", "acme", "--slug", "plain", ...(version ? ["--version", version] : [])).out).layers[0].paint["background-color"];
+    expect(color()).toBe("#123456");
+    expect(cli("styles", "publish", "--org", "acme", "--slug", "plain").out).toContain("version 2");
+    expect(color()).toBe("#abcdef");
+    // An invalid draft is refused with the reason and leaves the draft as it was.
+    const bad = cli("styles", "draft", "--org", "acme", "--slug", "plain", join(dir, "bad.json"));
+    expect(bad.code).toBe(1);
+    expect(bad.err).toContain("layers[0].paint.background-color");
+    expect(cli("styles", "draft", "--org", "acme", "--slug", "plain").code).toBe(2);
+    expect(cli("styles", "draft", "--org", "acme", "--slug", "plain", "--version", "1", join(dir, "plain2.json")).code).toBe(2);
+
+    const unpublished = cli("styles", "unpublish", "--org", "acme", "--slug", "plain");
+    expect(unpublished.code).toBe(0);
+    expect(unpublished.out).toContain("https://maps.example.com/styles/v1/acme/plain answers 404 now");
+    expect(cli("styles", "export", "--org", "acme", "--slug", "plain").code).toBe(1);
+    expect(color("1")).toBe("#123456");
+    const again = cli("styles", "unpublish", "--org", "acme", "--slug", "plain");
+    expect(again.code).toBe(1);
+    expect(again.err).toContain("is not published");
+
+    expect(cli("styles", "delete", "--org", "acme", "--slug", "plain").code).toBe(0);
+    expect(JSON.parse(cli("styles", "list", "--org", "acme", "--json").out).map((s: { slug: string }) => s.slug)).not.toContain("plain");
+    const gone = cli("styles", "delete", "--org", "acme", "--slug", "plain");
+    expect(gone.code).toBe(1);
+    expect(gone.err).toContain("does not exist");
+  });
 });
