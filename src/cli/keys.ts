@@ -92,7 +92,7 @@ export const keysCommand: CliCommand = {
           );
         }
         return 0;
-      });
+      }, { readOnly: true });
     }
 
     if (sub === "revoke") {

@@ -182,6 +182,6 @@ export const stylesCommand: CliCommand = {
         }
         throw err;
       }
-    });
+    }, { readOnly: sub === "list" || sub === "export" });
   },
 };

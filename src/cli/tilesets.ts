@@ -362,7 +362,7 @@ export const tilesetsCommand: CliCommand = {
         print(`${green("Published")}: ${t.tilejson_url}`);
       }
       return 0;
-    });
+    }, { readOnly: sub === "list" || sub === "export" });
   },
 };
 

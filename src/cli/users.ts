@@ -147,7 +147,7 @@ export const usersCommand: CliCommand = {
         else if (!users.length) print("No users yet. Create the first admin with: mapstead admin create --email you@example.com");
         else for (const u of users) print(`${String(u.id).padStart(4)}  ${bold(u.email)}${u.isAdmin ? "  admin" : ""}${u.disabledAt !== null ? `  ${yellow("disabled")}` : ""}  ${dim(iso(u.createdAt)!)}`);
         return 0;
-      });
+      }, { readOnly: true });
     if (isAccountAction(sub)) {
       if (!values.email) throw new UsageError("--email is required");
       for (const flag of ["admin", "org", "role", "json"] as const) if (values[flag] !== undefined) throw new UsageError(`--${flag} does not apply to \`users ${sub}\``);

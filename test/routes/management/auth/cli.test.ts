@@ -1,5 +1,6 @@
 // The air-gapped setup path: `mapstead admin|users|orgs|keys` on the data directory of a running app.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { authTestApp } from "./support";
 import { tempDir } from "../../../support/temp";
@@ -48,11 +49,23 @@ describe("mapstead admin|users|orgs|keys", () => {
 
   test("a command that finds no database in DATA_DIR says it created one, so a mistyped DATA_DIR shows", async () => {
     const dir = join(tempDir("mapstead-cli-fresh-"), "typo");
-    const first = await cli(["orgs", "list"], undefined, { DATA_DIR: dir });
+    const first = await cli(["orgs", "create", "--slug", "acme"], undefined, { DATA_DIR: dir });
     expect(first.code).toBe(0);
     expect(first.err.trim()).toBe(`mapstead: created a new database in DATA_DIR ${dir} (none was there; if the server uses another DATA_DIR, pass that one)`);
     const again = await cli(["orgs", "list"], undefined, { DATA_DIR: dir });
     expect(again.err).toBe("");
+    expect(again.out).toContain("acme");
+  });
+
+  test("a command that only reads refuses a DATA_DIR with no database and leaves none behind", async () => {
+    const dir = join(tempDir("mapstead-cli-typo-"), "typo");
+    const reads = [["orgs", "list"], ["users", "list"], ["keys", "list", "--org", "acme"], ["fonts", "list"], ["gazetteer", "status"], ["styles", "list", "--org", "acme"], ["tilesets", "list", "--org", "acme"], ["styles", "export", "--org", "acme", "--slug", "city"]];
+    for (const args of reads) {
+      const r = await cli(args, undefined, { DATA_DIR: dir });
+      expect(r.code).toBe(1);
+      expect(r.err.trim()).toBe(`mapstead: DATA_DIR ${dir} has no Mapstead database (mapstead.db), so there is nothing to show; pass the DATA_DIR the server uses (--data-dir DIR, or DATA_DIR=DIR)`);
+      expect(existsSync(join(dir, "mapstead.db"))).toBe(false);
+    }
   });
 
   test("admin create without PUBLIC_URL does not pretend to know the server's address", async () => {
