@@ -1,5 +1,5 @@
 import type { CliCommand } from "./command";
-import { configOrExit } from "./runtime";
+import { configOrExit, withServedPublicUrl } from "./runtime";
 import { ConfigError, loadConfig, processEnv, type Config } from "../config";
 import type { PreflightReport } from "../domain/preflight/checks";
 import { statSync } from "node:fs";
@@ -39,8 +39,10 @@ export const preflightCommand: CliCommand = {
     rejectUnknownArgs(args, ["--json"]);
     const json = args.includes("--json");
     // A monitor reading --json gets a report even when a setting is bad: the config check, failing.
-    const config = json ? configOrReport(overrides) : configOrExit(overrides);
-    if (config === null) return 2;
+    const given = json ? configOrReport(overrides) : configOrExit(overrides);
+    if (given === null) return 2;
+    // The URL check judges the PUBLIC_URL clients are sent to: the running server's when none is given.
+    const config = withServedPublicUrl(given);
     let handle: DbHandle | null = null;
     let databaseError: string | undefined;
     // A check leaves a new installation as it found it: no database is made where there is none.

@@ -29,7 +29,7 @@ export function configOrExit(overrides: Record<string, string>): Readonly<Config
  * A command given no PUBLIC_URL prints the URLs of the server that runs on its DATA_DIR (its lock says
  * where it listens), so `PORT=9000 mapstead serve` and a plain `mapstead styles publish` agree.
  */
-function withServedPublicUrl(config: Readonly<Config>): Readonly<Config> {
+export function withServedPublicUrl(config: Readonly<Config>): Readonly<Config> {
   if (!config.publicUrlDefaulted) return config;
   const served = servedPublicUrl(config.dataDir);
   return served ? Object.freeze({ ...config, publicUrl: served, publicUrlDefaulted: false }) : config;
