@@ -9,6 +9,7 @@ import { createKey, getKey, keyStatus, keyView, listKeys, parseExpiry, revokeKey
 import { SCOPES } from "../domain/keys/scopes";
 import type { AppContext } from "../context";
 import { createChangeBus } from "../domain/changes/bus";
+import { AppError } from "../errors";
 
 const HELP = `Usage:
   mapstead keys create --org SLUG --name NAME --scopes SCOPE[,SCOPE...] [--origins ORIGIN[,ORIGIN...]]
@@ -41,6 +42,17 @@ function requireOrg(ctx: AppContext, slug: string) {
   if (!org) printErr(red(`mapstead keys: no organization '${slug}' (mapstead orgs list)`));
   return org;
 }
+
+/** The API's field names in a key service message, as the flags that set them. */
+const FLAG_OF_FIELD: [RegExp, string][] = [
+  [/\bInvalid allowed_origins\b/, "--origins"],
+  [/\ballowed_origins\b/, "--origins"],
+  [/\bexpires_at\b/, "--expires"],
+  [/\brate_limit_per_minute\b/, "--rate-limit"],
+  [/\bmonthly_quota\b/, "--monthly-quota"],
+  [/^Unknown scope\(s\)/, "--scopes: unknown scope(s)"],
+];
+const inFlagNames = (message: string) => FLAG_OF_FIELD.reduce((m, [field, flag]) => m.replace(field, flag), message);
 
 const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
 
@@ -116,15 +128,22 @@ export const keysCommand: CliCommand = {
     return withContext(overrides, "keys", (ctx) => {
       const org = requireOrg(ctx, orgSlug);
       if (!org) return 1;
-      const created = createKey(ctx.db, {
-        orgId: org.id,
-        name: name!,
-        scopes: list(scopes)!,
-        allowedOrigins: list(origins),
-        expiresAt: expires === undefined ? null : parseExpiry(expires),
-        rateLimitPerMinute: rateLimit ?? null,
-        monthlyQuota: quota ?? null,
-      });
+      let created: ReturnType<typeof createKey>;
+      try {
+        created = createKey(ctx.db, {
+          orgId: org.id,
+          name: name!,
+          scopes: list(scopes)!,
+          allowedOrigins: list(origins),
+          expiresAt: expires === undefined ? null : parseExpiry(expires),
+          rateLimitPerMinute: rateLimit ?? null,
+          monthlyQuota: quota ?? null,
+        });
+      } catch (err) {
+        // The service speaks the API's field names; an operator typed flags, and a bad value is a usage error.
+        if (err instanceof AppError && err.status === 400) throw new UsageError(inFlagNames(err.message));
+        throw err;
+      }
       if (values.json) print(JSON.stringify({ id: created.id, prefix: created.prefix, secret: created.secret }, null, 2));
       else {
         print(`Created key ${created.id} in ${org.slug}. Its secret (shown only now; store it safely):`);
