@@ -45,8 +45,8 @@ export const StyleSummary = t.Object({
   visibility: Visibility,
   published_version: t.Nullable(t.Integer()),
   has_sprite: t.Boolean(),
-  created_at: t.Integer({ description: "epoch ms" }),
-  updated_at: t.Integer({ description: "epoch ms" }),
+  created_at: t.String({ format: "date-time" }),
+  updated_at: t.String({ format: "date-time" }),
   urls: Urls,
 });
 
@@ -70,7 +70,7 @@ export const VersionList = t.Object({
       published: t.Boolean({ description: "true for the version the stable URL serves" }),
       tileset_pins: t.Record(t.String(), t.Integer(), { description: "owner/tileset -> tileset version this style version uses" }),
       has_sprite: t.Boolean(),
-      created_at: t.Integer(),
+      created_at: t.String({ format: "date-time" }),
       url: t.String(),
     }),
   ),

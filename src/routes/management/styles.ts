@@ -26,6 +26,8 @@ import {
 import { OPTIONAL_BODY, withRouteFacts } from "../../http/route-facts";
 
 const TAGS = ["Styles"];
+// Times as ISO 8601, as every other resource of the API gives them.
+const iso = (ms: number) => new Date(ms).toISOString();
 const ERRORS = { 400: ErrorEnvelope, 401: ErrorEnvelope, 403: ErrorEnvelope, 404: ErrorEnvelope };
 
 export function stylesModule(services: Services, authPlugin: AuthPlugin) {
@@ -37,8 +39,8 @@ export function stylesModule(services: Services, authPlugin: AuthPlugin) {
     visibility: row.visibility,
     published_version: row.publishedVersion,
     has_sprite: row.draftSpritePath !== null,
-    created_at: row.createdAt,
-    updated_at: row.updatedAt,
+    created_at: iso(row.createdAt),
+    updated_at: iso(row.updatedAt),
     urls: styles.urls(org, row),
   });
 
@@ -168,7 +170,7 @@ export function stylesModule(services: Services, authPlugin: AuthPlugin) {
                 published: v.version === row.publishedVersion,
                 tileset_pins: v.tilesetPins,
                 has_sprite: v.spritePath !== null,
-                created_at: v.createdAt,
+                created_at: iso(v.createdAt),
                 url: `${styles.base}/styles/v1/${org.slug}/${row.slug}@${v.version}`,
               })),
             };

@@ -269,6 +269,12 @@ describe("style management", () => {
       [2, true, { "acme/countries": 2 }],
       [1, false, { "acme/countries": 1 }],
     ]);
+    // Times are ISO 8601 strings, as on tilesets, keys and every other resource.
+    const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+    for (const v of versions.versions) expect(v.created_at).toMatch(ISO);
+    const style = await (await t.fetch("/api/v1/orgs/acme/styles/streets", { headers: owner.headers })).json();
+    expect(style.created_at).toMatch(ISO);
+    expect(Date.parse(style.updated_at)).toBeGreaterThanOrEqual(Date.parse(style.created_at));
   });
 
   test("a reference pinned to a tileset version stays pinned in the stable style too", async () => {
