@@ -82,20 +82,28 @@ export function createStylesService(ctx: AppContext, deps: { tilesets: TilesetLo
       const row = tilesetVisibility.get(owner, tileset);
       return !!row && (row.org_id === org.id || row.visibility === "public");
     };
+    // Another organization sees only the versions its owner has published: one never published answers
+    // its URLs to the owner alone, so a style elsewhere must neither pin it nor learn what it holds.
+    const versionVisible = (owner: string, tileset: string, version: number) => {
+      const row = tilesetVisibility.get(owner, tileset);
+      if (!row) return false;
+      if (row.org_id === org.id) return true;
+      return row.visibility === "public" && tilesets.versionWasPublished(owner, tileset, version);
+    };
     return {
       publicUrl: base,
       ownerSlug: org.slug,
       styleSlug: style.slug,
       hasSprite: style.draftSpritePath !== null,
       publishedTilesetVersion: (owner, tileset) => (visible(owner, tileset) ? tilesets.publishedVersionOf(owner, tileset) : null),
-      tilesetVersionReady: (owner, tileset, version) => visible(owner, tileset) && tilesets.versionIsReady(owner, tileset, version),
+      tilesetVersionReady: (owner, tileset, version) => versionVisible(owner, tileset, version) && tilesets.versionIsReady(owner, tileset, version),
       installedFonts: () => fonts.names(),
       styleReadable: (owner, slug, version) => {
         const row = publicStyleRow.get(owner, slug);
         if (!row || !(row.org_id === org.id || row.visibility === "public")) return false;
         return version === null ? row.published_version !== null : !!styleVersionExists.get(row.id, version);
       },
-      tilesetVersionIsDem: (owner, tileset, version) => (visible(owner, tileset) ? tilesets.tilesetVersionIsDem(owner, tileset, version) : null),
+      tilesetVersionIsDem: (owner, tileset, version) => (versionVisible(owner, tileset, version) ? tilesets.tilesetVersionIsDem(owner, tileset, version) : null),
     };
   }
 

@@ -5,6 +5,7 @@ import type { Database } from "bun:sqlite";
 interface VersionRow {
   published_version: number | null;
   state: string | null;
+  published_at: number | null;
 }
 
 export function createTilesetLookup(sqlite: Database) {
@@ -12,7 +13,7 @@ export function createTilesetLookup(sqlite: Database) {
     "SELECT t.published_version FROM tilesets t JOIN orgs o ON o.id = t.org_id WHERE o.slug = ? AND t.slug = ?",
   );
   const version = sqlite.query<VersionRow, [string, string, number]>(
-    `SELECT t.published_version, v.state FROM tilesets t JOIN orgs o ON o.id = t.org_id
+    `SELECT t.published_version, v.state, v.published_at FROM tilesets t JOIN orgs o ON o.id = t.org_id
      LEFT JOIN tileset_versions v ON v.tileset_id = t.id AND v.version = ?3
      WHERE o.slug = ?1 AND t.slug = ?2`,
   );
@@ -39,6 +40,12 @@ export function createTilesetLookup(sqlite: Database) {
     versionIsReady(ownerSlug: string, tilesetSlug: string, n: number): boolean {
       if (!Number.isSafeInteger(n) || n < 1) return false;
       return version.get(ownerSlug, tilesetSlug, n)?.state === "ready";
+    },
+
+    /** True when that version of owner/tileset was ever published (its URLs are then public on a public tileset). */
+    versionWasPublished(ownerSlug: string, tilesetSlug: string, n: number): boolean {
+      if (!Number.isSafeInteger(n) || n < 1) return false;
+      return (version.get(ownerSlug, tilesetSlug, n)?.published_at ?? null) !== null;
     },
 
     /**

@@ -69,7 +69,12 @@ export async function resolveSources(style: StyleSpecification, base: string, ca
     // A style may only draw its own organization's private tilesets (validation refuses others; a style
     // saved before that, or a tileset made private later, must not show them to that organization's
     // members under another organization's style).
-    if (served.private && served.orgId !== orgId) continue;
+    // Nor is the picture drawn without it cached as public and immutable: publishing the version or making
+    // the tileset public again changes what the same URL draws.
+    if (served.private && served.orgId !== orgId) {
+      isPrivate = true;
+      continue;
+    }
     if (served.private) {
       isPrivate = true;
       if (!viewer.privateOrgIds.has(served.orgId)) continue;

@@ -87,7 +87,8 @@ export const Version = t.Object({
   warnings: t.Array(t.String(), { description: "features skipped or repaired, and similar notes" }),
   published: t.Boolean({ description: "whether this is the published version now" }),
   published_at: t.Union([t.String({ format: "date-time" }), t.Null()], {
-    description: "when this version was first published; null while it never was, and until then its versioned URLs answer only to the organization (a member's session or a key with maps:read), with Cache-Control: private",
+    description:
+      "when this version was first published (a version already ready when the server was upgraded to keep this counts as published when it became ready); null while it never was, and until then its versioned URLs answer only to the organization (a member's session or a key with maps:read), with Cache-Control: private",
   }),
   source_format: t.Union([t.String(), t.Null()], { description: "geojson, ndjson, csv, shapefile, flatgeobuf, geopackage, mbtiles, pmtiles, geotiff or hgt (several files: joined with +)" }),
   archive_format: t.Union([t.String(), t.Null()], { description: "mbtiles or pmtiles, once ready" }),

@@ -282,7 +282,8 @@ export function tilesetsModule(services: Services, authPlugin: AuthPlugin) {
       detail: {
         tags: TAGS,
         summary: "Point the stable TileJSON at a ready version (409 CONFLICT when it is not ready)",
-        description: "The server log records it as `tileset published` with the organization, tileset and version.",
+        description:
+          "A version's first publish also opens its versioned URLs to everyone (on a public tileset) and lets them be cached as immutable; until then they answer only the organization. The server log records it as `tileset published` with the organization, tileset and version.",
       },
     })
     .post("/:org/tilesets/:ts/unpublish", ({ caller, params }) => service.unpublish(access(caller, params.org), params.ts), {
@@ -291,7 +292,7 @@ export function tilesetsModule(services: Services, authPlugin: AuthPlugin) {
       response: { 200: Tileset, ...errors },
       detail: {
         tags: TAGS,
-        summary: "Remove the stable TileJSON URL (404 afterwards); versioned URLs keep working",
+        summary: "Remove the stable TileJSON URL (404 afterwards); versioned URLs of versions published before keep working",
         description: "The server log records it as `tileset unpublished` with the organization and tileset.",
       },
     }));

@@ -18,7 +18,7 @@ const INT = /^\d{1,8}$/;
 const TILE_Y = /^(\d{1,8})(@2x)?\.png$/;
 const envelope = (description: string) => ({ description, content: { "application/json": { schema: ErrorEnvelope } } });
 const CACHING =
-  "Cache-Control: public, max-age=31536000, immutable for {style}@{version}; public, max-age=60 for the stable {style}; private for private styles, and for a public style drawing a private tileset of its organization (drawn for members and maps:read keys only, so no shared cache may keep the answer). Strong ETag (different for what different callers see), If-None-Match gives 304.";
+  "Cache-Control: public, max-age=31536000, immutable for {style}@{version}; public, max-age=60 for the stable {style}; private for private styles, and for a public style drawing a private tileset (or a version never published) of its organization (drawn for members and maps:read keys only, so no shared cache may keep the answer). Strong ETag (different for what different callers see), If-None-Match gives 304.";
 const PRIVATE =
   "Anonymous for a public style; a private style needs a key of its organization with maps:read, in X-API-Key or in the `access_token` query parameter (for clients that cannot send headers), or a member session.";
 const SECURITY: Record<string, string[]>[] = [{}, { apiKey: [] }, { accessToken: [] }, { session: [] }];

@@ -28,7 +28,7 @@ export function tilesModule(services: Services, authPlugin: AuthPlugin) {
           tags: ["Tiles"],
           summary: "TileJSON 3.0.0: {tileset}.json for the published version (max-age=60, ETag), {tileset}@{version}.json for one version (immutable)",
           description:
-            "The `tiles` array always holds versioned URLs. The stable TileJSON carries the tileset's name, description and attribution as they are now; a versioned one those it had when the version became ready. Private tilesets need a member session or a key of the org with maps:read; otherwise 404.",
+            "The `tiles` array always holds versioned URLs. The stable TileJSON carries the tileset's name, description and attribution as they are now; a versioned one those it had when the version became ready. Private tilesets, and versions never published, need a member session or a key of the org with maps:read (Cache-Control: private); otherwise 404.",
         },
       },
     )
@@ -50,7 +50,7 @@ export function tilesModule(services: Services, authPlugin: AuthPlugin) {
           summary: "One tile of one version: .mvt (alias .pbf), .png, .jpg or .webp matching the archive",
           description:
             "Vector tiles stored gzip are sent as is with Content-Encoding: gzip when Accept-Encoding allows, else decoded. Strong ETag, 304 on If-None-Match. " +
-            "204 for an empty tile inside the zoom range and bounds; 404 TILE_NOT_FOUND outside them. Cache-Control: public, max-age=31536000, immutable (private tilesets: private).",
+            "204 for an empty tile inside the zoom range and bounds; 404 TILE_NOT_FOUND outside them. Cache-Control: public, max-age=31536000, immutable (private tilesets and versions never published: private, and only for a member session or a key of the org with maps:read; otherwise 404).",
         },
       },
     ));

@@ -126,6 +126,8 @@ describe("another organization's style", () => {
       for (const headers of [member, orgb, {}]) {
         const res = await t.fetch("/styles/v1/orgb/borrowed/tiles/256/9/268/179.png", { headers });
         expect(countColor(await png(res), SECRET)).toBe(0);
+        // Nor may a shared cache keep the picture drawn without it: it changes if the tileset turns public.
+        expect(res.headers.get("cache-control")).toBe("private");
       }
     } finally {
       await setVisibility("private");

@@ -88,7 +88,7 @@ export async function renderTileset(main, slug, view) {
               h(
                 "td",
                 h("strong", `v${v.version}`),
-                v.published ? [" ", badge("published")] : v.state === "ready" && v.published_at === null ? [" ", h("span.muted.small", { title: "Its URLs answer only to this organization until its first publish" }, "members only")] : null,
+                v.published ? [" ", badge("published")] : v.state === "ready" && v.published_at === null && tileset.visibility === "public" ? [" ", h("span.muted.small", { title: "Its URLs answer only to this organization until its first publish" }, "members only")] : null,
               ),
               h("td", versionStateCell(v), versionProgress(v)),
               h("td.small", versionDetails(v)),

@@ -1,6 +1,6 @@
 // Rows for tilesets the styles tests refer to, written straight into the real database (the tilesets
 // module has its own tests; here only their published/ready state matters).
-import { eq } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
 import type { AppContext } from "../../../../src/context";
 import { tilesets, tilesetVersions } from "../../../../src/db/schema";
 
@@ -13,13 +13,16 @@ export function seedTileset(ctx: AppContext, orgId: number, slug: string, opts: 
     .values({ orgId, slug, name: slug, visibility: opts.visibility ?? "public", publishedVersion: opts.published === undefined ? 1 : opts.published })
     .returning()
     .get();
-  for (let v = 1; v <= (opts.versions ?? 1); v++) ctx.db.insert(tilesetVersions).values({ tilesetId: ts.id, version: v, state: "ready", metadata: VECTOR_FACTS }).run();
+  // The published version was published once, as the API would have recorded; the others never were.
+  for (let v = 1; v <= (opts.versions ?? 1); v++)
+    ctx.db.insert(tilesetVersions).values({ tilesetId: ts.id, version: v, state: "ready", metadata: VECTOR_FACTS, publishedAt: v === ts.publishedVersion ? Date.now() : null }).run();
   return ts;
 }
 
 export function publishTilesetVersion(ctx: AppContext, tilesetId: number, version: number) {
   const exists = ctx.db.select().from(tilesetVersions).where(eq(tilesetVersions.tilesetId, tilesetId)).all().some((v) => v.version === version);
   if (!exists) ctx.db.insert(tilesetVersions).values({ tilesetId, version, state: "ready" }).run();
+  ctx.db.update(tilesetVersions).set({ publishedAt: Date.now() }).where(and(eq(tilesetVersions.tilesetId, tilesetId), eq(tilesetVersions.version, version), isNull(tilesetVersions.publishedAt))).run();
   ctx.db.update(tilesets).set({ publishedVersion: version }).where(eq(tilesets.id, tilesetId)).run();
 }
 

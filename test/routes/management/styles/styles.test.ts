@@ -277,6 +277,18 @@ describe("style management", () => {
     expect(Date.parse(style.updated_at)).toBeGreaterThanOrEqual(Date.parse(style.created_at));
   });
 
+  test("another organization may pin only versions the tileset's owner has published; the owner may pin any ready one", async () => {
+    // acme/fresh@2 is ready but was never published: to org "other" it does not exist.
+    seedTileset(t.ctx, orgId, "fresh", { versions: 2, published: 1 });
+    const pinned = (version: number) => ({ slug: `pins-${version}`, style: { ...mapStyle("acme", { tileset: `fresh@${version}` }) } });
+    const refused = await t.fetch("/api/v1/orgs/other/styles", json(outsider.headers, pinned(2)));
+    expect(refused.status).toBe(422);
+    const error = ((await refused.json()) as any).error;
+    expect(error.details.map((d: { message: string }) => d.message)).toEqual(["tileset version 'acme/fresh@2' does not exist or has not finished processing"]);
+    expect((await t.fetch("/api/v1/orgs/other/styles", json(outsider.headers, pinned(1)))).status).toBe(201);
+    expect((await create(pinned(2))).status).toBe(201);
+  });
+
   test("a reference pinned to a tileset version stays pinned in the stable style too", async () => {
     await create({ slug: "pinned", style: mapStyle("acme", { tileset: "countries@1" }) });
     await t.fetch("/api/v1/orgs/acme/styles/pinned/publish", { method: "POST", headers: owner.headers });
