@@ -34,7 +34,7 @@ export const fontsCommand: CliCommand = {
     if (sub === "add" && (!file || extra.length)) throw new UsageError("`fonts add` takes exactly one FILE");
 
     const config = configOrExit(overrides);
-    const ctx = openContext(config, { quiet: true, readOnly: sub === "list" });
+    const ctx = openContext(config, { quiet: true, existing: sub === "list" ? "show" : undefined });
     const { fonts: catalog, changes } = createServices(ctx);
     try {
       if (sub === "list") {

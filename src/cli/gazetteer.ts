@@ -71,7 +71,7 @@ export const gazetteerCommand: CliCommand = {
 
     const config = configOrExit(overrides);
     // Through the services, so an import is published on the change bus and a running server hears it.
-    const ctx = openContext(config, { quiet: true, readOnly: sub === "status" });
+    const ctx = openContext(config, { quiet: true, existing: sub === "status" ? "show" : tileset !== undefined ? "change" : undefined });
     const services = createServices(ctx);
     const gazetteer = services.gazetteer;
     try {

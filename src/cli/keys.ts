@@ -51,6 +51,8 @@ const FLAG_OF_FIELD: [RegExp, string][] = [
   [/\brate_limit_per_minute\b/, "--rate-limit"],
   [/\bmonthly_quota\b/, "--monthly-quota"],
   [/^Unknown scope\(s\)/, "--scopes: unknown scope(s)"],
+  [/^A key needs at least one scope/, "--scopes needs at least one scope"],
+  [/^Key name must/, "--name must"],
 ];
 const inFlagNames = (message: string) => FLAG_OF_FIELD.reduce((m, [field, flag]) => m.replace(field, flag), message);
 
@@ -104,7 +106,7 @@ export const keysCommand: CliCommand = {
           );
         }
         return 0;
-      }, { readOnly: true });
+      }, { existing: "show" });
     }
 
     if (sub === "revoke") {
@@ -116,7 +118,7 @@ export const keysCommand: CliCommand = {
         const key = getKey(ctx.db, org.id, id);
         print(revokeKey(ctx.db, createChangeBus(ctx.sqlite, ctx.log), org.id, id) ? `Revoked key ${id} (${key.prefix}…, ${key.name}); servers refuse it within 5 seconds` : `Key ${id} was already revoked`);
         return 0;
-      });
+      }, { existing: "change" });
     }
 
     if (rest.length) throw new UsageError(`unexpected argument '${rest[0]}'`);
@@ -151,6 +153,6 @@ export const keysCommand: CliCommand = {
         print(dim(`Send it as the X-API-Key header.`));
       }
       return 0;
-    });
+    }, { existing: "change" });
   },
 };

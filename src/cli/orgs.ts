@@ -33,7 +33,7 @@ export const orgsCommand: CliCommand = {
         else if (!orgs.length) print("No organizations yet. Create one with: mapstead orgs create --slug acme --owner you@example.com");
         else for (const o of orgs) print(`${bold(o.slug)}  ${o.name}  ${dim(o.members.map((m) => `${m.email} (${m.role})`).join(", ") || "no members")}`);
         return 0;
-      }, { readOnly: true });
+      }, { existing: "show" });
     if (sub !== "create") throw new UsageError("expected `orgs create` or `orgs list` (see --help)");
     if (!values.slug) throw new UsageError("--slug is required");
     const { slug, name, owner } = values;

@@ -1,5 +1,5 @@
 import type { CliCommand } from "./command";
-import { configOrExit, withServedPublicUrl } from "./runtime";
+import { configOrExit, servedUrlSettings } from "./runtime";
 import { ConfigError, loadConfig, processEnv, type Config } from "../config";
 import type { PreflightReport } from "../domain/preflight/checks";
 import { statSync } from "node:fs";
@@ -34,15 +34,13 @@ function isFile(path: string): boolean {
 export const preflightCommand: CliCommand = {
   name: "preflight",
   summary: "Check this installation and say what to fix (--json for machines; exit 0 when nothing fails)",
-  help: `Usage: mapstead preflight [--json] [settings]\n\nRuns the same checks as GET /setup/preflight with this machine's settings.\n\nSettings:\n${settingsHelp()}`,
+  help: `Usage: mapstead preflight [--json] [settings]\n\nRuns the same checks as GET /setup/preflight with this machine's settings. Given no PUBLIC_URL while a\nserver runs on DATA_DIR, the public_url check judges that server's PUBLIC_URL, HOST and TRUST_PROXY.\n\nSettings:\n${settingsHelp()}`,
   async run(args, overrides) {
     rejectUnknownArgs(args, ["--json"]);
     const json = args.includes("--json");
     // A monitor reading --json gets a report even when a setting is bad: the config check, failing.
-    const given = json ? configOrReport(overrides) : configOrExit(overrides);
-    if (given === null) return 2;
-    // The URL check judges the PUBLIC_URL clients are sent to: the running server's when none is given.
-    const config = withServedPublicUrl(given);
+    const config = json ? configOrReport(overrides) : configOrExit(overrides);
+    if (config === null) return 2;
     let handle: DbHandle | null = null;
     let databaseError: string | undefined;
     // A check leaves a new installation as it found it: no database is made where there is none.
@@ -52,7 +50,7 @@ export const preflightCommand: CliCommand = {
     } catch (err) {
       databaseError = err instanceof Error ? err.message : String(err);
     }
-    const report = await runPreflight({ config, sqlite: handle?.sqlite ?? null, databaseError, fresh });
+    const report = await runPreflight({ config, servedUrl: servedUrlSettings(config), sqlite: handle?.sqlite ?? null, databaseError, fresh });
     if (handle) closeDatabase(handle.sqlite);
     if (json) {
       print(JSON.stringify(report, null, 2));

@@ -2,7 +2,7 @@
 import { ConfigError, loadConfig, processEnv, type Config } from "../config";
 import { existsSync } from "node:fs";
 import { basename } from "node:path";
-import { databasePath, openDatabase } from "../db/client";
+import { databasePath, openDatabase, refuseUnusableDataDir } from "../db/client";
 import { upgradeAhead, upgradeDatabase } from "../db/upgrade";
 import { refuseUpgradeWhileServed, servedPublicUrl } from "./server-lock";
 import { createContext, type AppContext } from "../context";
@@ -29,27 +29,53 @@ export function configOrExit(overrides: Record<string, string>): Readonly<Config
  * A command given no PUBLIC_URL prints the URLs of the server that runs on its DATA_DIR (its lock says
  * where it listens), so `PORT=9000 mapstead serve` and a plain `mapstead styles publish` agree.
  */
-export function withServedPublicUrl(config: Readonly<Config>): Readonly<Config> {
+function withServedPublicUrl(config: Readonly<Config>): Readonly<Config> {
   if (!config.publicUrlDefaulted) return config;
   const served = servedPublicUrl(config.dataDir);
-  return served ? Object.freeze({ ...config, publicUrl: served, publicUrlDefaulted: false }) : config;
+  return served ? Object.freeze({ ...config, publicUrl: served.publicUrl, publicUrlDefaulted: false }) : config;
 }
 
-/** How a command opens the database: `readOnly` ones only read it, so a missing one is a mistake. */
+/**
+ * For the preflight given no PUBLIC_URL: the running server's PUBLIC_URL with the settings it is judged
+ * by (the listen address, TRUST_PROXY), as that server runs with them, so the check speaks of the URLs
+ * clients are sent to. Null when no server runs on DATA_DIR or PUBLIC_URL was given.
+ */
+export function servedUrlSettings(config: Readonly<Config>): Readonly<Config> | null {
+  if (!config.publicUrlDefaulted) return null;
+  const served = servedPublicUrl(config.dataDir);
+  if (!served) return null;
+  return Object.freeze({
+    ...config,
+    publicUrl: served.publicUrl,
+    publicUrlDefaulted: served.publicUrlDefaulted,
+    host: served.host ?? config.host,
+    trustProxy: served.trustProxy ?? config.trustProxy,
+  });
+}
+
+/**
+ * What a command needs of the database: `show` (lists, statuses, exports) and `change` (of records that
+ * must exist already: an organization's keys, tilesets and styles, an account) find nothing in a new
+ * one, so a missing database means a mistyped DATA_DIR. Left out, the command may start a database
+ * (`admin create`, `orgs create` before the first `serve`).
+ */
+export type Existing = "show" | "change";
+
 export interface OpenOptions {
   quiet?: boolean;
-  readOnly?: boolean;
+  existing?: Existing;
 }
 
 /** Opens the data dir and applies migrations; for commands that work on the database directly. */
 export function openContext(config: Readonly<Config>, opts: OpenOptions = {}): AppContext {
   // A mistyped DATA_DIR would otherwise get a silent, empty database and the operator's change would
   // never reach the server; creating it is still right before the first `serve`, so say so instead.
-  // A command that only reads (a list, a status, an export) has nothing to show from a new database:
-  // it stops, leaving no database behind in the mistyped directory.
+  // A command with nothing to do in a new database stops, leaving none behind in the mistyped directory.
   const fresh = !existsSync(databasePath(config.dataDir));
-  if (fresh && opts.readOnly) {
-    printErr(red(`mapstead: DATA_DIR ${config.dataDir} has no Mapstead database (${basename(databasePath(config.dataDir))}), so there is nothing to show; pass the DATA_DIR the server uses (--data-dir DIR, or DATA_DIR=DIR)`));
+  if (fresh && opts.existing) {
+    // What is wrong with DATA_DIR itself is the more useful news.
+    refuseUnusableDataDir(config.dataDir);
+    printErr(red(`mapstead: DATA_DIR ${config.dataDir} has no Mapstead database (${basename(databasePath(config.dataDir))}), so there is nothing to ${opts.existing}; pass the DATA_DIR the server uses (--data-dir DIR, or DATA_DIR=DIR)`));
     process.exit(1);
   }
   const handle = openDatabase(config.dataDir);
@@ -66,9 +92,9 @@ export async function withContext(
   overrides: Record<string, string>,
   name: string,
   fn: (ctx: AppContext, services: Services) => Promise<number> | number,
-  opts: { readOnly?: boolean } = {},
+  opts: { existing?: Existing } = {},
 ): Promise<number> {
-  const ctx = openContext(configOrExit(overrides), { quiet: true, readOnly: opts.readOnly });
+  const ctx = openContext(configOrExit(overrides), { quiet: true, existing: opts.existing });
   try {
     return await fn(ctx, createServices(ctx));
   } catch (err) {

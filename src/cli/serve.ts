@@ -56,7 +56,7 @@ export const serveCommand: CliCommand = {
     const handle = openDatabase(config.dataDir);
     let lock: { release(): void };
     try {
-      lock = claimDataDir(config.dataDir, config.port, config.publicUrl);
+      lock = claimDataDir(config.dataDir, config.port, { publicUrl: config.publicUrl, publicUrlDefaulted: config.publicUrlDefaulted, host: config.host, trustProxy: config.trustProxy });
     } catch (err) {
       if (!(err instanceof DataDirInUse)) throw err;
       handle.sqlite.close();

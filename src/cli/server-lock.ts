@@ -13,7 +13,20 @@ interface LockInfo {
   port: number;
   /** the server's PUBLIC_URL (its default included): where the URLs the CLI prints must point */
   public_url?: string;
+  /** the settings the preflight judges that URL with: the listen address, TRUST_PROXY, whether defaulted */
+  listen_host?: string;
+  trust_proxy?: boolean;
+  public_url_defaulted?: boolean;
   started_at: string;
+}
+
+/** What a running server's lock says of its PUBLIC_URL and the settings that go with it. */
+export interface ServedUrl {
+  publicUrl: string;
+  publicUrlDefaulted: boolean;
+  /** absent in a lock written before they were recorded */
+  host?: string;
+  trustProxy?: boolean;
 }
 
 export class DataDirInUse extends Error {}
@@ -48,9 +61,18 @@ function holderAlive(lock: LockInfo): boolean {
 }
 
 /** Takes DATA_DIR's server lock, or throws DataDirInUse naming the server that holds it. */
-export function claimDataDir(dataDir: string, port: number, publicUrl: string): { release(): void } {
+export function claimDataDir(dataDir: string, port: number, served: ServedUrl): { release(): void } {
   const path = lockPath(dataDir);
-  const info: LockInfo = { pid: process.pid, host: hostname(), port, public_url: publicUrl, started_at: new Date().toISOString() };
+  const info: LockInfo = {
+    pid: process.pid,
+    host: hostname(),
+    port,
+    public_url: served.publicUrl,
+    public_url_defaulted: served.publicUrlDefaulted,
+    listen_host: served.host,
+    trust_proxy: served.trustProxy,
+    started_at: new Date().toISOString(),
+  };
   for (let attempt = 0; ; attempt++) {
     try {
       const fd = openSync(path, "wx", 0o640);
@@ -96,7 +118,13 @@ export function refuseUpgradeWhileServed(dataDir: string, pending: readonly stri
  * The PUBLIC_URL of the server that runs on DATA_DIR now, or null when none does (or its lock predates
  * the field). A command given no PUBLIC_URL prints URLs that point there, not at its own default port.
  */
-export function servedPublicUrl(dataDir: string): string | null {
+export function servedPublicUrl(dataDir: string): ServedUrl | null {
   const held = readLock(lockPath(dataDir));
-  return held && typeof held.public_url === "string" && holderAlive(held) ? held.public_url : null;
+  if (!held || typeof held.public_url !== "string" || !holderAlive(held)) return null;
+  return {
+    publicUrl: held.public_url,
+    publicUrlDefaulted: held.public_url_defaulted === true,
+    host: typeof held.listen_host === "string" ? held.listen_host : undefined,
+    trustProxy: typeof held.trust_proxy === "boolean" ? held.trust_proxy : undefined,
+  };
 }

@@ -69,6 +69,8 @@ function printProblems(err: unknown): void {
 }
 
 const SUBCOMMANDS = ["create", "list", "draft", "publish", "unpublish", "export", "delete"];
+/** The subcommands each optional flag belongs to. */
+const FLAG_USERS: Record<"version" | "sprite" | "name" | "private" | "json", readonly string[]> = { version: ["publish", "export"], sprite: ["create"], name: ["create"], private: ["create"], json: ["list"] };
 
 export const stylesCommand: CliCommand = {
   name: "styles",
@@ -90,7 +92,9 @@ export const stylesCommand: CliCommand = {
     if (sub !== "list" && !values.slug) throw new UsageError("--slug is required");
     if (rest.length > (sub === "create" || sub === "draft" ? 1 : 0)) throw new UsageError(`unexpected argument '${rest[rest.length - 1]}'`);
     if (sub === "draft" && !rest[0]) throw new UsageError("styles draft needs the style: a STYLE.json file, or - for stdin");
-    if (values.version !== undefined && sub !== "publish" && sub !== "export") throw new UsageError(`--version is for publish and export, not ${sub}`);
+    // A flag another subcommand takes would otherwise be ignored without a word (`draft --sprite icons.zip`).
+    const misplaced = (["version", "sprite", "name", "private", "json"] as const).find((f) => values[f] !== undefined && !FLAG_USERS[f].includes(sub));
+    if (misplaced) throw new UsageError(`--${misplaced} is for ${FLAG_USERS[misplaced].join(" and ")}, not ${sub}`);
     let version: number | undefined;
     if (values.version !== undefined) {
       if (!isVersion(values.version)) throw new UsageError("--version must be a positive integer");
@@ -152,6 +156,10 @@ export const stylesCommand: CliCommand = {
             return 0;
           }
           case "unpublish": {
+            if (styles.get(org, slug).publishedVersion === null) {
+              print(`${org.slug}/${slug} is not published; nothing changed`);
+              return 0;
+            }
             styles.unpublish(org, slug);
             print(`Unpublished ${bold(`${org.slug}/${slug}`)}: ${styles.base}/styles/v1/${org.slug}/${slug} answers 404 now; versioned URLs keep working`);
             return 0;
@@ -182,6 +190,6 @@ export const stylesCommand: CliCommand = {
         }
         throw err;
       }
-    }, { readOnly: sub === "list" || sub === "export" });
+    }, { existing: sub === "list" || sub === "export" ? "show" : "change" });
   },
 };

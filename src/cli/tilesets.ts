@@ -355,14 +355,16 @@ export const tilesetsCommand: CliCommand = {
       print(
         `${green("Ready")}: ${org.slug}/${slug} v${v.version}, ${fmt(v.stats.tiles)} tiles, zoom ${v.minzoom}-${v.maxzoom}${v.encoding ? `, raster DEM (${v.encoding})` : ""}${v.stats.features ? `, ${fmt(v.stats.features)} features` : ""}${v.stats.seconds !== null ? ` in ${Math.max(0.01, Math.round(v.stats.seconds * 100) / 100)} s` : ""}`,
       );
-      // Until its first publish a version's URLs answer only to the organization (a session or a key).
-      print(`TileJSON: ${v.tilejson_url}${values.publish || v.published_at !== null ? "" : dim(" (members only until published: mapstead tilesets publish)")}`);
+      // Until its first publish a public tileset's version answers only to the organization (a session or a
+      // key), as a private tileset's always does.
+      const membersOnly = !values.publish && v.published_at === null && service.get(org, slug).visibility === "public";
+      print(`TileJSON: ${v.tilejson_url}${membersOnly ? dim(` (members only until published: mapstead tilesets publish --org ${org.slug} --slug ${slug} --version ${v.version})`) : ""}`);
       if (values.publish) {
         const t = service.publish(org, slug, v.version);
         print(`${green("Published")}: ${t.tilejson_url}`);
       }
       return 0;
-    }, { readOnly: sub === "list" || sub === "export" });
+    }, { existing: sub === "list" || sub === "export" ? "show" : "change" });
   },
 };
 

@@ -147,7 +147,7 @@ export const usersCommand: CliCommand = {
         else if (!users.length) print("No users yet. Create the first admin with: mapstead admin create --email you@example.com");
         else for (const u of users) print(`${String(u.id).padStart(4)}  ${bold(u.email)}${u.isAdmin ? "  admin" : ""}${u.disabledAt !== null ? `  ${yellow("disabled")}` : ""}  ${dim(iso(u.createdAt)!)}`);
         return 0;
-      }, { readOnly: true });
+      }, { existing: "show" });
     if (isAccountAction(sub)) {
       if (!values.email) throw new UsageError("--email is required");
       for (const flag of ["admin", "org", "role", "json"] as const) if (values[flag] !== undefined) throw new UsageError(`--${flag} does not apply to \`users ${sub}\``);
@@ -155,7 +155,7 @@ export const usersCommand: CliCommand = {
       const email = values.email;
       // Read before the database is opened, like create: a prompt must not hold the write lock.
       const password = sub === "set-password" ? await readPassword(values["password-stdin"] === true) : undefined;
-      return withContext(overrides, "users", (ctx, services) => runAccountAction(sub, email, password, ctx, services));
+      return withContext(overrides, "users", (ctx, services) => runAccountAction(sub, email, password, ctx, services), { existing: "change" });
     }
     if (sub !== "create") throw new UsageError(`expected \`users create\`, \`users list\` or \`users ${ACCOUNT_ACTIONS.join("|")}\` (see --help)`);
     if (!values.email) throw new UsageError("--email is required");

@@ -82,10 +82,15 @@ function refuseRootInOthersDataDir(dataDir: string) {
   );
 }
 
-export function openDatabase(dataDir: string): DbHandle {
+/** Throws what is wrong with DATA_DIR itself (root in another user's directory, a file), naming the fix. */
+export function refuseUnusableDataDir(dataDir: string): void {
   refuseRootInOthersDataDir(dataDir);
   // mkdir's own error for this is "EEXIST: file already exists", which names neither DATA_DIR nor a fix.
   if (statSync(dataDir, { throwIfNoEntry: false })?.isDirectory() === false) throw new Error(`DATA_DIR ${dataDir} is a file, not a directory; point DATA_DIR at a directory (it is created when missing)`);
+}
+
+export function openDatabase(dataDir: string): DbHandle {
+  refuseUnusableDataDir(dataDir);
   try {
     // Not readable by other users (main.ts sets the same through the umask for every file); an existing
     // directory keeps the mode its operator gave it.

@@ -315,7 +315,7 @@ describe("mapstead backup", () => {
     const root = tempDir("mapstead-backup-owner-");
     chmodSync(root, 0o755);
     const owned = join(root, "data");
-    expect(runCli(owned, "orgs", "list").code).toBe(0);
+    expect(runCli(owned, "migrate").code).toBe(0);
     const nobody = Number(Bun.spawnSync(["id", "-u", "nobody"]).stdout.toString().trim());
     for (const entry of ["", ...readdirSync(owned)]) chownSync(join(owned, entry), nobody, nobody);
     const to = join(root, "backup");

@@ -245,7 +245,7 @@ describe("embedded worker", () => {
     expect(r.stdout + r.stderr).not.toContain("failed");
     expect(r.stdout).toContain("Ready: acme/pts v1");
     // Not published: its URL works for the organization only, and the output says so.
-    expect(r.stdout).toContain("/tiles/v1/acme/pts@1.json (members only until published: mapstead tilesets publish)");
+    expect(r.stdout).toContain("/tiles/v1/acme/pts@1.json (members only until published: mapstead tilesets publish --org acme --slug pts --version 1)");
     expect(r.exitCode).toBe(0);
   }, 60_000);
 });

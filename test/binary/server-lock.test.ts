@@ -63,7 +63,9 @@ test("a command without PUBLIC_URL prints the URLs of the server running on its 
     const given = await runBinary(["tilesets", "import", "--org", "acme", "--slug", "pts", geojson], { env: { DATA_DIR: dataDir, PUBLIC_URL: "https://maps.example.com" }, cwd, timeoutMs: 60_000 });
     expect(given.stdout).toContain("TileJSON: https://maps.example.com/tiles/v1/acme/pts@2.json");
     // The preflight judges the URL clients are sent to, the running server's, not its own default.
-    const preflight = await runBinary(["preflight", "--json"], { env: { DATA_DIR: dataDir, HOST: "127.0.0.1" }, cwd });
+    // HOST as the command sees it (the default, 0.0.0.0) would warn of a localhost URL; the server listens on
+    // 127.0.0.1, which the lock records.
+    const preflight = await runBinary(["preflight", "--json"], { env: { DATA_DIR: dataDir }, cwd });
     const urlCheck = (JSON.parse(preflight.stdout) as { checks: { id: string; message: string }[] }).checks.find((c) => c.id === "public_url");
     expect(urlCheck?.message).toBe(`Absolute URLs start with http://localhost:${server.port}`);
   } finally {

@@ -42,16 +42,17 @@ describe("the settings file", () => {
     expect(JSON.parse(listed.out).map((o: { slug: string }) => o.slug)).toEqual(["acme"]);
     const preflight = cli({ MAPSTEAD_ENV_FILE: path }, "preflight", "--json");
     expect(JSON.stringify(JSON.parse(preflight.out))).toContain("https://maps.example.com");
-    // The environment wins: another DATA_DIR has no organization.
+    // The environment wins: another DATA_DIR, with no database.
     const other = cli({ MAPSTEAD_ENV_FILE: path, DATA_DIR: join(dir, "other") }, "orgs", "list", "--json");
-    expect(JSON.parse(other.out)).toEqual([]);
+    expect(other.code).toBe(1);
+    expect(other.err).toContain(`DATA_DIR ${join(dir, "other")} has no Mapstead database`);
   });
 
   test("a named file that is missing is said on stderr; MAPSTEAD_ENV_FILE=none reads none", () => {
     const missing = join(tempDir("mapstead-envfile-"), "nope.env");
     expect(readSettingsFile(missing, KNOWN).notes).toEqual([`cannot read the settings file ${missing} (it does not exist); its settings are not applied`]);
     expect(readSettingsFile("none", KNOWN)).toEqual({ path: null, values: {}, notes: [] });
-    const r = cli({ MAPSTEAD_ENV_FILE: missing, DATA_DIR: join(tempDir("mapstead-envfile-"), "d") }, "orgs", "list");
+    const r = cli({ MAPSTEAD_ENV_FILE: missing, DATA_DIR: join(tempDir("mapstead-envfile-"), "d") }, "migrate");
     expect(r.code).toBe(0);
     expect(r.err).toContain(`mapstead: cannot read the settings file ${missing}`);
   });

@@ -30,6 +30,11 @@ export interface PreflightReport {
 
 export interface PreflightDeps {
   config: Config;
+  /**
+   * the settings of the server that runs on DATA_DIR, when the CLI was given no PUBLIC_URL: the URL check
+   * judges the URLs clients are really sent to, not the CLI's own default
+   */
+  servedUrl?: Config | null;
   /** null when the database could not be opened (`databaseError` says why) or is not there yet (`fresh`) */
   sqlite: Database | null;
   databaseError?: string;
@@ -201,7 +206,7 @@ export async function runPreflight(deps: PreflightDeps): Promise<PreflightReport
     unresolved
       ? { id: "config", status: "fail", message: unresolved, fix: "Set HOST to 0.0.0.0 (every interface), 127.0.0.1 (this machine only) or one of this machine's addresses" }
       : { id: "config", status: "pass", message: `Settings valid; ${deps.listening ? "listening" : "will listen"} on ${config.host}:${config.port}`, fix: "" },
-    publicUrlCheck(config),
+    publicUrlCheck(deps.servedUrl ?? config),
     ...dirChecks,
     ...databaseChecks,
     backendCheck("geocoder", geo),

@@ -139,6 +139,8 @@ describe("mapstead admin|users|orgs|keys", () => {
       [["--scopes", "geocoding", "--rate-limit", "lots"], "--rate-limit must be a positive integer"],
       [["--scopes", "geocoding", "--rate-limit", "0"], "--rate-limit must be an integer from 1 to"],
       [["--scopes", "geocoding", "--monthly-quota", "0"], "--monthly-quota must be an integer from 1 to"],
+      [["--scopes", ","], "--scopes needs at least one scope (geocoding,"],
+      [["--scopes", "geocoding", "--name", "n".repeat(101)], "--name must be at most 100 characters"],
     ] as const) {
       const r = await cli(["keys", "create", "--org", "acme", "--name", "x", ...args]);
       expect(r.code).toBe(2);

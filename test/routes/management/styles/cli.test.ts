@@ -103,8 +103,12 @@ describe("mapstead styles", () => {
     expect(cli("styles", "export", "--org", "acme", "--slug", "plain").code).toBe(1);
     expect(color("1")).toBe("#123456");
     const again = cli("styles", "unpublish", "--org", "acme", "--slug", "plain");
-    expect(again.code).toBe(1);
-    expect(again.err).toContain("is not published");
+    expect(again.code).toBe(0);
+    expect(again.out).toContain("acme/plain is not published; nothing changed");
+    // A flag of another subcommand is refused, not ignored.
+    const misplaced = cli("styles", "draft", "--org", "acme", "--slug", "plain", "--sprite", join(dir, "icons"), join(dir, "plain2.json"));
+    expect(misplaced.code).toBe(2);
+    expect(misplaced.err).toContain("--sprite is for create, not draft");
 
     expect(cli("styles", "delete", "--org", "acme", "--slug", "plain").code).toBe(0);
     expect(JSON.parse(cli("styles", "list", "--org", "acme", "--json").out).map((s: { slug: string }) => s.slug)).not.toContain("plain");
