@@ -121,6 +121,8 @@ try {
     overview: "full",
     language: "en",
     exclude: [],
+    radiuses: null,
+    bearings: null,
   });
   const directR: number[] = [];
   const missR: number[] = [];

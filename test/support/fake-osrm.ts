@@ -163,7 +163,9 @@ export function startFakeOsrm(): FakeRouter {
       // nearest has no search radius: it finds the closest road however far away it is
       return Response.json({ code: "Ok", waypoints: [{ ...waypoint(points[0]!), nodes: [0, 1] }] });
     }
-    const outside = points.findIndex((p) => !covered(p));
+    // As OSRM does: a radius limits how far from its coordinate a waypoint may find a road.
+    const radiuses = (url.searchParams.get("radiuses") ?? "").split(";");
+    const outside = points.findIndex((p, i) => !covered(p) || (radiuses[i] !== undefined && radiuses[i] !== "" && radiuses[i] !== "unlimited" && haversineMetres(p, snap(p)) > Number(radiuses[i])));
     if (outside >= 0) return error("NoSegment", `Could not find a matching segment for coordinate ${outside}`);
     if (service === "table") {
       if (points.length > fake.limit) return error("TooBig", "Too many table coordinates");

@@ -21,6 +21,9 @@ export function osrmRouteUrl(base: string, profileName: string, q: RouteQuery): 
     `overview=${q.overview}`,
   ];
   if (q.exclude.length) params.push(`exclude=${q.exclude.map((e) => EXCLUDE_CLASSES[e]).join(",")}`);
+  // OSRM's own forms: an empty entry keeps its default for that waypoint.
+  if (q.radiuses) params.push(`radiuses=${q.radiuses.map((r) => r ?? "").join(";")}`);
+  if (q.bearings) params.push(`bearings=${q.bearings.map((b) => (b ? b.join(",") : "")).join(";")}`);
   return `${base}/route/v1/${encodeURIComponent(profileName)}/${coordinates(q.waypoints)}?${params.join("&")}`;
 }
 

@@ -21,6 +21,13 @@ export interface RouteQuery {
   /** a language tag; engines fall back to English for languages they lack */
   language: string;
   exclude: Exclusion[];
+  /**
+   * per waypoint, how far from the input (metres) the engine may look for a road: a number, "unlimited",
+   * or null for the engine's default; null when the client sent none
+   */
+  radiuses: (number | "unlimited" | null)[] | null;
+  /** per waypoint, the direction of travel there: [degrees clockwise from north, allowed deviation], or null for any; null when none sent */
+  bearings: ([number, number] | null)[] | null;
 }
 
 export interface MatrixQuery {

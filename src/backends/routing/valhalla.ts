@@ -47,9 +47,25 @@ export function canonicalLanguage(tag: string): string {
     .join("-");
 }
 
+/**
+ * A waypoint's `radius` (metres; "unlimited" has no Valhalla form, so its default search applies) and
+ * `heading` with `heading_tolerance` from the client's radiuses and bearings.
+ */
+function snapping(q: RouteQuery, i: number): Json {
+  const out: Json = {};
+  const radius = q.radiuses?.[i];
+  if (typeof radius === "number") out.radius = Math.round(radius);
+  const bearing = q.bearings?.[i];
+  if (bearing) {
+    out.heading = bearing[0] % 360;
+    out.heading_tolerance = bearing[1];
+  }
+  return out;
+}
+
 export function valhallaRouteRequest(costing: string, q: RouteQuery): Json {
   const request: Json = {
-    locations: q.waypoints.map((p) => ({ ...location(p), type: "break" })),
+    locations: q.waypoints.map((p, i) => ({ ...location(p), type: "break", ...snapping(q, i) })),
     costing,
     directions_options: { units: "kilometers", language: canonicalLanguage(q.language) },
   };

@@ -53,16 +53,47 @@ function parseExclude(raw: string | undefined): Exclusion[] {
   return EXCLUSIONS.filter((e) => wanted.includes(e));
 }
 
+/** One entry per waypoint, `;`-separated as OSRM and Mapbox take them; an empty entry is the default. */
+function perWaypoint<T>(raw: string | undefined, name: string, count: number, parse: (entry: string) => T | undefined, form: string): (T | null)[] | null {
+  if (raw === undefined || raw === "") return null;
+  const parts = raw.split(";");
+  if (parts.length !== count) throw bad(name, `must have one entry per waypoint, ${count}, separated by semicolons (got ${parts.length})`);
+  return parts.map((part, i) => {
+    if (part === "") return null;
+    const value = parse(part);
+    if (value === undefined) throw bad(name, `entry ${i} must be ${form} (got ${shown(part)})`);
+    return value;
+  });
+}
+
+const DECIMAL = /^\d{1,9}(\.\d{1,6})?$/;
+
+function parseRadius(entry: string): number | "unlimited" | undefined {
+  if (entry === "unlimited") return "unlimited";
+  return DECIMAL.test(entry) ? Number(entry) : undefined;
+}
+
+function parseBearing(entry: string): [number, number] | undefined {
+  const m = /^(\d{1,3}),(\d{1,3})$/.exec(entry);
+  if (!m) return undefined;
+  const angle = Number(m[1]);
+  const deviation = Number(m[2]);
+  return angle <= 360 && deviation <= 180 ? [angle, deviation] : undefined;
+}
+
 export function parseRouteQuery(profile: string, coordinates: string, query: Raw): RouteQuery {
+  const waypoints = parseCoordinates(coordinates, 2, MAX_WAYPOINTS);
   return {
     profile: parseProfile(profile),
-    waypoints: parseCoordinates(coordinates, 2, MAX_WAYPOINTS),
+    waypoints,
     alternatives: parseAlternatives(query.alternatives),
     steps: parseBoolean(query.steps, "steps"),
     geometries: parseChoice(query.geometries, "geometries", ["geojson", "polyline6"] as const, "geojson"),
     overview: parseChoice(query.overview, "overview", ["full", "simplified", "false"] as const, "simplified"),
     language: parseLanguage(query.language, "language"),
     exclude: parseExclude(query.exclude),
+    radiuses: perWaypoint(query.radiuses, "radiuses", waypoints.length, parseRadius, "a distance in metres or unlimited, or empty for the default"),
+    bearings: perWaypoint(query.bearings, "bearings", waypoints.length, parseBearing, "angle,deviation in whole degrees (0-360, 0-180), or empty for any direction"),
   };
 }
 

@@ -22,7 +22,7 @@ function routerFromConfig(ctx: AppContext): Router | null {
 const coordinatesKey = (points: Position[]) => points.map(([lon, lat]) => `${formatCoordinate(lon)},${formatCoordinate(lat)}`).join(";");
 
 function echoRoute(q: RouteQuery) {
-  return { profile: q.profile, coordinates: q.waypoints, alternatives: q.alternatives, steps: q.steps, geometries: q.geometries, overview: q.overview, language: q.language, exclude: q.exclude };
+  return { profile: q.profile, coordinates: q.waypoints, alternatives: q.alternatives, steps: q.steps, geometries: q.geometries, overview: q.overview, language: q.language, exclude: q.exclude, radiuses: q.radiuses, bearings: q.bearings };
 }
 
 /** The documented answer: geometries in the requested format, steps only when asked for. */
@@ -93,7 +93,7 @@ export function createRoutingService(ctx: AppContext, backend?: Router | null) {
 
   // Keys are plain joins of the normalized query, cheaper than serializing it on every hit.
   const route = (q: RouteQuery) =>
-    cached(`route|${q.profile}|${coordinatesKey(q.waypoints)}|${q.alternatives}|${q.steps}|${q.geometries}|${q.overview}|${q.language}|${q.exclude.join(",")}`, async (r) =>
+    cached(`route|${q.profile}|${coordinatesKey(q.waypoints)}|${q.alternatives}|${q.steps}|${q.geometries}|${q.overview}|${q.language}|${q.exclude.join(",")}|${q.radiuses?.map((r) => r ?? "").join(";") ?? "-"}|${q.bearings?.map((b) => b?.join(",") ?? "").join(";") ?? "-"}`, async (r) =>
       routeBody(q, await r.route(q), r.engine),
     );
   const matrix = (q: MatrixQuery) =>

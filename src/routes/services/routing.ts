@@ -44,6 +44,10 @@ const RouteOptions = t.Object({
   overview: t.Optional(t.String({ description: "Route geometry: full, simplified, or false (none). Default simplified.", examples: ["simplified"] })),
   language: t.Optional(t.String({ description: "Language of instruction texts, a tag such as en or de; English where the engine lacks it. Default en.", examples: ["en"] })),
   exclude: t.Optional(t.String({ description: "Comma-separated tolls, motorways, ferries: OSRM excludes them where its profile allows, Valhalla avoids them as far as possible", examples: ["tolls,ferries"] })),
+  radiuses: t.Optional(
+    t.String({ description: "One per waypoint, separated by ;: how far (metres) from the input a road may be, or unlimited; an empty entry keeps the engine's default (Valhalla has no unlimited: its default applies)", examples: ["50;unlimited"] }),
+  ),
+  bearings: t.Optional(t.String({ description: "One per waypoint, separated by ;: angle,deviation in degrees (0-360, 0-180), the direction of travel the road must allow there; an empty entry allows any", examples: ["90,45;"] })),
 });
 
 const MatrixOptions = t.Object({

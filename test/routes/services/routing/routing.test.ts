@@ -76,7 +76,7 @@ for (const e of [osrm, valhalla]) {
       expect(body.waypoints[1].location).toEqual([13.3976, 52.5294]);
       expect(body.routing).toEqual({
         engine: e.name,
-        query: { profile: "driving", coordinates: [[13.38886, 52.517037], [13.397634, 52.529407]], alternatives: 0, steps: false, geometries: "geojson", overview: "simplified", language: "en", exclude: [] },
+        query: { profile: "driving", coordinates: [[13.38886, 52.517037], [13.397634, 52.529407]], alternatives: 0, steps: false, geometries: "geojson", overview: "simplified", language: "en", exclude: [], radiuses: null, bearings: null },
       });
       expect(JSON.stringify(body)).not.toContain("127.0.0.1");
     });
@@ -286,6 +286,23 @@ describe("OSRM wire mapping", () => {
     await get(osrm, `/routing/v1/walking/${P};${B}`);
     await get(osrm, `/routing/v1/cycling/${P};${B}`);
     expect(osrm.fake.calls.slice(2).map((c) => c.path.split("/")[3])).toEqual(["foot", "bike"]);
+    await get(osrm, `/routing/v1/driving/${P};${B}?radiuses=50;unlimited&bearings=;90,45`);
+    expect(osrm.fake.calls[4]!.search).toBe("alternatives=false&steps=false&geometries=polyline6&overview=simplified&radiuses=50;unlimited&bearings=;90,45");
+  });
+
+  test("radiuses: a waypoint with no road within its radius is 422 INVALID_WAYPOINT; an empty entry keeps the default", async () => {
+    // P lies about 340 m west of the fake network's nearest road.
+    const P = "12.995,52.5";
+    expect((await get(osrm, `/routing/v1/driving/${P};${B}?radiuses=;`)).status).toBe(200);
+    const res = await get(osrm, `/routing/v1/driving/${P};${B}?radiuses=100;`);
+    expect(res.status).toBe(422);
+    const body = await res.json();
+    expect(body.error.code).toBe("INVALID_WAYPOINT");
+    expect(body.error.details.index).toBe(0);
+    expect((await get(osrm, `/routing/v1/driving/${P};${B}?radiuses=5000;unlimited`)).status).toBe(200);
+    // The radiuses are part of the query the answer is cached by, and echoed.
+    const echoed = await (await get(osrm, `/routing/v1/driving/${P};${B}?radiuses=5000;unlimited`)).json();
+    expect(echoed.routing.query.radiuses).toEqual([5000, "unlimited"]);
   });
 
   test("table: annotations and the chosen sources and destinations", async () => {
@@ -364,6 +381,13 @@ describe("Valhalla wire mapping", () => {
     });
     await get(valhalla, `/routing/v1/walking/${P};${B}`);
     expect(sent(2).costing).toBe("pedestrian");
+    // radiuses and bearings become each location's radius, heading and heading_tolerance (Valhalla has no
+    // unlimited radius: its default search applies).
+    await get(valhalla, `/routing/v1/driving/${P};${B}?radiuses=25.5;unlimited&bearings=360,30;`);
+    expect(sent(3).locations).toEqual([
+      { lon: Number(P.split(",")[0]), lat: 52.5, type: "break", radius: 26, heading: 0, heading_tolerance: 30 },
+      { lon: 13.397634, lat: 52.529407, type: "break" },
+    ]);
   });
 
   test("kilometres become metres; shapes are joined across legs; simplified keeps the ends", async () => {
@@ -433,6 +457,13 @@ describe("validation", () => {
     [`/routing/v1/driving/${A};${B}?language=e!`, "language"],
     [`/routing/v1/driving/${A};${B}?exclude=tolls,highways`, "exclude"],
     [`/routing/v1/driving/${A};${B}?exclude=,`, "exclude"],
+    [`/routing/v1/driving/${A};${B}?radiuses=50`, "radiuses"],
+    [`/routing/v1/driving/${A};${B}?radiuses=50;-1`, "radiuses"],
+    [`/routing/v1/driving/${A};${B}?radiuses=50;far`, "radiuses"],
+    [`/routing/v1/driving/${A};${B}?bearings=90,45`, "bearings"],
+    [`/routing/v1/driving/${A};${B}?bearings=400,10;`, "bearings"],
+    [`/routing/v1/driving/${A};${B}?bearings=90;`, "bearings"],
+    [`/routing/v1/driving/${A};${B}?bearings=90,181;`, "bearings"],
     [`/routing/v1/matrix/driving/${A}`, "coordinates"],
     [`/routing/v1/matrix/driving/${many(26)}`, "coordinates"],
     [`/routing/v1/matrix/driving/${A};${B}?sources=2`, "sources"],
