@@ -82,9 +82,11 @@ function parseBearing(entry: string): [number, number] | undefined {
 }
 
 export function parseRouteQuery(profile: string, coordinates: string, query: Raw): RouteQuery {
+  // The profile is checked first, as before the per-waypoint options needed the waypoints' count.
+  const parsedProfile = parseProfile(profile);
   const waypoints = parseCoordinates(coordinates, 2, MAX_WAYPOINTS);
   return {
-    profile: parseProfile(profile),
+    profile: parsedProfile,
     waypoints,
     alternatives: parseAlternatives(query.alternatives),
     steps: parseBoolean(query.steps, "steps"),
