@@ -1,18 +1,12 @@
 // Upgrading a data dir made before styles counted their versions: each style's counter starts at its
 // highest published version, so the next publish does not give out a number again.
 import { expect, test } from "bun:test";
-import { Database } from "bun:sqlite";
-import { migrations } from "../../drizzle/index";
+import { databaseBefore } from "./database-before";
 import { migrate } from "../../src/db/migrate";
 
 test("0003 sets each style's last_version from its versions", () => {
-  const db = new Database(":memory:");
-  db.exec("CREATE TABLE __mapstead_migrations (tag TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)");
   // The database as the release before this migration left it.
-  for (const m of migrations.filter((m) => m.tag < "0003")) {
-    for (const statement of m.sql.split("--> statement-breakpoint")) if (statement.trim()) db.exec(statement);
-    db.query("INSERT INTO __mapstead_migrations (tag, applied_at) VALUES (?, ?)").run(m.tag, 0);
-  }
+  const db = databaseBefore("0003");
   db.exec("INSERT INTO orgs (id, slug, name, created_at) VALUES (1, 'acme', 'Acme', 0)");
   db.exec("INSERT INTO styles (id, org_id, slug, name, draft, created_at, updated_at) VALUES (1, 1, 'city', 'City', '{}', 0, 0), (2, 1, 'draft-only', 'D', '{}', 0, 0)");
   db.exec("INSERT INTO style_versions (style_id, version, style, created_at) VALUES (1, 1, '{}', 0), (1, 3, '{}', 0)");

@@ -2,18 +2,12 @@
 // ready then stays readable at its versioned URL (a URL already handed out must not turn into a 404),
 // while a version still processing waits for its first publish like any new one.
 import { expect, test } from "bun:test";
-import { Database } from "bun:sqlite";
-import { migrations } from "../../drizzle/index";
+import { databaseBefore } from "./database-before";
 import { migrate } from "../../src/db/migrate";
 
 test("0006 marks the versions that were ready as published", () => {
-  const db = new Database(":memory:");
-  db.exec("CREATE TABLE __mapstead_migrations (tag TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)");
   // The database as the release before this migration left it.
-  for (const m of migrations.filter((m) => m.tag < "0006")) {
-    for (const statement of m.sql.split("--> statement-breakpoint")) if (statement.trim()) db.exec(statement);
-    db.query("INSERT INTO __mapstead_migrations (tag, applied_at) VALUES (?, ?)").run(m.tag, 0);
-  }
+  const db = databaseBefore("0006");
   db.exec("INSERT INTO orgs (id, slug, name, created_at) VALUES (1, 'acme', 'Acme', 0)");
   db.exec("INSERT INTO tilesets (id, org_id, slug, name, published_version, created_at, updated_at) VALUES (1, 1, 'roads', 'Roads', NULL, 0, 0)");
   db.exec(
