@@ -14,7 +14,12 @@ export interface Logger {
   error(msg: string, fields?: Record<string, unknown>): void;
   /** true when lines of this level are written */
   enabled(level: LogLevel): boolean;
-  /** writes a line the caller already serialized (hot paths: the access log) */
+  /**
+   * What closes a line the caller serializes itself: `}`, or the base fields and `}`. Hot paths (the
+   * access log) end their JSON with it, so the line is built once instead of spliced.
+   */
+  readonly lineEnd: string;
+  /** writes a line the caller already serialized, closed with `lineEnd` (hot paths: the access log) */
   writeLine(level: LogLevel, json: string): void;
   /** writes out anything buffered */
   flush(): void;
@@ -75,8 +80,8 @@ let stdoutWriter: ReturnType<typeof batchedWriter> | null = null;
 export function createLogger(level: LogLevel, write?: (line: string) => void, base?: Record<string, string | number>): Logger {
   const min = ORDER[level];
   const out = write ? { write: (l: string) => write(l), flush: () => {} } : (stdoutWriter ??= batchedWriter(1));
-  // Lines written pre-serialized get the base fields spliced in before their closing brace.
-  const suffix = base && Object.keys(base).length ? `,${JSON.stringify(base).slice(1)}` : "}";
+  // Lines written pre-serialized end with the base fields in place of their closing brace.
+  const lineEnd = base && Object.keys(base).length ? `,${JSON.stringify(base).slice(1)}` : "}";
   const emit = (lvl: LogLevel, msg: string, fields?: Record<string, unknown>) => {
     if (ORDER[lvl] < min) return;
     out.write(JSON.stringify({ time: isoNow(), level: lvl, msg, ...base, ...fields }), ORDER[lvl] >= ORDER.warn);
@@ -87,8 +92,9 @@ export function createLogger(level: LogLevel, write?: (line: string) => void, ba
     warn: (m, f) => emit("warn", m, f),
     error: (m, f) => emit("error", m, f),
     enabled: (lvl) => ORDER[lvl] >= min,
+    lineEnd,
     writeLine: (lvl, json) => {
-      if (ORDER[lvl] >= min) out.write(suffix === "}" ? json : json.slice(0, -1) + suffix, ORDER[lvl] >= ORDER.warn);
+      if (ORDER[lvl] >= min) out.write(json, ORDER[lvl] >= ORDER.warn);
     },
     flush: () => out.flush(),
   };

@@ -9,7 +9,7 @@ describe("logger base fields", () => {
     const lines: string[] = [];
     const log = createLogger("info", (l) => lines.push(l), { worker: 3 });
     log.info("hello", { a: 1 });
-    log.writeLine("info", `{"msg":"request","status":200}`);
+    log.writeLine("info", `{"msg":"request","status":200${log.lineEnd}`);
     log.debug("dropped");
     expect(lines.map((l) => JSON.parse(l))).toEqual([
       { time: expect.any(String), level: "info", msg: "hello", worker: 3, a: 1 },
@@ -20,7 +20,7 @@ describe("logger base fields", () => {
   test("without base fields lines are written as given", () => {
     const lines: string[] = [];
     const log = createLogger("info", (l) => lines.push(l));
-    log.writeLine("info", `{"msg":"request"}`);
+    log.writeLine("info", `{"msg":"request"${log.lineEnd}`);
     expect(lines).toEqual([`{"msg":"request"}`]);
   });
 });

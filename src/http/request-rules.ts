@@ -139,6 +139,6 @@ export function logRequest(log: Logger, method: string, path: string, status: nu
   if (log.enabled("info"))
     log.writeLine(
       "info",
-      `{"time":"${isoNow()}","level":"info","msg":"request","method":"${method}","path":${JSON_AS_IS.test(path) ? `"${path}"` : JSON.stringify(path)},"status":${status},"ms":${Math.round(ms * 100) / 100},"request_id":"${requestId}"}`,
+      `{"time":"${isoNow()}","level":"info","msg":"request","method":"${method}","path":${JSON_AS_IS.test(path) ? `"${path}"` : JSON.stringify(path)},"status":${status},"ms":${Math.round(ms * 100) / 100},"request_id":"${requestId}"${log.lineEnd}`,
     );
 }
