@@ -7,7 +7,7 @@ import { currentUserWords, userName } from "../os-user";
 import { UsageError, parse, settingsHelp } from "./args";
 import { configOrExit } from "./runtime";
 import { bold, dim, green, print, printErr, red } from "./output";
-import { databasePath, openDatabase } from "../db/client";
+import { databasePath, openDatabase, refuseUnusableDataDir } from "../db/client";
 import { migrationStatus, NewerDatabaseError } from "../db/migrate";
 import { backupDataDir, BackupUnsettled, MANIFEST_FILE, type BackupResult } from "../domain/backup/backup";
 import { VERSION } from "../build-info";
@@ -42,18 +42,35 @@ const currentUser = currentUserWords;
 /** Why DIR cannot take a backup (one line naming it and the fix), or null when it can. */
 function targetProblem(to: string, dataDir: string): string | null {
   if (to === dataDir || to.startsWith(dataDir + sep)) return `${to} is inside DATA_DIR ${dataDir}; back up to a directory outside it, preferably on another disk`;
-  const stat = statSync(to, { throwIfNoEntry: false });
+  let stat;
+  try {
+    stat = statSync(to, { throwIfNoEntry: false });
+  } catch {
+    return mayNotWrite(dirname(to));
+  }
   if (stat && !stat.isDirectory()) return `${to} is a file; give a new or empty directory`;
-  if (stat && readdirSync(to).length) return `${to} is not empty; give a new or empty directory, e.g. ${to}-${new Date().toISOString().slice(0, 10)}`;
+  if (stat && readdirSync(to).length) return `${to} is not empty; give a new or empty directory, e.g. ${unusedBeside(to)}`;
   // The nearest existing directory is where this user must be able to write.
   let writable = to;
   while (!existsSync(writable)) writable = dirname(writable);
   try {
     accessSync(writable, constants.W_OK);
   } catch {
-    return `${currentUser()} may not write in ${writable}; back up into a directory this user owns, e.g. one made with sudo install -d -o mapstead -m 0750 /var/backups/mapstead`;
+    return mayNotWrite(writable);
   }
   return null;
+}
+
+function mayNotWrite(dir: string): string {
+  const self = userName(process.getuid?.() ?? 0) ?? "mapstead";
+  return `${currentUser()} may not write in ${dir}; back up into a directory this user owns, e.g. one made with sudo install -d -o ${self} -m 0750 /var/backups/mapstead`;
+}
+
+/** The first of DIR.2, DIR.3, ... that does not exist: a name beside a used one that is free now. */
+function unusedBeside(dir: string): string {
+  let n = 2;
+  while (existsSync(`${dir}.${n}`)) n++;
+  return `${dir}.${n}`;
 }
 
 function printResult(r: BackupResult, dataDir: string, seconds: number) {
@@ -97,7 +114,9 @@ export const backupCommand: CliCommand = {
 
     const problem = targetProblem(to, dataDir);
     if (problem) return fail(problem);
-    // Checked before openDatabase, which would create an empty one.
+    // Checked before openDatabase, which would create an empty one; a DATA_DIR this user may not open
+    // is said as such first (its database would look missing).
+    refuseUnusableDataDir(dataDir);
     if (!existsSync(databasePath(dataDir))) return fail(`no database in DATA_DIR ${dataDir}, so nothing to back up; pass the server's DATA_DIR (--data-dir or the DATA_DIR setting)`);
     // Refuses root in the service's DATA_DIR (it could leave root's -wal/-shm there) and says what a
     // user who may not open it should do; the database is only read, never migrated.

@@ -3,7 +3,7 @@ import { configOrExit, servedUrlSettings } from "./runtime";
 import { ConfigError, loadConfig, processEnv, type Config } from "../config";
 import type { PreflightReport } from "../domain/preflight/checks";
 import { statSync } from "node:fs";
-import { closeDatabase, databasePath, openDatabase, type DbHandle } from "../db/client";
+import { closeDatabase, databasePath, DataDirError, openDatabase, type DbHandle } from "../db/client";
 import { runPreflight } from "../domain/preflight/checks";
 import { bold, dim, green, print, red, yellow } from "./output";
 import { rejectUnknownArgs, settingsHelp } from "./args";
@@ -43,14 +43,16 @@ export const preflightCommand: CliCommand = {
     if (config === null) return 2;
     let handle: DbHandle | null = null;
     let databaseError: string | undefined;
+    let databaseFix: string | undefined;
     // A check leaves a new installation as it found it: no database is made where there is none.
     const fresh = databaseAbsent(config.dataDir) && !isFile(config.dataDir);
     try {
       if (!fresh) handle = openDatabase(config.dataDir);
     } catch (err) {
-      databaseError = err instanceof Error ? err.message : String(err);
+      databaseError = err instanceof DataDirError ? err.problem : err instanceof Error ? err.message : String(err);
+      if (err instanceof DataDirError) databaseFix = err.fix;
     }
-    const report = await runPreflight({ config, servedUrl: servedUrlSettings(config), sqlite: handle?.sqlite ?? null, databaseError, fresh });
+    const report = await runPreflight({ config, servedUrl: servedUrlSettings(config), sqlite: handle?.sqlite ?? null, databaseError, databaseFix, fresh });
     if (handle) closeDatabase(handle.sqlite);
     if (json) {
       print(JSON.stringify(report, null, 2));

@@ -15,6 +15,16 @@ export interface DbHandle {
   path: string;
 }
 
+/** What is wrong with DATA_DIR or its database, and the fix, apart (the preflight shows them apart). */
+export class DataDirError extends Error {
+  constructor(
+    readonly problem: string,
+    readonly fix: string,
+  ) {
+    super(`${problem}; ${fix}`);
+  }
+}
+
 export function databasePath(dataDir: string): string {
   return join(dataDir, "mapstead.db");
 }
@@ -46,11 +56,36 @@ function cannotOpen(dataDir: string, err: unknown): unknown {
   const code = String((err as { code?: unknown }).code ?? "");
   if (!/^(SQLITE_(CANTOPEN|READONLY|PERM|AUTH)|EACCES|EPERM|EROFS)/.test(code)) return err;
   if (readOnlyFilesystem(dataDir))
-    return new Error(`cannot open the database in DATA_DIR ${dataDir}: it is on a read-only filesystem; mount it read-write, or point DATA_DIR at a writable directory`);
+    return new DataDirError(`cannot open the database in DATA_DIR ${dataDir}: it is on a read-only filesystem`, "mount it read-write, or point DATA_DIR at a writable directory");
   const user = currentUserWords();
-  return new Error(
-    `cannot open the database in DATA_DIR ${dataDir} (${(err as Error).message.replace(/^E[A-Z]+: /, "")}): ${user} needs to read and write that directory and its files; run the command as the user the server runs as (sudo -u mapstead mapstead ... on an install.sh server), or fix their ownership`,
+  return new DataDirError(
+    `cannot open the database in DATA_DIR ${dataDir} (${(err as Error).message.replace(/^E[A-Z]+: /, "")}): ${user} needs to read and write that directory and its files`,
+    `${runAsOwner(dataDir)}, or fix their ownership`,
   );
+}
+
+/**
+ * How to run as the server's user: as DATA_DIR's owner when it is another user (the one its files
+ * belong to), else as an install.sh server's user.
+ */
+function runAsOwner(dataDir: string): string {
+  const owner = statSync(dataDir, { throwIfNoEntry: false })?.uid;
+  const name = owner === undefined || owner === process.getuid?.() ? null : (userName(owner) ?? `'#${owner}'`);
+  return name ? `run the command as the user it belongs to (sudo -u ${name} mapstead ...)` : "run the command as the user the server runs as (sudo -u mapstead mapstead ... on an install.sh server)";
+}
+
+/**
+ * A DATA_DIR this user may not enter: every file in it would look missing ("no database"), which sends
+ * the operator looking for another DATA_DIR instead of the right user.
+ */
+function refuseUnreadableDataDir(dataDir: string): void {
+  try {
+    accessSync(dataDir, constants.R_OK | constants.X_OK);
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code !== "EACCES" && code !== "EPERM") return;
+    throw new DataDirError(`cannot read DATA_DIR ${dataDir}: ${currentUserWords()} may not open that directory`, `${runAsOwner(dataDir)}, or fix its ownership`);
+  }
 }
 
 /** The name of a local user id, from /etc/passwd; null when it has none there. */
@@ -77,16 +112,18 @@ function refuseRootInOthersDataDir(dataDir: string) {
   const owner = statSync(dataDir, { throwIfNoEntry: false })?.uid;
   if (owner === undefined || owner === 0) return;
   const name = userName(owner);
-  throw new Error(
-    `DATA_DIR ${dataDir} belongs to ${name ? `user ${name}` : `uid ${owner}`}; run the command as that user (sudo -u ${name ?? `'#${owner}'`} mapstead ...), since files root made there would be unwritable for the server`,
+  throw new DataDirError(
+    `DATA_DIR ${dataDir} belongs to ${name ? `user ${name}` : `uid ${owner}`}`,
+    `run the command as that user (sudo -u ${name ?? `'#${owner}'`} mapstead ...), since files root made there would be unwritable for the server`,
   );
 }
 
-/** Throws what is wrong with DATA_DIR itself (root in another user's directory, a file), naming the fix. */
+/** Throws what is wrong with DATA_DIR itself (root in another user's directory, a file, one this user may not open), naming the fix. */
 export function refuseUnusableDataDir(dataDir: string): void {
   refuseRootInOthersDataDir(dataDir);
   // mkdir's own error for this is "EEXIST: file already exists", which names neither DATA_DIR nor a fix.
-  if (statSync(dataDir, { throwIfNoEntry: false })?.isDirectory() === false) throw new Error(`DATA_DIR ${dataDir} is a file, not a directory; point DATA_DIR at a directory (it is created when missing)`);
+  if (statSync(dataDir, { throwIfNoEntry: false })?.isDirectory() === false) throw new DataDirError(`DATA_DIR ${dataDir} is a file, not a directory`, "point DATA_DIR at a directory (it is created when missing)");
+  refuseUnreadableDataDir(dataDir);
 }
 
 export function openDatabase(dataDir: string): DbHandle {

@@ -274,7 +274,7 @@ describe("mapstead backup", () => {
     mkdirSync(full);
     writeFileSync(join(full, "keep"), "x");
     const notEmpty = cli("backup", "--to", full);
-    expect([notEmpty.code, notEmpty.err.trim()]).toEqual([1, expect.stringMatching(new RegExp(`^mapstead backup: ${full} is not empty; give a new or empty directory`))]);
+    expect([notEmpty.code, notEmpty.err.trim()]).toEqual([1, expect.stringMatching(new RegExp(`^mapstead backup: ${full} is not empty; give a new or empty directory, e.g. ${full}\.2$`))]);
     expect(readdirSync(full)).toEqual(["keep"]);
 
     const file = cli("backup", "--to", join(full, "keep"));
@@ -326,7 +326,7 @@ describe("mapstead backup", () => {
     const asNobody = Bun.spawnSync(["runuser", "-u", "nobody", "--", "env", `PATH=${process.env.PATH}`, "MAPSTEAD_ENV_FILE=none", "NO_COLOR=1", "bun", MAIN, "backup", "--to", to, "--data-dir", owned], { stdout: "pipe", stderr: "pipe" });
     expect([asNobody.exitCode, asNobody.stderr.toString().trim()]).toEqual([
       1,
-      `mapstead backup: user nobody may not write in ${root}; back up into a directory this user owns, e.g. one made with sudo install -d -o mapstead -m 0750 /var/backups/mapstead`,
+      `mapstead backup: user nobody may not write in ${root}; back up into a directory this user owns, e.g. one made with sudo install -d -o nobody -m 0750 /var/backups/mapstead`,
     ]);
     expect(existsSync(to)).toBe(false);
   });

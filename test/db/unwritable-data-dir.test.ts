@@ -101,3 +101,38 @@ test("preflight by a user who may not look into DATA_DIR does not report the dat
     chmodSync(dataDir, 0o755);
   }
 });
+
+test("a user who may not open DATA_DIR is told so and whom to run as, not that it holds no database", () => {
+  const root = tempDir("mapstead-closed-");
+  chmodSync(root, 0o755);
+  const dataDir = join(root, "data");
+  expect(runCli(dataDir, "migrate").code).toBe(0);
+  chmodSync(dataDir, isRoot ? 0o700 : 0o000);
+  // A backup target the other user may write, so that DATA_DIR is what stops it.
+  const target = tempDir("mapstead-closed-to-");
+  chmodSync(target, 0o777);
+  try {
+    for (const args of [["orgs", "list"], ["backup", "--to", join(target, "bk")]]) {
+      const r = cliAsOther(dataDir, ...args);
+      expect(r.code).toBe(1);
+      expect(r.err).toContain(`cannot read DATA_DIR ${dataDir}: `);
+      expect(r.err).toContain("may not open that directory; run the command as the user it belongs to");
+      expect(r.err).not.toContain("no database");
+      expect(r.err).not.toContain("has no Mapstead database");
+    }
+  } finally {
+    chmodSync(dataDir, 0o755);
+  }
+});
+
+test.skipIf(!isRoot)("preflight's fix for a database root may not use names the user to run as, not a generic chore", () => {
+  const root = tempDir("mapstead-foreign-pf-");
+  chmodSync(root, 0o755);
+  const dataDir = join(root, "data");
+  expect(runCli(dataDir, "migrate").code).toBe(0);
+  const nobody = Number(Bun.spawnSync(["id", "-u", "nobody"]).stdout.toString().trim());
+  Bun.spawnSync(["chown", "-R", `${nobody}:${nobody}`, dataDir]);
+  const r = runCli(dataDir, "preflight");
+  expect(r.code).toBe(1);
+  expect(r.out).toMatch(/sqlite +The database in DATA_DIR could not be opened: DATA_DIR \S+ belongs to user nobody\n +fix: Run the command as that user \(sudo -u nobody mapstead \.\.\.\)/);
+});

@@ -38,6 +38,8 @@ export interface PreflightDeps {
   /** null when the database could not be opened (`databaseError` says why) or is not there yet (`fresh`) */
   sqlite: Database | null;
   databaseError?: string;
+  /** the fix for `databaseError`, when its cause is known (run as DATA_DIR's owner, say) */
+  databaseFix?: string;
   /** DATA_DIR holds no database yet: a new installation, which the first start sets up */
   fresh?: boolean;
   /** true inside the running server; the CLI checks a configuration nothing listens with yet */
@@ -198,7 +200,7 @@ export async function runPreflight(deps: PreflightDeps): Promise<PreflightReport
           id: "sqlite",
           status: "fail",
           message: deps.fresh ? "No database in DATA_DIR, and DATA_DIR cannot be made to hold one" : `The database in DATA_DIR could not be opened: ${deps.databaseError ?? "unknown error"}`,
-          fix: "Make DATA_DIR a writable directory on a local file system for the service user",
+          fix: deps.databaseFix ? capitalized(deps.databaseFix) : "Make DATA_DIR a writable directory on a local file system for the service user",
         },
       ];
   const unresolved = deps.listening ? null : await unresolvedHost(config.host);
@@ -214,4 +216,8 @@ export async function runPreflight(deps: PreflightDeps): Promise<PreflightReport
     backendCheck("router", route),
   ];
   return { ok: checks.every((c) => c.status !== "fail"), checks };
+}
+
+function capitalized(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
