@@ -34,11 +34,16 @@ export function validationMessage(err: ValidationLike): { message: string; detai
     const words = unionWords(e);
     if (words) e.message = e.summary = `expected ${words}`
   }
-  const details = all.slice(0, 20).map((e) => ({
-    in: err.type ?? "input",
-    path: (e.path ?? "").replace(/^\//, "").replaceAll("/", ".") || "(root)",
-    message: e.summary ?? e.message ?? "is invalid",
-  }));
+  const seen = new Set<string>();
+  const details = all
+    .map((e) => ({
+      in: err.type ?? "input",
+      path: (e.path ?? "").replace(/^\//, "").replaceAll("/", ".") || "(root)",
+      message: e.summary ?? e.message ?? "is invalid",
+    }))
+    // A union reports each of its branches; once rewritten to name the choices they say the same.
+    .filter((d) => !seen.has(`${d.path}\n${d.message}`) && !!seen.add(`${d.path}\n${d.message}`))
+    .slice(0, 20);
   const first = details.find((d) => d.path !== "(root)") ?? details[0];
   if (!first) return { message: `Invalid ${where}`, details };
   const name = first.path === "(root)" ? (err.type === "body" ? "request body" : where) : `${where} '${first.path}'`;
@@ -72,10 +77,13 @@ export function mapError(code: string | number, error: unknown, requestUrl?: str
     case "VALIDATION": {
       const err = error as ValidationLike & { value?: unknown };
       if (err.type === "property") {
-        const reason = (err.valueError?.message ?? "is invalid").replace(/\.$/, "");
+        // A number coerced from the URL (a query parameter or a path segment such as a version).
+        const schema = err.valueError?.schema as { description?: string; type?: string; minimum?: number; maximum?: number } | undefined;
+        const range = schema?.type === "integer" && schema.minimum !== undefined && schema.maximum !== undefined ? `expected an integer from ${schema.minimum} to ${schema.maximum}` : null;
+        const reason = range ?? (err.valueError?.message ?? "is invalid").replace(/\.$/, "");
         const name = nameOfQueryValue(requestUrl, err.value);
         const shown = JSON.stringify(err.value)?.slice(0, 100) ?? "value";
-        const message = name ? `Invalid query parameter '${name}': ${reason}` : `Invalid value ${shown}: ${reason}`;
+        const message = name ? `Invalid query parameter '${name}': ${reason}` : `Invalid ${schema?.description ?? "value"} ${shown}: ${reason}`;
         return { status: 400, body: errorBody("BAD_REQUEST", message, name ? [{ in: "query", path: name, message: reason }] : undefined), internal: false };
       }
       const v = validationMessage(err);

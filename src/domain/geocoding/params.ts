@@ -23,6 +23,9 @@ export function parseText(raw: unknown, name: string): string {
   // eslint-disable-next-line no-control-regex
   const text = raw.replace(/[\u0000-\u001f\u007f\s]+/g, " ").trim();
   if (!text) throw bad(name, "must not be empty");
+  // The URL decoder puts U+FFFD for every byte run that is not UTF-8 ("%FF%FE"): such a search would
+  // match nothing and echo garbage.
+  if (text.includes("\uFFFD")) throw bad(name, "is not valid UTF-8: percent-encode the text's UTF-8 bytes");
   return text;
 }
 
@@ -40,7 +43,7 @@ export function parseNumber(raw: unknown, name: string, min: number, max: number
   let n: number;
   if (typeof raw === "number") n = raw;
   else if (typeof raw === "string" && NUMBER.test(raw)) n = Number(raw);
-  else throw bad(name, `must be a number from ${min} to ${max}`);
+  else throw bad(name, `must be a decimal number from ${min} to ${max}, such as 47.37 (got '${String(raw).slice(0, 30)}')`);
   if (!Number.isFinite(n) || n < min || n > max) throw bad(name, `must be a number from ${min} to ${max} (got ${String(raw).slice(0, 30)})`);
   return n === 0 ? 0 : n;
 }
@@ -52,7 +55,16 @@ export function parseLanguage(raw: unknown, name: string): string {
   if (raw === undefined || raw === null || raw === "") return DEFAULT_LANGUAGE;
   if (typeof raw !== "string" || raw.length > 35 || !LANGUAGE.test(raw.toLowerCase()))
     throw bad(name, "must be a language tag such as en, de or pt-BR");
-  return raw.toLowerCase();
+  return canonicalTag(raw);
+}
+
+/** BCP 47's own case for a tag (RFC 5646 2.1.1): de-CH, zh-Hant-TW, es-419; echoed as the client expects. */
+function canonicalTag(tag: string): string {
+  return tag
+    .toLowerCase()
+    .split("-")
+    .map((part, i) => (i === 0 ? part : part.length === 2 ? part.toUpperCase() : part.length === 4 ? part[0]!.toUpperCase() + part.slice(1) : part))
+    .join("-");
 }
 
 /** `minLon,minLat,maxLon,maxLat` (or, in batch jobs, an array of four numbers) with min < max. */

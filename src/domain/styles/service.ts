@@ -8,6 +8,7 @@ import { orgs, styles, styleVersions } from "../../db/schema";
 import { retireSlug, retiredLastVersion } from "../orgs/retired-slugs";
 import { BadRequest, Conflict, NotFound } from "../../errors";
 import { isSlug } from "../orgs/slug";
+import { nameOrSlug } from "../orgs/display-name";
 import { parseVersionedSlug } from "../orgs/versioned-slug";
 import type { TilesetLookup } from "../tilesets/lookup";
 import type { SpriteStore } from "../sprites/store";
@@ -151,7 +152,7 @@ export function createStylesService(ctx: AppContext, deps: { tilesets: TilesetLo
 
   function create(org: OrgRef, input: { slug: string; name?: string; visibility?: Visibility; style?: Record<string, unknown> }): StyleRow {
     if (!isSlug(input.slug)) throw new BadRequest(`Invalid slug '${input.slug}': use 1-63 lowercase letters, digits and inner hyphens`);
-    const name = input.name?.trim() || input.slug;
+    const name = nameOrSlug(input.name, input.slug);
     const draft = input.style ?? emptyStyle(name);
     assertValidStyle(draft, world(org, { slug: input.slug, draftSpritePath: null }));
     const taken = () => new Conflict(`Style '${org.slug}/${input.slug}' already exists`);
@@ -173,8 +174,7 @@ export function createStylesService(ctx: AppContext, deps: { tilesets: TilesetLo
     const row = get(org, slug);
     const set: Partial<typeof styles.$inferInsert> = { updatedAt: Date.now() };
     if (patch.name !== undefined) {
-      if (!patch.name.trim()) throw new BadRequest("Body field 'name' must not be empty");
-      set.name = patch.name.trim();
+      set.name = nameOrSlug(patch.name, slug);
     }
     if (patch.visibility !== undefined) set.visibility = patch.visibility;
     return writeStyle(org, slug, () => ctx.db.update(styles).set(set).where(eq(styles.id, row.id)).returning().get() as StyleRow);

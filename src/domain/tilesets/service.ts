@@ -7,6 +7,7 @@ import type { AppContext } from "../../context";
 import { tilesets, tilesetVersions } from "../../db/schema";
 import { retireSlug, retiredLastVersion } from "../orgs/retired-slugs";
 import { storageProblem } from "../health/storage-errors";
+import { nameOrSlug } from "../orgs/display-name";
 import { BadRequest, Conflict, NotFound, Unprocessable, UnsupportedMediaType } from "../../errors";
 import { createJobQueue, type JobRow } from "../../jobs/queue";
 import { createJobRunner, JobAborted, type JobRunner } from "../../jobs/runner";
@@ -390,7 +391,7 @@ export function createTilesetService(ctx: AppContext, deps: { changes: ChangePub
           .values({
             orgId: org.id,
             slug: input.slug,
-            name: input.name?.trim() || input.slug,
+            name: nameOrSlug(input.name, input.slug),
             description: input.description ?? "",
             attribution: input.attribution ?? "",
             visibility: input.visibility ?? "public",
@@ -405,7 +406,7 @@ export function createTilesetService(ctx: AppContext, deps: { changes: ChangePub
     update(org: Org, slug: string, patch: Partial<Omit<TilesetInput, "slug">>): TilesetRecord {
       const t = find(org, slug);
       const set: Partial<TilesetRow> = { updatedAt: Date.now() };
-      if (patch.name !== undefined) set.name = patch.name.trim() || t.slug;
+      if (patch.name !== undefined) set.name = nameOrSlug(patch.name, t.slug);
       if (patch.description !== undefined) set.description = patch.description;
       if (patch.attribution !== undefined) set.attribution = patch.attribution;
       if (patch.visibility !== undefined) set.visibility = patch.visibility;

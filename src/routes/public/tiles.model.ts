@@ -11,8 +11,8 @@ export const TileJsonParams = t.Object({
 export const TileParams = t.Object({
   owner: t.String({ maxLength: 200, description: "organization slug" }),
   name: t.String({ maxLength: 300, description: "`{tileset}@{version}`" }),
-  z: t.String({ maxLength: 3 }),
-  x: t.String({ maxLength: 12 }),
+  z: t.String({ maxLength: 20 }),
+  x: t.String({ maxLength: 20 }),
   y: t.String({ maxLength: 20, description: "`{y}.{ext}`; ext mvt (alias pbf), png, jpg or webp, matching the archive" }),
 });
 

@@ -179,8 +179,10 @@ export function createSearch(db: Database, opts: SearchOptions) {
   );
 
   function nameIn(placeId: number, fallback: string, language: string): string {
-    const primary = language.split("-")[0]!;
-    return localName.get(placeId, language, primary)?.name ?? fallback;
+    // Names are stored under lower-case tags; a request's tag comes in BCP 47 case (de-CH).
+    const lang = language.toLowerCase();
+    const primary = lang.split("-")[0]!;
+    return localName.get(placeId, lang, primary)?.name ?? fallback;
   }
 
   /** SQL conditions on `p` for bbox, country and context ("…, Illinois, USA") filters, with their parameters. */

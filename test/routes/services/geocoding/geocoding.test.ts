@@ -56,11 +56,11 @@ describe("forward", () => {
     expect(fake.calls).toHaveLength(1);
     expect(fake.calls[0]!.path).toBe("/v1/search");
     expect(lastSearch()).toBe(
-      "text=Bahnhofstrasse%2010&size=3&lang=de-ch&boundary.rect.min_lon=8.4&boundary.rect.min_lat=47.3&boundary.rect.max_lon=8.6&boundary.rect.max_lat=47.4&boundary.country=CH%2CLIE",
+      "text=Bahnhofstrasse%2010&size=3&lang=de-CH&boundary.rect.min_lon=8.4&boundary.rect.min_lat=47.3&boundary.rect.max_lon=8.6&boundary.rect.max_lat=47.4&boundary.country=CH%2CLIE",
     );
     const body = await res.json();
     expect(body.type).toBe("FeatureCollection");
-    expect(body.geocoding.query).toEqual({ q: "Bahnhofstrasse 10", limit: 3, language: "de-ch", bbox: [8.4, 47.3, 8.6, 47.4], country: ["CH", "LIE"] });
+    expect(body.geocoding.query).toEqual({ q: "Bahnhofstrasse 10", limit: 3, language: "de-CH", bbox: [8.4, 47.3, 8.6, 47.4], country: ["CH", "LIE"] });
     expect(body.geocoding.attribution).toBe("Geocoding by Pelias; data © OpenStreetMap contributors");
     expect(body.geocoding.warnings).toEqual([]);
     expect(JSON.stringify(body)).not.toContain("127.0.0.1");
@@ -196,6 +196,9 @@ describe("validation", () => {
     ["/geocoding/v1/forward?text=paris", "forward does not take text"],
     ["/geocoding/v1/forward?q=paris&boundary.country=CH", "use country"],
     ["/geocoding/v1/forward?q=paris&q=london", "q is given more than once"],
+    ["/geocoding/v1/forward?q=%FF%FE", "q is not valid UTF-8"],
+    ["/geocoding/v1/autocomplete?text=a%C3", "text is not valid UTF-8"],
+    ["/geocoding/v1/reverse?lon=8.5&lat=1e1", "lat must be a decimal number from -90 to 90, such as 47.37 (got '1e1')"],
   ];
   for (const [path, param] of bad)
     test(`400 naming ${param}: ${path.slice(0, 90)}`, async () => {
