@@ -6,7 +6,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 
 /** What to do about them, in one line. */
-export const MISSING_ARCHIVES_FIX = "Copy the files back from a backup (the log's 'tileset archive cannot be read' lines name them), or delete those versions (mapstead tilesets delete --org ORG --slug SLUG --version N)";
+export const MISSING_ARCHIVES_FIX = "Copy the files back from a backup (the log's 'tileset archive cannot be read' lines name them), or delete those versions (mapstead tilesets delete --org ORG --slug SLUG --version N; a published one only after another is published, or after mapstead tilesets unpublish --org ORG --slug SLUG)";
 
 /** Names (owner/slug@version) of the ready versions, newest first and at most a few thousand looked at, whose archive is missing. */
 export function missingArchives(sqlite: Database, dataDir: string): string[] {

@@ -10,6 +10,7 @@ import { makeTestApp } from "../../../support/app";
 import { seedOrg, seedSession } from "../../../support/seed";
 import { createLogger } from "../../../../src/log";
 import { runPreflight } from "../../../../src/domain/preflight/checks";
+import { runCli } from "../../../support/cli";
 
 let t: TestApp;
 let headers: Record<string, string>;
@@ -53,6 +54,11 @@ test("a deleted archive: TileJSON and tiles answer 503 naming the tileset, and t
   const ok = async () => ({ status: "ok" as const, detail: "stub" });
   const report = await runPreflight({ config: t.ctx.config, sqlite: t.ctx.sqlite, listening: true, probeGeocoder: ok, probeElevation: ok, probeRouter: ok });
   expect(report.checks.find((c) => c.id === "archives")).toMatchObject({ status: "warn", message: expect.stringContaining("(acme/gone@1)"), fix: expect.stringContaining("mapstead tilesets delete") });
+  // The log's fix works as written for the published version: unpublish, then delete.
+  const steps = [...(line.fix as string).matchAll(/mapstead (tilesets (?:unpublish|delete) [^()]*?)(?= \(|\)|$)/g)].map((m) => m[1]!.trim().split(" "));
+  expect(steps.map((s) => s[1])).toEqual(["delete", "unpublish"]);
+  for (const args of [steps[1]!, steps[0]!]) expect(runCli(t.dataDir, ...args)).toMatchObject({ code: 0 });
+  expect((await t.fetch("/tiles/v1/acme/gone@1.json")).status).toBe(404);
 });
 
 test("a truncated archive is damaged, not an internal error", async () => {
