@@ -35,7 +35,8 @@ function withholdWorldAccess(): void {
 
 /**
  * Settings typed before the command (`mapstead --data-dir /srv/x orgs list`) are taken as if they came
- * after it: a command name counts only where every argument before it is a setting flag or its value.
+ * after it: a command name counts where every argument before it is a setting flag or its value, and
+ * otherwise the first one typed still picks the command, so that its own parser names what is wrong.
  */
 function commandFirst(argv: string[]): string[] {
   if (!argv[0]?.startsWith("-")) return argv;
@@ -47,7 +48,10 @@ function commandFirst(argv: string[]): string[] {
       // A flag without its value before the name: left to the usual error.
     }
   }
-  return argv;
+  // Something before the name is not a setting (a typo such as --data-dri): the command named still
+  // reports it, so the error names the command typed, not `serve`.
+  const named = argv.findIndex((a, i) => i > 0 && COMMANDS.some((c) => c.name === a));
+  return named > 0 ? [argv[named]!, ...argv.slice(0, named), ...argv.slice(named + 1)] : argv;
 }
 
 async function main(argv: string[]): Promise<number> {

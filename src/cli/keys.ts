@@ -1,5 +1,6 @@
 // `mapstead keys create|list|revoke`: API keys from the machine itself. The secret is printed once.
 import type { CliCommand } from "./command";
+import { unknownOrgWords } from "./unknown-org";
 import { UsageError, settingsHelp } from "./args";
 import { bold, dim, print, printErr, red, yellow } from "./output";
 import { parse } from "./args";
@@ -39,7 +40,7 @@ function integer(name: string, v: string | undefined): number | undefined {
 
 function requireOrg(ctx: AppContext, slug: string) {
   const org = orgBySlug(ctx.db, slug);
-  if (!org) printErr(red(`mapstead keys: no organization '${slug}' (mapstead orgs list)`));
+  if (!org) printErr(red(`mapstead keys: ${unknownOrgWords(ctx.db, slug)}`));
   return org;
 }
 

@@ -1,6 +1,7 @@
 // `mapstead styles create|list|draft|publish|unpublish|export|delete`: styles from the machine itself (same
 // rules as the API).
 import { readFileSync, readdirSync, statSync } from "node:fs";
+import { unknownOrgWords } from "./unknown-org";
 import { basename, join } from "node:path";
 import type { CliCommand } from "./command";
 import { UsageError, settingsHelp } from "./args";
@@ -117,7 +118,7 @@ export const stylesCommand: CliCommand = {
     return withContext(overrides, "styles", async (ctx, { styles }) => {
       const org: OrgRef | null = styles.orgBySlug(values.org!);
       if (!org) {
-        printErr(red(`mapstead styles: organization '${values.org}' does not exist (mapstead orgs create --slug ${values.org})`));
+        printErr(red(`mapstead styles: ${unknownOrgWords(ctx.db, values.org!)}`));
         return 1;
       }
       const slug = values.slug!;

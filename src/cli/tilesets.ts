@@ -11,6 +11,7 @@ import { withContext } from "./runtime";
 import type { AppContext } from "../context";
 import { NotFound } from "../errors";
 import { orgBySlug } from "../domain/orgs/service";
+import { unknownOrgWords } from "./unknown-org";
 import { isVersion } from "../domain/orgs/versioned-slug";
 import type { VersionRecord } from "../domain/tilesets/service";
 import { exportArchive, type ArchiveFormat } from "../tiles/export";
@@ -110,7 +111,7 @@ function progressBar() {
 
 function orgOf(ctx: AppContext, slug: string) {
   const org = orgBySlug(ctx.db, slug);
-  if (!org) throw new NotFound(`Organization '${slug}' not found (create it with: mapstead orgs create --slug ${slug})`);
+  if (!org) throw new NotFound(unknownOrgWords(ctx.db, slug));
   return org;
 }
 

@@ -3,6 +3,7 @@
 // The account changes go through the same domain functions as the API (domain/accounts/account-admin.ts),
 // so the same rules hold and a running server drops the user's sessions at once.
 import type { CliCommand } from "./command";
+import { unknownOrgWords } from "./unknown-org";
 import { currentAccount } from "../os-user";
 import { UsageError, parse, settingsHelp } from "./args";
 import { withContext } from "./runtime";
@@ -167,7 +168,7 @@ export const usersCommand: CliCommand = {
     return withContext(overrides, "users", async (ctx) => {
       const org = values.org ? orgBySlug(ctx.db, values.org) : undefined;
       if (values.org && !org) {
-        printErr(red(`mapstead users: no organization '${values.org}' (mapstead orgs list)`));
+        printErr(red(`mapstead users: ${unknownOrgWords(ctx.db, values.org)}`));
         return 1;
       }
       const user = await createUser(ctx.db, { email, password, isAdmin: values.admin === true });

@@ -71,6 +71,9 @@ describe("help and version", () => {
     // A command name given as a setting's value is that value, not the command.
     const value = await runBinary(["--data-dir", "orgs", "version"], { timeoutMs: 5000 });
     expect([value.exitCode, value.stdout.startsWith("mapstead ")]).toEqual([0, true]);
+    // A typo before the command is the command's usage error, not `serve`'s.
+    const typo = await runBinary(["--data-dri", dir, "orgs", "list"]);
+    expect([typo.exitCode, typo.stderr.trim()]).toEqual([2, "mapstead orgs: unknown option '--data-dri'; see --help"]);
   }, 60_000);
 
   test("files that are not there are named as such, without a system error or an internal path", async () => {

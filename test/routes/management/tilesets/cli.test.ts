@@ -178,6 +178,17 @@ test("import into a tileset that does not exist says how to make it", () => {
   expect(r.err).toContain("add --create to make it with this import, or run mapstead tilesets create --org acme --slug nowhere first");
 });
 
+test("an --org that names no organization suggests the one meant, and creating it only where the name could be one", () => {
+  for (const group of ["tilesets", "styles", "keys"]) {
+    const typo = cli(group, "list", "--org", "acmee");
+    expect([typo.code, typo.err.trim()]).toEqual([1, `mapstead ${group}: no organization 'acmee'; did you mean 'acme'? (mapstead orgs list shows them all)`]);
+    expect(cli(group, "list", "--org", "ACME").err).toContain("did you mean 'acme'?");
+  }
+  expect(cli("tilesets", "list", "--org", "zebra").err.trim()).toBe("mapstead tilesets: no organization 'zebra'; see them with: mapstead orgs list, or create it: mapstead orgs create --slug zebra");
+  const invalid = cli("styles", "list", "--org", "Big_Corp").err.trim();
+  expect(invalid).toBe("mapstead styles: no organization 'Big_Corp'; see them with: mapstead orgs list (organization names are lowercase letters, digits and inner hyphens)");
+});
+
 test("import --help names the data-credit option, so imported maps can show their attribution", async () => {
   const r = await cli("tilesets", "import", "--help");
   expect(r.code).toBe(0);
