@@ -294,6 +294,7 @@ export const tilesetsCommand: CliCommand = {
         }
       }
       // import
+      let createdHere = false;
       try {
         service.get(org, slug);
       } catch (err) {
@@ -301,70 +302,93 @@ export const tilesetsCommand: CliCommand = {
         if (!values.create) throw new NotFound(`${err.message}: add --create to make it with this import, or run mapstead tilesets create --org ${org.slug} --slug ${slug} first`);
         service.create(org, { slug, name: values.name, description: values.description, attribution: values.attribution, visibility: values.private ? "private" : "public" });
         print(`${green("Created")} tileset ${org.slug}/${slug}`);
+        createdHere = true;
       }
-      const name = `${crypto.randomUUID()}.upload`;
-      let upload: ReceivedUpload;
-      if (files.length === 1) {
-        const relativePath = join("uploads", name);
-        const path = join(ctx.config.dataDir, relativePath);
-        const bytes = await Bun.write(path, Bun.file(files[0]!));
-        upload = { path, relativePath, bytes, filename: basename(files[0]!), contentType: null, fields: {} };
-      } else {
-        // Several files: one directory, one layer per file (as a multipart upload of several files).
-        const relativePath = join("uploads", `${name}.d`);
-        const path = join(ctx.config.dataDir, relativePath);
-        mkdirSync(path, { recursive: true });
-        let bytes = 0;
-        const stored = files.map((f, i) => ({ stored: storedName(i, basename(f)), name: basename(f), contentType: null }));
-        for (const [i, f] of files.entries()) bytes += await Bun.write(join(path, stored[i]!.stored), Bun.file(f));
-        upload = { path, relativePath, bytes, filename: null, contentType: null, fields: {}, files: stored };
-      }
-      const { record, jobId } = await service.createVersion(org, slug, upload, recipe, { claim: true });
-      print(`Importing ${files.map((f) => basename(f)).join(", ")} (${record.source_format}, ${fmt(upload.bytes)} bytes) into ${org.slug}/${slug} v${record.version}`);
-      const bar = progressBar();
-      const run = service.processNow(jobId);
-      let finished = false;
-      void run.finally(() => (finished = true));
-      // The server (or another CLI) may delete the version meanwhile; processNow then stops and
-      // removes its half-written files, which this waits for rather than exiting at once.
-      const current = (): VersionRecord | null => {
+      // A tileset --create made for an import that then fails would stay behind empty (a mistyped slug
+      // as clutter, where the next --create run would find it): it goes with the failure.
+      const undoCreate = () => {
+        if (!createdHere) return;
         try {
-          return service.getVersion(org, slug, record.version);
-        } catch (err) {
-          if (err instanceof NotFound) return null;
-          throw err;
+          service.remove(org, slug);
+          printErr(dim(`Removed tileset ${org.slug}/${slug} again, which this import had created`));
+        } catch {
+          // Deleted meanwhile: nothing to undo.
         }
       };
-      while (!finished) {
-        const now = current();
-        if (now) bar.update(now);
-        await Promise.race([run, Bun.sleep(250)]);
+      try {
+        return await importFiles();
+      } catch (err) {
+        undoCreate();
+        throw err;
       }
-      await run;
-      const v = current();
-      if (v) bar.update(v);
-      bar.done();
-      if (!v) {
-        printErr(red(`mapstead tilesets: version ${record.version} of ${org.slug}/${slug} was deleted while it was being imported`));
-        return 1;
+
+      async function importFiles(): Promise<number> {
+        const name = `${crypto.randomUUID()}.upload`;
+        let upload: ReceivedUpload;
+        if (files.length === 1) {
+          const relativePath = join("uploads", name);
+          const path = join(ctx.config.dataDir, relativePath);
+          const bytes = await Bun.write(path, Bun.file(files[0]!));
+          upload = { path, relativePath, bytes, filename: basename(files[0]!), contentType: null, fields: {} };
+        } else {
+          // Several files: one directory, one layer per file (as a multipart upload of several files).
+          const relativePath = join("uploads", `${name}.d`);
+          const path = join(ctx.config.dataDir, relativePath);
+          mkdirSync(path, { recursive: true });
+          let bytes = 0;
+          const stored = files.map((f, i) => ({ stored: storedName(i, basename(f)), name: basename(f), contentType: null }));
+          for (const [i, f] of files.entries()) bytes += await Bun.write(join(path, stored[i]!.stored), Bun.file(f));
+          upload = { path, relativePath, bytes, filename: null, contentType: null, fields: {}, files: stored };
+        }
+        const { record, jobId } = await service.createVersion(org, slug, upload, recipe, { claim: true });
+        print(`Importing ${files.map((f) => basename(f)).join(", ")} (${record.source_format}, ${fmt(upload.bytes)} bytes) into ${org.slug}/${slug} v${record.version}`);
+        const bar = progressBar();
+        const run = service.processNow(jobId);
+        let finished = false;
+        void run.finally(() => (finished = true));
+        // The server (or another CLI) may delete the version meanwhile; processNow then stops and
+        // removes its half-written files, which this waits for rather than exiting at once.
+        const current = (): VersionRecord | null => {
+          try {
+            return service.getVersion(org, slug, record.version);
+          } catch (err) {
+            if (err instanceof NotFound) return null;
+            throw err;
+          }
+        };
+        while (!finished) {
+          const now = current();
+          if (now) bar.update(now);
+          await Promise.race([run, Bun.sleep(250)]);
+        }
+        await run;
+        const v = current();
+        if (v) bar.update(v);
+        bar.done();
+        if (!v) {
+          printErr(red(`mapstead tilesets: version ${record.version} of ${org.slug}/${slug} was deleted while it was being imported`));
+          undoCreate();
+          return 1;
+        }
+        for (const w of v.warnings) printErr(yellow(`warning: ${w}`));
+        if (v.state !== "ready") {
+          printErr(red(`mapstead tilesets: version ${v.version} failed: ${v.error ?? v.state}`));
+          undoCreate();
+          return 1;
+        }
+        print(
+          `${green("Ready")}: ${org.slug}/${slug} v${v.version}, ${fmt(v.stats.tiles)} tiles, zoom ${v.minzoom}-${v.maxzoom}${v.encoding ? `, raster DEM (${v.encoding})` : ""}${v.stats.features ? `, ${fmt(v.stats.features)} features` : ""}${v.stats.seconds !== null ? ` in ${Math.max(0.01, Math.round(v.stats.seconds * 100) / 100)} s` : ""}`,
+        );
+        // Until its first publish a public tileset's version answers only to the organization (a session or a
+        // key), as a private tileset's always does.
+        const membersOnly = !values.publish && v.published_at === null && service.get(org, slug).visibility === "public";
+        print(`TileJSON: ${v.tilejson_url}${membersOnly ? dim(` (members only until published: mapstead tilesets publish --org ${org.slug} --slug ${slug} --version ${v.version})`) : ""}`);
+        if (values.publish) {
+          const t = service.publish(org, slug, v.version);
+          print(`${green("Published")}: ${t.tilejson_url}`);
+        }
+        return 0;
       }
-      for (const w of v.warnings) printErr(yellow(`warning: ${w}`));
-      if (v.state !== "ready") {
-        printErr(red(`mapstead tilesets: version ${v.version} failed: ${v.error ?? v.state}`));
-        return 1;
-      }
-      print(
-        `${green("Ready")}: ${org.slug}/${slug} v${v.version}, ${fmt(v.stats.tiles)} tiles, zoom ${v.minzoom}-${v.maxzoom}${v.encoding ? `, raster DEM (${v.encoding})` : ""}${v.stats.features ? `, ${fmt(v.stats.features)} features` : ""}${v.stats.seconds !== null ? ` in ${Math.max(0.01, Math.round(v.stats.seconds * 100) / 100)} s` : ""}`,
-      );
-      // Until its first publish a public tileset's version answers only to the organization (a session or a
-      // key), as a private tileset's always does.
-      const membersOnly = !values.publish && v.published_at === null && service.get(org, slug).visibility === "public";
-      print(`TileJSON: ${v.tilejson_url}${membersOnly ? dim(` (members only until published: mapstead tilesets publish --org ${org.slug} --slug ${slug} --version ${v.version})`) : ""}`);
-      if (values.publish) {
-        const t = service.publish(org, slug, v.version);
-        print(`${green("Published")}: ${t.tilejson_url}`);
-      }
-      return 0;
     }, { existing: sub === "list" || sub === "export" ? "show" : "change" });
   },
 };

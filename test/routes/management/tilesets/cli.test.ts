@@ -178,6 +178,21 @@ test("import into a tileset that does not exist says how to make it", () => {
   expect(r.err).toContain("add --create to make it with this import, or run mapstead tilesets create --org acme --slug nowhere first");
 });
 
+test("a failed import --create takes the tileset it made with it; a tileset that was there stays", () => {
+  for (const [slug, file, said] of [["refused", NOT_DATA, "not"], ["broken", join(dir, "broken.geojson"), "failed"]] as const) {
+    const r = cli("tilesets", "import", "--org", "acme", "--slug", slug, file, "--create");
+    expect(r.code).toBe(1);
+    expect(r.err).toContain(said);
+    expect(r.err).toContain(`Removed tileset acme/${slug} again, which this import had created`);
+    expect(cli("tilesets", "list", "--org", "acme", "--json").out).not.toContain(`"slug": "${slug}"`);
+  }
+  expect(cli("tilesets", "create", "--org", "acme", "--slug", "kept").code).toBe(0);
+  const r = cli("tilesets", "import", "--org", "acme", "--slug", "kept", NOT_DATA, "--create");
+  expect(r.code).toBe(1);
+  expect(r.err).not.toContain("Removed");
+  expect(cli("tilesets", "list", "--org", "acme", "--json").out).toContain(`"slug": "kept"`);
+});
+
 test("an --org that names no organization suggests the one meant, and creating it only where the name could be one", () => {
   for (const group of ["tilesets", "styles", "keys"]) {
     const typo = cli(group, "list", "--org", "acmee");
