@@ -21,23 +21,29 @@ function describeData(datasets: DatasetInfo[], bytes: number | null, builtAt: st
 
 const FAILED_FIX = "Check that DATA_DIR is writable and has free space, then restart; deleting DATA_DIR/gazetteer.sqlite makes Mapstead rebuild it";
 
-export async function probeEmbeddedGeocoder(dataDir: string, gazetteer?: Gazetteer): Promise<ProbeResult> {
-  if (!gazetteer) {
-    const path = gazetteerPath(dataDir);
-    if (!existsSync(path)) return { status: "ok", detail: "embedded gazetteer: not built yet; it is built from the built-in data when the server starts, in a few seconds" };
+/** What the gazetteer file holds, read without opening it for searches (null when there is none yet). */
+function fileDetail(dataDir: string): ProbeResult | null {
+  const path = gazetteerPath(dataDir);
+  if (!existsSync(path)) return null;
+  try {
+    const db = openGazetteerFile(path, { readonly: true });
     try {
-      const db = openGazetteerFile(path, { readonly: true });
-      try {
-        return { status: "ok", detail: `embedded gazetteer: ${describeData(listDatasets(db), statSync(path).size, metaValue(db, "built_at"))}` };
-      } finally {
-        db.close(false);
-      }
-    } catch (err) {
-      return { status: "down", detail: `embedded gazetteer file ${path} cannot be read (${(err as Error).message})`, fix: FAILED_FIX };
+      return { status: "ok", detail: `embedded gazetteer: ${describeData(listDatasets(db), statSync(path).size, metaValue(db, "built_at"))}` };
+    } finally {
+      db.close(false);
     }
+  } catch (err) {
+    return { status: "down", detail: `embedded gazetteer file ${path} cannot be read (${(err as Error).message})`, fix: FAILED_FIX };
   }
+}
+
+export async function probeEmbeddedGeocoder(dataDir: string, gazetteer?: Gazetteer): Promise<ProbeResult> {
+  if (!gazetteer) return fileDetail(dataDir) ?? { status: "ok", detail: "embedded gazetteer: not built yet; it is built from the built-in data when the server starts, in a few seconds" };
   const s = gazetteer.status();
-  if (s.state === "absent") return { status: "ok", detail: "embedded gazetteer: not opened yet; it opens (or is built from the built-in data, in a few seconds) on the first geocoding request" };
+  // Not opened in this process yet (an HTTP worker that has not geocoded; the supervisor built the
+  // file): what the file holds is still the answer, not "not opened".
+  if (s.state === "absent")
+    return fileDetail(dataDir) ?? { status: "ok", detail: "embedded gazetteer: not opened yet; it opens (or is built from the built-in data, in a few seconds) on the first geocoding request" };
   if (s.state === "building")
     return { status: "degraded", detail: "embedded gazetteer: being built from the built-in data; geocoding answers 503 GEOCODER_UNAVAILABLE with Retry-After until it is ready", fix: "Wait a few seconds" };
   if (s.state === "failed") return { status: "down", detail: `embedded gazetteer could not be built: ${s.error}`, fix: FAILED_FIX };

@@ -1,6 +1,6 @@
 // In a cluster the supervisor builds the gazetteer on first start while HTTP workers answer
 // /health/detailed from gazetteers of their own that have not opened the file: they must say it is
-// being built (as the supervisor does), not "not opened yet". Two gazetteers of one DATA_DIR stand in
+// being built (as the supervisor does), and then what the built file holds, not "not opened yet". Two gazetteers of one DATA_DIR stand in
 // for the two processes: what tells them apart is the builder's temp file, read from disk.
 import { expect, test } from "bun:test";
 import { existsSync } from "node:fs";
@@ -9,7 +9,7 @@ import { probeEmbeddedGeocoder } from "../../../../src/backends/geocoder/embedde
 import { silentLogger } from "../../../../src/log";
 import { tempDir } from "../../../support/app";
 
-test("a gazetteer that has not opened the file says it is being built while another builds it, then not", async () => {
+test("a gazetteer that has not opened the file says it is being built while another builds it, then what the file holds", async () => {
   const dataDir = tempDir("mapstead-gazetteer-elsewhere-");
   const builder = createGazetteer({ dataDir, log: silentLogger });
   const worker = createGazetteer({ dataDir, log: silentLogger });
@@ -25,7 +25,11 @@ test("a gazetteer that has not opened the file says it is being built while anot
     await built;
     expect(existsSync(builder.path)).toBe(true);
     expect(worker.status().state).toBe("absent");
-    expect((await probeEmbeddedGeocoder(dataDir, worker)).detail).toContain("not opened yet");
+    // Built by the other process: the worker, not having opened it, tells what the file holds.
+    const after = await probeEmbeddedGeocoder(dataDir, worker);
+    expect(after.status).toBe("ok");
+    expect(after.detail).not.toContain("not opened yet");
+    expect(after.detail).toMatch(/^embedded gazetteer: [\d,]+ places and [\d,]+ names in \d+ dataset\(s\) \(.*\), \d+ MiB, built \d{4}-/);
   } finally {
     builder.close();
     worker.close();
