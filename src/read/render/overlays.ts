@@ -12,6 +12,12 @@ import { decodePolyline, PolylineError } from "./polyline";
 export const MAX_OVERLAY_CHARS = 8 * 1024;
 export const MAX_MARKERS = 100;
 const MAX_VERTICES = 20_000;
+/**
+ * GeometryCollections inside GeometryCollections are valid GeoJSON (RFC 7946 only advises against them);
+ * this many levels are unwrapped, deeper nesting is refused (it is no map anyone draws, only a way to
+ * make the parser recurse).
+ */
+export const MAX_COLLECTION_DEPTH = 8;
 
 /** Properties every overlay feature carries (see overlay-style.ts for how they are drawn). */
 export interface OverlayProperties {
@@ -125,8 +131,11 @@ function parsePath(name: string, args: string): OverlayFeature {
 
 const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === "object" && !Array.isArray(v);
 
-/** Validates a GeoJSON geometry's coordinates (numbers in range, enough points); returns the vertex count. */
-function checkGeometry(g: unknown, where: string): number {
+/**
+ * Validates a GeoJSON geometry's coordinates (numbers in range, enough points); returns the vertex count.
+ * `depth` counts the GeometryCollections around it.
+ */
+function checkGeometry(g: unknown, where: string, depth = 0): number {
   if (!isObject(g) || typeof g.type !== "string") throw bad(`${where}: a geometry needs a "type"`);
   const pos = (p: unknown, w: string) => {
     if (!Array.isArray(p) || p.length < 2) throw bad(`${w}: a position must be [longitude, latitude]`);
@@ -156,7 +165,8 @@ function checkGeometry(g: unknown, where: string): number {
     case "MultiPolygon":
       return list(c, w, 1, polygon);
     case "GeometryCollection":
-      return list(g.geometries, `${where}.geometries`, 1, checkGeometry);
+      if (depth >= MAX_COLLECTION_DEPTH) throw bad(`${where}: GeometryCollections nested more than ${MAX_COLLECTION_DEPTH} deep are not accepted`);
+      return list(g.geometries, `${where}.geometries`, 1, (x, w) => checkGeometry(x, w, depth + 1));
     default:
       throw bad(`${where}: unknown geometry type '${String(g.type).slice(0, 30)}'`);
   }
@@ -200,6 +210,11 @@ function simplestyle(props: Record<string, unknown>, where: string): Partial<Ove
   return out;
 }
 
+/** The points, lines and polygons of a geometry, out of GeometryCollections at any depth (checkGeometry bounds it). */
+function leafGeometries(g: Geometry): Geometry[] {
+  return g.type === "GeometryCollection" ? g.geometries.flatMap(leafGeometries) : [g];
+}
+
 /** Splits a GeoJSON value into features with normalized properties (points become markers). */
 function parseGeojson(text: string): OverlayFeature[] {
   let value: unknown;
@@ -225,8 +240,9 @@ function parseGeojson(text: string): OverlayFeature[] {
     vertices += checkGeometry(f.geometry, `${f.where}.geometry`);
     if (vertices > MAX_VERTICES) throw bad(`geojson: more than ${MAX_VERTICES} positions`);
     const style = simplestyle(f.properties, f.where);
-    const geometries = (f.geometry as Geometry).type === "GeometryCollection" ? (f.geometry as GeoJSON.GeometryCollection).geometries : [f.geometry as Geometry];
-    for (const g of geometries) {
+    // Every overlay feature is a plain geometry: the renderer draws no GeometryCollection, and `auto`
+    // fits the view to coordinates, which a collection does not have.
+    for (const g of leafGeometries(f.geometry as Geometry)) {
       if (g.type === "Point") out.push(marker(g.coordinates as [number, number], style));
       else if (g.type === "MultiPoint") for (const c of g.coordinates) out.push(marker(c as [number, number], style));
       else out.push({ type: "Feature", geometry: g, properties: { ...shapeDefaults(), ...style } });

@@ -33,7 +33,7 @@ const OVERLAYS =
   "Comma-separated, URL-encoded (a polyline's '?' as %3F, '\\' as %5C, '/' as %2F), at most 8 KiB and 100 markers in all (path segment and query together): " +
   "`pin-s|pin-l[-{label}][+{color}]({lon},{lat})` (a label of 1-2 letters or digits, or the name of an icon of the style's sprite: Maki icons are not built in, and an icon the sprite lacks is a 400), " +
   "`path[-{strokeWidth}][+{strokeColor}][-{strokeOpacity}][+{fillColor}][-{fillOpacity}]({polyline})` (an encoded polyline of precision 5; a fill colour makes it a polygon), " +
-  "`geojson({GeoJSON})` (a geometry, Feature or FeatureCollection with simplestyle-spec properties). Colours are 3 or 6 hex digits without '#'.";
+  "`geojson({GeoJSON})` (a geometry, Feature or FeatureCollection with simplestyle-spec properties; a GeometryCollection is drawn and fitted as its parts, collections inside it unwrapped up to 8 levels deep, deeper is a 400). Colours are 3 or 6 hex digits without '#'.";
 
 /** Path parameters, described here (Elysia's params schema would not carry descriptions into the document). */
 const PATH_PARAMETERS = {

@@ -6,7 +6,7 @@ import { makeTestApp, type TestApp } from "../../support/app";
 import { seedKey } from "../../support/seed";
 import { createLogger } from "../../../src/log";
 import { encodePolyline6 } from "../../../src/backends/routing/polyline";
-import { MAX_MARKERS, MAX_OVERLAY_CHARS } from "../../../src/read/render/overlays";
+import { MAX_COLLECTION_DEPTH, MAX_MARKERS, MAX_OVERLAY_CHARS } from "../../../src/read/render/overlays";
 import { publish, upload, waitForVersion } from "../../routes/management/tilesets/fixtures";
 import { squareSvg, zipOf } from "../../sprites/fixtures";
 import { buildWorld, colorAt, countColor, LAND, OCEAN, pixelsOf, worldStyle, type Pixels, type World } from "./world";
@@ -123,6 +123,39 @@ describe("images", () => {
     expect((b.minX + b.maxX) / 2).toBeCloseTo(360, -1);
     expect(Math.min(a.minY, b.minY)).toBeGreaterThan(20);
     expect(Math.max(a.maxY, b.maxY)).toBeLessThan(280);
+  });
+
+  test("nested GeometryCollections are drawn and fitted by auto at any depth up to the limit; deeper is a 400", async () => {
+    const nest = (geometry: object, depth: number): object => (depth === 0 ? geometry : nest({ type: "GeometryCollection", geometries: [geometry] }, depth - 1));
+    const point = { type: "Point", coordinates: [8, 47] };
+    // The reviewer's URL: a bare collection inside a collection, with auto (once a 500 "The renderer failed").
+    const bare = await get(`/static/v1/acme/world/geojson(${encodeURIComponent(JSON.stringify(nest(point, 2)))})/auto/300x200.png`);
+    expect(bare.status).toBe(200);
+    for (const depth of [2, 3, MAX_COLLECTION_DEPTH]) {
+      const feature = { type: "Feature", properties: { "marker-color": "#f0f" }, geometry: nest(point, depth) };
+      const overlay = `geojson(${encodeURIComponent(JSON.stringify(feature))})`;
+      // auto centres the view on the point, which is drawn there.
+      const fitted = await image(`/static/v1/acme/world/${overlay}/auto/300x200.png?attribution=false&logo=false`);
+      const pin = boxOf(fitted, MAGENTA);
+      expect((pin.minX + pin.maxX) / 2).toBeCloseTo(150, -1);
+      expect((pin.minY + pin.maxY) / 2).toBeCloseTo(100, -1);
+      // A fixed view draws it as well (the inner point used to be left out).
+      const fixed = await image(`/static/v1/acme/world/${overlay}/8,47,3/300x200.png?attribution=false&logo=false`);
+      expect(countColor(fixed, MAGENTA, 10)).toBeGreaterThan(20);
+    }
+    // A point beside a nested line: auto fits both.
+    const mixed = { type: "GeometryCollection", geometries: [{ type: "Point", coordinates: [-40, -20] }, nest({ type: "LineString", coordinates: [[50, 30], [60, 40]] }, 2)] };
+    const both = await image(`/static/v1/acme/world/auto/400x300.png?padding=40&overlay=${encodeURIComponent(`geojson(${JSON.stringify({ type: "Feature", properties: { "marker-color": "#f0f", stroke: "#0ff", "stroke-width": 4 }, geometry: mixed })})`)}`);
+    expect((boxOf(both, MAGENTA).minX + boxOf(both, MAGENTA).maxX) / 2).toBeCloseTo(40, -1);
+    expect(boxOf(both, CYAN).maxX).toBeCloseTo(360, -1);
+    // Beyond the limit: a 400 naming the nesting, for a fixed view and for auto alike.
+    for (const position of ["auto", "8,47,3"]) {
+      const deep = await get(`/static/v1/acme/world/geojson(${encodeURIComponent(JSON.stringify(nest(point, MAX_COLLECTION_DEPTH + 1)))})/${position}/300x200.png`);
+      expect(deep.status).toBe(400);
+      const error = await errorOf(deep);
+      expect(error.code).toBe("BAD_REQUEST");
+      expect(error.message).toContain(`GeometryCollections nested more than ${MAX_COLLECTION_DEPTH} deep`);
+    }
   });
 
   test("bearing turns the map: with bearing 90 a pin east of the centre is drawn above it", async () => {
