@@ -208,12 +208,14 @@ export function createRenderService(ctx: AppContext, deps: RenderDeps, opts: { w
     if (req.position.kind === "auto") {
       const pad = Math.round(Math.min(req.width, req.height) * AUTO_PADDING_SHARE);
       const fitted = fitPositions(overlayPositions(req.overlays), req.width, req.height, req.padding ?? { top: pad, right: pad, bottom: pad, left: pad });
+      // Overlays whose coordinates give no bounds are the caller's problem, not a renderer failure (a 500).
+      if (!fitted) throw new BadRequest("overlay: position auto found no coordinates in the overlays to fit the view to");
       center = fitted.center;
       zoom = fitted.zoom;
     } else if (req.position.kind === "bbox") {
       // as Mapbox: the box fills the image (less any padding) on its tighter side
       const { minLon, minLat, maxLon, maxLat } = req.position;
-      const fitted = fitPositions([[minLon, minLat], [maxLon, maxLat]], req.width, req.height, req.padding ?? { top: 0, right: 0, bottom: 0, left: 0 }, MAX_ZOOM);
+      const fitted = fitPositions([[minLon, minLat], [maxLon, maxLat]], req.width, req.height, req.padding ?? { top: 0, right: 0, bottom: 0, left: 0 }, MAX_ZOOM)!; // parsed finite
       center = fitted.center;
       zoom = fitted.zoom;
     } else {

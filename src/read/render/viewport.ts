@@ -26,8 +26,11 @@ export interface Padding {
   left: number;
 }
 
-/** The center and zoom that show every position inside width x height less the padding. */
-export function fitPositions(positions: Position[], width: number, height: number, padding: Padding, maxZoom = 16): { center: [number, number]; zoom: number } {
+/**
+ * The center and zoom that show every position inside width x height less the padding; null when the
+ * positions have no finite bounds (none at all, or a NaN among them), which would make a NaN view.
+ */
+export function fitPositions(positions: Position[], width: number, height: number, padding: Padding, maxZoom = 16): { center: [number, number]; zoom: number } | null {
   let minX = Infinity;
   let minY = Infinity;
   let maxX = -Infinity;
@@ -39,6 +42,7 @@ export function fitPositions(positions: Position[], width: number, height: numbe
     minY = Math.min(minY, y);
     maxY = Math.max(maxY, y);
   }
+  if (![minX, minY, maxX, maxY].every(Number.isFinite)) return null;
   const innerW = Math.max(1, width - padding.left - padding.right);
   const innerH = Math.max(1, height - padding.top - padding.bottom);
   const spanX = maxX - minX;

@@ -181,17 +181,24 @@ describe("overlays", () => {
 
 describe("view arithmetic", () => {
   test("auto fits the overlay bounds inside the padding", () => {
-    const fit = fitPositions([[-10, -10], [10, 10]], 512, 512, { top: 0, right: 0, bottom: 0, left: 0 });
+    const fit = fitPositions([[-10, -10], [10, 10]], 512, 512, { top: 0, right: 0, bottom: 0, left: 0 })!;
     expect(fit.center[0]).toBeCloseTo(0, 6);
     expect(fit.center[1]).toBeCloseTo(0, 6);
     // 20 degrees of 360 fill 512 px: the world is 512 * 18 px wide, zoom log2(18).
     expect(fit.zoom).toBeCloseTo(Math.log2(18), 1);
-    const padded = fitPositions([[-10, -10], [10, 10]], 512, 512, { top: 0, right: 0, bottom: 0, left: 256 });
+    const padded = fitPositions([[-10, -10], [10, 10]], 512, 512, { top: 0, right: 0, bottom: 0, left: 256 })!;
     expect(padded.zoom).toBeCloseTo(Math.log2(9), 1);
     expect(padded.center[0]).toBeLessThan(0);
     // A single point: the maximum zoom of auto, centered on it.
     const one = fitPositions([[8.5, 47.4]], 300, 200, { top: 10, right: 10, bottom: 10, left: 10 });
     expect(one).toEqual({ center: [expect.closeTo(8.5, 6), expect.closeTo(47.4, 6)], zoom: 16 });
+  });
+
+  test("nothing finite to fit (no positions, or a NaN among them) is null, never a NaN view for the renderer", () => {
+    const none = { top: 0, right: 0, bottom: 0, left: 0 };
+    expect(fitPositions([], 300, 200, none)).toBeNull();
+    expect(fitPositions([[8, 47], [NaN, 3]], 300, 200, none)).toBeNull();
+    expect(fitPositions([[Infinity, 3]], 300, 200, none)).toBeNull();
   });
 
   test("raster tile views: 512 tiles at MapLibre's zoom, 256 tiles one zoom lower", () => {
