@@ -25,7 +25,7 @@ import { CONTENT_TYPES } from "./encode";
 import { attributionText, decorateStyle } from "./overlay-style";
 import { overlayPositions } from "./overlays";
 import { RenderPool, type JobResources, type RenderJob } from "./pool";
-import type { StaticRequest } from "./static-request";
+import type { ImageFormat, StaticRequest } from "./static-request";
 import { resolveSources, type ResolvedSources } from "./style-sources";
 import { fitPositions, MAX_ZOOM, tileView } from "./viewport";
 
@@ -43,6 +43,7 @@ export interface RasterTileRequest {
   x: number;
   y: number;
   pixelRatio: 1 | 2;
+  format: ImageFormat;
 }
 
 const IMAGE_CACHE_BYTES = 128 * 1024 * 1024;
@@ -269,11 +270,11 @@ export function createRenderService(ctx: AppContext, deps: RenderDeps, opts: { w
     // circle, icon and label too).
     const size = req.tileSize + 2 * TILE_MARGIN;
     const view: RenderView = { center, zoom, bearing: 0, width: size, height: size, pixelRatio: req.pixelRatio };
-    const key = `tile|${resolved.etag}|${sources.signature}|${JSON.stringify(view)}`;
+    const key = `tile|${resolved.etag}|${sources.signature}|${JSON.stringify(view)}|${req.format}`;
     const etag = etagOf(key);
-    const headers: Record<string, string> = { "content-type": "image/png", "cache-control": cacheControlOf(resolved, sources), etag };
+    const headers: Record<string, string> = { "content-type": CONTENT_TYPES[req.format], "cache-control": cacheControlOf(resolved, sources), etag };
     if (ifNoneMatchHits(request, etag)) return { status: 304, headers, body: null };
-    const job = { style: base, view, format: "png" as const, margin: TILE_MARGIN * req.pixelRatio };
+    const job = { style: base, view, format: req.format, margin: TILE_MARGIN * req.pixelRatio };
     return { status: 200, headers, body: await image(key, job, resolved, sources) };
   }
 

@@ -36,7 +36,8 @@ export interface StaticRequest {
 
 const NUMBER = /^-?\d+(?:\.\d+)?$/;
 const SIZE = /^(\d{1,5})x(\d{1,5})(@2x)?\.([a-z]+)$/;
-const FORMATS: Record<string, ImageFormat> = { png: "png", jpg: "jpg", jpeg: "jpg", webp: "webp" };
+/** File extensions of images (static images and raster tiles alike) and the format each asks for. */
+export const FORMATS: Record<string, ImageFormat> = { png: "png", jpg: "jpg", jpeg: "jpg", webp: "webp" };
 const KNOWN_QUERY = new Set(["overlay", "padding", "before_layer", "attribution", "logo"]);
 /** Mapbox's query parameters that are not implemented: refused, since ignoring them changes the image. */
 const UNSUPPORTED_QUERY: Record<string, string> = {

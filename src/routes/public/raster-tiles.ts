@@ -1,5 +1,5 @@
 // Raster tiles of any published style, public like the style itself (CONTRACT.md):
-//   GET /styles/v1/{owner}/{style}[@{version}]/tiles/{256|512}/{z}/{x}/{y}[@2x].png
+//   GET /styles/v1/{owner}/{style}[@{version}]/tiles/{256|512}/{z}/{x}/{y}[@2x][.png|.jpg|.webp]   (no extension: PNG, as Mapbox's Static Tiles API)
 //   GET /styles/v1/{owner}/{style}[@{version}]/tiles.json[?tile_size=256|512]   raster TileJSON
 // Versioned URLs are immutable; stable ones max-age=60; private styles, and public ones drawing a private
 // tileset, `private`. Strong ETag, 304.
@@ -7,15 +7,13 @@
 import { Elysia, t } from "elysia";
 import { withRouteFacts } from "../../http/route-facts";
 import type { Services } from "../../services";
-import { BadRequest } from "../../errors";
 import type { AuthPlugin } from "../../http/auth";
 import { ErrorEnvelope } from "../../http/error-response";
 import { parseTileSize } from "../../read/render/render-service";
+import { parseRasterTile } from "../../read/render/tile-request";
 import { send } from "../services/static";
 
 const TAGS = ["Raster tiles"];
-const INT = /^\d{1,8}$/;
-const TILE_Y = /^(\d{1,8})(@2x)?\.png$/;
 const envelope = (description: string) => ({ description, content: { "application/json": { schema: ErrorEnvelope } } });
 const CACHING =
   "Cache-Control: public, max-age=31536000, immutable for {style}@{version}; public, max-age=60 for the stable {style}; private for private styles, and for a public style drawing a private tileset (or a version never published) of its organization (drawn for members and maps:read keys only, so no shared cache may keep the answer). Strong ETag (different for what different callers see), If-None-Match gives 304.";
@@ -55,26 +53,20 @@ export function rasterTilesModule(services: Services, authPlugin: AuthPlugin) {
     )
     .get(
       "/styles/v1/:owner/:style/tiles/:size/:z/:x/:y",
-      async ({ params, request, set, viewer }) => {
-        const m = TILE_Y.exec(params.y);
-        if (!INT.test(params.z) || !INT.test(params.x) || !m) throw new BadRequest("z, x and y must be non-negative integers, the tile name {y}[@2x].png");
-        if (params.size !== "256" && params.size !== "512") throw new BadRequest("The tile size must be 256 or 512");
-        const req = { owner: params.owner, style: params.style, tileSize: Number(params.size) as 256 | 512, z: Number(params.z), x: Number(params.x), y: Number(m[1]), pixelRatio: (m[2] ? 2 : 1) as 1 | 2 };
-        return send(set, await render.rasterTile(req, viewer, request));
-      },
+      async ({ params, request, set, viewer }) => send(set, await render.rasterTile(parseRasterTile(params), viewer, request)),
       {
         viewer: true,
-        params: t.Object({ owner: t.String(), style: t.String({ description: "{style} or {style}@{version}" }), size: t.String({ description: "256 or 512" }), z: t.String(), x: t.String(), y: t.String({ description: "{y}.png or {y}@2x.png" }) }),
+        params: t.Object({ owner: t.String(), style: t.String({ description: "{style} or {style}@{version}" }), size: t.String({ description: "256 or 512" }), z: t.String(), x: t.String(), y: t.String({ description: "{y}[@2x][.png|.jpg|.jpeg|.webp]: .png, .jpg (quality 85, transparent parts on white) or .webp (quality 80), as static images; no extension is PNG (Mapbox's Static Tiles form {y}{@2x})" }) }),
         query: t.Object({ access_token: accessToken }),
         detail: {
           tags: TAGS,
-          summary: "One PNG raster tile of a published style, drawn on the server (256 or 512 px, @2x for high-DPI screens)",
-          description: `A 512 tile at z shows what MapLibre shows at zoom z; a 256 tile at z what it shows at zoom z-1 (the numbering of Leaflet, OpenLayers and QGIS). Zoom 0-22. ${CACHING} ${PRIVATE} 503 RENDER_BUSY (Retry-After) when the render queue is full.`,
+          summary: "One raster tile of a published style, drawn on the server (256 or 512 px, @2x for high-DPI screens; PNG, JPEG or WebP)",
+          description: `A 512 tile at z shows what MapLibre shows at zoom z; a 256 tile at z what it shows at zoom z-1 (the numbering of Leaflet, OpenLayers and QGIS). Zoom 0-22. The extension picks the format as for static images: .png, .jpg (or .jpeg), .webp; without one the tile is a PNG, so Mapbox's Static Tiles URLs (/styles/v1/{owner}/{style}/tiles/{tilesize}/{z}/{x}/{y}{@2x}) work as they are; another extension is a 400 naming it. ${CACHING} ${PRIVATE} 503 RENDER_BUSY (Retry-After) when the render queue is full.`,
           security: SECURITY,
           responses: {
-            200: { description: "PNG", content: { "image/png": { schema: { type: "string", format: "binary" } } } },
+            200: { description: "The tile in the format of its extension (PNG without one)", content: { "image/png": { schema: { type: "string", format: "binary" } }, "image/jpeg": { schema: { type: "string", format: "binary" } }, "image/webp": { schema: { type: "string", format: "binary" } } } },
             304: { description: "Not modified" },
-            400: envelope("BAD_REQUEST: malformed z, x, y or size"),
+            400: envelope("BAD_REQUEST: malformed z, x, y or size, or an extension other than .png, .jpg, .jpeg or .webp"),
             404: envelope("STYLE_NOT_FOUND, or TILE_NOT_FOUND for an address outside the world or above zoom 22"),
             503: envelope("RENDER_BUSY or RENDER_TIMEOUT, with Retry-After"),
           },

@@ -2,6 +2,7 @@
 // (256 tiles one zoom below 512 tiles, @2x), caching (immutable versioned, max-age=60 stable, private),
 // ETag/304, private styles, and every bad address.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import jpeg from "jpeg-js";
 import { makeTestApp, type TestApp } from "../../support/app";
 import { seedKey } from "../../support/seed";
 import { buildWorld, CITY, countColor, LAND, OCEAN, pixelsOf, type Pixels, type World } from "./world";
@@ -113,8 +114,50 @@ describe("tiles", () => {
     }
   });
 
+  test("Mapbox's Static Tiles URL without an extension is a PNG, @2x included", async () => {
+    const plain = await tile("/styles/v1/acme/world/tiles/256/1/1/0");
+    const png = await tile("/styles/v1/acme/world/tiles/256/1/1/0.png");
+    expect([plain.px.width, plain.px.height]).toEqual([256, 256]);
+    // The same tile as the .png URL: the same pixels and the same ETag.
+    expect(plain.res.headers.get("etag")).toBe(png.res.headers.get("etag"));
+    expect(countColor(plain.px, LAND)).toBe(countColor(png.px, LAND));
+    expect((await tile("/styles/v1/acme/world/tiles/512/1/1/0@2x")).px.width).toBe(1024);
+  });
+
+  test(".jpg (.jpeg) and .webp tiles, as for static images, each with an ETag of its own", async () => {
+    const etags = new Set<string>();
+    for (const [ext, type] of [["jpg", "image/jpeg"], ["jpeg", "image/jpeg"], ["webp", "image/webp"], ["png", "image/png"]] as const) {
+      const res = await t.fetch(`/styles/v1/acme/world@1/tiles/256/1/1/0@2x.${ext}`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-type")).toBe(type);
+      expect(res.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+      const bytes = new Uint8Array(await res.arrayBuffer());
+      if (type === "image/jpeg") {
+        const decoded = jpeg.decode(bytes, { useTArray: true });
+        expect([decoded.width, decoded.height]).toEqual([512, 512]);
+        expect(countColor(decoded, LAND, 20)).toBeGreaterThan(512 * 512 * 0.25);
+      }
+      if (type === "image/webp") expect(new TextDecoder().decode(bytes.subarray(8, 12))).toBe("WEBP");
+      etags.add(`${ext === "jpeg" ? "jpg" : ext}|${res.headers.get("etag")}`);
+    }
+    // .jpeg is .jpg under another name; the formats differ from each other.
+    expect(new Set([...etags].map((e) => e.split("|")[1])).size).toBe(3);
+  });
+
+  test("an unsupported extension is a 400 naming it and the supported ones", async () => {
+    for (const ext of ["gif", "tiff", "PNG"]) {
+      const res = await t.fetch(`/styles/v1/acme/world/tiles/256/1/0/0.${ext}`);
+      expect(res.status).toBe(400);
+      const error = await errorOf(res);
+      expect(error.code).toBe("BAD_REQUEST");
+      expect(error.message).toContain(`'.${ext}'`);
+      expect(error.message).toContain(".png, .jpg or .webp");
+      expect(error.message).not.toContain("non-negative integers");
+    }
+  });
+
   test("bad addresses: 400 for malformed numbers and sizes, 404 outside the world", async () => {
-    for (const p of ["/styles/v1/acme/world/tiles/300/1/0/0.png", "/styles/v1/acme/world/tiles/256/a/0/0.png", "/styles/v1/acme/world/tiles/256/1/0/0.jpg", "/styles/v1/acme/world/tiles/256/1/-1/0.png", "/styles/v1/acme/world/tiles/256/1/0/0@3x.png"]) {
+    for (const p of ["/styles/v1/acme/world/tiles/300/1/0/0.png", "/styles/v1/acme/world/tiles/256/a/0/0.png", "/styles/v1/acme/world/tiles/256/1/0/0.gif", "/styles/v1/acme/world/tiles/256/1/-1/0.png", "/styles/v1/acme/world/tiles/256/1/0/0@3x.png", "/styles/v1/acme/world/tiles/256/1/0/0@2x@2x", "/styles/v1/acme/world/tiles/256/1/0/0."]) {
       const res = await t.fetch(p);
       expect(res.status).toBe(400);
       expect((await errorOf(res)).code).toBe("BAD_REQUEST");
