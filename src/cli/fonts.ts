@@ -1,6 +1,7 @@
 // `mapstead fonts add FILE [--name NAME]` and `mapstead fonts list`: the same font catalog and checks
 // as POST/GET /api/v1/fonts, for the operator on the machine (no session needed).
 import { createServices } from "../services";
+import { inputFileProblem } from "./input-file";
 import { readFileSync, statSync } from "node:fs";
 import type { CliCommand } from "./command";
 import { UsageError, parse, settingsHelp } from "./args";
@@ -43,13 +44,12 @@ export const fontsCommand: CliCommand = {
         else for (const f of fonts) print(`${bold(f.name)}${f.builtin ? dim("  (built in)") : dim(`  added ${f.created_at}`)}`);
         return 0;
       }
-      let size: number;
-      try {
-        size = statSync(file!).size;
-      } catch {
-        printErr(red(`mapstead fonts: cannot read ${file}`));
+      const problem = inputFileProblem(file!);
+      if (problem) {
+        printErr(red(`mapstead fonts: ${problem}`));
         return 1;
       }
+      const size = statSync(file!).size;
       if (size > MAX_FONT_BYTES) {
         printErr(red(`mapstead fonts: ${file} is ${size} bytes; a font may be at most ${MAX_FONT_BYTES / 1024 / 1024} MiB`));
         return 1;

@@ -2,6 +2,7 @@
 // embedded gazetteer's datasets, for the operator on the machine (the same import as the admin API).
 // A running server hears of an import through the change bus.
 import { existsSync, statSync } from "node:fs";
+import { inputFileProblem } from "./input-file";
 import { basename } from "node:path";
 import type { CliCommand } from "./command";
 import { UsageError, parse, settingsHelp } from "./args";
@@ -69,6 +70,12 @@ export const gazetteerCommand: CliCommand = {
     if (sub === "import" && tileset !== undefined && (file || !nameField)) throw new UsageError("`gazetteer import --tileset` takes --name-field FIELD and no FILE");
     if (tileset === undefined && nameField !== undefined) throw new UsageError("--name-field goes with --tileset");
 
+    // A mistyped file is said before anything is opened or built (the first use builds the gazetteer).
+    const problem = sub === "import" && tileset === undefined ? inputFileProblem(file!) : null;
+    if (problem) {
+      printErr(red(`mapstead gazetteer: ${problem}`));
+      return 1;
+    }
     const config = configOrExit(overrides);
     // Through the services, so an import is published on the change bus and a running server hears it.
     const ctx = openContext(config, { quiet: true, existing: sub === "status" ? "show" : tileset !== undefined ? "change" : undefined });
@@ -90,14 +97,6 @@ export const gazetteerCommand: CliCommand = {
           for (const d of s.datasets) print(`  ${bold(d.name.padEnd(24))} ${d.kind.padEnd(16)} ${count(d.places).padStart(11)} places ${count(d.names).padStart(11)} names  ${dim(d.attribution)}`);
         }
         return 0;
-      }
-      if (tileset === undefined) {
-        try {
-          statSync(file!);
-        } catch {
-          printErr(red(`mapstead gazetteer: cannot read ${file}`));
-          return 1;
-        }
       }
       const mode = parsed.values.replace ? ("replace" as const) : ("add" as const);
       // One import at a time with the server's (API) imports: 409 IMPORT_IN_PROGRESS ends here with its message.

@@ -1,6 +1,7 @@
 // `mapstead styles create|list|draft|publish|unpublish|export|delete`: styles from the machine itself (same
 // rules as the API).
 import { readFileSync, readdirSync, statSync } from "node:fs";
+import { inputFileProblem } from "./input-file";
 import { unknownOrgWords } from "./unknown-org";
 import { basename, join } from "node:path";
 import type { CliCommand } from "./command";
@@ -53,7 +54,8 @@ function readSprite(path: string): Promise<SpriteSet> {
 }
 
 function readStyle(path: string): unknown {
-  if (path !== "-" && !statSync(path, { throwIfNoEntry: false })?.isFile()) throw new UsageError(`${path} is not a readable file`);
+  const problem = path === "-" ? null : inputFileProblem(path);
+  if (problem) throw new UsageError(problem);
   const text = path === "-" ? readFileSync(0, "utf8") : readFileSync(path, "utf8");
   try {
     return JSON.parse(text);

@@ -2,6 +2,7 @@
 // air-gapped bulk loads. `import` copies the file into DATA_DIR, processes it in this process (a running
 // server sees the result within seconds) and draws a progress bar with rate and ETA.
 import { accessSync, constants, existsSync, mkdirSync, statSync } from "node:fs";
+import { inputFileProblem } from "./input-file";
 import { basename, dirname, join, resolve } from "node:path";
 import type { CliCommand } from "./command";
 import { UsageError, settingsHelp } from "./args";
@@ -201,8 +202,8 @@ export const tilesetsCommand: CliCommand = {
     if (sub === "import") {
       if (!files.length) throw new UsageError("import needs the FILE to load");
       for (const file of files) {
-        const st = statSync(file, { throwIfNoEntry: false });
-        if (!st?.isFile()) throw new UsageError(`${file} is not a readable file`);
+        const problem = inputFileProblem(file);
+        if (problem) throw new UsageError(problem);
       }
     }
     let recipe: Recipe = {};

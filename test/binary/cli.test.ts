@@ -80,7 +80,13 @@ describe("help and version", () => {
     const dir = dataDir();
     const style = await runBinary(["styles", "create", "--org", "acme", "--slug", "s", "/nonexistent/style.json"], { env: { DATA_DIR: dir } });
     expect(style.exitCode).toBe(2);
-    expect(style.stderr.trim()).toBe("mapstead styles: /nonexistent/style.json is not a readable file");
+    expect(style.stderr.trim()).toBe("mapstead styles: /nonexistent/style.json does not exist");
+    for (const [args, group] of [[["fonts", "add", "/nonexistent/font.ttf"], "fonts"], [["gazetteer", "import", "/nonexistent/allCountries.zip"], "gazetteer"], [["tilesets", "import", "--org", "acme", "--slug", "p", "/nonexistent/p.geojson"], "tilesets"]] as const) {
+      const r = await runBinary([...args], { env: { DATA_DIR: dir } });
+      expect(r.stderr.trim()).toBe(`mapstead ${group}: ${args[args.length - 1]} does not exist`);
+    }
+    const folder = await runBinary(["tilesets", "import", "--org", "acme", "--slug", "p", dir], { env: { DATA_DIR: dir } });
+    expect(folder.stderr.trim()).toBe(`mapstead tilesets: ${dir} is a directory; name the file itself`);
     const out = await runBinary(["tilesets", "export", "--org", "acme", "--slug", "places", "/nonexistent/out.mbtiles"], { env: { DATA_DIR: dir } });
     expect(out.exitCode).toBe(2);
     expect(out.stderr.trim()).toBe("mapstead tilesets: /nonexistent/out.mbtiles: the directory /nonexistent does not exist");

@@ -103,7 +103,7 @@ test("usage errors exit 2 and say what is wrong", () => {
   expect(noOrg.err).toContain("--org");
   const noFile = cli("tilesets", "import", "--org", "acme", "--slug", "x", join(dir, "missing.geojson"));
   expect(noFile.code).toBe(2);
-  expect(noFile.err).toContain("not a readable file");
+  expect(noFile.err).toContain("missing.geojson does not exist");
   expect(cli("tilesets", "publish", "--org", "acme", "--slug", "x").code).toBe(2);
   const unknownOrg = cli("tilesets", "list", "--org", "nobody");
   expect(unknownOrg.code).toBe(1);
