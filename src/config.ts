@@ -109,7 +109,7 @@ export const SETTINGS: SettingSpec[] = [
   { name: "MAX_UPLOAD_MB", accepts: "an integer from 1 to 1048576", default: "2048", description: "largest accepted upload in MiB" },
   { name: "TILING_MEMORY_MB", accepts: "an integer from 32 to 65536", default: "256", description: "memory the tiler aims to stay within per import, in MiB (bigger cuts large inputs faster; one feature may have a sixteenth of it in text)" },
   { name: "RATE_LIMIT_PER_MINUTE", accepts: "an integer from 1 to 10000000", default: "600", description: "default requests per minute per key and service group" },
-  { name: "TRUST_PROXY", accepts: "true or false", default: "false", description: "honour X-Forwarded-* headers" },
+  { name: "TRUST_PROXY", accepts: "true or false", default: "false", description: "take the client address from the last X-Forwarded-For entry (the one your proxy adds); URLs still start with PUBLIC_URL" },
   { name: "ALLOWED_HOSTS", accepts: "comma-separated host names", default: "", description: "accepted for compatibility, no effect: every URL Mapstead writes starts with PUBLIC_URL, never with a Host or X-Forwarded-Host header" },
   { name: "RENDER_WORKERS", accepts: "an integer from 1 to 64", description: "worker threads drawing static images and raster tiles, per HTTP worker process (default: the CPU cores divided among WORKERS, at least 1)" },
   { name: "RENDER_QUEUE", accepts: "an integer from 0 to 10000", default: "64", description: "renders waiting for a worker before 503 RENDER_BUSY" },

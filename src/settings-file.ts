@@ -3,6 +3,7 @@
 // import` run by hand on the server use the service's DATA_DIR and PUBLIC_URL without exporting them
 // first. The environment and flags win over it. MAPSTEAD_ENV_FILE names another file, or `none`.
 import { readFileSync } from "node:fs";
+import { editDistance } from "./backends/geocoder/embedded/text";
 
 export const DEFAULT_SETTINGS_FILE = "/etc/mapstead/mapstead.env";
 
@@ -49,7 +50,10 @@ export function readSettingsFile(explicit: string | undefined, known: ReadonlySe
     const m = LINE.exec(line);
     if (!m) return void notes.push(`${path} line ${i + 1} is not NAME=value; it is ignored`);
     const [, name, raw] = m as unknown as [string, string, string];
-    if (!known.has(name)) return void notes.push(`${path} line ${i + 1}: ${name} is not a Mapstead setting; it is ignored`);
+    if (!known.has(name)) {
+      const near = [...known].find((k) => editDistance(name, k, 2) <= 2);
+      return void notes.push(`${path} line ${i + 1}: ${name} is not a Mapstead setting${near ? ` (did you mean ${near}?)` : ""}; it is ignored`);
+    }
     values[name] = valueOf(raw);
   });
   return { path, values, notes };

@@ -25,7 +25,7 @@ describe("the settings file", () => {
     const file = readSettingsFile(path, KNOWN);
     // A quoted value is what is between the quotes; a comment after it is dropped.
     expect(file.values).toEqual({ DATA_DIR: "/var/lib/mapstead", PUBLIC_URL: "https://maps.example.com", PORT: "9090", LOG_LEVEL: "warn" });
-    expect(file.notes).toEqual([`${path} line 8: DATADIR is not a Mapstead setting; it is ignored`, `${path} line 9 is not NAME=value; it is ignored`]);
+    expect(file.notes).toEqual([`${path} line 8: DATADIR is not a Mapstead setting (did you mean DATA_DIR?); it is ignored`, `${path} line 9 is not NAME=value; it is ignored`]);
   });
 
   test("a command takes DATA_DIR and PUBLIC_URL from it; the environment wins over it", () => {
