@@ -34,6 +34,12 @@ export const fontsCommand: CliCommand = {
     if (sub === "list" && (file || parsed.values.name)) throw new UsageError("`fonts list` takes no file or --name");
     if (sub === "add" && (!file || extra.length)) throw new UsageError("`fonts add` takes exactly one FILE");
 
+    // A mistyped file is said before a database is opened (or made, on a new DATA_DIR).
+    const problem = sub === "add" ? inputFileProblem(file!) : null;
+    if (problem) {
+      printErr(red(`mapstead fonts: ${problem}`));
+      return 1;
+    }
     const config = configOrExit(overrides);
     const ctx = openContext(config, { quiet: true, existing: sub === "list" ? "show" : undefined });
     const { fonts: catalog, changes } = createServices(ctx);
@@ -43,11 +49,6 @@ export const fontsCommand: CliCommand = {
         if (json) print(JSON.stringify(fonts, null, 2));
         else for (const f of fonts) print(`${bold(f.name)}${f.builtin ? dim("  (built in)") : dim(`  added ${f.created_at}`)}`);
         return 0;
-      }
-      const problem = inputFileProblem(file!);
-      if (problem) {
-        printErr(red(`mapstead fonts: ${problem}`));
-        return 1;
       }
       const size = statSync(file!).size;
       if (size > MAX_FONT_BYTES) {

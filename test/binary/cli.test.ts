@@ -85,8 +85,8 @@ describe("help and version", () => {
       const r = await runBinary([...args], { env: { DATA_DIR: dir } });
       expect(r.stderr.trim()).toBe(`mapstead ${group}: ${args[args.length - 1]} does not exist`);
     }
-    const folder = await runBinary(["tilesets", "import", "--org", "acme", "--slug", "p", dir], { env: { DATA_DIR: dir } });
-    expect(folder.stderr.trim()).toBe(`mapstead tilesets: ${dir} is a directory; name the file itself`);
+    const folder = await runBinary(["tilesets", "import", "--org", "acme", "--slug", "p", import.meta.dir], { env: { DATA_DIR: dir } });
+    expect(folder.stderr.trim()).toBe(`mapstead tilesets: ${import.meta.dir} is a directory; name the file itself`);
     const out = await runBinary(["tilesets", "export", "--org", "acme", "--slug", "places", "/nonexistent/out.mbtiles"], { env: { DATA_DIR: dir } });
     expect(out.exitCode).toBe(2);
     expect(out.stderr.trim()).toBe("mapstead tilesets: /nonexistent/out.mbtiles: the directory /nonexistent does not exist");
@@ -225,7 +225,7 @@ describe("preflight", () => {
     const r = await runBinary(["preflight"], { env: { DATA_DIR: file } });
     expect(r.exitCode).toBe(1);
     expect(r.stdout).toMatch(/fail\s+data_dir\s+DATA_DIR \S+ is not writable \(it is a file, not a directory\)/);
-    expect(r.stdout).toContain("is a file, not a directory; point DATA_DIR at a directory");
+    expect(r.stdout).toMatch(/fail\s+sqlite\s+The database in DATA_DIR could not be opened: DATA_DIR \S+ is a file, not a directory\n\s+fix: Point DATA_DIR at a directory \(it is created when missing\)/);
     expect(r.stdout).not.toContain("EEXIST");
     const orgs = await runBinary(["orgs", "list"], { env: { DATA_DIR: file } });
     expect(orgs.exitCode).toBe(1);
