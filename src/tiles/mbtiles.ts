@@ -2,7 +2,7 @@
 // prepared statement), the validation that imported archives go through, and the writer the tiler uses.
 import { Database } from "bun:sqlite";
 import { rmSync } from "node:fs";
-import { tileProblem } from "./tile-check";
+import { refuseBadSamples, SAMPLE_POINTS, type SampledTile } from "./tile-check";
 import { cleanBounds, isGzip, type TileFacts, type TileFormat, type TileSource, type VectorLayer } from "./source";
 import { InvalidSource } from "./errors";
 import { isDemEncoding, type DemEncoding } from "./dem/encoding";
@@ -44,9 +44,6 @@ function sniffFormat(data: Uint8Array): TileFormat | null {
   return null;
 }
 
-/** Where in each zoom level's tiles to look: both ends, and spread between them. */
-const SAMPLE_POINTS = [0, 0.25, 0.5, 0.75, 1];
-
 /**
  * Reads a handful of tiles from every zoom level and refuses the archive when any does not hold data of its
  * declared format, naming the tile and what is wrong. Offsets walk the (zoom, column, row) index, so this
@@ -57,22 +54,15 @@ function checkSampledTiles(db: Database, format: TileFormat, label: string): voi
   const at = db.query<{ z: number; x: number; y: number; tile_data: Uint8Array | null }, [number, number]>(
     "SELECT zoom_level AS z, tile_column AS x, tile_row AS y, tile_data FROM tiles WHERE zoom_level = ? LIMIT 1 OFFSET ?",
   );
-  let checked = 0;
-  const bad: string[] = [];
+  const samples: SampledTile[] = [];
   for (const { z, n } of counts) {
     for (const offset of new Set(SAMPLE_POINTS.map((p) => Math.round(p * (n - 1))))) {
       const t = at.get(z, offset);
-      if (!t?.tile_data?.length) continue;
-      checked++;
-      const problem = tileProblem(t.tile_data, format);
       // MBTiles rows are TMS; name the tile as map clients do (XYZ).
-      if (problem) bad.push(`${t.z}/${t.x}/${2 ** t.z - 1 - t.y}: ${problem}`);
+      if (t?.tile_data?.length) samples.push({ z: t.z, x: t.x, y: 2 ** t.z - 1 - t.y, data: t.tile_data });
     }
   }
-  if (bad.length)
-    throw new InvalidSource(
-      `${label}: ${bad.length} of ${checked} sampled tiles do not hold ${format === "pbf" ? "vector tile (MVT)" : format.toUpperCase()} data as the archive declares (${bad.slice(0, 3).join("; ")}); fix the archive's tiles or its metadata 'format'`,
-    );
+  refuseBadSamples(samples, format, label, "fix the archive's tiles or its metadata 'format'");
 }
 
 const number = (v: string | undefined) => (v !== undefined && v.trim() !== "" && Number.isFinite(Number(v)) ? Number(v) : undefined);

@@ -5,6 +5,8 @@ import { statSync } from "node:fs";
 import { cleanBounds, type TileFacts, type TileFormat, type TileSource, type VectorLayer } from "./source";
 import { InvalidSource } from "./errors";
 import { isDemEncoding } from "./dem/encoding";
+import { samplePmtiles } from "./pmtiles-samples";
+import { refuseBadSamples, type SampledTile } from "./tile-check";
 
 /** pmtiles' Source interface over a local file. */
 export class LocalFileSource implements Source {
@@ -81,6 +83,28 @@ export async function openPmtiles(path: string, facts: TileFacts): Promise<TileS
   };
 }
 
+/**
+ * The header's tile type and compression decide how every tile is served (image/png, Content-Encoding:
+ * gzip): a sample of tiles from every zoom must hold what it declares, as MBTiles tiles must hold their
+ * metadata's format.
+ */
+async function checkSampledTiles(path: string, header: Header, format: TileFormat, label: string): Promise<void> {
+  const source = new LocalFileSource(path);
+  const cache = new SharedPromiseCache(50, false, decompress);
+  let samples: SampledTile[];
+  try {
+    samples = await samplePmtiles(
+      (offset, length) => cache.getDirectory(source, offset, length, header),
+      { rootOffset: header.rootDirectoryOffset, rootLength: header.rootDirectoryLength, leafOffset: header.leafDirectoryOffset, minzoom: header.minZoom, maxzoom: header.maxZoom },
+      async (entry) => new Uint8Array((await source.getBytes(header.tileDataOffset + entry.offset, entry.length)).data),
+    );
+  } catch (err) {
+    throw new InvalidSource(`${label}: the PMTiles archive is damaged: ${(err as Error).message}`);
+  }
+  const compression = header.tileCompression === Compression.Gzip ? "gzip" : "none";
+  refuseBadSamples(samples, format, label, "fix the archive's tiles or the tile type and compression in its header", compression);
+}
+
 /** Validates a PMTiles file (magic, version, sizes, directories, metadata) and reads its facts. */
 export async function inspectPmtiles(path: string, label: string): Promise<{ facts: TileFacts; warnings: string[]; tiles: number }> {
   const size = statSync(path).size;
@@ -112,6 +136,7 @@ export async function inspectPmtiles(path: string, label: string): Promise<{ fac
   }
   const facts = factsOf(header, metadata);
   if (facts.minzoom > facts.maxzoom || facts.maxzoom > 30) throw new InvalidSource(`${label}: zoom range ${facts.minzoom}-${facts.maxzoom} is invalid`);
+  await checkSampledTiles(path, header, facts.format, label);
   const warnings: string[] = [];
   if (facts.format === "pbf" && !facts.vector_layers.length) warnings.push(`${label}: metadata lists no vector_layers; styles must know the layer names themselves`);
   return { facts, warnings, tiles: header.numAddressedTiles };

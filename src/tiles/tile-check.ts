@@ -3,6 +3,7 @@
 // not discovered by map clients. Checks are structural and cheap: image signatures, and for vector tiles
 // a walk over the protobuf fields of the tile and its layers (after gunzip, with a size cap).
 import { Gunzip } from "fflate";
+import { InvalidSource } from "./errors";
 import { isGzip, type TileFormat } from "./source";
 
 const MAX_TILE_BYTES = 32 * 1024 * 1024;
@@ -116,4 +117,50 @@ export function tileProblem(data: Uint8Array, format: TileFormat): string | null
       return problem ? `not a Mapbox Vector Tile (${problem})` : null;
     }
   }
+}
+
+/** Where in each zoom level's tiles to look: both ends, and spread between them. */
+export const SAMPLE_POINTS = [0, 0.25, 0.5, 0.75, 1];
+
+/** A tile read to be checked, named as map clients name it (XYZ). */
+export interface SampledTile {
+  z: number;
+  x: number;
+  y: number;
+  data: Uint8Array;
+}
+
+/**
+ * What is wrong with a tile stored under a declared tile compression (PMTiles headers declare one; the
+ * tile is served with or without Content-Encoding: gzip by it, so bytes that disagree reach no client
+ * intact). Images stored gzipped are checked after a capped gunzip.
+ */
+function storedTileProblem(data: Uint8Array, format: TileFormat, compression: "gzip" | "none"): string | null {
+  if (compression === "none") return isGzip(data) ? "gzip data, though the archive declares no tile compression" : tileProblem(data, format);
+  if (!isGzip(data)) return "not gzip data, though the archive declares gzip tile compression";
+  if (format === "pbf") return tileProblem(data, format);
+  const inflated = gunzipCapped(data);
+  if (inflated === "corrupt") return "gzip data that does not decompress";
+  if (inflated === "too large") return "decompresses to more than 32 MiB";
+  return tileProblem(inflated, format);
+}
+
+/**
+ * Refuses an archive when any sampled tile does not hold data of its declared format, naming the tiles
+ * and what is wrong. `fix` says where the archive declares its format (MBTiles metadata, a PMTiles header);
+ * `compression`, where the archive declares one, must hold too (MBTiles declares none: gzip is sniffed).
+ */
+export function refuseBadSamples(samples: Iterable<SampledTile>, format: TileFormat, label: string, fix: string, compression?: "gzip" | "none"): void {
+  let checked = 0;
+  const bad: string[] = [];
+  for (const t of samples) {
+    if (!t.data.length) continue;
+    checked++;
+    const problem = compression ? storedTileProblem(t.data, format, compression) : tileProblem(t.data, format);
+    if (problem) bad.push(`${t.z}/${t.x}/${t.y}: ${problem}`);
+  }
+  if (bad.length)
+    throw new InvalidSource(
+      `${label}: ${bad.length} of ${checked} sampled tiles do not hold ${format === "pbf" ? "vector tile (MVT)" : format.toUpperCase()} data as the archive declares (${bad.slice(0, 3).join("; ")}); ${fix}`,
+    );
 }

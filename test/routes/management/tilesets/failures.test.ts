@@ -384,6 +384,27 @@ describe("processing failures and repairs", () => {
     const { v } = await failing(archive.slice(0, archive.length - 1000));
     expect(v.error).toContain("truncated");
   });
+
+  test("PMTiles whose header declares another tile type or compression than its tiles hold: failed, naming the tiles", async () => {
+    const opts = { tileType: 1, tileCompression: 2, metadata: {}, bounds: [-180, -85, 180, 85] as [number, number, number, number], minzoom: 0, maxzoom: 2 };
+    // Valid gzip MVT, with the header's tile type (byte 99) patched to say PNG: served as image/png before.
+    const mvtAsPng = pmtiles(vectorTiles(countries(), "c", 2), opts);
+    mvtAsPng[99] = 2;
+    const { v } = await failing(mvtAsPng, "?filename=world.pmtiles");
+    expect(v.error).toStartWith("world.pmtiles: ");
+    expect(v.error).toContain("sampled tiles do not hold PNG data as the archive declares (0/0/0: not a PNG image");
+    // PNG tiles declared MVT (no compression): every zoom is looked at, past the first tile.
+    const png = pmtiles([[0, 0, 0, PNG_1x1], [1, 0, 0, PNG_1x1], [1, 1, 1, PNG_1x1]], { ...opts, tileType: 2, tileCompression: 1, maxzoom: 1 });
+    png[99] = 1;
+    const { v: v2 } = await failing(png);
+    expect(v2.error).toContain("3 of 3 sampled tiles do not hold vector tile (MVT) data");
+    expect(v2.error).toContain("1/1/1: not a Mapbox Vector Tile");
+    // Gzip MVT whose header says the tiles are not compressed: clients would get gzip bytes unannounced.
+    const plain = pmtiles(vectorTiles(countries(), "c", 1), { ...opts, maxzoom: 1 });
+    plain[98] = 1;
+    const { v: v3 } = await failing(plain);
+    expect(v3.error).toContain("gzip data, though the archive declares no tile compression");
+  });
 });
 
 test("failed versions keep the data dir clean and the next upload works", async () => {
