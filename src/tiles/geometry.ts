@@ -105,8 +105,12 @@ function clean(g: Geometry, notes: string[]): Geometry | null {
       const gs = g.geometries.map((x) => (x && typeof x === "object" ? clean(x, notes) : null)).filter((x): x is Geometry => x !== null);
       return gs.length ? { type: "GeometryCollection", geometries: gs } : null;
     }
-    default:
-      throw new Bad(`geometry type ${JSON.stringify((g as { type?: unknown }).type)} is not a GeoJSON geometry type`);
+    default: {
+      // Never JSON.stringify an array or object here: one nested thousands of levels deep overflows the stack.
+      const type = (g as { type?: unknown }).type;
+      const shown = typeof type === "string" ? JSON.stringify(type.slice(0, 60)) : type && typeof type === "object" ? (Array.isArray(type) ? "(an array)" : "(an object)") : JSON.stringify(type);
+      throw new Bad(`geometry type ${shown} is not a GeoJSON geometry type`);
+    }
   }
 }
 

@@ -5,6 +5,7 @@ import { JsonScanError, scanFeatureCollection, type ScannedDocument } from "./js
 import { readLines } from "./lines";
 import { geojsonCoordinates, type GeojsonCoordinates } from "./geojson-crs";
 import { unprojectGeometry } from "./mercator";
+import { refuseDeepNesting } from "./geojson-nesting";
 import type { RawFeature, ReadProgress } from "./types";
 
 /** Bigger single Features or bare geometries (no "features" array to stream) are refused. */
@@ -53,7 +54,7 @@ export async function* readGeojson(path: string, label: string, progress: ReadPr
         throw new InvalidSource(`${label}: ${where} is not valid JSON: ${(err as Error).message}`);
       }
       if (f.type !== "Feature") throw new InvalidSource(`${label}: ${where} is not a GeoJSON Feature (it needs "type": "Feature")`);
-      yield { geometry: mercator ? unprojectGeometry(f.geometry) : f.geometry, properties: propertiesOf(f.properties), where, id: f.id };
+      yield { geometry: geometryOf(f.geometry, mercator, label, where), properties: propertiesOf(f.properties), where, id: f.id };
     }
   } catch (err) {
     if (err instanceof JsonScanError) throw new InvalidSource(`${label}: not valid JSON: ${err.message}`);
@@ -74,15 +75,30 @@ export async function* readGeojson(path: string, label: string, progress: ReadPr
   } catch (err) {
     throw new InvalidSource(`${label}: not valid JSON: ${(err as Error).message}`);
   }
-  const inMetres = ownCrs(d, label) === "mercator";
-  if (d.type === "Feature") yield { geometry: inMetres ? unprojectGeometry(d.geometry) : d.geometry, properties: propertiesOf(d.properties), where: "feature 1", id: d.id };
-  else if (typeof d.type === "string" && d.type !== "") yield { geometry: inMetres ? unprojectGeometry(d) : d, properties: {}, where: "the geometry" };
+  const inMetres = ownCrs(d, label, d.type === "Feature" ? "feature 1" : "the geometry") === "mercator";
+  if (d.type === "Feature") yield { geometry: geometryOf(d.geometry, inMetres, label, "feature 1"), properties: propertiesOf(d.properties), where: "feature 1", id: d.id };
+  else if (typeof d.type === "string" && d.type !== "") yield { geometry: geometryOf(d, inMetres, label, "the geometry"), properties: {}, where: "the geometry" };
   else throw new InvalidSource(`${label}: the JSON has no GeoJSON "type" (FeatureCollection, Feature or a geometry)`);
 }
 
 /** The coordinates of a Feature or geometry that carries its own "crs" member (a document of one, or one line). */
-function ownCrs(d: { crs?: unknown }, label: string): GeojsonCoordinates {
-  return d.crs && typeof d.crs === "object" ? geojsonCoordinates(JSON.stringify(d.crs), label) : "lonlat";
+function ownCrs(d: { crs?: unknown }, label: string, where: string): GeojsonCoordinates {
+  if (!d.crs || typeof d.crs !== "object") return "lonlat";
+  let text: string;
+  try {
+    text = JSON.stringify(d.crs);
+  } catch (err) {
+    // JSON.stringify recurses: a "crs" thousands of levels deep overflows it, and is no system's name.
+    if (err instanceof RangeError) throw new InvalidSource(`${label}: ${where}: the "crs" member is nested too deeply to name a coordinate system`);
+    throw err;
+  }
+  return geojsonCoordinates(text, label);
+}
+
+/** A feature's geometry as the tiler takes it: refused when nested too deeply (before anything recurses over it), unprojected when in metres. */
+function geometryOf(geometry: unknown, mercator: boolean, label: string, where: string): unknown {
+  refuseDeepNesting(geometry, () => `${label}: ${where}`);
+  return mercator ? unprojectGeometry(geometry) : geometry;
 }
 
 function propertiesOf(p: unknown): Record<string, unknown> | null {
@@ -103,9 +119,9 @@ export async function* readNdjson(path: string, label: string, progress: ReadPro
     }
     if (!f || typeof f !== "object") throw new InvalidSource(`${label}: line ${n} is not a GeoJSON Feature object`);
     // A Feature on one line may be a whole GeoJSON document, "crs" and all.
-    const mercator = ownCrs(f, label) === "mercator";
-    if (f.type === "Feature") yield { geometry: mercator ? unprojectGeometry(f.geometry) : f.geometry, properties: propertiesOf(f.properties), where: `line ${n}`, id: f.id };
-    else if (typeof f.type === "string" && f.type !== "FeatureCollection") yield { geometry: mercator ? unprojectGeometry(f) : f, properties: {}, where: `line ${n}` };
+    const mercator = ownCrs(f, label, `line ${n}`) === "mercator";
+    if (f.type === "Feature") yield { geometry: geometryOf(f.geometry, mercator, label, `line ${n}`), properties: propertiesOf(f.properties), where: `line ${n}`, id: f.id };
+    else if (typeof f.type === "string" && f.type !== "FeatureCollection") yield { geometry: geometryOf(f, mercator, label, `line ${n}`), properties: {}, where: `line ${n}` };
     else throw new InvalidSource(`${label}: line ${n} is not a GeoJSON Feature (it needs "type": "Feature")`);
   }
 }

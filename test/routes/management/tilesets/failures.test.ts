@@ -199,6 +199,36 @@ describe("processing failures and repairs", () => {
     expect(v.error).toBe("deep.geojson: feature 2: attribute 'tree' is nested too deeply (arrays or objects thousands of levels deep); flatten it");
   });
 
+  test("coordinates nested deeper than the geometry type allows: failed, naming the feature, never a stack overflow", async () => {
+    const deep = "[".repeat(50_000) + "1,2" + "]".repeat(50_000);
+    const ok = `{"type":"Feature","properties":{},"geometry":{"type":"Point","coordinates":[1,2]}}`;
+    const fc = (geometry: string) => `{"type":"FeatureCollection","features":[${ok},{"type":"Feature","properties":{},"geometry":${geometry}}]}`;
+    const { v } = await failing(fc(`{"type":"Point","coordinates":${deep}}`), "?filename=deep.geojson");
+    expect(v.error).toBe("deep.geojson: feature 2: the Point's coordinates are nested deeper than a Point's (1 level of arrays, the innermost [longitude, latitude]); fix the geometry");
+    // Deep inside one position of a line, in Web Mercator (unprojected first), on an NDJSON line, as a bare geometry.
+    const mercator = `{"type":"FeatureCollection","crs":{"type":"name","properties":{"name":"urn:ogc:def:crs:EPSG::3857"}},"features":[${ok},{"type":"Feature","properties":{},"geometry":{"type":"LineString","coordinates":[[0,0],${deep}]}}]}`;
+    expect((await failing(mercator)).v.error).toBe("upload: feature 2: the LineString's coordinates are nested deeper than a LineString's (2 levels of arrays, the innermost [longitude, latitude]); fix the geometry");
+    expect((await failing(`${ok}\n{"type":"Feature","properties":{},"geometry":{"type":"MultiPolygon","coordinates":[${deep}]}}\n`)).v.error).toBe(
+      "upload: line 2: the MultiPolygon's coordinates are nested deeper than a MultiPolygon's (4 levels of arrays, the innermost [longitude, latitude]); fix the geometry",
+    );
+    expect((await failing(`{"type":"Polygon","coordinates":${deep}}`)).v.error).toContain("upload: the geometry: the Polygon's coordinates are nested deeper");
+    // Geometry collections inside geometry collections, 50,000 deep; and an unknown type with deep coordinates.
+    const collections = '{"type":"GeometryCollection","geometries":['.repeat(50_000) + '{"type":"Point","coordinates":[1,2]}' + "]}".repeat(50_000);
+    expect((await failing(fc(collections))).v.error).toBe("upload: feature 2: GeometryCollections are nested more than 16 deep; flatten them");
+    expect((await failing(fc(`{"type":"Hexagon","coordinates":${deep}}`))).v.error).toContain("upload: feature 2: the Hexagon's coordinates are nested deeper than any geometry's");
+    // A "crs" member of one NDJSON Feature nested as deep: refused by name too.
+    const deepCrs = '{"a":'.repeat(50_000) + "1" + "}".repeat(50_000);
+    expect((await failing(`${ok}\n{"type":"Feature","crs":${deepCrs},"properties":{},"geometry":{"type":"Point","coordinates":[1,2]}}\n`)).v.error).toBe(
+      'upload: line 2: the "crs" member is nested too deeply to name a coordinate system',
+    );
+    // A geometry "type" nested as deep is an invalid geometry like any other: skipped with a warning.
+    const slug = await fresh();
+    expect((await upload(t, "acme", slug, headers, fc(`{"type":${deep},"coordinates":[1,2]}`))).status).toBe(202);
+    const v2 = (await waitForVersion(t, "acme", slug, 1, headers)) as any;
+    expect(v2.state).toBe("ready");
+    expect(v2.warnings).toContain("upload: feature 2 skipped: geometry type (an array) is not a GeoJSON geometry type");
+  }, 60_000);
+
   test("NDJSON with a broken line: failed, names the line", async () => {
     const lines = toNdjson(await cities(5)).split("\n");
     lines[2] = lines[2]!.slice(0, 20);
