@@ -99,6 +99,11 @@ export interface ProcessResult {
   facts: TileFacts;
   warnings: string[];
   stats: ProcessStats;
+  /**
+   * The formats of the files read, once zips are opened (a zip is detected as "shapefile" before its
+   * entries are seen, whatever it holds); absent where the uploaded files were read as they were sent.
+   */
+  sourceFormats?: SourceFormat[];
 }
 
 export type Phase = "reading" | "indexing" | "tiling" | "writing" | "validating";
@@ -546,6 +551,7 @@ async function processWithStore(input: ProcessInput, sources: SourceFile[], stor
       archivePath: input.outPath,
       facts,
       warnings,
+      sourceFormats: [...new Set(sources.map((s) => s.format))],
       stats: {
         features: store.count,
         features_skipped: skipped,

@@ -318,6 +318,8 @@ export function createTilesetService(ctx: AppContext, deps: { changes: ChangePub
         state: "ready",
         progress: 1,
         archiveFormat: r.archiveFormat,
+        // A zip's formats are known only now; its source is gone, so nothing dispatches on this any more.
+        ...(r.sourceFormats ? { sourceFormat: r.sourceFormats.join("+") } : {}),
         archivePath: finalRel,
         sourcePath: null,
         metadata: { ...r.facts, tileset: wordsNow.get(t.id) ?? { name: t.name, description: t.description, attribution: t.attribution } } as unknown as Record<string, unknown>,

@@ -90,7 +90,7 @@ export const Version = t.Object({
     description:
       "when this version was first published (a version already ready when the server was upgraded to keep this counts as published when it became ready); null while it never was, and until then its versioned URLs answer only to the organization (a member's session or a key with maps:read), with Cache-Control: private",
   }),
-  source_format: t.Union([t.String(), t.Null()], { description: "geojson, ndjson, csv, shapefile, flatgeobuf, geopackage, mbtiles, pmtiles, geotiff or hgt (several files: joined with +)" }),
+  source_format: t.Union([t.String(), t.Null()], { description: "geojson, ndjson, csv, shapefile, flatgeobuf, geopackage, mbtiles, pmtiles, geotiff or hgt (several files: joined with +). A zip is opened while processing: until then it reads shapefile, and once ready the formats found inside (a zip of one GeoJSON file: geojson)" }),
   archive_format: t.Union([t.String(), t.Null()], { description: "mbtiles or pmtiles, once ready" }),
   recipe: t.Record(t.String(), t.Unknown()),
   format: t.Union([t.String(), t.Null()], { description: "tile format: pbf, png, jpg or webp" }),

@@ -134,6 +134,16 @@ describe("several layers per version", () => {
     expect(await errorOf(bad)).toMatchObject({ code: "BAD_REQUEST", message: `Recipe 'layers' must be JSON, e.g. {"places.csv":{"layer":"towns"}}`, details: { parameter: "layers" } });
   });
 
+  test("a zip holding only a GeoJSON file reports geojson, not shapefile, and a zip beside a CSV what it holds", async () => {
+    const zip = zipSync({ "data/world.geojson": new TextEncoder().encode(JSON.stringify(countries())) });
+    const { v } = await ready(zip as BodyInit, "?maxzoom=1");
+    expect(v.source_format).toBe("geojson");
+    const listed = (await (await t.fetch(`/api/v1/orgs/acme/tilesets/layers-${counter}/versions`, { headers })).json()) as any;
+    expect(listed.versions[0].source_format).toBe("geojson");
+    const both = await ready(form([["world.zip", zip], ["places.csv", toCsv(await cities(5))]]) as BodyInit, "?maxzoom=1");
+    expect(both.v.source_format).toBe("geojson+csv");
+  });
+
   test("a zip of two Shapefiles and a GeoJSON file makes three layers", async () => {
     const towns = await cities(20);
     const a = unzipSync(shapefileZip(towns.features.slice(0, 10) as Feature[]));
@@ -141,7 +151,8 @@ describe("several layers per version", () => {
     const rename = (files: Record<string, Uint8Array>, stem: string) => Object.fromEntries(Object.entries(files).map(([n, d]) => [n.replace("data/layer", `data/${stem}`), d]));
     const zip = zipSync({ ...rename(a, "north"), ...rename(b, "south"), "data/shapes.geojson": new TextEncoder().encode(JSON.stringify(countries())) });
     const { slug, v } = await ready(zip as BodyInit, "?point_spacing=0&maxzoom=3");
-    expect(v.source_format).toBe("shapefile");
+    // What the zip held, as a multipart upload of those files reports it.
+    expect(v.source_format).toBe("shapefile+geojson");
     expect(v.layers.map((l: any) => l.id)).toEqual(["north", "south", "shapes"]);
     expect(v.stats.features).toBe(20 + countries().features.length);
     const world = (await tile(slug, 0, 0, 0))!;
