@@ -6,6 +6,7 @@ import { mkdirSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { BadRequest, PayloadTooLarge } from "../../errors";
 import { boundaryOf, readMultipart } from "./multipart";
+import { decodedBody } from "../../http/content-encoding";
 import { storageFacts } from "../health/storage";
 import { refuseUploadWithoutRoom } from "../health/storage-errors";
 
@@ -38,13 +39,16 @@ export interface ReceivedUpload {
 }
 
 export async function receiveUpload(request: Request, dataDir: string, maxUploadMb: number): Promise<ReceivedUpload> {
+  // Content-Encoding undone as it streams (415 for a coding not read, before anything is written): every
+  // count below is of decoded bytes.
+  const decoded = decodedBody(request);
   const limit = maxUploadMb * 1024 * 1024;
   const dir = join(dataDir, "uploads");
   mkdirSync(dir, { recursive: true });
   refuseUploadWithoutRoom(storageFacts(dataDir).freeBytes, Number(request.headers.get("content-length")));
   const name = `${crypto.randomUUID()}.upload`;
   const path = join(dir, name);
-  const tooLarge = () => new PayloadTooLarge(`Upload is over MAX_UPLOAD_MB (${maxUploadMb} MiB)`);
+  const tooLarge = () => new PayloadTooLarge(`Upload is over MAX_UPLOAD_MB (${maxUploadMb} MiB)${decoded?.coding ? ` once decoded from Content-Encoding ${decoded.coding}` : ""}`);
   const contentType = request.headers.get("content-type");
   const fields: Record<string, string> = {};
   let filename: string | null = null;
@@ -75,12 +79,12 @@ export async function receiveUpload(request: Request, dataDir: string, maxUpload
     files.push({ stored: storedName(files.length, name), name, contentType });
   };
   try {
-    if (!request.body) throw new BadRequest("The upload body is empty: send the file as the request body or as a multipart 'file' part");
+    if (!decoded) throw new BadRequest("The upload body is empty: send the file as the request body or as a multipart 'file' part");
     if (contentType?.toLowerCase().startsWith("multipart/form-data")) {
       const boundary = boundaryOf(contentType);
       if (!boundary) throw new BadRequest("Content-Type multipart/form-data needs a boundary parameter");
       await readMultipart(
-        request.body,
+        decoded.body,
         boundary,
         {
           async file(_field, fn, ct) {
@@ -108,7 +112,7 @@ export async function receiveUpload(request: Request, dataDir: string, maxUpload
       );
       if (!files.length) throw new BadRequest("The multipart body has no file part; add the data as a part with a filename (curl -F file=@data.geojson)");
     } else {
-      const reader = request.body.getReader();
+      const reader = decoded.body.getReader();
       for (;;) {
         const { done, value } = await reader.read();
         if (done) break;

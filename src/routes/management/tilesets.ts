@@ -239,6 +239,8 @@ export function tilesetsModule(services: Services, authPlugin: AuthPlugin) {
             "Raster DEM (elevation): a GeoTIFF in lon/lat or SRTM .hgt files (one named like N46E007.hgt via ?filename=, or a zip of them) are built into a " +
             "Terrarium (default) or Terrain-RGB (`encoding=mapbox`) MBTiles from zoom 0 (or minzoom) to maxzoom (default: the data's resolution); " +
             "an MBTiles/PMTiles of PNG or lossless WebP elevation tiles becomes a DEM with `encoding=terrarium|mapbox` or when its metadata declares `encoding`. " +
+            "Content-Encoding: gzip (or x-gzip, deflate) bodies are decoded as they stream, MAX_UPLOAD_MB applying to the decoded size; a body that does not decode is 400, " +
+            "any other coding (br, zstd, compress...) 415 naming it; without the header a gzip file is refused (415), not unpacked. " +
             "413 over MAX_UPLOAD_MB, 415 for other types, 422 INVALID_SOURCE_DATA when the data is invalid at a glance (e.g. `encoding` on vector data, lossy WebP DEM tiles, " +
             "an .hgt without its corner in the name); later problems end the version `failed` with a message.",
         },
