@@ -2,7 +2,7 @@
 // refusing it with 413 as soon as it passes the limit, whether or not Content-Length was declared.
 // A Content-Encoding is undone as it streams (content-encoding.ts): the limit holds for decoded bytes.
 import { PayloadTooLarge } from "../errors";
-import { decodedBody } from "./content-encoding";
+import { decodedBody } from "../domain/tilesets/content-encoding";
 
 export async function readBodyLimited(request: Request, limit: number, what: string): Promise<Uint8Array> {
   const decoded = decodedBody(request);

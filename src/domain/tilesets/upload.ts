@@ -6,7 +6,7 @@ import { mkdirSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { BadRequest, PayloadTooLarge } from "../../errors";
 import { boundaryOf, readMultipart } from "./multipart";
-import { decodedBody } from "../../http/content-encoding";
+import { decodedBody } from "./content-encoding";
 import { storageFacts } from "../health/storage";
 import { refuseUploadWithoutRoom } from "../health/storage-errors";
 

@@ -4,7 +4,7 @@
 // coding, and any other coding (br, zstd, compress, ...) a 415 naming it and the ones read here, instead
 // of bytes read as if the header were absent and misdiagnosed later. No header, or `identity`: the body
 // as sent.
-import { BadRequest, UnsupportedMediaType } from "../errors";
+import { BadRequest, UnsupportedMediaType } from "../../errors";
 
 const DECODERS: Record<string, CompressionFormat> = { gzip: "gzip", "x-gzip": "gzip", deflate: "deflate" };
 
