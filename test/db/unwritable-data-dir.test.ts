@@ -86,12 +86,18 @@ test("a DATA_DIR on a read-only filesystem says so, instead of advising a chown 
   }
 });
 
-test("preflight by a user who may not look into DATA_DIR does not report the database as missing", () => {
-  const root = tempDir("mapstead-unreadable-");
+/** A DATA_DIR with a database that the other user (see cliAsOther) may not open; chmod 0755 undoes it. */
+function closedDataDir(prefix: string): string {
+  const root = tempDir(prefix);
   chmodSync(root, 0o755);
   const dataDir = join(root, "data");
   expect(runCli(dataDir, "migrate").code).toBe(0);
   chmodSync(dataDir, isRoot ? 0o700 : 0o000);
+  return dataDir;
+}
+
+test("preflight by a user who may not look into DATA_DIR does not report the database as missing", () => {
+  const dataDir = closedDataDir("mapstead-unreadable-");
   try {
     const r = cliAsOther(dataDir, "preflight");
     expect(r.code).toBe(1);
@@ -103,11 +109,7 @@ test("preflight by a user who may not look into DATA_DIR does not report the dat
 });
 
 test("a user who may not open DATA_DIR is told so and whom to run as, not that it holds no database", () => {
-  const root = tempDir("mapstead-closed-");
-  chmodSync(root, 0o755);
-  const dataDir = join(root, "data");
-  expect(runCli(dataDir, "migrate").code).toBe(0);
-  chmodSync(dataDir, isRoot ? 0o700 : 0o000);
+  const dataDir = closedDataDir("mapstead-closed-");
   // A backup target the other user may write, so that DATA_DIR is what stops it.
   const target = tempDir("mapstead-closed-to-");
   chmodSync(target, 0o777);
