@@ -117,6 +117,37 @@ default_binary() {
   die "no dist/mapstead-$name next to install.sh or in ./dist; run 'bun run build' first or pass --binary PATH"
 }
 
+# Why a file given as the binary printed no version: what is in it, read from its first bytes, so a
+# saved HTML page, a build for another CPU and a cut-off copy are each named for what they are.
+why_it_does_not_run() {
+  local file=$1 here magic machine built_for
+  here=$(uname -m)
+  magic=$(head -c 4 "$file" | od -An -c | tr -d ' \n')
+  if [ "$magic" != "177ELF" ]; then
+    case "$(head -c 64 "$file" | tr -d '\000' | tr '[:upper:]' '[:lower:]')" in
+      *"<!doctype"* | *"<html"*) echo "'$file' is an HTML page, not a program: download the release file itself (not the page that links to it)" ;;
+      *) echo "'$file' is not a Linux executable; pass the mapstead-linux-* file that 'bun run build' writes to dist/" ;;
+    esac
+    return
+  fi
+  # e_machine, a little-endian 16-bit field at byte 18 of the ELF header.
+  machine=$(od -An -tu1 -j18 -N2 "$file" | awk '{ print $1 + 256 * $2 }')
+  case "$machine" in
+    62) built_for=x86_64 ;;
+    183) built_for=aarch64 ;;
+    *) built_for="another CPU (ELF machine $machine)" ;;
+  esac
+  case "$here:$built_for" in
+    x86_64:x86_64 | amd64:x86_64 | aarch64:aarch64 | arm64:aarch64)
+      if [ "$built_for" = x86_64 ] && ! grep -qw avx2 /proc/cpuinfo 2>/dev/null; then
+        echo "'$file' does not run on this CPU, which lacks AVX2: install mapstead-linux-x64-baseline instead"
+      else
+        echo "'$file' is an $built_for program but does not run here; check that it was copied whole (compare its size and checksum with the original)"
+      fi ;;
+    *) echo "'$file' is built for $built_for, and this machine is $here: pick the mapstead-linux-* build for this CPU" ;;
+  esac
+}
+
 write_env_file() {
   local target=$PREFIX$ENV_FILE
   if [ -f "$target" ]; then
@@ -293,7 +324,7 @@ install_all() {
   fi
   version=$("$probe" version 2>/dev/null) || version=""
   [ "$probe" = "$BINARY" ] || rm -f "$probe"
-  [ -n "$version" ] || die "'$BINARY' does not run on this machine ($(uname -m)); pick the build for this CPU, and check that the file was copied whole"
+  [ -n "$version" ] || die "$(why_it_does_not_run "$BINARY")"
   case "$version" in mapstead\ *) ;; *) die "'$BINARY' is not a mapstead binary" ;; esac
 
   if [ "$SYSTEM_INSTALL" -eq 1 ] && ! id "$SERVICE_USER" >/dev/null 2>&1; then

@@ -121,6 +121,28 @@ describe("options and mistakes", () => {
     expect(existsSync(join(prefix, "usr/local/bin/mapstead"))).toBe(false);
   }, 60_000);
 
+  test("a file that does not run is named for what it is: a saved web page, another CPU's build, a cut-off copy", () => {
+    const prefix = tempDir("mapstead-install-");
+    const refused = (content: Uint8Array | string) => {
+      const file = join(prefix, "mapstead-linux-x64");
+      writeFileSync(file, content, { mode: 0o755 });
+      const r = install(["--prefix", prefix, "--binary", file]);
+      expect(r.exitCode).toBe(1);
+      return r.stderr;
+    };
+    expect(refused("<!DOCTYPE html>\n<html><head><title>Releases</title>")).toContain("is an HTML page, not a program");
+    expect(refused("PK\u0003\u0004 not a program")).toContain("is not a Linux executable");
+    // An ELF header whose machine field (byte 18) names a CPU that is not this one.
+    const elf = new Uint8Array(64);
+    elf.set([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1]);
+    const here = process.arch === "arm64" ? "aarch64" : "x86_64";
+    elf[18] = here === "x86_64" ? 0xb7 : 0x3e;
+    expect(refused(elf)).toContain(`is built for ${here === "x86_64" ? "aarch64" : "x86_64"}, and this machine is`);
+    // The first kilobytes of a real executable of this machine: a copy cut off on the way.
+    expect(refused(readFileSync(process.execPath).subarray(0, 4096))).toContain("does not run here; check that it was copied whole");
+    expect(existsSync(join(prefix, "usr/local/bin/mapstead"))).toBe(false);
+  }, 60_000);
+
   test("unknown options exit 2; --help explains", () => {
     const bad = install(["--frobnicate"]);
     expect(bad.exitCode).toBe(2);
