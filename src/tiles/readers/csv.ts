@@ -57,6 +57,10 @@ export async function* readCsv(path: string, label: string, progress: ReadProgre
   let lineNo = 0;
   let startLine = 0;
   let pending: string | null = null;
+  // Rows with more fields than the header: the extra ones have no column to go to, and are most often a
+  // value holding the delimiter without quotes, which also shifts the values after it.
+  let overlong = 0;
+  let firstOverlong = "";
   for await (const line of readLines(path, progress)) {
     lineNo++;
     const text: string = pending === null ? line : pending + "\n" + line;
@@ -83,6 +87,7 @@ export async function* readCsv(path: string, label: string, progress: ReadProgre
     const lon = numberOf(lonRaw, decimalComma) ?? Number(lonRaw);
     const lat = numberOf(latRaw, decimalComma) ?? Number(latRaw);
     const where = `line ${startLine}`;
+    if (record.length > header.length && record.slice(header.length).some((f) => f.trim() !== "") && overlong++ === 0) firstOverlong = `${where}, with ${record.length}`;
     // Both cells empty: a row without a location (counted with features that have no geometry), not a
     // broken one.
     if (lonRaw === "" && latRaw === "") {
@@ -103,4 +108,9 @@ export async function* readCsv(path: string, label: string, progress: ReadProgre
   }
   if (pending !== null) throw new InvalidSource(`${label}: line ${startLine}: a quoted field is not closed before the end of the file (truncated?)`);
   if (!header) throw new InvalidSource(`${label}: the CSV file is empty`);
+  if (overlong) {
+    const rows = overlong === 1 ? "1 row has" : `${overlong} rows have`;
+    const shown = delimiter === "\t" ? "a tab" : `"${delimiter}"`;
+    progress.warnings?.push(`${label}: ${rows} more fields than the header's ${header.length} (first: ${firstOverlong}); the extra fields were left out. A value holding the delimiter (${shown}) must be in double quotes`);
+  }
 }

@@ -121,6 +121,16 @@ describe("source data becomes vector tiles", () => {
     expect(clean.v.warnings).toEqual([]);
   });
 
+  test("CSV rows with more fields than the header are told in a warning; trailing empty fields are not", async () => {
+    const { v } = await importInto(new TextEncoder().encode("lon,lat,name\n8.54,47.37,Zurich\n7.45,46.95,Bern, Switzerland\n6.14,46.2,Genève,CH,x\n"));
+    expect(v.stats.features).toBe(3);
+    expect(v.warnings).toContain(
+      'upload: 2 rows have more fields than the header\'s 3 (first: line 3, with 4); the extra fields were left out. A value holding the delimiter (",") must be in double quotes',
+    );
+    const trailing = await importInto(new TextEncoder().encode("lon;lat;name;\n8,54;47,37;Zurich;\n7,45;46,95;Bern;;\n"));
+    expect(trailing.v.warnings).toEqual([]);
+  });
+
   test("a semicolon CSV with decimal commas, as European spreadsheets export it; commas in a comma CSV stay text", async () => {
     const { slug, v } = await importInto(new TextEncoder().encode("Latitude;Longitude;Name;Wert\n46,95;7,45;Bern;1,5\n47,37;8,54;Zürich;-2\n"));
     expect(v.stats.features).toBe(2);
