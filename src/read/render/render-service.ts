@@ -27,6 +27,7 @@ import { overlayPositions } from "./overlays";
 import { RenderPool, type JobResources, type RenderJob } from "./pool";
 import type { ImageFormat, StaticRequest } from "./static-request";
 import { resolveSources, type ResolvedSources } from "./style-sources";
+import { carriedAccessToken } from "./carried-token";
 import { fitPositions, MAX_ZOOM, tileView } from "./viewport";
 
 export interface Answer {
@@ -284,6 +285,7 @@ export function createRenderService(ctx: AppContext, deps: RenderDeps, opts: { w
     const sources = await resolveSources(style, styles.base, catalog, viewer, resolved.orgId);
     const slug = parseVersionedSlug(styleParam)!.slug; // readableStyle has accepted it
     const attribution = attributionText([...sources.sources.values()].map((s) => s.info.attribution));
+    const token = carriedAccessToken(request, viewer);
     const tilejson: Record<string, unknown> = {
       tilejson: "3.0.0",
       name: style.name ?? slug,
@@ -292,7 +294,7 @@ export function createRenderService(ctx: AppContext, deps: RenderDeps, opts: { w
       // The stable TileJSON lists the stable tiles, which follow the style's tilesets as the stable style
       // JSON does; a versioned style's tiles draw the tileset versions pinned when it was published, so
       // listing those froze a stable client's map until the style was published again.
-      tiles: [`${styles.base}/styles/v1/${owner}/${resolved.stable ? slug : `${slug}@${resolved.version}`}/tiles/${tileSize}/{z}/{x}/{y}.png`],
+      tiles: [`${styles.base}/styles/v1/${owner}/${resolved.stable ? slug : `${slug}@${resolved.version}`}/tiles/${tileSize}/{z}/{x}/{y}.png${token === null ? "" : `?access_token=${encodeURIComponent(token)}`}`],
       tileSize,
       minzoom: 0,
       maxzoom: RASTER_MAX_ZOOM,
@@ -303,7 +305,9 @@ export function createRenderService(ctx: AppContext, deps: RenderDeps, opts: { w
     if (attribution) tilejson.attribution = attribution;
     const body = JSON.stringify(tilejson);
     const etag = etagOf(body);
-    const headers = { "content-type": "application/json; charset=utf-8", "cache-control": cacheControlOf(resolved, sources), etag };
+    // A body that holds the caller's key is theirs alone: no shared cache may keep it.
+    const cacheControl = token === null ? cacheControlOf(resolved, sources) : "private";
+    const headers = { "content-type": "application/json; charset=utf-8", "cache-control": cacheControl, etag };
     if (ifNoneMatchHits(request, etag)) return { status: 304, headers, body: null };
     return { status: 200, headers, body };
   }

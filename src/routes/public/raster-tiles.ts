@@ -40,7 +40,7 @@ export function rasterTilesModule(services: Services, authPlugin: AuthPlugin) {
         detail: {
           tags: TAGS,
           summary: "Raster TileJSON 3.0.0 of a published style, for Leaflet, OpenLayers and QGIS (tiles at the stable or versioned URLs, as asked)",
-          description: `${CACHING} ${PRIVATE}`,
+          description: `${CACHING} ${PRIVATE} Asked for with an accepted access_token, the TileJSON repeats it in its tiles template (as Mapbox's does), so a client given only this URL loads the tiles with the key; it is then Cache-Control: private.`,
           security: SECURITY,
           responses: {
             200: { description: "TileJSON", content: { "application/json": { schema: { type: "object" } } } },

@@ -5,14 +5,16 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Browser } from "playwright-core";
 import { launchBrowser, openMap } from "../../support/browser";
 import { serveTestApp, type TestApp } from "../../support/app";
-import { buildWorld, countColor, LAND, OCEAN } from "./world";
+import { seedKey } from "../../support/seed";
+import { buildWorld, countColor, LAND, OCEAN, type World } from "./world";
 
 let browser: Browser;
 let t: TestApp;
+let w: World;
 
 beforeAll(async () => {
   t = await serveTestApp();
-  await buildWorld(t);
+  w = await buildWorld(t);
   browser = await launchBrowser();
 });
 afterAll(async () => {
@@ -36,6 +38,24 @@ test("MapLibre GL JS draws a published style from its raster tiles, with no fail
     const total = px.width * px.height;
     expect(countColor(px, LAND, 20)).toBeGreaterThan(total * 0.2);
     expect(countColor(px, OCEAN, 20)).toBeGreaterThan(total * 0.1);
+  } finally {
+    await map.close();
+  }
+});
+
+test("MapLibre GL JS draws a private style's raster tiles from a TileJSON URL with ?access_token=", async () => {
+  const key = seedKey(t.ctx, w.orgId, ["maps:read"]).secret;
+  const style = {
+    version: 8,
+    sources: { world: { type: "raster", url: `${t.baseUrl}/styles/v1/acme/secret/tiles.json?access_token=${encodeURIComponent(key)}`, tileSize: 256 } },
+    layers: [{ id: "world", type: "raster", source: "world" }],
+  };
+  const map = await openMap(browser, { style, center: [10, 30], zoom: 2, width: 512, height: 384, timeoutMs: 120_000 });
+  try {
+    expect(await map.mapErrors()).toEqual([]);
+    expect(map.failedRequests).toEqual([]);
+    const px = await map.pixels();
+    expect(countColor(px, LAND, 20)).toBeGreaterThan(px.width * px.height * 0.2);
   } finally {
     await map.close();
   }

@@ -100,10 +100,19 @@ describe("tiles", () => {
     expect(countColor(px, LAND)).toBeGreaterThan(256 * 256 * 0.25);
     const tj = await t.fetch(`/styles/v1/acme/secret/tiles.json?tile_size=512&${token}`);
     expect(tj.status).toBe(200);
-    // The key is the caller's to add to the template; the TileJSON never repeats it.
-    const text = await tj.text();
-    expect(JSON.parse(text).tiles).toEqual([`${t.baseUrl}/styles/v1/acme/secret/tiles/512/{z}/{x}/{y}.png`]);
-    expect(text).not.toContain(key);
+    expect(tj.headers.get("cache-control")).toBe("private");
+    // A client given only the TileJSON URL requests the tiles as listed, so the key it came with is
+    // repeated there (as Mapbox's TileJSON does), and each of those tiles loads.
+    const tiles = (await tj.json()).tiles as string[];
+    expect(tiles).toEqual([`${t.baseUrl}/styles/v1/acme/secret/tiles/512/{z}/{x}/{y}.png?${token}`]);
+    expect((await t.fetch(tiles[0]!.replace(t.baseUrl, "").replace("{z}/{x}/{y}", "1/1/0"))).status).toBe(200);
+    // A key sent as X-API-Key is sent with the tiles too, so it is not written into the TileJSON.
+    const byHeader = await (await t.fetch("/styles/v1/acme/secret/tiles.json", { headers: { "x-api-key": key } })).text();
+    expect(byHeader).not.toContain(key);
+    // A public style asked for with a key lists tiles that carry it as well, and is then private.
+    const pub = await t.fetch(`/styles/v1/acme/world@1/tiles.json?${token}`);
+    expect(pub.headers.get("cache-control")).toBe("private");
+    expect((await pub.json()).tiles[0]).toEndWith(`.png?${token}`);
     // Without maps:read, or with a key that is no key, the private style is the same 404 as a missing one;
     // a public style still loads.
     for (const other of [w.staticKey, "nope"]) {
