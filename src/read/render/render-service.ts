@@ -299,7 +299,9 @@ export function createRenderService(ctx: AppContext, deps: RenderDeps, opts: { w
       minzoom: 0,
       maxzoom: RASTER_MAX_ZOOM,
       bounds: [-180, -85.0511, 180, 85.0511],
-      center: [...(style.center ?? [0, 0]), style.zoom ?? 1],
+      // TileJSON's centre zoom is a whole zoom of these tiles: the style's zoom is MapLibre's, which 256
+      // tiles number one higher (their z shows MapLibre's z-1), and a fractional one fails strict readers.
+      center: [...(style.center ?? [0, 0]), Math.max(0, Math.min(RASTER_MAX_ZOOM, Math.round((style.zoom ?? 1) + (tileSize === 256 ? 1 : 0))))],
       format: "png",
     };
     if (attribution) tilejson.attribution = attribution;

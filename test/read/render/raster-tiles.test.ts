@@ -4,8 +4,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import jpeg from "jpeg-js";
 import { makeTestApp, type TestApp } from "../../support/app";
-import { seedKey } from "../../support/seed";
-import { buildWorld, CITY, countColor, LAND, OCEAN, pixelsOf, type Pixels, type World } from "./world";
+import { seedKey, seedSession } from "../../support/seed";
+import { buildWorld, createStyle, worldStyle, CITY, countColor, LAND, OCEAN, pixelsOf, type Pixels, type World } from "./world";
 
 let t: TestApp;
 let w: World;
@@ -217,6 +217,15 @@ describe("TileJSON", () => {
     expect(versioned.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
     const etag = versioned.headers.get("etag")!;
     expect((await t.fetch("/styles/v1/acme/world@1/tiles.json", { headers: { "if-none-match": etag } })).status).toBe(304);
+  });
+
+  test("its centre zoom is a whole zoom in the numbering of its tiles (256 tiles one above MapLibre's zoom)", async () => {
+    const session = await seedSession(t.ctx, { orgId: w.orgId, email: "centre@example.com" });
+    await createStyle(t, session.headers, "centred", { ...worldStyle(), center: [10, 20], zoom: 2.6 });
+    const small = await (await t.fetch("/styles/v1/acme/centred/tiles.json")).json();
+    expect(small.center).toEqual([10, 20, 4]);
+    const big = await (await t.fetch("/styles/v1/acme/centred/tiles.json?tile_size=512")).json();
+    expect(big.center).toEqual([10, 20, 3]);
   });
 
   test("a URL from the TileJSON serves a tile; bad tile_size is 400, private styles 404", async () => {
