@@ -37,6 +37,14 @@ function accessTokenOf(request: Request): string | null {
   if (tokens.length > 1) throw new Unauthorized("The access_token query parameter is given more than once");
   return tokens[0] ?? null;
 }
+/**
+ * Whether `access_token=` sits in the URL after a second '?', where no parser reads it: an unencoded
+ * '?' in the path (a polyline holds them) starts the query string early, and the key goes unread.
+ */
+function accessTokenHidden(request: Request): boolean {
+  const q = request.url.indexOf("?");
+  return q >= 0 && request.url.indexOf("?access_token=", q + 1) >= 0;
+}
 /** Verified keys and sessions are trusted this long before the database is asked again (<= 5 s). */
 export const KEY_CACHE_TTL_MS = 4_000;
 /** last_seen_at of a session is written at most this often. */
@@ -347,6 +355,8 @@ export function createAuthService(ctx: AppContext, changes: ChangeBus, counters?
     }
     const session = sessionFromRequest(request);
     if (session) return session;
+    if (acceptAccessToken && accessTokenHidden(request))
+      throw new Unauthorized("The access_token comes after a second '?' in the URL, so it was not read: a '?' in the path (inside an overlay's polyline, say) starts the query string early; URL-encode it as %3F");
     const where = acceptAccessToken ? "the X-API-Key header or the access_token query parameter" : "the X-API-Key header";
     throw new Unauthorized(`This route needs an API key with the '${scope}' scope in ${where}, or a console session`);
   }

@@ -330,6 +330,15 @@ describe("path overlays in the URL path (Mapbox's form)", () => {
     expect((await errorOf(res)).message).toContain("%3F");
   });
 
+  test("in an <img src> with ?access_token= the 401 says the unencoded '?' hid the key, not that none was sent", async () => {
+    // The path's '?' starts the query early, so "access_token" is no parameter of its own there.
+    const res = await get(`/static/v1/acme/world/path(${equator})/0,0,2/400x200.png?access_token=${encodeURIComponent(w.staticKey)}`, null);
+    expect(res.status).toBe(401);
+    const message = (await errorOf(res)).message;
+    expect(message).toContain("second '?'");
+    expect(message).toContain("%3F");
+  });
+
   test("the OpenAPI document describes both forms, the overlay segment included", async () => {
     const doc = (await (await t.fetch("/openapi.json")).json()) as { paths: Record<string, { get?: { parameters?: { in: string; name: string; description?: string }[]; responses: Record<string, unknown> } }> };
     const withOverlay = doc.paths["/static/v1/{owner}/{style}/{overlay}/{position}/{size}"]?.get;
