@@ -7,6 +7,7 @@ import { serveTestApp, type TestApp } from "../support/app";
 import { launchBrowser } from "../support/browser";
 import { seedOrg, seedSession } from "../support/seed";
 import { SESSION_COOKIE } from "../../src/domain/accounts/auth";
+import { createTileset, publish, upload, waitForVersion } from "../routes/management/tilesets/fixtures";
 
 let t: TestApp;
 let browser: Browser;
@@ -124,6 +125,53 @@ describe("the confirm dialog", () => {
     expect(errors).toEqual([]);
     await context.close();
   }, 30_000);
+});
+
+describe("unpublishing", () => {
+  test("a tileset and a style are unpublished after a confirmation; their stable URLs answer 404 and the page follows", async () => {
+    const json = { ...admin.headers, "content-type": "application/json" };
+    await createTileset(t, "acme", admin.headers, { slug: "towns" });
+    const points = { type: "FeatureCollection", features: [{ type: "Feature", properties: {}, geometry: { type: "Point", coordinates: [8.5, 47.4] } }] };
+    expect((await upload(t, "acme", "towns", admin.headers, JSON.stringify(points), "?filename=towns.geojson")).status).toBe(202);
+    expect((await waitForVersion(t, "acme", "towns", 1, admin.headers)).state).toBe("ready");
+    expect((await publish(t, "acme", "towns", 1, admin.headers)).status).toBe(200);
+    await t.fetch("/api/v1/orgs/acme/styles", { method: "POST", headers: json, body: JSON.stringify({ slug: "townmap", style: { version: 8, sources: {}, layers: [{ id: "bg", type: "background" }] } }) });
+    expect((await t.fetch("/api/v1/orgs/acme/styles/townmap/publish", { method: "POST", headers: json, body: "{}" })).status).toBe(200);
+
+    const { page, context, errors } = await open("#/acme/tilesets/towns");
+    await page.waitForSelector('tr[data-version="1"] #unpublish-tileset');
+    // The published version has no Delete until it is unpublished.
+    expect(await page.$('tr[data-version="1"] .btn-danger')).toBeNull();
+    await page.click("#unpublish-tileset");
+    await page.waitForSelector("#confirm-dialog[open]");
+    expect(await page.textContent("#confirm-title")).toBe("Unpublish towns?");
+    // Cancelled, nothing happens.
+    await page.click("#confirm-dialog button[value=cancel]");
+    expect((await t.fetch("/tiles/v1/acme/towns.json")).status).toBe(200);
+    await page.click("#unpublish-tileset");
+    await page.click("#confirm-ok");
+    await page.waitForSelector('tr[data-version="1"] .btn-danger');
+    expect(await page.$("#unpublish-tileset")).toBeNull();
+    expect(await page.$('tr[data-version="1"] button[data-publish="1"]')).not.toBeNull();
+    expect(await page.textContent(".page-head")).toContain("unpublished");
+    expect(await page.$('#tileset-urls code[data-url="Stable"]')).toBeNull();
+    expect((await t.fetch("/tiles/v1/acme/towns.json")).status).toBe(404);
+    expect((await t.fetch("/tiles/v1/acme/towns@1.json")).status).toBe(200);
+
+    await page.goto(`${t.baseUrl}/console#/acme/styles/townmap`);
+    await page.click("#unpublish-style");
+    await page.waitForSelector("#confirm-dialog[open]");
+    expect(await page.textContent("#confirm-title")).toBe("Unpublish style townmap?");
+    await page.click("#confirm-ok");
+    await page.waitForSelector("#unpublish-style", { state: "detached" });
+    expect(await page.textContent(".page-head")).toContain("draft only");
+    expect(await page.$('#style-urls code[data-url="Stable"]')).toBeNull();
+    expect(await page.inputValue("#preview-mode")).toBe("draft");
+    expect((await t.fetch("/styles/v1/acme/townmap")).status).toBe(404);
+    expect((await t.fetch("/styles/v1/acme/townmap@1")).status).toBe(200);
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 60_000);
 });
 
 describe("API key limits", () => {

@@ -34,6 +34,28 @@ export async function renderStyle(main, slug, view) {
         style.visibility === "private" ? badge("private") : badge("public", "neutral"),
         style.published_version !== null ? badge(`v${style.published_version} published`, "published") : badge("draft only", "draft"),
         h("button.btn.btn-primary", { type: "button", id: "publish-style", onclick: publish }, "Publish draft"),
+        style.published_version !== null
+          ? h(
+              "button.btn.btn-small",
+              {
+                type: "button",
+                id: "unpublish-style",
+                onclick: () =>
+                  confirmAndDelete({
+                    question: [`Unpublish style ${slug}?`, "Its stable URL answers 404 until you publish again; versioned URLs keep working.", "Unpublish"],
+                    path: `${base}/unpublish`,
+                    method: "POST",
+                    done: `Style ${slug} unpublished`,
+                    after: () => {
+                      // Nothing published is left to preview.
+                      previewMode = "draft";
+                      return reload();
+                    },
+                  }),
+              },
+              "Unpublish",
+            )
+          : null,
         h(
           "button.btn.btn-danger.btn-small",
           {

@@ -80,6 +80,7 @@ export async function renderTileset(main, slug, view) {
             const actions = h("div.actions");
             if (v.state === "ready" && !v.published)
               actions.append(h("button.btn.btn-small.btn-primary", { type: "button", "data-publish": v.version, onclick: () => publish(v.version) }, "Publish"));
+            if (v.published) actions.append(h("button.btn.btn-small", { type: "button", id: "unpublish-tileset", onclick: unpublish }, "Unpublish"));
             if (v.state === "ready") actions.append(h("button.btn.btn-small", { type: "button", onclick: () => preview(v) }, "Preview"));
             if (!v.published) actions.append(h("button.btn.btn-small.btn-danger", { type: "button", onclick: () => removeVersion(v.version) }, "Delete"));
             return h(
@@ -117,21 +118,41 @@ export async function renderTileset(main, slug, view) {
     showMap(previewSlot, tilesetPreviewStyle(v), { bounds: v.bounds, maxzoom: v.maxzoom });
   };
 
+  /** Reads the tileset and its versions again after a publish or an unpublish; false once the page is left. */
+  const reload = async () => {
+    [tileset, { versions }] = await Promise.all([api("GET", base), api("GET", `${base}/versions`)]);
+    if (!current(view)) return false;
+    renderHead();
+    renderVersions();
+    renderUrls();
+    return true;
+  };
+
   const publish = async (n) => {
     try {
-      tileset = await api("POST", `${base}/publish`, { version: n });
-      versions = (await api("GET", `${base}/versions`)).versions;
-      if (!current(view)) return;
+      await api("POST", `${base}/publish`, { version: n });
+      if (!(await reload())) return;
       toast(`Version ${n} published`);
-      renderHead();
-      renderVersions();
-      renderUrls();
       const v = versions.find((x) => x.version === n);
       if (v) preview(v);
     } catch (ex) {
       toast(ex.message, "error");
     }
   };
+
+  // Map clients on the stable URL break, so it asks first; the published version becomes deletable.
+  const unpublish = () =>
+    confirmAndDelete({
+      question: [
+        `Unpublish ${slug}?`,
+        "Its stable TileJSON URL answers 404 until you publish a version again; versioned URLs keep working. Published styles that use the stable TileJSON draw without this tileset meanwhile.",
+        "Unpublish",
+      ],
+      path: `${base}/unpublish`,
+      method: "POST",
+      done: `Tileset ${slug} unpublished`,
+      after: reload,
+    });
 
   /**
    * Polls unfinished versions every second until they are ready or failed. While the server does not
