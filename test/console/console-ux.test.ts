@@ -174,6 +174,42 @@ describe("unpublishing", () => {
   }, 60_000);
 });
 
+describe("private URLs", () => {
+  test("the URL cards say what a private tileset's or style's URLs need, as soon as the settings make it private", async () => {
+    const json = { ...admin.headers, "content-type": "application/json" };
+    await createTileset(t, "acme", admin.headers, { slug: "hidden" });
+    const points = { type: "FeatureCollection", features: [{ type: "Feature", properties: {}, geometry: { type: "Point", coordinates: [8.5, 47.4] } }] };
+    expect((await upload(t, "acme", "hidden", admin.headers, JSON.stringify(points), "?filename=hidden.geojson")).status).toBe(202);
+    expect((await waitForVersion(t, "acme", "hidden", 1, admin.headers)).state).toBe("ready");
+    expect((await publish(t, "acme", "hidden", 1, admin.headers)).status).toBe(200);
+    await t.fetch("/api/v1/orgs/acme/styles", { method: "POST", headers: json, body: JSON.stringify({ slug: "hiddenmap", style: { version: 8, sources: {}, layers: [{ id: "bg", type: "background" }] } }) });
+    expect((await t.fetch("/api/v1/orgs/acme/styles/hiddenmap/publish", { method: "POST", headers: json, body: "{}" })).status).toBe(200);
+
+    const { page, context, errors } = await open("#/acme/tilesets/hidden");
+    await page.waitForSelector('#tileset-urls code[data-url="Stable"]');
+    expect(await page.$("#tileset-urls .private-urls")).toBeNull();
+    await page.selectOption("#tileset-settings select[name=visibility]", "private");
+    await page.click("#tileset-settings button[type=submit]");
+    await page.waitForSelector("#tileset-urls .private-urls");
+    expect(await page.textContent("#tileset-urls .private-urls")).toContain("maps:read scope, sent in the X-API-Key header");
+    // What the note says: the bare URL is a 404 outside, a maps:read key in X-API-Key opens it.
+    expect((await t.fetch("/tiles/v1/acme/hidden.json")).status).toBe(404);
+    const key = ((await (await t.fetch("/api/v1/orgs/acme/keys", { method: "POST", headers: json, body: JSON.stringify({ name: "reader", scopes: ["maps:read"] }) })).json()) as { secret: string }).secret;
+    expect((await t.fetch("/tiles/v1/acme/hidden.json", { headers: { "x-api-key": key } })).status).toBe(200);
+
+    await page.goto(`${t.baseUrl}/console#/acme/styles/hiddenmap`);
+    await page.waitForSelector('#style-urls code[data-url="Stable"]');
+    expect(await page.$("#style-urls .private-urls")).toBeNull();
+    await page.selectOption("#style-settings select[name=visibility]", "private");
+    await page.click("#style-settings button[type=submit]");
+    await page.waitForSelector("#style-urls .private-urls");
+    // The raster tile card follows too.
+    await page.waitForSelector("text=This style is private");
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 60_000);
+});
+
 describe("API key limits", () => {
   test("the create form sets a rate limit and a monthly quota; the list shows them and this month's use", async () => {
     // A key made elsewhere whose quota is used up this month.

@@ -84,6 +84,18 @@ export function urlRow(label, url, note) {
   );
 }
 
+/**
+ * Under the URLs of a private tileset or style: copied bare into a map client they answer 404, which
+ * looks like a wrong URL; say what they need (never ?access_token=, which lands in caches and histories).
+ */
+export const privateUrlsNote = (visibility) =>
+  visibility === "private"
+    ? h(
+        "p.alert.alert-info.private-urls",
+        "Private: these URLs answer 404 to anyone but members signed in here and requests with an API key of this organization that has the maps:read scope, sent in the X-API-Key header (in MapLibre GL JS through transformRequest). They do not take ?access_token=.",
+      )
+    : null;
+
 /** An alert listing an API error: message, then each {path, message} of 422 details. */
 export function errorBox(err) {
   const box = h("div.alert.alert-error", { role: "alert" }, h("strong", err.message || String(err)));

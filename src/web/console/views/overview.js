@@ -2,7 +2,7 @@
 import { api } from "../lib/api.js";
 import { fill, h } from "../lib/dom.js";
 import { current, enc, orgInfo, orgPath, state } from "../lib/state.js";
-import { pageHead, urlRow } from "../lib/widgets.js";
+import { pageHead, privateUrlsNote, urlRow } from "../lib/widgets.js";
 
 export async function renderOverview(main, _item, view) {
   const [ts, st, keys] = await Promise.all([
@@ -50,6 +50,7 @@ export async function renderOverview(main, _item, view) {
               h("pre.alert.alert-info", `new maplibregl.Map({\n  container: "map",\n  style: "${firstStyle.urls.stable}",\n});`),
               urlRow("Stable", firstStyle.urls.stable),
               urlRow("Versioned", firstStyle.urls.published),
+              privateUrlsNote(firstStyle.visibility),
             ]
           : h("p.muted", "No style is published yet. Once one is, its stable and versioned URLs appear here."),
       ),

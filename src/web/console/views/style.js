@@ -9,7 +9,7 @@ import { showMap } from "../lib/map.js";
 import { go } from "../lib/router.js";
 import { settingsCard } from "../lib/settings-card.js";
 import { current, enc, orgPath, state } from "../lib/state.js";
-import { badge, copyButton, errorBox, pageHead, showError, toast, urlRow } from "../lib/widgets.js";
+import { badge, copyButton, errorBox, pageHead, privateUrlsNote, showError, toast, urlRow } from "../lib/widgets.js";
 import { rasterTilesCard, staticImageCard } from "./static-image.js";
 
 export async function renderStyle(main, slug, view) {
@@ -78,6 +78,7 @@ export async function renderStyle(main, slug, view) {
       h("h2", "Style URLs"),
       urlRow("Stable", style.urls.stable, "Publish the draft to get a stable URL"),
       urlRow("Versioned", style.urls.published, "—"),
+      privateUrlsNote(style.visibility),
       h("p.muted.small", "The stable URL follows every publish (cached for 60 s); a versioned URL never changes and pins the tileset versions published at the time."),
     );
 
@@ -284,8 +285,12 @@ export async function renderStyle(main, slug, view) {
     editor,
     spriteCard,
     settingsCard("style-settings", base, style, [["name", "Name"], ["visibility", "Visibility"]], (fresh) => {
+      // The URL cards say what a private style's URLs need; the static image card keeps its inputs otherwise.
+      const visibilityChanged = fresh.visibility !== style.visibility;
       style = fresh;
       renderHead();
+      renderUrls();
+      if (visibilityChanged) renderRendered();
     }),
     h("div.card", h("h2", "Versions"), h("table", h("thead", h("tr", h("th", "Version"), h("th", "Tilesets pinned"), h("th", "Sprite"), h("th", "Created"), h("th"))), versionsBody)),
   );

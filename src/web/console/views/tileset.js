@@ -12,7 +12,7 @@ import { current, enc, orgPath, state } from "../lib/state.js";
 import { TERMINAL, versionStateCell } from "../lib/version-state.js";
 import { poll as pollLoop, pollNote as makePollNote } from "../lib/poll.js";
 import { versionDetails, versionProgress } from "./tileset-version.js";
-import { badge, errorBox, pageHead, showError, toast, urlRow } from "../lib/widgets.js";
+import { badge, errorBox, pageHead, privateUrlsNote, showError, toast, urlRow } from "../lib/widgets.js";
 
 // Every format the upload takes (README "Tilesets and tiles"), elevation rasters (GeoTIFF, SRTM .hgt) included.
 const UPLOAD_ACCEPT = ".geojson,.json,.ndjson,.geojsonl,.csv,.zip,.fgb,.gpkg,.mbtiles,.pmtiles,.tif,.tiff,.hgt";
@@ -38,6 +38,7 @@ export async function renderTileset(main, slug, view) {
       h("h2", "TileJSON URLs"),
       urlRow("Stable", tileset.tilejson_url, "Publish a ready version to get the stable URL"),
       urlRow("Versioned", pub ? pub.tilejson_url : null, "—"),
+      privateUrlsNote(tileset.visibility),
       tileset.tilejson_url
         ? h(
             "div.actions",
@@ -309,6 +310,9 @@ export async function renderTileset(main, slug, view) {
       (fresh) => {
         tileset = fresh;
         renderHead();
+        // Visibility decides what the versions and URLs say about who may read them.
+        renderVersions();
+        renderUrls();
       },
     ),
   );
