@@ -544,6 +544,40 @@ describe("accessibility", () => {
   }, 30_000);
 });
 
+describe("focus after navigation", () => {
+  test("a sidebar link or a link on the page moves focus to the new page; a page's own field and the organization picker keep it", async () => {
+    const json = { ...admin.headers, "content-type": "application/json" };
+    await t.fetch("/api/v1/orgs/acme/tilesets", { method: "POST", headers: json, body: JSON.stringify({ slug: "focused" }) });
+    expect((await t.fetch("/api/v1/orgs", { method: "POST", headers: json, body: JSON.stringify({ slug: "focus-two" }) })).status).toBe(201);
+    const { page, context, errors } = await open("#/acme/overview");
+    await page.waitForSelector(".stats");
+    const focused = () => page.evaluate(() => document.activeElement?.id || document.activeElement?.tagName);
+    await page.focus('#nav a[data-section="tilesets"]');
+    await page.keyboard.press("Enter");
+    await page.waitForSelector('tr[data-tileset="focused"]');
+    await page.waitForFunction(() => document.activeElement?.id === "main");
+    // Tab goes on inside the page, not back in the sidebar.
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate(() => document.querySelector("#main")!.contains(document.activeElement))).toBe(true);
+    // A link inside the page that is replaced.
+    await page.focus('tr[data-tileset="focused"] a');
+    await page.keyboard.press("Enter");
+    await page.waitForSelector("#upload-form");
+    await page.waitForFunction(() => document.activeElement?.id === "main");
+    // The new organization page focuses its slug field itself.
+    await page.click("#new-org-button");
+    await page.waitForSelector("#new-org-form");
+    expect(await focused()).toBe("org-slug");
+    // Choosing another organization with the keyboard leaves focus on the picker.
+    await page.focus("#org-select");
+    await page.selectOption("#org-select", "focus-two");
+    await page.waitForFunction(() => location.hash === "#/focus-two/overview" && !!document.querySelector(".stats"));
+    expect(await focused()).toBe("org-select");
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 30_000);
+});
+
 describe("the Geocoding page", () => {
   test("says when the backend answering the API is down, and that its search box is the embedded gazetteer", async () => {
     const { page, context, errors } = await open("#/acme/geocoding");

@@ -62,14 +62,29 @@ export function route() {
   notice = null;
   Promise.resolve(render(main, item, view))
     .then(() => {
-      if (shown && view === state.view) main.prepend(h("div.alert.alert-warn", { id: "org-notice", role: "alert" }, shown));
+      if (view !== state.view) return;
+      if (shown) main.prepend(h("div.alert.alert-warn", { id: "org-notice", role: "alert" }, shown));
+      focusPage(main);
     })
     .catch(async (err) => {
       if (view !== state.view) return;
       if ((err.status === 403 || err.status === 404) && state.org && (await orgLost(state.org))) return;
       if (view !== state.view) return;
       fill(main, pageHead("Something went wrong"), errorBox(err));
+      focusPage(main);
     });
+}
+
+/**
+ * Puts keyboard focus on the new page, so Tab continues there and a screen reader reads it, instead of
+ * staying on the sidebar link or falling back to the top of the document when the link clicked was part
+ * of the page replaced. A page that focuses a field itself keeps it, and so does the organization picker
+ * (arrow keys on it change the organization, and each change is a navigation).
+ */
+function focusPage(main) {
+  const active = document.activeElement;
+  if (main.contains(active) || active?.id === "org-select") return;
+  main.focus({ preventScroll: true });
 }
 
 /** True when `org` is no longer among the session's organizations: the picker and the page follow. */
