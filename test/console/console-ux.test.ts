@@ -174,6 +174,37 @@ describe("unpublishing", () => {
   }, 60_000);
 });
 
+describe("publishing a style with unsaved edits", () => {
+  test("Publish draft saves what the editor shows first; an invalid edit is listed and nothing is published", async () => {
+    const json = { ...admin.headers, "content-type": "application/json" };
+    await t.fetch("/api/v1/orgs/acme/styles", { method: "POST", headers: json, body: JSON.stringify({ slug: "edited", style: { version: 8, sources: {}, layers: [{ id: "bg", type: "background", paint: { "background-color": "#ffffff" } }] } }) });
+    const { page, context, errors } = await open("#/acme/styles/edited");
+    await page.waitForSelector("#draft-json");
+    const edit = async (color: string, type = "background") => {
+      const draft = JSON.parse(await page.inputValue("#draft-json"));
+      draft.layers[0] = { ...draft.layers[0], type, paint: { "background-color": color } };
+      await page.fill("#draft-json", JSON.stringify(draft, null, 2));
+    };
+    const published = async () => (await t.fetch("/styles/v1/acme/edited")).json() as Promise<{ layers: { paint: Record<string, string> }[] }>;
+
+    await edit("#ff0000");
+    await page.click("#publish-style");
+    await page.waitForSelector('#style-urls code[data-url="Stable"]');
+    expect((await published()).layers[0]!.paint["background-color"]).toBe("#ff0000");
+
+    await edit("#00ff00", "no-such-type");
+    await page.click("#publish-style");
+    await page.waitForSelector("#draft-errors .alert-error");
+    expect(await page.textContent("#draft-errors")).toContain("layers[0].type");
+    await page.waitForSelector("#publish-style:not([disabled])");
+    expect((await published()).layers[0]!.paint["background-color"]).toBe("#ff0000");
+    const versions = (await (await t.fetch("/api/v1/orgs/acme/styles/edited/versions", { headers: admin.headers })).json()) as { versions: unknown[] };
+    expect(versions.versions).toHaveLength(1);
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 30_000);
+});
+
 describe("private URLs", () => {
   test("the URL cards say what a private tileset's or style's URLs need, as soon as the settings make it private", async () => {
     const json = { ...admin.headers, "content-type": "application/json" };

@@ -140,6 +140,9 @@ export async function renderStyle(main, slug, view) {
     const btn = $("#publish-style");
     btn.disabled = true;
     try {
+      // "Publish draft" means what the editor shows: edits not saved yet are saved first (a refusal is
+      // listed above the editor and nothing is published), never silently left out.
+      if (textarea.value !== JSON.stringify(style.draft, null, 2) && !(await saveDraft())) return;
       const r = await api("POST", `${base}/publish`, {});
       toast(r.created ? `Published as v${r.version}` : `v${r.version} is published (the draft was unchanged)`);
       previewMode = "published";
