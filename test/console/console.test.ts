@@ -292,6 +292,10 @@ describe("console in Chromium", () => {
     expect(await page.textContent('#tileset-urls code[data-url="Versioned"]')).toBe(`${t.baseUrl}/tiles/v1/acme/parks@1.json`);
     await page.click("#verify-tilejson");
     await page.waitForSelector("#tilejson-check .alert-ok");
+    // The tile URL template the TileJSON names can be copied for clients that take no TileJSON.
+    expect(await page.textContent("#tile-url")).toBe(`${t.baseUrl}/tiles/v1/acme/parks@1/{z}/{x}/{y}.mvt`);
+    await page.click("#tilejson-check button");
+    await page.waitForSelector(".toast >> text=Tile URL copied to the clipboard");
     await page.waitForSelector(`#map-preview[data-idle="true"]`, { timeout: 20_000 });
     await page.screenshot({ path: join(ARTIFACTS_DIR, "console-tileset.png"), fullPage: true });
 

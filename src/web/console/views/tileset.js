@@ -12,7 +12,7 @@ import { current, enc, orgPath, state } from "../lib/state.js";
 import { TERMINAL, versionStateCell } from "../lib/version-state.js";
 import { poll as pollLoop, pollNote as makePollNote } from "../lib/poll.js";
 import { versionDetails, versionProgress } from "./tileset-version.js";
-import { badge, errorBox, pageHead, privateUrlsNote, showError, toast, urlRow } from "../lib/widgets.js";
+import { badge, copyButton, errorBox, pageHead, privateUrlsNote, showError, toast, urlRow } from "../lib/widgets.js";
 
 // Every format the upload takes (README "Tilesets and tiles"), elevation rasters (GeoTIFF, SRTM .hgt) included.
 const UPLOAD_ACCEPT = ".geojson,.json,.ndjson,.geojsonl,.csv,.zip,.fgb,.gpkg,.mbtiles,.pmtiles,.tif,.tiff,.hgt";
@@ -53,11 +53,14 @@ export async function renderTileset(main, slug, view) {
                     const res = await fetch(tileset.tilejson_url, { credentials: "same-origin", cache: "no-store" });
                     if (!res.ok) throw errorFrom(res.status, await res.text());
                     const tj = await res.json();
+                    // The tile URL template as the server writes it, for clients without TileJSON (Leaflet, QGIS XYZ).
+                    const tiles = (tj.tiles || [])[0];
                     fill(verify,
                       h(
                         "div.alert.alert-ok",
                         `TileJSON ${tj.tilejson} answers: zoom ${tj.minzoom}–${tj.maxzoom}, ${(tj.vector_layers || []).length} vector layer(s), tiles at `,
-                        h("code", (tj.tiles || [])[0] || "—"),
+                        h("code", { id: "tile-url" }, tiles || "—"),
+                        tiles ? [" ", copyButton(tiles, "Tile URL copied")] : null,
                       ),
                     );
                   } catch (ex) {
