@@ -379,7 +379,12 @@ describe("console in Chromium", () => {
     expect(painted).toBeGreaterThan(total * 0.05);
     expect(await page.textContent(".map-status")).toBe("Map loaded");
 
-    // Static image panel: the preview's view, a size, @2x and an overlay; the server draws it with the session.
+    // Static image panel: it opens at the style's own view (the template's centre on the parks, not 0,0)...
+    expect(draft.center).toHaveLength(2);
+    expect(Number(await page.inputValue("#static-lon"))).toBeCloseTo(draft.center[0], 4);
+    expect(Number(await page.inputValue("#static-lat"))).toBeCloseTo(draft.center[1], 4);
+    expect(Number(await page.inputValue("#static-zoom"))).toBeCloseTo(draft.zoom, 2);
+    // ...or takes the preview's view, a size, @2x and an overlay; the server draws it with the session.
     await page.click("#static-use-map");
     await page.waitForSelector('#static-image-preview[data-loaded="true"]', { timeout: 20_000 });
     const [lon, lat, zoom] = await Promise.all(["#static-lon", "#static-lat", "#static-zoom"].map(async (id) => Number(await page.inputValue(id))));

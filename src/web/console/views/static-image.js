@@ -43,6 +43,22 @@ export function rasterTilesCard(style) {
   );
 }
 
+/**
+ * The view a style opens at (its root `center`, `zoom` and `bearing`, as a map client starts it), so the
+ * first image shows what the style is about rather than the whole world at 0,0; each part that is
+ * missing or out of range falls back on its own.
+ */
+function styleView(json) {
+  const inRange = (v, min, max) => typeof v === "number" && Number.isFinite(v) && v >= min && v <= max;
+  const center = Array.isArray(json?.center) ? json.center : [];
+  return {
+    lon: inRange(center[0], -180, 180) ? round(center[0], 5) : 0,
+    lat: inRange(center[1], -85.0511, 85.0511) ? round(center[1], 5) : 0,
+    zoom: inRange(json?.zoom, 0, 22) ? round(json.zoom, 2) : 1,
+    bearing: inRange(json?.bearing, -360, 360) ? round((json.bearing + 360) % 360, 1) : 0,
+  };
+}
+
 export function staticImageCard(style, view) {
   const card = h("div.card", { id: "static-image" }, h("h2", "Static image"));
   if (style.published_version === null) {
@@ -51,10 +67,11 @@ export function staticImageCard(style, view) {
   }
   const base = style.urls.stable.slice(0, -`/styles/v1/${state.org}/${style.slug}`.length);
   const num = (id, value, attrs) => h("input", { type: "number", id, value: String(value), step: "any", ...attrs });
-  const lon = num("static-lon", 0, { min: -180, max: 180 });
-  const lat = num("static-lat", 0, { min: -85.0511, max: 85.0511 });
-  const zoom = num("static-zoom", 1, { min: 0, max: 22 });
-  const bearing = num("static-bearing", 0, { min: 0, max: 360 });
+  const start = styleView(style.draft);
+  const lon = num("static-lon", start.lon, { min: -180, max: 180 });
+  const lat = num("static-lat", start.lat, { min: -85.0511, max: 85.0511 });
+  const zoom = num("static-zoom", start.zoom, { min: 0, max: 22 });
+  const bearing = num("static-bearing", start.bearing, { min: 0, max: 360 });
   const width = num("static-width", 600, { min: 1, max: 1280, step: "1" });
   const height = num("static-height", 400, { min: 1, max: 1280, step: "1" });
   const retina = h("input", { type: "checkbox", id: "static-retina" });
