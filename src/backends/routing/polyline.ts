@@ -1,5 +1,7 @@
 // Encoded polylines at 1e-6 precision ("polyline6"), the format of Valhalla's `shape` and OSRM's
-// `geometries=polyline6`: [lat, lon] pairs, deltas, zig-zag, 5-bit chunks offset by 63.
+// `geometries=polyline6`: [lat, lon] pairs, deltas, zig-zag, 5-bit chunks offset by 63. Answers may
+// also be encoded at 1e-5 ("polyline", Google's format): OSRM's and Mapbox Directions' default, which
+// many clients ask for.
 import type { Position } from "./types";
 
 const FACTOR = 1e6;
@@ -44,12 +46,17 @@ function encodeValue(value: number): string {
 
 /** A polyline6 string from positions ([lon, lat]). */
 export function encodePolyline6(positions: Position[]): string {
+  return encodePolyline(positions, FACTOR);
+}
+
+/** An encoded polyline at `factor` (1e5 for "polyline", 1e6 for "polyline6") from positions ([lon, lat]). */
+export function encodePolyline(positions: Position[], factor: number): string {
   let out = "";
   let lastLat = 0;
   let lastLon = 0;
   for (const [lon, lat] of positions) {
-    const la = Math.round(lat * FACTOR);
-    const lo = Math.round(lon * FACTOR);
+    const la = Math.round(lat * factor);
+    const lo = Math.round(lon * factor);
     out += encodeValue(la - lastLat) + encodeValue(lo - lastLon);
     lastLat = la;
     lastLon = lo;

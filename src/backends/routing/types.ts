@@ -16,7 +16,7 @@ export interface RouteQuery {
   /** alternative routes wanted besides the best one, 0 to 3 */
   alternatives: number;
   steps: boolean;
-  geometries: "geojson" | "polyline6";
+  geometries: "geojson" | "polyline" | "polyline6";
   overview: "full" | "simplified" | "false";
   /** a language tag; engines fall back to English for languages they lack */
   language: string;

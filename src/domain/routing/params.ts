@@ -90,7 +90,7 @@ export function parseRouteQuery(profile: string, coordinates: string, query: Raw
     waypoints,
     alternatives: parseAlternatives(query.alternatives),
     steps: parseBoolean(query.steps, "steps"),
-    geometries: parseChoice(query.geometries, "geometries", ["geojson", "polyline6"] as const, "geojson"),
+    geometries: parseChoice(query.geometries, "geometries", ["geojson", "polyline", "polyline6"] as const, "geojson"),
     overview: parseChoice(query.overview, "overview", ["full", "simplified", "false"] as const, "simplified"),
     language: parseLanguage(query.language, "language"),
     exclude: parseExclude(query.exclude),

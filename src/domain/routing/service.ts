@@ -7,7 +7,7 @@ import { formatCoordinate } from "../../backends/coordinates";
 import { Lru } from "../../lru";
 import { createOsrmRouter } from "../../backends/routing/osrm";
 import { createValhallaRouter } from "../../backends/routing/valhalla";
-import { encodePolyline6 } from "../../backends/routing/polyline";
+import { encodePolyline } from "../../backends/routing/polyline";
 import type { MatrixAnswer, MatrixQuery, Position, RouteAnswer, RouteQuery, Router } from "../../backends/routing/types";
 
 export const CACHE_TTL_MS = 3_600_000;
@@ -27,7 +27,8 @@ function echoRoute(q: RouteQuery) {
 
 /** The documented answer: geometries in the requested format, steps only when asked for. */
 export function routeBody(q: RouteQuery, answer: RouteAnswer, engine: string): string {
-  const line = (positions: Position[]) => (q.geometries === "polyline6" ? encodePolyline6(positions) : { type: "LineString", coordinates: positions });
+  const line = (positions: Position[]) =>
+    q.geometries === "geojson" ? { type: "LineString", coordinates: positions } : encodePolyline(positions, q.geometries === "polyline6" ? 1e6 : 1e5);
   return JSON.stringify({
     code: "Ok",
     routes: answer.routes.map((r) => ({

@@ -40,7 +40,7 @@ const MatrixParams = t.Object({
 const RouteOptions = t.Object({
   alternatives: t.Optional(t.String({ description: `Alternative routes besides the best one, 0 to ${MAX_ALTERNATIVES} (true = 1, false = 0). Default 0.`, examples: ["0"] })),
   steps: t.Optional(t.String({ description: "true for turn-by-turn steps in every leg. Default false.", examples: ["true"] })),
-  geometries: t.Optional(t.String({ description: "geojson (LineString) or polyline6 (encoded, 1e-6 precision). Default geojson.", examples: ["geojson"] })),
+  geometries: t.Optional(t.String({ description: "geojson (LineString), polyline (encoded, 1e-5 precision, as OSRM and Mapbox Directions default to) or polyline6 (encoded, 1e-6). Default geojson.", examples: ["geojson"] })),
   overview: t.Optional(t.String({ description: "Route geometry: full, simplified, or false (none). Default simplified.", examples: ["simplified"] })),
   language: t.Optional(t.String({ description: "Language of instruction texts, a tag such as en or de; English where the engine lacks it. Default en.", examples: ["en"] })),
   exclude: t.Optional(t.String({ description: "Comma-separated tolls, motorways, ferries: OSRM excludes them where its profile allows, Valhalla avoids them as far as possible", examples: ["tolls,ferries"] })),
@@ -56,7 +56,7 @@ const MatrixOptions = t.Object({
 });
 
 const Position = t.Tuple([t.Number(), t.Number()], { description: "[lon, lat]" });
-const Line = t.Union([t.Object({ type: t.Literal("LineString"), coordinates: t.Array(Position) }), t.String({ description: "polyline6" })]);
+const Line = t.Union([t.Object({ type: t.Literal("LineString"), coordinates: t.Array(Position) }), t.String({ description: "polyline or polyline6, as asked for" })]);
 
 const Waypoint = t.Object({
   location: t.Tuple([t.Number(), t.Number()], { description: "[lon, lat] snapped to the road network (Valhalla's matrix: the input point)" }),

@@ -111,12 +111,20 @@ for (const e of [osrm, valhalla]) {
       expect(body.routing.query.language).toBe("de");
     });
 
-    test("polyline6 geometries decode to the same line as GeoJSON; overview=false leaves the geometry out", async () => {
+    test("polyline6 and polyline (1e-5) geometries decode to the same line as GeoJSON; overview=false leaves the geometry out", async () => {
       const geojson = await (await get(e, `/routing/v1/driving/${A};${B}?overview=full&steps=true`)).json();
       const encoded = await (await get(e, `/routing/v1/driving/${A};${B}?overview=full&steps=true&geometries=polyline6`)).json();
       expect(typeof encoded.routes[0].geometry).toBe("string");
       expect(decodePolyline6(encoded.routes[0].geometry)).toEqual(geojson.routes[0].geometry.coordinates);
       expect(decodePolyline6(encoded.routes[0].legs[0].steps[0].geometry)).toEqual(geojson.routes[0].legs[0].steps[0].geometry.coordinates);
+      // geometries=polyline (1e-5) is OSRM's and Mapbox Directions' default, which their clients send.
+      const five = await get(e, `/routing/v1/driving/${A};${B}?overview=full&steps=true&geometries=polyline`);
+      expect(five.status).toBe(200);
+      const fiveBody = await five.json();
+      expect(fiveBody.routing.query.geometries).toBe("polyline");
+      // Read at 1e-6, a 1e-5 string gives each coordinate a tenth of its value.
+      const round5 = (line: number[][]) => line.map((p) => p.map((v) => Math.round(v * 1e5) / 1e5));
+      expect(round5(decodePolyline6(fiveBody.routes[0].geometry).map((p) => p.map((v) => v * 10)))).toEqual(round5(geojson.routes[0].geometry.coordinates));
       const none = await (await get(e, `/routing/v1/driving/${A};${B}?overview=false`)).json();
       expect(none.routes[0]).not.toHaveProperty("geometry");
       expect(none.routes[0].distance).toBe(geojson.routes[0].distance);
@@ -452,7 +460,7 @@ describe("validation", () => {
     [`/routing/v1/driving/${A};${B}?alternatives=-1`, "alternatives"],
     [`/routing/v1/driving/${A};${B}?alternatives=yes`, "alternatives"],
     [`/routing/v1/driving/${A};${B}?steps=1`, "steps"],
-    [`/routing/v1/driving/${A};${B}?geometries=polyline`, "geometries"],
+    [`/routing/v1/driving/${A};${B}?geometries=polyline5`, "geometries"],
     [`/routing/v1/driving/${A};${B}?overview=none`, "overview"],
     [`/routing/v1/driving/${A};${B}?language=e!`, "language"],
     [`/routing/v1/driving/${A};${B}?exclude=tolls,highways`, "exclude"],
