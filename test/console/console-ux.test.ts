@@ -127,16 +127,21 @@ describe("the confirm dialog", () => {
   }, 30_000);
 });
 
+/** A published one-point tileset and a published style of acme, made over the API. */
+async function publishedTilesetAndStyle(tileset: string, style: string) {
+  const json = { ...admin.headers, "content-type": "application/json" };
+  await createTileset(t, "acme", admin.headers, { slug: tileset });
+  const points = { type: "FeatureCollection", features: [{ type: "Feature", properties: {}, geometry: { type: "Point", coordinates: [8.5, 47.4] } }] };
+  expect((await upload(t, "acme", tileset, admin.headers, JSON.stringify(points), `?filename=${tileset}.geojson`)).status).toBe(202);
+  expect((await waitForVersion(t, "acme", tileset, 1, admin.headers)).state).toBe("ready");
+  expect((await publish(t, "acme", tileset, 1, admin.headers)).status).toBe(200);
+  await t.fetch("/api/v1/orgs/acme/styles", { method: "POST", headers: json, body: JSON.stringify({ slug: style, style: { version: 8, sources: {}, layers: [{ id: "bg", type: "background" }] } }) });
+  expect((await t.fetch(`/api/v1/orgs/acme/styles/${style}/publish`, { method: "POST", headers: json, body: "{}" })).status).toBe(200);
+}
+
 describe("unpublishing", () => {
   test("a tileset and a style are unpublished after a confirmation; their stable URLs answer 404 and the page follows", async () => {
-    const json = { ...admin.headers, "content-type": "application/json" };
-    await createTileset(t, "acme", admin.headers, { slug: "towns" });
-    const points = { type: "FeatureCollection", features: [{ type: "Feature", properties: {}, geometry: { type: "Point", coordinates: [8.5, 47.4] } }] };
-    expect((await upload(t, "acme", "towns", admin.headers, JSON.stringify(points), "?filename=towns.geojson")).status).toBe(202);
-    expect((await waitForVersion(t, "acme", "towns", 1, admin.headers)).state).toBe("ready");
-    expect((await publish(t, "acme", "towns", 1, admin.headers)).status).toBe(200);
-    await t.fetch("/api/v1/orgs/acme/styles", { method: "POST", headers: json, body: JSON.stringify({ slug: "townmap", style: { version: 8, sources: {}, layers: [{ id: "bg", type: "background" }] } }) });
-    expect((await t.fetch("/api/v1/orgs/acme/styles/townmap/publish", { method: "POST", headers: json, body: "{}" })).status).toBe(200);
+    await publishedTilesetAndStyle("towns", "townmap");
 
     const { page, context, errors } = await open("#/acme/tilesets/towns");
     await page.waitForSelector('tr[data-version="1"] #unpublish-tileset');
@@ -207,14 +212,8 @@ describe("publishing a style with unsaved edits", () => {
 
 describe("private URLs", () => {
   test("the URL cards say what a private tileset's or style's URLs need, as soon as the settings make it private", async () => {
+    await publishedTilesetAndStyle("hidden", "hiddenmap");
     const json = { ...admin.headers, "content-type": "application/json" };
-    await createTileset(t, "acme", admin.headers, { slug: "hidden" });
-    const points = { type: "FeatureCollection", features: [{ type: "Feature", properties: {}, geometry: { type: "Point", coordinates: [8.5, 47.4] } }] };
-    expect((await upload(t, "acme", "hidden", admin.headers, JSON.stringify(points), "?filename=hidden.geojson")).status).toBe(202);
-    expect((await waitForVersion(t, "acme", "hidden", 1, admin.headers)).state).toBe("ready");
-    expect((await publish(t, "acme", "hidden", 1, admin.headers)).status).toBe(200);
-    await t.fetch("/api/v1/orgs/acme/styles", { method: "POST", headers: json, body: JSON.stringify({ slug: "hiddenmap", style: { version: 8, sources: {}, layers: [{ id: "bg", type: "background" }] } }) });
-    expect((await t.fetch("/api/v1/orgs/acme/styles/hiddenmap/publish", { method: "POST", headers: json, body: "{}" })).status).toBe(200);
 
     const { page, context, errors } = await open("#/acme/tilesets/hidden");
     await page.waitForSelector('#tileset-urls code[data-url="Stable"]');
