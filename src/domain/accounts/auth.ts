@@ -30,7 +30,7 @@ export { originAllowed } from "../keys/origins";
 export const SESSION_COOKIE = "mapstead_session";
 
 /** The `access_token` query parameter; given more than once it is refused rather than guessed at. */
-function accessTokenOf(request: Request): string | null {
+export function accessTokenOf(request: Request): string | null {
   const q = request.url.indexOf("?");
   if (q < 0) return null;
   const tokens = new URLSearchParams(request.url.slice(q + 1)).getAll("access_token");
