@@ -2,7 +2,7 @@
 // GET /route/v1/{profile}/{coordinates}, /table/v1/..., /nearest/v1/... answering {"code":"Ok",...}
 // with polyline6 geometry, or HTTP 400 {"code":"NoRoute"|"NoSegment"|"InvalidQuery"|...,"message"}
 // as osrm-routed does. It records every call and can be told to misbehave.
-import { encodePolyline6 } from "../../src/backends/routing/polyline";
+import { encodePolyline } from "../../src/polyline";
 import { bearingDegrees, haversineMetres } from "../../src/backends/routing/geometry";
 import type { Position } from "../../src/backends/routing/types";
 import { connected, covered, road, roadMetres, snap, speedOf, streetName } from "./fake-road-network";
@@ -62,7 +62,7 @@ function osrmRoute(points: Position[], profile: string, params: URLSearchParams,
     const legSteps = steps
       ? [
           {
-            geometry: encodePolyline6(half),
+            geometry: encodePolyline(half, 6),
             maneuver: { bearing_after: bearingDegrees(half[0]!, half[1]!), bearing_before: 0, location: half[0], type: "depart" },
             mode,
             driving_side: "right",
@@ -73,7 +73,7 @@ function osrmRoute(points: Position[], profile: string, params: URLSearchParams,
             distance: Math.round((distance / 2) * 10) / 10,
           },
           {
-            geometry: encodePolyline6(rest),
+            geometry: encodePolyline(rest, 6),
             maneuver: { bearing_after: bearingDegrees(rest[0]!, rest[1]!), bearing_before: bearingDegrees(half[1]!, half[2]!), location: rest[0], modifier: "left", type: "turn" },
             mode,
             driving_side: "right",
@@ -84,7 +84,7 @@ function osrmRoute(points: Position[], profile: string, params: URLSearchParams,
             distance: Math.round((distance / 2) * 10) / 10,
           },
           {
-            geometry: encodePolyline6([to, to]),
+            geometry: encodePolyline([to, to], 6),
             maneuver: { bearing_after: 0, bearing_before: bearingDegrees(rest.at(-2)!, rest.at(-1)!), location: to, modifier: "right", type: "arrive" },
             mode,
             driving_side: "right",
@@ -105,8 +105,8 @@ function osrmRoute(points: Position[], profile: string, params: URLSearchParams,
     duration: Math.round(legs.reduce((s, l) => s + l.duration, 0) * 10) / 10,
     distance: Math.round(legs.reduce((s, l) => s + l.distance, 0) * 10) / 10,
   };
-  if (overview === "full") route.geometry = encodePolyline6(line);
-  else if (overview === "simplified") route.geometry = encodePolyline6([line[0]!, line.at(-1)!]);
+  if (overview === "full") route.geometry = encodePolyline(line, 6);
+  else if (overview === "simplified") route.geometry = encodePolyline([line[0]!, line.at(-1)!], 6);
   return route;
 }
 

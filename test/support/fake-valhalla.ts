@@ -3,7 +3,7 @@
 // /locate and GET /status; errors as Valhalla sends them, e.g. HTTP 400 {"error_code":442,"error":"No
 // path could be found for input","status_code":400,"status":"Bad Request"}. Shares the road network
 // of the fake OSRM, records every call and can be told to misbehave.
-import { encodePolyline6 } from "../../src/backends/routing/polyline";
+import { encodePolyline } from "../../src/polyline";
 import type { Position } from "../../src/backends/routing/types";
 import type { FakeCall, FakeMode, FakeRouter } from "./fake-osrm";
 import { connected, covered, road, roadMetres, snap, speedOf, streetName } from "./fake-road-network";
@@ -39,7 +39,7 @@ function trip(points: Position[], costing: string, language: string, offset: num
       { type: 15, instruction: instruction(language, "turn", streetName(to)), street_names: [streetName(to)], time: time / 2, length: km(metres / 2), cost: time / 2, begin_shape_index: 2, end_shape_index: 4, travel_mode: travelMode, travel_type: "car", bearing_before: 88, bearing_after: 3 },
       { type: 5, instruction: instruction(language, "arrive", ""), time: 0, length: 0, cost: 0, begin_shape_index: 4, end_shape_index: 4, travel_mode: travelMode, travel_type: "car" },
     ];
-    return { maneuvers, summary: { has_time_restrictions: false, min_lat: 52.3, min_lon: 13, max_lat: 52.7, max_lon: 13.8, time, length: km(metres), cost: time }, shape: encodePolyline6(shape) };
+    return { maneuvers, summary: { has_time_restrictions: false, min_lat: 52.3, min_lon: 13, max_lat: 52.7, max_lon: 13.8, time, length: km(metres), cost: time }, shape: encodePolyline(shape, 6) };
   });
   const time = legs.reduce((s, l) => s + l.summary.time, 0);
   const length = legs.reduce((s, l) => s + l.summary.length, 0);

@@ -6,7 +6,7 @@ import { formatCoordinate } from "../coordinates";
 import { requestUpstreamJson, upstreamBadAnswer, type UpstreamTarget } from "../upstream";
 import { invalidWaypoint, noRoute, refusedByLimit, round1, routerTarget } from "./errors";
 import { instructionFor, instructionLanguage, type OsrmStepLike } from "./instructions";
-import { decodePolyline6 } from "./polyline";
+import { decodePolyline } from "../../polyline";
 import type { Exclusion, Leg, MatrixAnswer, MatrixQuery, Position, Route, RouteQuery, Router, RoutingProfile, Step, Waypoint } from "./types";
 
 const EXCLUDE_CLASSES: Record<Exclusion, string> = { tolls: "toll", motorways: "motorway", ferries: "ferry" };
@@ -71,7 +71,7 @@ export function createOsrmRouter(opts: { baseUrl: string; timeoutMs: number; pro
   function geometry(raw: unknown, url: string): Position[] {
     if (typeof raw !== "string") throw bad("answered a route without polyline6 geometry", url);
     try {
-      return decodePolyline6(raw);
+      return decodePolyline(raw, 6);
     } catch {
       throw bad("answered a corrupt polyline6 geometry", url);
     }

@@ -6,7 +6,7 @@ import type { Logger } from "../../log";
 import { requestUpstreamJson, upstreamBadAnswer, type UpstreamTarget } from "../upstream";
 import { invalidWaypoint, noRoute, refusedByLimit, round1, routerTarget } from "./errors";
 import { bearingDegrees, haversineMetres, simplifyLine } from "./geometry";
-import { decodePolyline6 } from "./polyline";
+import { decodePolyline } from "../../polyline";
 import type { Exclusion, Leg, MatrixQuery, Position, Route, RouteQuery, Router, RoutingProfile, Step, Waypoint } from "./types";
 
 /** Valhalla's "avoid as far as possible" costing options per exclusion (0 = avoid, 1 = prefer). */
@@ -118,7 +118,7 @@ export function createValhallaRouter(opts: { baseUrl: string; timeoutMs: number;
   function shapeOf(raw: unknown, url: string): Position[] {
     if (typeof raw !== "string") throw bad("answered a leg without a shape", url);
     try {
-      return decodePolyline6(raw);
+      return decodePolyline(raw, 6);
     } catch {
       throw bad("answered a corrupt polyline6 shape", url);
     }

@@ -7,7 +7,7 @@ import { formatCoordinate } from "../../backends/coordinates";
 import { Lru } from "../../lru";
 import { createOsrmRouter } from "../../backends/routing/osrm";
 import { createValhallaRouter } from "../../backends/routing/valhalla";
-import { encodePolyline } from "../../backends/routing/polyline";
+import { encodePolyline } from "../../polyline";
 import type { MatrixAnswer, MatrixQuery, Position, RouteAnswer, RouteQuery, Router } from "../../backends/routing/types";
 
 export const CACHE_TTL_MS = 3_600_000;
@@ -28,7 +28,7 @@ function echoRoute(q: RouteQuery) {
 /** The documented answer: geometries in the requested format, steps only when asked for. */
 export function routeBody(q: RouteQuery, answer: RouteAnswer, engine: string): string {
   const line = (positions: Position[]) =>
-    q.geometries === "geojson" ? { type: "LineString", coordinates: positions } : encodePolyline(positions, q.geometries === "polyline6" ? 1e6 : 1e5);
+    q.geometries === "geojson" ? { type: "LineString", coordinates: positions } : encodePolyline(positions, q.geometries === "polyline6" ? 6 : 5);
   return JSON.stringify({
     code: "Ok",
     routes: answer.routes.map((r) => ({

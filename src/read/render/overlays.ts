@@ -7,7 +7,7 @@
 // layers that draw them (overlay-style.ts) never evaluate a caller's raw values.
 import type { Feature, Geometry, Position } from "geojson";
 import { BadRequest } from "../../errors";
-import { decodePolyline, PolylineError } from "./polyline";
+import { decodePolyline, PolylineError } from "../../polyline";
 
 export const MAX_OVERLAY_CHARS = 8 * 1024;
 export const MAX_MARKERS = 100;
@@ -105,7 +105,7 @@ function parsePath(name: string, args: string): OverlayFeature {
   if (!m) throw bad(`'${name.slice(0, 40)}' is not a path: use path-{strokeWidth}+{strokeColor}-{strokeOpacity}+{fillColor}-{fillOpacity}({polyline}), every part optional`);
   let points: [number, number][];
   try {
-    points = decodePolyline(args, MAX_VERTICES);
+    points = decodePolyline(args, 5, MAX_VERTICES);
   } catch (err) {
     if (err instanceof PolylineError) throw bad(`${name}: invalid polyline: ${err.message}`);
     throw err;

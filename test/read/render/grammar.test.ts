@@ -4,7 +4,7 @@ import { describe, expect, test } from "bun:test";
 import { AppError } from "../../../src/errors";
 import { parseStaticRequest } from "../../../src/read/render/static-request";
 import { MAX_MARKERS, MAX_OVERLAY_CHARS, overlayPositions, parseOverlays } from "../../../src/read/render/overlays";
-import { decodePolyline } from "../../../src/read/render/polyline";
+import { decodePolyline } from "../../../src/polyline";
 import { fitPositions, tileView, toWorld } from "../../../src/read/render/viewport";
 
 const parse = (path: string, query = "") => parseStaticRequest(path, new URLSearchParams(query));

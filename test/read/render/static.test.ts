@@ -5,7 +5,7 @@ import jpeg from "jpeg-js";
 import { makeTestApp, type TestApp } from "../../support/app";
 import { seedKey } from "../../support/seed";
 import { createLogger } from "../../../src/log";
-import { encodePolyline6 } from "../../../src/backends/routing/polyline";
+import { encodePolyline } from "../../../src/polyline";
 import { MAX_COLLECTION_DEPTH, MAX_MARKERS, MAX_OVERLAY_CHARS } from "../../../src/read/render/overlays";
 import { publish, upload, waitForVersion } from "../../routes/management/tilesets/fixtures";
 import { squareSvg, zipOf } from "../../sprites/fixtures";
@@ -289,8 +289,8 @@ describe("images", () => {
   });
 });
 
-/** An encoded polyline of precision 5 (precision 6 of the coordinates divided by ten). */
-const polyline5 = (points: [number, number][]) => encodePolyline6(points.map(([lon, lat]) => [lon / 10, lat / 10]));
+/** An encoded polyline of precision 5, the one Mapbox's path overlays take. */
+const polyline5 = (points: [number, number][]) => encodePolyline(points, 5);
 
 describe("path overlays in the URL path (Mapbox's form)", () => {
   // A line along the equator from 20 W to 20 E whose encoding holds '?', '@' and '\\' (a zero, a -1 and a

@@ -6,7 +6,7 @@ import { seedKey, seedOrg, seedSession } from "../../../support/seed";
 import { startFakeOsrm } from "../../../support/fake-osrm";
 import { startFakeValhalla } from "../../../support/fake-valhalla";
 import type { FakeRouter } from "../../../support/fake-osrm";
-import { decodePolyline6 } from "../../../../src/backends/routing/polyline";
+import { decodePolyline } from "../../../../src/polyline";
 
 const A = "13.38886,52.517037";
 const B = "13.397634,52.529407";
@@ -115,16 +115,17 @@ for (const e of [osrm, valhalla]) {
       const geojson = await (await get(e, `/routing/v1/driving/${A};${B}?overview=full&steps=true`)).json();
       const encoded = await (await get(e, `/routing/v1/driving/${A};${B}?overview=full&steps=true&geometries=polyline6`)).json();
       expect(typeof encoded.routes[0].geometry).toBe("string");
-      expect(decodePolyline6(encoded.routes[0].geometry)).toEqual(geojson.routes[0].geometry.coordinates);
-      expect(decodePolyline6(encoded.routes[0].legs[0].steps[0].geometry)).toEqual(geojson.routes[0].legs[0].steps[0].geometry.coordinates);
+      expect(decodePolyline(encoded.routes[0].geometry, 6)).toEqual(geojson.routes[0].geometry.coordinates);
+      expect(decodePolyline(encoded.routes[0].legs[0].steps[0].geometry, 6)).toEqual(geojson.routes[0].legs[0].steps[0].geometry.coordinates);
       // geometries=polyline (1e-5) is OSRM's and Mapbox Directions' default, which their clients send.
       const five = await get(e, `/routing/v1/driving/${A};${B}?overview=full&steps=true&geometries=polyline`);
       expect(five.status).toBe(200);
       const fiveBody = await five.json();
       expect(fiveBody.routing.query.geometries).toBe("polyline");
-      // Read at 1e-6, a 1e-5 string gives each coordinate a tenth of its value.
       const round5 = (line: number[][]) => line.map((p) => p.map((v) => Math.round(v * 1e5) / 1e5));
-      expect(round5(decodePolyline6(fiveBody.routes[0].geometry).map((p) => p.map((v) => v * 10)))).toEqual(round5(geojson.routes[0].geometry.coordinates));
+      expect(decodePolyline(fiveBody.routes[0].geometry, 5) as number[][]).toEqual(round5(geojson.routes[0].geometry.coordinates));
+      // Read at the wrong precision, the line is a tenth of itself: the precisions really differ.
+      expect(decodePolyline(fiveBody.routes[0].geometry, 6)).not.toEqual(round5(geojson.routes[0].geometry.coordinates));
       const none = await (await get(e, `/routing/v1/driving/${A};${B}?overview=false`)).json();
       expect(none.routes[0]).not.toHaveProperty("geometry");
       expect(none.routes[0].distance).toBe(geojson.routes[0].distance);

@@ -1,41 +1,7 @@
-// polyline6 encoding and the small geometry helpers behind the adapters.
+// The small geometry helpers behind the routing adapters.
 import { describe, expect, test } from "bun:test";
-import { decodePolyline6, encodePolyline6 } from "../../../src/backends/routing/polyline";
 import { bearingDegrees, haversineMetres, simplifyLine } from "../../../src/backends/routing/geometry";
 import type { Position } from "../../../src/backends/routing/types";
-
-describe("polyline6", () => {
-  // Google's documented example (38.5,-120.2 ...) at 1e-5 is the same integers as these points at 1e-6.
-  const points: Position[] = [
-    [-12.02, 3.85],
-    [-12.095, 4.07],
-    [-12.6453, 4.3252],
-  ];
-  const encoded = "_p~iF~ps|U_ulLnnqC_mqNvxq`@";
-
-  test("encodes and decodes the reference example", () => {
-    expect(encodePolyline6(points)).toBe(encoded);
-    expect(decodePolyline6(encoded)).toEqual(points);
-  });
-
-  test("round-trips extremes, negatives and repeated points at 1e-6 precision", () => {
-    const line: Position[] = [
-      [-180, -90],
-      [180, 90],
-      [0, 0],
-      [0, 0],
-      [13.388861, 52.517037],
-      [-0.000001, 0.000001],
-    ];
-    expect(decodePolyline6(encodePolyline6(line))).toEqual(line);
-    expect(decodePolyline6("")).toEqual([]);
-  });
-
-  test("a truncated or corrupt string throws instead of returning a wrong line", () => {
-    expect(() => decodePolyline6(encoded.slice(0, -1))).toThrow("truncated");
-    expect(() => decodePolyline6("_p~iF ps|U")).toThrow("invalid");
-  });
-});
 
 describe("geometry", () => {
   test("haversine distance and bearings", () => {
