@@ -11,7 +11,7 @@ import { rejectUnknownFields } from "../../http/strict-body";
 import { requireOrgAccess } from "../../domain/orgs/service";
 import { ErrorEnvelope } from "./orgs.model";
 import { dayOf, monthOf } from "../../domain/usage/service";
-import { createKey, getKey, keyView, listKeys, parseExpiry, revokeKey, updateKey, usageRows, type KeyRecord } from "../../domain/keys/service";
+import { createKey, getKey, keyView, listKeys, parseExpiry, revokeKey, updateKey, usageRows, type KeyRecord, type UpdateKeyInput } from "../../domain/keys/service";
 import { CreateKeyBody, CreatedKey, KeyOut, KeyParams, ListKeysQuery, UpdateKeyBody, UsageOut, UsageQuery } from "./keys.model";
 import { OrgParams } from "./orgs.model";
 import { withRouteFacts } from "../../http/route-facts";
@@ -31,6 +31,18 @@ function day(name: string, raw: string): string {
 }
 
 const expiry = (raw: string | null | undefined) => (raw === undefined ? undefined : raw === null ? null : parseExpiry(raw));
+
+/** The key's fields as the API spells them (snake_case, expiry as text), in the domain's terms. */
+function keyFields(body: { name?: string; scopes?: string[]; allowed_origins?: string[]; expires_at?: string | null; rate_limit_per_minute?: number | null; monthly_quota?: number | null }): UpdateKeyInput {
+  return {
+    name: body.name,
+    scopes: body.scopes,
+    allowedOrigins: body.allowed_origins,
+    expiresAt: expiry(body.expires_at),
+    rateLimitPerMinute: body.rate_limit_per_minute,
+    monthlyQuota: body.monthly_quota,
+  };
+}
 
 export function keysModule(services: Services, authPlugin: AuthPlugin) {
   const { ctx, auth, changes } = services;
@@ -58,15 +70,7 @@ export function keysModule(services: Services, authPlugin: AuthPlugin) {
       "/:org/keys",
       ({ caller, params, body, set }) => {
         const org = requireOrgAccess(ctx.db, params.org, caller, { minRole: "admin" });
-        const created = createKey(ctx.db, {
-          orgId: org.id,
-          name: body.name,
-          scopes: body.scopes,
-          allowedOrigins: body.allowed_origins,
-          expiresAt: expiry(body.expires_at),
-          rateLimitPerMinute: body.rate_limit_per_minute,
-          monthlyQuota: body.monthly_quota,
-        });
+        const created = createKey(ctx.db, { orgId: org.id, ...keyFields(body), name: body.name, scopes: body.scopes });
         ctx.log.info("api key created", { org: org.slug, key_id: created.id, prefix: created.prefix, by_user_id: (caller as SessionCaller).userId });
         set.status = 201;
         set.headers["cache-control"] = "no-store";
@@ -91,14 +95,7 @@ export function keysModule(services: Services, authPlugin: AuthPlugin) {
       ({ caller, params, body }) => {
         const org = requireOrgAccess(ctx.db, params.org, caller, { minRole: "admin" });
         const id = keyId(params.id);
-        const updated = updateKey(ctx.db, changes, org.id, id, {
-          name: body.name,
-          scopes: body.scopes,
-          allowedOrigins: body.allowed_origins,
-          expiresAt: expiry(body.expires_at),
-          rateLimitPerMinute: body.rate_limit_per_minute,
-          monthlyQuota: body.monthly_quota,
-        });
+        const updated = updateKey(ctx.db, changes, org.id, id, keyFields(body));
         ctx.log.info("api key updated", { org: org.slug, key_id: id, fields: Object.keys(body), by_user_id: (caller as SessionCaller).userId });
         return out(updated);
       },
