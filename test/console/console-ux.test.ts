@@ -631,3 +631,84 @@ describe("the Geocoding page", () => {
     await context.close();
   }, 30_000);
 });
+
+describe("a new key's secret", () => {
+  test("leaving before it is copied or dismissed asks first (links, Back, closing the tab); once copied or dismissed, it does not", async () => {
+    const { page, context, errors } = await open("#/acme/overview");
+    await page.click('#nav a[data-section="keys"]');
+    await page.waitForSelector("#new-key-form");
+    const create = async (name: string) => {
+      await page.fill("#key-name", name);
+      await page.click("#create-key");
+      await page.waitForFunction((n) => document.querySelector("#new-key-secret")?.textContent?.includes(`Key “${n}” created`), name);
+    };
+    const hash = () => page.evaluate(() => location.hash);
+    // What a tab close or reload would meet: the page's beforeunload handlers cancelling it or not.
+    const unloadBlocked = () =>
+      page.evaluate(() => {
+        const e = new Event("beforeunload", { cancelable: true });
+        window.dispatchEvent(e);
+        return e.defaultPrevented;
+      });
+    const noDialog = async () => expect(await page.$("#confirm-dialog[open]")).toBeNull();
+
+    await create("guarded");
+    expect(await unloadBlocked()).toBe(true);
+    // A sidebar link asks; cancelled, the page and its secret stay, and so does the address.
+    await page.click('#nav a[data-section="styles"]');
+    await page.waitForSelector("#confirm-dialog[open]");
+    expect(await page.textContent("#confirm-title")).toBe("Leave without the secret of “guarded”?");
+    await page.click("#confirm-dialog button[value=cancel]");
+    await page.waitForSelector("#confirm-dialog:not([open])", { state: "attached" });
+    expect(await hash()).toBe("#/acme/keys");
+    expect(await page.$("#key-secret")).not.toBeNull();
+    // Back asks the same.
+    await page.goBack();
+    await page.waitForSelector("#confirm-dialog[open]");
+    await page.click("#confirm-dialog button[value=cancel]");
+    await page.waitForSelector("#confirm-dialog:not([open])", { state: "attached" });
+    expect(await hash()).toBe("#/acme/keys");
+    expect(await page.$("#key-secret")).not.toBeNull();
+    // Copied, nothing asks any more.
+    await page.click("#new-key-secret .secret-box button");
+    await page.waitForSelector(".toast >> text=Secret copied to the clipboard");
+    expect(await unloadBlocked()).toBe(false);
+    await page.click('#nav a[data-section="styles"]');
+    await page.waitForSelector("#new-style-form, .page-head >> text=Styles");
+    expect(await hash()).toBe("#/acme/styles");
+    await noDialog();
+
+    // Confirmed, the navigation goes on to where it was headed.
+    await page.click('#nav a[data-section="keys"]');
+    await page.waitForSelector("#new-key-form");
+    await create("confirmed");
+    await page.click('#nav a[data-section="overview"]');
+    await page.waitForSelector("#confirm-dialog[open]");
+    await page.click("#confirm-ok");
+    await page.waitForFunction(() => location.hash === "#/acme/overview");
+    await page.waitForSelector("#new-key-form", { state: "detached" });
+    await noDialog();
+
+    // Dismissed ("I have stored it"), nothing asks either.
+    await page.click('#nav a[data-section="keys"]');
+    await page.waitForSelector("#new-key-form");
+    await create("dismissed");
+    await page.click("#key-secret-done");
+    expect(await unloadBlocked()).toBe(false);
+    await page.click('#nav a[data-section="overview"]');
+    await page.waitForFunction(() => location.hash === "#/acme/overview");
+    await noDialog();
+
+    // Closing the tab with a secret not copied meets the browser's own prompt.
+    await page.click('#nav a[data-section="keys"]');
+    await page.waitForSelector("#new-key-form");
+    await create("closed");
+    expect(errors).toEqual([]);
+    const prompt = page.waitForEvent("dialog");
+    await page.close({ runBeforeUnload: true });
+    const dialog = await prompt;
+    expect(dialog.type()).toBe("beforeunload");
+    await dialog.accept();
+    await context.close();
+  }, 60_000);
+});

@@ -73,7 +73,9 @@ async function copy(text, what = "Copied") {
   }
   toast(`${what} to the clipboard`);
 }
-export const copyButton = (text, what) => h("button.btn.btn-small", { type: "button", onclick: () => copy(text, what) }, "Copy");
+/** A Copy button for `text`; `onCopied` runs once it was copied (the secret of a new key stops guarding the page). */
+export const copyButton = (text, what, onCopied) =>
+  h("button.btn.btn-small", { type: "button", onclick: () => copy(text, what).then(() => onCopied?.()) }, "Copy");
 
 export function urlRow(label, url, note) {
   return h(

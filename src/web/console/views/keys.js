@@ -1,9 +1,11 @@
 // API keys of an organization: create one (its secret shown once, kept only in the page), list, edit
-// (name, scopes, origins, expiry, limits), revoke, and the rotation procedure.
+// (name, scopes, origins, expiry, limits), revoke, and the rotation procedure. Until a new secret is
+// copied or dismissed, leaving the page asks first (the router's leave guard).
 import { api } from "../lib/api.js";
 import { confirmAndDelete } from "../lib/confirm-delete.js";
 import { fill, h } from "../lib/dom.js";
 import { fmtDate, fmtNum } from "../lib/format.js";
+import { setLeaveGuard } from "../lib/router.js";
 import { canAdmin, current, orgPath } from "../lib/state.js";
 import { badge, copyButton, pageHead, showError, toast } from "../lib/widgets.js";
 
@@ -138,15 +140,23 @@ export async function renderKeys(main, _item, view) {
     h("div.actions", h("button.btn.btn-primary", { type: "submit", id: "create-key" }, "Create key")),
   );
   function showSecret(created) {
-    // The secret exists only in this element: never stored, never put in a URL.
+    // The secret exists only in this element: never stored, never put in a URL. Until it is copied or
+    // dismissed, leaving the page (a link, Back, closing or reloading the tab) asks first.
+    let kept = false;
+    const keep = () => (kept = true);
+    setLeaveGuard(() =>
+      kept || !current(view)
+        ? null
+        : [`Leave without the secret of “${created.key.name}”?`, "Its secret is shown only once and has not been copied. Mapstead keeps only a hash: once you leave, the key can only be revoked and replaced.", "Leave page"],
+    );
     fill(secretSlot,
       h(
         "div.alert.alert-warn",
         { role: "alert" },
         h("strong", `Key “${created.key.name}” created. Copy its secret now: it is shown only once.`),
-        h("div.secret-box", h("code", { id: "key-secret" }, created.secret), copyButton(created.secret, "Secret copied")),
+        h("div.secret-box", h("code", { id: "key-secret" }, created.secret), copyButton(created.secret, "Secret copied", keep)),
         h("div.small", "Send it in the X-API-Key header. Store it in your deployment's secret store; Mapstead keeps only a hash and cannot show it again. "),
-        h("div.actions", h("button.btn.btn-small", { type: "button", onclick: () => fill(secretSlot, ) }, "I have stored it")),
+        h("div.actions", h("button.btn.btn-small", { type: "button", id: "key-secret-done", onclick: () => (keep(), fill(secretSlot)) }, "I have stored it")),
       ),
     );
   }
