@@ -8,6 +8,7 @@ import { launchBrowser } from "../support/browser";
 import { seedOrg, seedSession } from "../support/seed";
 import { SESSION_COOKIE } from "../../src/domain/accounts/auth";
 import { createTileset, publish, upload, waitForVersion } from "../routes/management/tilesets/fixtures";
+import { pinSvg } from "../sprites/fixtures";
 
 let t: TestApp;
 let browser: Browser;
@@ -711,4 +712,30 @@ describe("a new key's secret", () => {
     await dialog.accept();
     await context.close();
   }, 60_000);
+});
+
+describe("a style's sprite", () => {
+  test("Remove sprite asks, deletes the draft sprite and the page follows", async () => {
+    const json = { ...admin.headers, "content-type": "application/json" };
+    await t.fetch("/api/v1/orgs/acme/styles", { method: "POST", headers: json, body: JSON.stringify({ slug: "pins", style: { version: 8, sources: {}, layers: [{ id: "bg", type: "background" }] } }) });
+    const put = await t.fetch("/api/v1/orgs/acme/styles/pins/sprite?name=pin", { method: "PUT", headers: { ...admin.headers, "content-type": "image/svg+xml" }, body: pinSvg });
+    expect(put.status).toBe(200);
+    const { page, context, errors } = await open("#/acme/styles/pins");
+    await page.waitForSelector("#sprite-form");
+    expect(await page.textContent("#sprite-form")).toContain("1 icon(s)");
+    await page.click("#remove-sprite");
+    await page.waitForSelector("#confirm-dialog[open]");
+    expect(await page.textContent("#confirm-title")).toBe("Remove the sprite of pins?");
+    // Cancelled, the sprite stays.
+    await page.click("#confirm-dialog button[value=cancel]");
+    await page.waitForSelector("#confirm-dialog:not([open])", { state: "attached" });
+    expect(((await (await t.fetch("/api/v1/orgs/acme/styles/pins", { headers: admin.headers })).json()) as { sprite_icons: string[] }).sprite_icons).toEqual(["pin"]);
+    await page.click("#remove-sprite");
+    await page.click("#confirm-ok");
+    await page.waitForSelector("#sprite-form >> text=No sprite yet.");
+    expect(await page.$("#remove-sprite")).toBeNull();
+    expect(((await (await t.fetch("/api/v1/orgs/acme/styles/pins", { headers: admin.headers })).json()) as { sprite_icons: string[] }).sprite_icons).toEqual([]);
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 30_000);
 });

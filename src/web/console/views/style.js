@@ -1,5 +1,5 @@
 // One style: its URLs, a live preview (published or draft), a static image of it and its raster tile
-// URLs, the draft JSON editor with the validator's problems, sprite upload, settings, and its versions
+// URLs, the draft JSON editor with the validator's problems, sprite upload and removal, settings, and its versions
 // (re-publish an older one).
 import { api, ApiError, upload } from "../lib/api.js";
 import { confirmAndDelete } from "../lib/confirm-delete.js";
@@ -218,6 +218,30 @@ export async function renderStyle(main, slug, view) {
         ? h("p", h("strong", `${style.sprite_icons.length} icon(s): `), h("span.muted", style.sprite_icons.slice(0, 60).join(", ") + (style.sprite_icons.length > 60 ? " …" : "")))
         : h("p.muted", "No sprite yet."),
       style.sprite_icons.length ? h("p.muted", "Use it with ", h("code", `"sprite": "mapstead://sprites/${state.org}/${slug}"`), " and icon-image names above.") : null,
+      style.sprite_icons.length
+        ? h(
+            "div.actions",
+            h(
+              "button.btn.btn-small.btn-danger",
+              {
+                type: "button",
+                id: "remove-sprite",
+                onclick: () =>
+                  confirmAndDelete({
+                    question: [
+                      `Remove the sprite of ${slug}?`,
+                      "The draft loses its icons; published versions keep the sprite they were published with. While the draft's \"sprite\" property still points at it, the server refuses: remove that from the draft first.",
+                      "Remove sprite",
+                    ],
+                    path: `${base}/sprite`,
+                    done: "Sprite removed from the draft",
+                    after: reload,
+                  }),
+              },
+              "Remove sprite",
+            ),
+          )
+        : null,
     );
   const spriteErr = h("div", { hidden: true });
   const spriteFile = h("input", { type: "file", id: "sprite-file", multiple: true, accept: ".svg,.zip,.json,.png", "aria-label": "Sprite files: SVG icons, a zip of them, or sprite.json and sprite.png" });
