@@ -3,6 +3,7 @@
 // send instead: ignored, it would quietly give unfiltered results. A name no form knows (a cache
 // buster, say) is ignored, as web APIs do.
 import { BadRequest } from "../../errors";
+import { refuseRepeatedParameters } from "../../http/query-params";
 
 export type GeocodingForm = "forward" | "reverse" | "autocomplete";
 
@@ -32,10 +33,9 @@ const KNOWN = new Set([...Object.values(TAKES).flat(), ...Object.keys(OUR_NAME_F
 /** Refuses repeated parameters and ones this form does not take but a caller would expect to work. */
 export function checkParameterNames(form: GeocodingForm, names: Iterable<string>, prefix = ""): void {
   const takes = TAKES[form];
-  const seen = new Set<string>();
-  for (const name of names) {
-    if (seen.has(name)) throw new BadRequest(`${prefix}${name} is given more than once`, { parameter: `${prefix}${name}` });
-    seen.add(name);
+  const all = [...names];
+  refuseRepeatedParameters(all, prefix);
+  for (const name of all) {
     if (takes.includes(name) || !KNOWN.has(name)) continue;
     const ours = OUR_NAME_FOR[name];
     const instead = ours && takes.includes(ours) ? `; use ${prefix}${ours}` : "";

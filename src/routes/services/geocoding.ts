@@ -10,6 +10,7 @@ import { parseIdempotencyKey, payloadHash } from "../../domain/idempotency/servi
 import { AutocompleteQuery, BatchAnswer, BatchBody, BatchHeaders, documentedQuery, documentedResponses, ErrorEnvelope, ForwardQuery, PlaceCollection, ReverseQuery } from "./geocoding.model";
 import { parseBatch, type GeocodingService } from "../../domain/geocoding/service";
 import { withRouteFacts } from "../../http/route-facts";
+import { singleQueryOf } from "../../http/query-params";
 
 const CACHE_HOUR = "private, max-age=3600";
 const CACHE_MINUTE = "private, max-age=60";
@@ -62,6 +63,7 @@ export function geocodingModule(services: Services, authPlugin: AuthPlugin) {
     .post(
       "/batch",
       async ({ body, request, caller, billing, set }) => {
+        singleQueryOf(request); // it takes no query parameter, but a repeated one is refused as on every service route
         const jobs = parseBatch((body as { queries?: unknown } | null)?.queries);
         const key = parseIdempotencyKey(request.headers.get("idempotency-key"));
         // A batch is billed as its jobs: 50 lookups cost what 50 single calls cost.

@@ -1,0 +1,34 @@
+// One rule for every service route's query string (CONTRACT.md's 400 BAD_REQUEST naming the parameter):
+// a parameter given more than once is refused rather than guessed at. Taking the first or the last of
+// `?samples=5&samples=500` would answer a question the caller may not have meant, and different routes
+// guessing differently (as they once did) makes the same URL mean different things. None of the service
+// routes takes a parameter more than once: lists are one value with separators (`;` or `,`).
+import { BadRequest } from "../errors";
+
+/** Throws a 400 naming the first parameter that appears more than once; `prefix` qualifies the name (batch jobs). */
+export function refuseRepeatedParameters(names: Iterable<string>, prefix = ""): void {
+  const seen = new Set<string>();
+  for (const name of names) {
+    if (seen.has(name)) throw new BadRequest(`${prefix}${name} is given more than once`, { parameter: `${prefix}${name}` });
+    seen.add(name);
+  }
+}
+
+/** The query string of a request, raw (without the `?`); "" when it has none. */
+export function rawQueryOf(request: Request): string {
+  const url = request.url;
+  const q = url.indexOf("?");
+  return q < 0 ? "" : url.slice(q + 1);
+}
+
+/** The request's query parameters, each given once (a repeated one is a 400 naming it). */
+export function singleQueryOf(request: Request): URLSearchParams {
+  const params = new URLSearchParams(rawQueryOf(request));
+  refuseRepeatedParameters(params.keys());
+  return params;
+}
+
+/** As singleQueryOf, as a plain record for the domain's validators. */
+export function singleQueryRecordOf(request: Request): Record<string, string> {
+  return Object.fromEntries(singleQueryOf(request));
+}
