@@ -6,6 +6,7 @@ import type { AuthPlugin } from "../../http/auth";
 import { AlongQuery, documentedResponses, ErrorEnvelope, PointElevations, PointsParams, Profile } from "./elevation.model";
 import { MAX_LOOKUP_POINTS, MAX_PATH_POINTS, parsePoints } from "../../domain/elevation/service";
 import { withRouteFacts } from "../../http/route-facts";
+import { singleQueryOf } from "../../http/query-params";
 
 const CACHE_DAY = "private, max-age=86400";
 function answer(set: { headers: unknown }, body: string): string {
@@ -21,7 +22,11 @@ export function elevationModule(services: Services, authPlugin: AuthPlugin) {
   const { elevation } = services;
   return withRouteFacts({ cors: "service", group: "elevation" }, new Elysia({ name: "elevation", prefix: "/elevation/v1" })
     .use(authPlugin)
-    .get("/along/:points", async ({ params, query, set }) => answer(set, await elevation.along(parsePoints(params.points, { min: 2, max: MAX_PATH_POINTS }), query.samples)), {
+    // Elysia's `query` keeps the last of a repeated key; the raw query string is read so that a repeat is a 400.
+    .get("/along/:points", async ({ params, request, set }) => {
+      const samples = singleQueryOf(request).get("samples") ?? undefined;
+      return answer(set, await elevation.along(parsePoints(params.points, { min: 2, max: MAX_PATH_POINTS }), samples));
+    }, {
       scope: "elevation",
       params: PointsParams,
       query: AlongQuery,
@@ -34,7 +39,10 @@ export function elevationModule(services: Services, authPlugin: AuthPlugin) {
           "404 NO_ELEVATION_DATA with details.indices (sample indices) when the dataset does not cover part of the path or has no data there (an SRTM void, a gap between the files of a mosaic): no partial profile; 503 ELEVATION_NOT_CONFIGURED when no backend is set up (or the DEM tileset is missing, unpublished or not a DEM).",
       },
     })
-    .get("/:points", async ({ params, set }) => answer(set, await elevation.lookup(parsePoints(params.points, { min: 1, max: MAX_LOOKUP_POINTS }))), {
+    .get("/:points", async ({ params, request, set }) => {
+      singleQueryOf(request);
+      return answer(set, await elevation.lookup(parsePoints(params.points, { min: 1, max: MAX_LOOKUP_POINTS })));
+    }, {
       scope: "elevation",
       params: PointsParams,
       detail: {

@@ -1,11 +1,13 @@
 // HTTP layer of the routing API: auth, rate-limit and quota headers come from the `scope` macro; the
-// path and query are validated by src/domain/routing/params.ts (400s name the parameter); answers are
+// path and query are validated by src/domain/routing/params.ts (400s name the parameter; a repeated
+// query parameter is one, by src/http/query-params.ts); answers are
 // served pre-serialized with CONTRACT.md's Cache-Control. The TypeBox schemas below document
 // /openapi.json; cached bodies are not re-validated on every hit.
 import { Elysia, t } from "elysia";
 import type { Services } from "../../services";
 import type { AuthPlugin } from "../../http/auth";
 import { withRouteFacts } from "../../http/route-facts";
+import { singleQueryRecordOf } from "../../http/query-params";
 import { documentedQuery, documentedResponses, ErrorEnvelope } from "./geocoding.model";
 import { MAX_ALTERNATIVES, MAX_MATRIX_POINTS, MAX_WAYPOINTS, parseMatrixQuery, parseRouteQuery } from "../../domain/routing/params";
 
@@ -16,13 +18,6 @@ function answer(set: { headers: unknown }, body: string): string {
   h["content-type"] = "application/json; charset=utf-8";
   h["cache-control"] = CACHE_HOUR;
   return body;
-}
-
-/** The raw query string's values (the last of repeated keys), parsed by the domain's validators. */
-function queryOf(request: Request): Record<string, string> {
-  const url = request.url;
-  const q = url.indexOf("?");
-  return q < 0 ? {} : Object.fromEntries(new URLSearchParams(url.slice(q + 1)));
 }
 
 const Profile = t.String({ description: "driving, walking or cycling (mapped to the backend's profile names by ROUTING_PROFILES)", examples: ["driving"] });
@@ -124,7 +119,7 @@ export function routingRoutes(services: Services, authPlugin: AuthPlugin) {
   const respond = (set: { headers: unknown }, body: string | Promise<string>) => (typeof body === "string" ? answer(set, body) : body.then((b) => answer(set, b)));
   return withRouteFacts({ cors: "service", group: "routing" }, new Elysia({ name: "routing", prefix: "/routing/v1" })
     .use(authPlugin)
-    .get("/matrix/:profile/:coordinates", ({ params, request, set }) => respond(set, routing.matrix(parseMatrixQuery(params.profile, params.coordinates, queryOf(request)))), {
+    .get("/matrix/:profile/:coordinates", ({ params, request, set }) => respond(set, routing.matrix(parseMatrixQuery(params.profile, params.coordinates, singleQueryRecordOf(request)))), {
       scope: "routing",
       params: MatrixParams,
       detail: {
@@ -134,7 +129,7 @@ export function routingRoutes(services: Services, authPlugin: AuthPlugin) {
         responses: documentedResponses({ 200: MatrixAnswerSchema, ...errors }, descriptions),
       },
     })
-    .get("/:profile/:coordinates", ({ params, request, set }) => respond(set, routing.route(parseRouteQuery(params.profile, params.coordinates, queryOf(request)))), {
+    .get("/:profile/:coordinates", ({ params, request, set }) => respond(set, routing.route(parseRouteQuery(params.profile, params.coordinates, singleQueryRecordOf(request)))), {
       scope: "routing",
       params: RouteParams,
       detail: {

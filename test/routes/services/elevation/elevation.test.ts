@@ -137,6 +137,15 @@ describe("point lookups", () => {
 });
 
 describe("along a path", () => {
+  test("a parameter given twice is a 400 naming it, not the last one taken (along and point lookups alike)", async () => {
+    for (const [path, name] of [["/elevation/v1/along/0,0;1,0?samples=5&samples=11", "samples"], ["/elevation/v1/7,46?_=1&_=2", "_"]] as const) {
+      const res = await get(path);
+      expect(res.status).toBe(400);
+      expect((await res.json()).error).toEqual({ code: "BAD_REQUEST", message: `${name} is given more than once`, details: { parameter: name } });
+    }
+    expect(fake.calls).toHaveLength(0);
+  });
+
   test("resamples along the great circle including both ends, with the summary", async () => {
     const res = await get("/elevation/v1/along/0,0;1,0?samples=11");
     expect(res.status).toBe(200);

@@ -130,6 +130,13 @@ describe("batch", () => {
       expect(fake.calls).toHaveLength(0);
     });
 
+  test("a query parameter given twice is a 400 naming it, as on the single forms", async () => {
+    const res = await t.fetch("/geocoding/v1/batch?_=1&_=2", { method: "POST", headers, body: JSON.stringify({ queries: [{ type: "forward", q: "paris" }] }) });
+    expect(res.status).toBe(400);
+    expect((await res.json()).error).toEqual({ code: "BAD_REQUEST", message: "_ is given more than once", details: { parameter: "_" } });
+    expect(fake.calls).toHaveLength(0);
+  });
+
   test("50 jobs are accepted, and malformed bodies are 400 / 415", async () => {
     expect((await post({ queries: Array.from({ length: 50 }, () => ({ type: "reverse", lon: 0, lat: 0 })) })).status).toBe(200);
     const notJson = await post("{not json");

@@ -196,6 +196,8 @@ describe("validation", () => {
     ["/geocoding/v1/forward?text=paris", "forward does not take text"],
     ["/geocoding/v1/forward?q=paris&boundary.country=CH", "use country"],
     ["/geocoding/v1/forward?q=paris&q=london", "q is given more than once"],
+    ["/geocoding/v1/reverse?lon=2.35&lat=48.85&lat=48.86", "lat is given more than once"],
+    ["/geocoding/v1/autocomplete?text=lond&_=1&_=2", "_ is given more than once"],
     ["/geocoding/v1/forward?q=%FF%FE", "q is not valid UTF-8"],
     ["/geocoding/v1/autocomplete?text=a%C3", "text is not valid UTF-8"],
     ["/geocoding/v1/reverse?lon=8.5&lat=1e1", "lat must be a decimal number from -90 to 90, such as 47.37 (got '1e1')"],

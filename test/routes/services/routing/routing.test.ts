@@ -479,6 +479,12 @@ describe("validation", () => {
     [`/routing/v1/matrix/driving/${A};${B}?sources=0;1;0`, "sources"],
     [`/routing/v1/matrix/driving/${A};${B}?destinations=x`, "destinations"],
     [`/routing/v1/matrix/driving/${A};${B}?destinations=-1`, "destinations"],
+    // Given twice, even with two good values, a parameter is refused rather than the last one taken.
+    [`/routing/v1/driving/${A};${B}?alternatives=1&alternatives=2`, "alternatives"],
+    [`/routing/v1/driving/${A};${B}?geometries=polyline&steps=true&geometries=geojson`, "geometries"],
+    [`/routing/v1/driving/${A};${B}?exclude=tolls&exclude=ferries`, "exclude"],
+    [`/routing/v1/driving/${A};${B}?_=1&_=2`, "_"],
+    [`/routing/v1/matrix/driving/${A};${B}?sources=0&sources=1`, "sources"],
   ];
   for (const [path, parameter] of bad)
     test(`400 naming ${parameter}: ${path.slice(12, 100)}`, async () => {
@@ -490,6 +496,13 @@ describe("validation", () => {
       expect(body.error.message.length).toBeGreaterThan(10);
       expect(osrm.fake.calls).toHaveLength(0);
     });
+
+  test("a parameter given twice is named in the message, as geocoding names it", async () => {
+    const res = await get(osrm, `/routing/v1/driving/${A};${B}?overview=full&overview=false`);
+    expect(res.status).toBe(400);
+    expect((await res.json()).error).toEqual({ code: "BAD_REQUEST", message: "overview is given more than once", details: { parameter: "overview" } });
+    expect(osrm.fake.calls).toHaveLength(0);
+  });
 
   test("unknown paths under /routing/v1 are 404, other methods 405", async () => {
     expect((await get(osrm, `/routing/v1/driving/${A};${B}/extra`)).status).toBe(404);
