@@ -6,8 +6,10 @@
 // naming the parameter; the style itself is looked up later (a malformed style name reads as not found).
 // Mapbox's parameters that change what is drawn but that Mapstead does not implement (addlayer, setfilter,
 // layer_id) are refused by name rather than ignored, since the image would silently differ; any other
-// query parameter is ignored, as on every other route.
+// query parameter is ignored, as on every other route. A parameter given twice is refused, as on every
+// service route.
 import { BadRequest } from "../../errors";
+import { refuseRepeatedParameters } from "../../http/query-params";
 import { parseOverlays, type OverlayFeature } from "./overlays";
 import { MAX_ZOOM, type Padding } from "./viewport";
 
@@ -38,7 +40,6 @@ const NUMBER = /^-?\d+(?:\.\d+)?$/;
 const SIZE = /^(\d{1,5})x(\d{1,5})(@2x)?\.([a-z]+)$/;
 /** File extensions of images (static images and raster tiles alike) and the format each asks for. */
 export const FORMATS: Record<string, ImageFormat> = { png: "png", jpg: "jpg", jpeg: "jpg", webp: "webp" };
-const KNOWN_QUERY = new Set(["overlay", "padding", "before_layer", "attribution", "logo"]);
 /** Mapbox's query parameters that are not implemented: refused, since ignoring them changes the image. */
 const UNSUPPORTED_QUERY: Record<string, string> = {
   addlayer: "addlayer is not supported: add the layer to the style and publish it",
@@ -129,10 +130,9 @@ export function parseStaticRequest(rawPath: string, query: URLSearchParams): Sta
   const overlayPath = segments.length === 5 ? decode(segments[2]!, "overlay") : "";
   const position = parsePosition(decode(segments[segments.length - 2]!, "position"));
   const size = parseSize(decode(segments[segments.length - 1]!, "size"));
-  for (const name of query.keys()) {
-    if (UNSUPPORTED_QUERY[name]) throw new BadRequest(UNSUPPORTED_QUERY[name]!);
-    if (KNOWN_QUERY.has(name) && query.getAll(name).length > 1) throw new BadRequest(`${name} is given more than once`);
-  }
+  for (const name of query.keys()) if (UNSUPPORTED_QUERY[name]) throw new BadRequest(UNSUPPORTED_QUERY[name]!, { parameter: name });
+  // Any name given twice, as on every service route (one overlay parameter; several overlays are comma-separated in it).
+  refuseRepeatedParameters(query.keys());
   const overlays = parseOverlays([overlayPath, query.get("overlay") ?? ""]);
   const paddingRaw = query.get("padding");
   if (paddingRaw !== null && position.kind === "center") throw new BadRequest("padding only applies to auto and bbox positions");

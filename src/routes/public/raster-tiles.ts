@@ -12,6 +12,7 @@ import { ErrorEnvelope } from "../../http/error-response";
 import { parseTileSize } from "../../read/render/render-service";
 import { parseRasterTile } from "../../read/render/tile-request";
 import { send } from "../services/static";
+import { singleQueryOf } from "../../http/query-params";
 
 const TAGS = ["Raster tiles"];
 const envelope = (description: string) => ({ description, content: { "application/json": { schema: ErrorEnvelope } } });
@@ -28,8 +29,9 @@ export function rasterTilesModule(services: Services, authPlugin: AuthPlugin) {
     .use(authPlugin)
     .get(
       "/styles/v1/:owner/:style/tiles.json",
-      async ({ params, query, request, set, viewer }) =>
-        send(set, await render.rasterTileJson(params.owner, params.style, parseTileSize(query.tile_size, "tile_size"), viewer, request)),
+      // The raw query string, not Elysia's `query` (which keeps the last of a repeated key): a repeat is a 400.
+      async ({ params, request, set, viewer }) =>
+        send(set, await render.rasterTileJson(params.owner, params.style, parseTileSize(singleQueryOf(request).get("tile_size") ?? undefined, "tile_size"), viewer, request)),
       {
         viewer: true,
         params: t.Object({ owner: t.String(), style: t.String({ description: "{style} or {style}@{version}" }) }),
@@ -53,7 +55,10 @@ export function rasterTilesModule(services: Services, authPlugin: AuthPlugin) {
     )
     .get(
       "/styles/v1/:owner/:style/tiles/:size/:z/:x/:y",
-      async ({ params, request, set, viewer }) => send(set, await render.rasterTile(parseRasterTile(params), viewer, request)),
+      async ({ params, request, set, viewer }) => {
+        singleQueryOf(request);
+        return send(set, await render.rasterTile(parseRasterTile(params), viewer, request));
+      },
       {
         viewer: true,
         params: t.Object({ owner: t.String(), style: t.String({ description: "{style} or {style}@{version}" }), size: t.String({ description: "256 or 512" }), z: t.String(), x: t.String(), y: t.String({ description: "{y}[@2x][.png|.jpg|.jpeg|.webp]: .png, .jpg (quality 85, transparent parts on white) or .webp (quality 80), as static images; no extension is PNG (Mapbox's Static Tiles form {y}{@2x})" }) }),

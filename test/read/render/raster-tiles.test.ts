@@ -237,6 +237,16 @@ describe("TileJSON", () => {
     expect((await errorOf(bad)).message).toContain("tile_size");
     expect((await t.fetch("/styles/v1/acme/secret/tiles.json")).status).toBe(404);
   });
+
+  test("a query parameter given twice is a 400 naming it, on the TileJSON and on a tile (not the last one taken)", async () => {
+    for (const path of ["/styles/v1/acme/world/tiles.json?tile_size=512&tile_size=256", "/styles/v1/acme/world/tiles/256/1/0/0.png?v=1&v=2"]) {
+      const res = await t.fetch(path);
+      expect(res.status).toBe(400);
+      const body = (await res.json()) as { error: { code: string; message: string; details: unknown } };
+      const name = path.includes("tile_size") ? "tile_size" : "v";
+      expect(body.error).toMatchObject({ code: "BAD_REQUEST", message: `${name} is given more than once`, details: { parameter: name } });
+    }
+  });
 });
 
 /**

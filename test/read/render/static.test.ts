@@ -212,6 +212,16 @@ describe("images", () => {
     expect((await get("/static/v1/acme/world/0,0,1/64x64.png?cachebuster=1")).status).toBe(200);
   });
 
+  test("a query parameter given twice is a 400 naming it, any parameter (one overlay parameter holds several overlays)", async () => {
+    for (const [query, name] of [["padding=1&padding=2", "padding"], ["overlay=pin-s(1,2)&overlay=pin-s(3,4)", "overlay"], ["logo=false&logo=true", "logo"], ["cachebuster=1&cachebuster=2", "cachebuster"]] as const) {
+      const res = await get(`/static/v1/acme/world/auto/64x64.png?overlay=pin-s(0,0)&${query}`.replace("overlay=pin-s(0,0)&overlay", "overlay"));
+      expect(res.status).toBe(400);
+      const body = (await res.json()) as { error: { code: string; message: string; details: unknown } };
+      expect(body.error).toMatchObject({ code: "BAD_REQUEST", message: `${name} is given more than once`, details: { parameter: name } });
+    }
+    expect((await get("/static/v1/acme/world/auto/64x64.png?overlay=pin-s(1,2),pin-s(3,4)")).status).toBe(200);
+  });
+
   test("a marker naming an icon the style's sprite lacks, or any icon without a sprite, is a 400 naming the icon", async () => {
     // the world style has no sprite
     const none = await get(`/static/v1/acme/world/0,0,1/64x64.png?overlay=${encodeURIComponent("pin-l-rocket+f00(0,0)")}`);
