@@ -255,3 +255,33 @@ describe("where the DEM has no data", () => {
     await within([[7.75, 46.5]], 0.5);
   });
 });
+
+describe("the edges of the world", () => {
+  // A world DEM at z0 (one 256 px tile) declared to reach the poles; Web Mercator stops at ±85.0511, and
+  // so do the archive's bounds. A plane in lon/lat keeps every height inside Terrarium's range.
+  const plane: HeightAt = (lon, lat) => 100 + 10 * lon + 20 * lat;
+  const atPixel = (px: number, py: number) => plane(...lonLatOfPixel(px, py, 0, 256));
+
+  beforeAll(async () => {
+    const path = join(dir, "world.mbtiles");
+    demMbtiles(path, "terrarium", 0, [-180, -90, 180, 90], plane, { declareEncoding: true });
+    await publishDem(new Uint8Array(readFileSync(path)));
+  });
+
+  test("lon ±180 at the top and bottom rows and the equator answer the edge pixels' heights", async () => {
+    const points: [number, number][] = [[-180, 85.0511], [180, 85.0511], [-180, -85.0511], [180, -85.0511], [-180, 0], [180, 0], [0, -85.0511]];
+    const expected = [atPixel(0, 0), atPixel(255, 0), atPixel(0, 255), atPixel(255, 255), atPixel(0, 127.5), atPixel(255, 127.5), atPixel(127.5, 255)];
+    // The plane at the pixel centres nearest the corners (half a pixel in from ±180 and ±85.0511).
+    expect(expected.map(Math.round)).toEqual([7, 3593, -3393, 193, -1693, 1893, -1600]);
+    (await lookup(points)).forEach((h, i) => expect({ at: points[i], h }).toEqual({ at: points[i], h: expect.closeTo(expected[i]!, 0) }));
+  });
+
+  test("lat ±90 lie beyond the DEM (Web Mercator ends at ±85.0511): 404 NO_ELEVATION_DATA naming them, not a height read past the tile", async () => {
+    const res = await get("/elevation/v1/0,-90;-180,-90;180,90;0,90;0,0");
+    expect(res.status).toBe(404);
+    const body = await res.json();
+    expect(body.error.code).toBe("NO_ELEVATION_DATA");
+    expect(body.error.details).toEqual({ indices: [0, 1, 2, 3] });
+    expect(await lookup([[0, 0]])).toEqual([expect.closeTo(atPixel(127.5, 127.5), 0)]);
+  });
+});
