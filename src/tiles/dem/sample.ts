@@ -31,7 +31,10 @@ function pixelsWithin(from: number, to: number, last: number): [number, number] 
 export async function sampleDem(lon: number, lat: number, z: number, tileAt: TileGetter, bounds?: readonly [number, number, number, number]): Promise<number | null> {
   const n = 2 ** z;
   const { fx, fy } = tileCoordinates(lon, lat, z);
-  const home = await tileAt(Math.min(n - 1, Math.floor(fx)), Math.min(n - 1, Math.floor(fy)));
+  // Clamped on both sides: beyond Web Mercator's edge fy runs off the grid (lat -90 is +Infinity, lat 90
+  // about -5.6 n), and the home tile is the edge one there, as the pixels below are the edge row.
+  const tileIndex = (f: number) => Math.min(n - 1, Math.max(0, Math.floor(f)));
+  const home = await tileAt(tileIndex(fx), tileIndex(fy));
   if (!home) return null;
   const size = home.size;
   const last = n * size - 1;

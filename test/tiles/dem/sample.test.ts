@@ -70,3 +70,29 @@ describe("pixels without data (NaN: marked in the tile, or in a tile the archive
     expect(await sampleDem(lon, lat, 0, () => ({ size: 2, heights: Float32Array.from([0, 100, 200, 300]) }))).toBeCloseTo(plain, 9);
   });
 });
+
+describe("the edges of the world (lat ±90, lon ±180)", () => {
+  // z1, four tiles of 4 px: pixel (gx, gy) of the 8 x 8 world holds 100 * gy + gx, so an answer names the pixels it read.
+  const world = (x: number, y: number): DemTile | null =>
+    x < 0 || y < 0 || x > 1 || y > 1 ? null : { size: 4, heights: Float32Array.from({ length: 16 }, (_, i) => 100 * (y * 4 + Math.floor(i / 4)) + x * 4 + (i % 4)) };
+  const asked: string[] = [];
+  const tileAt = (x: number, y: number) => (asked.push(`${x}/${y}`), world(x, y));
+  const WORLD_BOUNDS = [-180, -85.0511287798066, 180, 85.0511287798066] as const;
+
+  test("beyond Web Mercator's edge the outermost row answers, south and north alike, and no tile outside the grid is asked for", async () => {
+    asked.length = 0;
+    const cases: [number, number, number][] = [
+      [-180, -90, 700], // bottom row (7), first column
+      [180, -90, 707], // bottom row, last column
+      [0, -90, 703.5], // bottom row, between columns 3 and 4
+      [-180, 90, 0], // top row (0), first column
+      [180, 90, 7],
+      [0, 90, 3.5],
+      [-180, 0, 350], // between rows 3 and 4 (tiles 0/0 and 0/1), first column
+      [180, 0, 357],
+    ];
+    for (const bounds of [undefined, WORLD_BOUNDS])
+      for (const [lon, lat, height] of cases) expect({ lon, lat, bounds, h: await sampleDem(lon, lat, 1, tileAt, bounds) }).toEqual({ lon, lat, bounds, h: height });
+    expect(asked.filter((a) => !/^[01]\/[01]$/.test(a))).toEqual([]);
+  });
+});
