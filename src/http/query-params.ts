@@ -32,3 +32,7 @@ export function singleQueryOf(request: Request): URLSearchParams {
 export function singleQueryRecordOf(request: Request): Record<string, string> {
   return Object.fromEntries(singleQueryOf(request));
 }
+
+/** The rule in words, for the OpenAPI description of every route it applies to. */
+export const REPEATED_PARAMETER_RULE =
+  "A query parameter given more than once (any name, one this route does not take included) is a 400 BAD_REQUEST naming it in details.parameter, not the first or last value taken; a list goes in one value, with the separators described.";

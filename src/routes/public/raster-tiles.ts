@@ -12,7 +12,7 @@ import { ErrorEnvelope } from "../../http/error-response";
 import { parseTileSize } from "../../read/render/render-service";
 import { parseRasterTile } from "../../read/render/tile-request";
 import { send } from "../services/static";
-import { singleQueryOf } from "../../http/query-params";
+import { REPEATED_PARAMETER_RULE, singleQueryOf } from "../../http/query-params";
 
 const TAGS = ["Raster tiles"];
 const envelope = (description: string) => ({ description, content: { "application/json": { schema: ErrorEnvelope } } });
@@ -42,12 +42,12 @@ export function rasterTilesModule(services: Services, authPlugin: AuthPlugin) {
         detail: {
           tags: TAGS,
           summary: "Raster TileJSON 3.0.0 of a published style, for Leaflet, OpenLayers and QGIS (tiles at the stable or versioned URLs, as asked)",
-          description: `${CACHING} ${PRIVATE} Asked for with an accepted access_token, the TileJSON repeats it in its tiles template (as Mapbox's does), so a client given only this URL loads the tiles with the key; it is then Cache-Control: private.`,
+          description: `${CACHING} ${PRIVATE} Asked for with an accepted access_token, the TileJSON repeats it in its tiles template (as Mapbox's does), so a client given only this URL loads the tiles with the key; it is then Cache-Control: private. ${REPEATED_PARAMETER_RULE}`,
           security: SECURITY,
           responses: {
             200: { description: "TileJSON", content: { "application/json": { schema: { type: "object" } } } },
             304: { description: "Not modified" },
-            400: envelope("BAD_REQUEST: tile_size is not 256 or 512"),
+            400: envelope("BAD_REQUEST: tile_size is not 256 or 512, or a query parameter is given more than once (details.parameter)"),
             404: envelope("STYLE_NOT_FOUND"),
           },
         },
@@ -66,12 +66,12 @@ export function rasterTilesModule(services: Services, authPlugin: AuthPlugin) {
         detail: {
           tags: TAGS,
           summary: "One raster tile of a published style, drawn on the server (256 or 512 px, @2x for high-DPI screens; PNG, JPEG or WebP)",
-          description: `A 512 tile at z shows what MapLibre shows at zoom z; a 256 tile at z what it shows at zoom z-1 (the numbering of Leaflet, OpenLayers and QGIS). Zoom 0-22. The extension picks the format as for static images: .png, .jpg (or .jpeg), .webp; without one the tile is a PNG, so Mapbox's Static Tiles URLs (/styles/v1/{owner}/{style}/tiles/{tilesize}/{z}/{x}/{y}{@2x}) work as they are; another extension is a 400 naming it. ${CACHING} ${PRIVATE} 503 RENDER_BUSY (Retry-After) when the render queue is full.`,
+          description: `A 512 tile at z shows what MapLibre shows at zoom z; a 256 tile at z what it shows at zoom z-1 (the numbering of Leaflet, OpenLayers and QGIS). Zoom 0-22. The extension picks the format as for static images: .png, .jpg (or .jpeg), .webp; without one the tile is a PNG, so Mapbox's Static Tiles URLs (/styles/v1/{owner}/{style}/tiles/{tilesize}/{z}/{x}/{y}{@2x}) work as they are; another extension is a 400 naming it. ${CACHING} ${PRIVATE} 503 RENDER_BUSY (Retry-After) when the render queue is full. ${REPEATED_PARAMETER_RULE}`,
           security: SECURITY,
           responses: {
             200: { description: "The tile in the format of its extension (PNG without one)", content: { "image/png": { schema: { type: "string", format: "binary" } }, "image/jpeg": { schema: { type: "string", format: "binary" } }, "image/webp": { schema: { type: "string", format: "binary" } } } },
             304: { description: "Not modified" },
-            400: envelope("BAD_REQUEST: malformed z, x, y or size, or an extension other than .png, .jpg, .jpeg or .webp"),
+            400: envelope("BAD_REQUEST: malformed z, x, y or size, an extension other than .png, .jpg, .jpeg or .webp, or a query parameter given more than once (details.parameter)"),
             404: envelope("STYLE_NOT_FOUND, or TILE_NOT_FOUND for an address outside the world or above zoom 22"),
             503: envelope("RENDER_BUSY or RENDER_TIMEOUT, with Retry-After"),
           },

@@ -6,7 +6,7 @@ import type { AuthPlugin } from "../../http/auth";
 import { AlongQuery, documentedResponses, ErrorEnvelope, PointElevations, PointsParams, Profile } from "./elevation.model";
 import { MAX_LOOKUP_POINTS, MAX_PATH_POINTS, parsePoints } from "../../domain/elevation/service";
 import { withRouteFacts } from "../../http/route-facts";
-import { singleQueryOf } from "../../http/query-params";
+import { REPEATED_PARAMETER_RULE, singleQueryOf } from "../../http/query-params";
 
 const CACHE_DAY = "private, max-age=86400";
 function answer(set: { headers: unknown }, body: string): string {
@@ -36,7 +36,8 @@ export function elevationModule(services: Services, authPlugin: AuthPlugin) {
         summary: "Elevation profile along a path of 2 to 500 points, resampled along great circles (cached one day)",
         description:
           "Answered by OpenTopoData (ELEVATION_INTERNAL_URL) or the embedded DEM tileset (ELEVATION_TILESET), as the ELEVATION setting chooses. " +
-          "404 NO_ELEVATION_DATA with details.indices (sample indices) when the dataset does not cover part of the path or has no data there (an SRTM void, a gap between the files of a mosaic): no partial profile; 503 ELEVATION_NOT_CONFIGURED when no backend is set up (or the DEM tileset is missing, unpublished or not a DEM).",
+          "404 NO_ELEVATION_DATA with details.indices (sample indices) when the dataset does not cover part of the path or has no data there (an SRTM void, a gap between the files of a mosaic): no partial profile; 503 ELEVATION_NOT_CONFIGURED when no backend is set up (or the DEM tileset is missing, unpublished or not a DEM). " +
+          REPEATED_PARAMETER_RULE,
       },
     })
     .get("/:points", async ({ params, request, set }) => {
@@ -52,7 +53,8 @@ export function elevationModule(services: Services, authPlugin: AuthPlugin) {
         description:
           "Answered by OpenTopoData (ELEVATION_INTERNAL_URL) or the embedded DEM tileset (ELEVATION_TILESET, bilinear at its highest zoom), as the ELEVATION setting chooses. " +
           "Only real heights are blended: a point whose DEM pixel has no data (an SRTM void, a gap between the files of a mosaic) has no height, and pixels without data beside a point drop out. " +
-          "404 NO_ELEVATION_DATA with details.indices (point indices) when the dataset does not cover some of the points or has no data there; 503 ELEVATION_NOT_CONFIGURED when no backend is set up.",
+          "404 NO_ELEVATION_DATA with details.indices (point indices) when the dataset does not cover some of the points or has no data there; 503 ELEVATION_NOT_CONFIGURED when no backend is set up. " +
+          REPEATED_PARAMETER_RULE,
       },
     }));
 }

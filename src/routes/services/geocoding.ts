@@ -10,7 +10,7 @@ import { parseIdempotencyKey, payloadHash } from "../../domain/idempotency/servi
 import { AutocompleteQuery, BatchAnswer, BatchBody, BatchHeaders, documentedQuery, documentedResponses, ErrorEnvelope, ForwardQuery, PlaceCollection, ReverseQuery } from "./geocoding.model";
 import { parseBatch, type GeocodingService } from "../../domain/geocoding/service";
 import { withRouteFacts } from "../../http/route-facts";
-import { singleQueryOf } from "../../http/query-params";
+import { REPEATED_PARAMETER_RULE, singleQueryOf } from "../../http/query-params";
 
 const CACHE_HOUR = "private, max-age=3600";
 const CACHE_MINUTE = "private, max-age=60";
@@ -50,15 +50,15 @@ export function geocodingModule(services: Services, authPlugin: AuthPlugin) {
     .use(authPlugin)
     .get("/forward", ({ request, set }) => single(geo, "forward", request, set, CACHE_HOUR), {
       scope: "geocoding",
-      detail: { tags, summary: "Search text to places (cached one hour)", parameters: documentedQuery(ForwardQuery), responses: placeResponses },
+      detail: { tags, summary: "Search text to places (cached one hour)", description: REPEATED_PARAMETER_RULE, parameters: documentedQuery(ForwardQuery), responses: placeResponses },
     })
     .get("/reverse", ({ request, set }) => single(geo, "reverse", request, set, CACHE_HOUR), {
       scope: "geocoding",
-      detail: { tags, summary: "Coordinates to nearby places (cached one hour)", parameters: documentedQuery(ReverseQuery), responses: placeResponses },
+      detail: { tags, summary: "Coordinates to nearby places (cached one hour)", description: REPEATED_PARAMETER_RULE, parameters: documentedQuery(ReverseQuery), responses: placeResponses },
     })
     .get("/autocomplete", ({ request, set }) => single(geo, "autocomplete", request, set, CACHE_MINUTE), {
       scope: "geocoding",
-      detail: { tags, summary: "Typeahead place suggestions (cached one minute)", parameters: documentedQuery(AutocompleteQuery), responses: placeResponses },
+      detail: { tags, summary: "Typeahead place suggestions (cached one minute)", description: REPEATED_PARAMETER_RULE, parameters: documentedQuery(AutocompleteQuery), responses: placeResponses },
     })
     .post(
       "/batch",
@@ -114,7 +114,8 @@ export function geocodingModule(services: Services, authPlugin: AuthPlugin) {
             "N calls of the monthly quota, all or none; a batch that does not fit is 429 RATE_LIMITED or QUOTA_EXCEEDED and takes no token and no quota. " +
             "With an Idempotency-Key header, the same key and payload " +
             "returns the stored answer with Idempotent-Replayed: true and is not billed again; a different payload is 409 IDEMPOTENCY_CONFLICT; " +
-            "a duplicate while the first is running is 409 IDEMPOTENCY_IN_PROGRESS with Retry-After: 1. Keys are scoped to the caller.",
+            "a duplicate while the first is running is 409 IDEMPOTENCY_IN_PROGRESS with Retry-After: 1. Keys are scoped to the caller. " +
+            "It takes no query parameter; one given more than once is still a 400 BAD_REQUEST naming it, as on the single forms.",
         },
       },
     ));

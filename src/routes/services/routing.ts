@@ -7,7 +7,7 @@ import { Elysia, t } from "elysia";
 import type { Services } from "../../services";
 import type { AuthPlugin } from "../../http/auth";
 import { withRouteFacts } from "../../http/route-facts";
-import { singleQueryRecordOf } from "../../http/query-params";
+import { REPEATED_PARAMETER_RULE, singleQueryRecordOf } from "../../http/query-params";
 import { documentedQuery, documentedResponses, ErrorEnvelope } from "./geocoding.model";
 import { MAX_ALTERNATIVES, MAX_MATRIX_POINTS, MAX_WAYPOINTS, parseMatrixQuery, parseRouteQuery } from "../../domain/routing/params";
 
@@ -106,7 +106,7 @@ const MatrixAnswerSchema = t.Object({
 
 const errors = { 400: ErrorEnvelope, 401: ErrorEnvelope, 403: ErrorEnvelope, 404: ErrorEnvelope, 422: ErrorEnvelope, 429: ErrorEnvelope, 502: ErrorEnvelope, 503: ErrorEnvelope };
 const descriptions = {
-  400: "BAD_REQUEST naming the parameter (also when the backend's own limits are lower)",
+  400: "BAD_REQUEST naming the parameter (also when the backend's own limits are lower, and when a parameter is given more than once)",
   404: "NO_ROUTE: no route connects the waypoints (details.waypoints)",
   422: "INVALID_WAYPOINT: a point is not near any road of the profile (details.index)",
   502: "UPSTREAM_ERROR: the routing backend answered wrongly",
@@ -125,6 +125,7 @@ export function routingRoutes(services: Services, authPlugin: AuthPlugin) {
       detail: {
         tags,
         summary: `Travel time and distance matrix between up to ${MAX_MATRIX_POINTS} points (cached one hour)`,
+        description: REPEATED_PARAMETER_RULE,
         parameters: documentedQuery(MatrixOptions),
         responses: documentedResponses({ 200: MatrixAnswerSchema, ...errors }, descriptions),
       },
@@ -137,7 +138,8 @@ export function routingRoutes(services: Services, authPlugin: AuthPlugin) {
         summary: `Route through 2 to ${MAX_WAYPOINTS} waypoints (cached one hour)`,
         description:
           "One answer shape for OSRM and Valhalla, close to OSRM's and Mapbox Directions': routes[] with distance (m), duration (s), geometry, legs[] with steps[] " +
-          "(maneuver type/modifier/location/bearings, instruction text, name, distance, duration, geometry), and waypoints[] (snapped location, road name, metres from the input).",
+          "(maneuver type/modifier/location/bearings, instruction text, name, distance, duration, geometry), and waypoints[] (snapped location, road name, metres from the input). " +
+          REPEATED_PARAMETER_RULE,
         parameters: documentedQuery(RouteOptions),
         responses: documentedResponses({ 200: RouteAnswerSchema, ...errors }, descriptions),
       },

@@ -10,6 +10,7 @@ import type { AuthPlugin } from "../../http/auth";
 import { ErrorEnvelope } from "../../http/error-response";
 import type { Answer } from "../../read/render/render-service";
 import { badPathShape, parseStaticRequest } from "../../read/render/static-request";
+import { REPEATED_PARAMETER_RULE } from "../../http/query-params";
 
 const PREFIX = "/static/v1/";
 const binary = { schema: { type: "string" as const, format: "binary" } };
@@ -70,6 +71,7 @@ function operation(summary: string, path: (keyof typeof PATH_PARAMETERS)[]): Ope
       "(1-4 pixel counts, top,right,bottom,left; default 5% of the shorter side); a bbox position fits the view to the box (padding default 0). `before_layer` draws the overlays beneath a style layer. " +
       "`attribution=false` hides the sources' attribution drawn bottom-right; `logo=false` the Mapstead mark bottom-left. " +
       "Mapbox's addlayer, setfilter and layer_id are not supported and answer 400 naming them; other query parameters are ignored. " +
+      `${REPEATED_PARAMETER_RULE} Several overlays go comma-separated in one \`overlay\` (a repeated access_token is a 401, as on every route). ` +
       "Needs a key with static_maps, in X-API-Key or in the `access_token` query parameter (so the URL works as an <img src>), or a console session; " +
       "billable: X-RateLimit-* and X-Quota-* headers as for geocoding. A private style also needs maps:read or a member session, else 404. " +
       "Cache-Control: private, max-age=86400 for a versioned style, private, max-age=60 for the stable one; strong ETag (different when a private tileset is drawn for one caller and not another), If-None-Match gives 304. " +
@@ -82,7 +84,7 @@ function operation(summary: string, path: (keyof typeof PATH_PARAMETERS)[]): Ope
     responses: {
       200: { description: "The image", content: { "image/png": binary, "image/jpeg": binary, "image/webp": binary } },
       304: { description: "Not modified (If-None-Match matched the ETag)" },
-      400: envelope("BAD_REQUEST naming the parameter: position, lon, lat, zoom, bearing, pitch, bbox, size, width, height, format, overlay, padding, before_layer, attribution, logo, addlayer, setfilter, layer_id"),
+      400: envelope("BAD_REQUEST naming the parameter: position, lon, lat, zoom, bearing, pitch, bbox, size, width, height, format, overlay, padding, before_layer, attribution, logo, addlayer, setfilter, layer_id, or any query parameter given more than once"),
       401: envelope("UNAUTHORIZED or KEY_EXPIRED"),
       403: envelope("INSUFFICIENT_SCOPE (no static_maps) or DOMAIN_NOT_ALLOWED"),
       404: envelope("STYLE_NOT_FOUND: unknown owner, style or version, unpublished, or private without maps:read"),
