@@ -3,7 +3,7 @@
 import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import { isSlug } from "./domain/orgs/slug";
-import { readSettingsFile } from "./settings-file";
+import { environmentNotes, readSettingsFile } from "./settings-file";
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
 export type GeocoderBackend = "pelias" | "embedded" | "off";
@@ -283,6 +283,7 @@ export function loadConfig(env: Record<string, string | undefined>, overrides: R
  * environment, which wins; kept here so no other module touches process.env. Its notes are for stderr.
  */
 export function processEnv(): { env: Record<string, string | undefined>; notes: string[] } {
-  const file = readSettingsFile(process.env.MAPSTEAD_ENV_FILE, new Set(SETTINGS.map((s) => s.name)));
-  return { env: { ...file.values, ...process.env }, notes: file.notes };
+  const known = new Set(SETTINGS.map((s) => s.name));
+  const file = readSettingsFile(process.env.MAPSTEAD_ENV_FILE, known);
+  return { env: { ...file.values, ...process.env }, notes: [...file.notes, ...environmentNotes(Object.keys(process.env), known)] };
 }

@@ -51,10 +51,33 @@ export function readSettingsFile(explicit: string | undefined, known: ReadonlySe
     if (!m) return void notes.push(`${path} line ${i + 1} is not NAME=value; it is ignored`);
     const [, name, raw] = m as unknown as [string, string, string];
     if (!known.has(name)) {
-      const near = [...known].find((k) => editDistance(name, k, 2) <= 2);
+      const near = nearestSetting(name, known);
       return void notes.push(`${path} line ${i + 1}: ${name} is not a Mapstead setting${near ? ` (did you mean ${near}?)` : ""}; it is ignored`);
     }
     values[name] = valueOf(raw);
   });
   return { path, values, notes };
+}
+
+/** A setting name near `name` (two edits at most), for "did you mean". */
+function nearestSetting(name: string, known: ReadonlySet<string>): string | undefined {
+  return [...known].find((k) => editDistance(name, k, 2) <= 2);
+}
+
+/**
+ * Names in the environment that look meant for Mapstead but are not its settings (ROUTING_INTERNAL_URLS,
+ * GEOCODER_URL, DATADIR), which would otherwise be ignored without a word. The environment holds every
+ * other program's variables too, so only a name of a setting family (GEOCODER_..., ROUTING_...) or one of
+ * seven characters or more within two edits of a setting is named; HOME is not taken for HOST.
+ */
+export function environmentNotes(names: Iterable<string>, known: ReadonlySet<string>): string[] {
+  const families = new Set([...known].map((k) => k.slice(0, k.indexOf("_") + 1)).filter((f) => f.length >= 7));
+  const notes: string[] = [];
+  for (const name of names) {
+    if (known.has(name)) continue;
+    const near = name.length >= 7 ? nearestSetting(name, known) : undefined;
+    const family = [...families].some((f) => name.startsWith(f));
+    if (near || family) notes.push(`${name} in the environment is not a Mapstead setting${near ? ` (did you mean ${near}?)` : ""}; it is ignored (the README's Settings table lists them)`);
+  }
+  return notes;
 }

@@ -3,7 +3,7 @@
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { readSettingsFile } from "../../src/settings-file";
+import { environmentNotes, readSettingsFile } from "../../src/settings-file";
 import { SETTINGS } from "../../src/config";
 import { tempDir } from "../support/temp";
 
@@ -55,5 +55,23 @@ describe("the settings file", () => {
     const r = cli({ MAPSTEAD_ENV_FILE: missing, DATA_DIR: join(tempDir("mapstead-envfile-"), "d") }, "migrate");
     expect(r.code).toBe(0);
     expect(r.err).toContain(`mapstead: cannot read the settings file ${missing}`);
+  });
+});
+
+describe("the environment", () => {
+  test("a name meant for Mapstead but not one of its settings is named, with the setting it is near; other programs' are not", () => {
+    const names = ["ROUTING_INTERNAL_URLS", "GEOCODER_URL", "DATADIR", "PUBLIC_URL", "HOME", "HOSTNAME", "PATH", "PWD", "LOGNAME", "XDG_DATA_HOME", "TERM_PROGRAM"];
+    expect(environmentNotes(names, KNOWN)).toEqual([
+      "ROUTING_INTERNAL_URLS in the environment is not a Mapstead setting (did you mean ROUTING_INTERNAL_URL?); it is ignored (the README's Settings table lists them)",
+      "GEOCODER_URL in the environment is not a Mapstead setting; it is ignored (the README's Settings table lists them)",
+      "DATADIR in the environment is not a Mapstead setting (did you mean DATA_DIR?); it is ignored (the README's Settings table lists them)",
+    ]);
+  });
+
+  test("every command says so on stderr, and still runs", () => {
+    const r = cli({ MAPSTEAD_ENV_FILE: "none", DATA_DIR: join(tempDir("mapstead-envfile-"), "d"), ROUTING_INTERNAL_URLS: "http://osrm:5000" }, "migrate");
+    expect(r.code).toBe(0);
+    expect(r.err).toContain("mapstead: ROUTING_INTERNAL_URLS in the environment is not a Mapstead setting (did you mean ROUTING_INTERNAL_URL?)");
+    expect(r.err).not.toContain("HOME in the environment");
   });
 });
