@@ -20,6 +20,7 @@ export function setupPage(opts: { version: string; complete: boolean; publicUrl:
     : `${check.html}
 <p class="hint">Create the first admin account. The one-time setup token is in the file <code>DATA_DIR/setup-token</code> on
 the server (readable only by the user running Mapstead; it is also shown at start-up when Mapstead runs in a terminal).
+A lost file or token is replaced by restarting Mapstead: every start while no admin exists writes a new one.
 On the server you can instead run <code>mapstead admin create --email …</code>.</p>
 <form id="setup" novalidate>
 <label for="token">Setup token</label><input id="token" name="token" autocomplete="off" required spellcheck="false">

@@ -138,7 +138,7 @@ function migrationsCheck(sqlite: Database): Check {
   return { id: "migrations", status: "pass", message: `Database schema current (${s.applied.length} migration(s))`, fix: "" };
 }
 
-const ADMIN_FIX = "Run `mapstead admin create --email you@example.com`, or open /setup in a browser with the one-time token from DATA_DIR/setup-token (written at first start)";
+const ADMIN_FIX = "Run `mapstead admin create --email you@example.com`, or open /setup in a browser with the one-time token from DATA_DIR/setup-token (written anew at every start while no admin exists: restart the server if it is lost)";
 
 function adminCheck(sqlite: Database): Check {
   let admins = 0;

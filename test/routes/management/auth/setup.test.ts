@@ -23,6 +23,9 @@ describe("first-run setup", () => {
     const html = await res.text();
     expect(html).toContain('id="token"');
     expect(html).toContain("/api/v1/setup");
+    // Where the token is, and what to do when it is lost (each start while no admin exists writes a new one).
+    expect(html).toContain("DATA_DIR/setup-token");
+    expect(html).toContain("A lost file or token is replaced by restarting Mapstead");
     expect(html).not.toMatch(/(src|href)=["']?(https?:)?\/\//);
     expect(html).not.toContain("@import");
   });
