@@ -62,14 +62,15 @@ export async function probeElevation(config: Config): Promise<ProbeResult> {
   try {
     json = JSON.parse(r.body);
   } catch {
-    return { status: "degraded", ...seen, detail: `${what} answered something that is not JSON (${r.contentType || "no content type"})`, fix: "ELEVATION_INTERNAL_URL must point at an OpenTopoData-compatible dataset, e.g. http://opentopodata:5000/v1/srtm30m" };
+    // Every elevation call fails against such a server, as when nothing listens: down, not degraded.
+    return { status: "down", ...seen, detail: `${what} answered ${/html/i.test(r.contentType) || /^\s*</.test(r.body) ? "an HTML page" : "something that is not JSON"} (${r.contentType || "no content type"})`, fix: "ELEVATION_INTERNAL_URL must point at an OpenTopoData-compatible dataset, e.g. http://opentopodata:5000/v1/srtm30m" };
   }
   if (!json || !Array.isArray(json.results) || json.results.length !== 1)
-    return { status: "degraded", ...seen, detail: `${what} answered JSON without a one-element results array`, fix: "ELEVATION_INTERNAL_URL must point at an OpenTopoData-compatible dataset" };
+    return { status: "down", ...seen, detail: `${what} answered JSON without a one-element results array`, fix: "ELEVATION_INTERNAL_URL must point at an OpenTopoData-compatible dataset" };
   const e = json.results[0]?.elevation;
   const dataset = typeof json.results[0]?.dataset === "string" ? ` from dataset ${json.results[0]!.dataset}` : "";
   const looked = typeof e === "number" ? `${e} m${dataset}` : e === null ? `no data${dataset} (outside its coverage; fine for a regional dataset)` : "a result without an elevation";
-  if (typeof e !== "number" && e !== null) return { status: "degraded", ...seen, detail: `${what} answered ${looked}`, fix: "ELEVATION_INTERNAL_URL must point at an OpenTopoData-compatible dataset" };
+  if (typeof e !== "number" && e !== null) return { status: "down", ...seen, detail: `${what} answered ${looked}`, fix: "ELEVATION_INTERNAL_URL must point at an OpenTopoData-compatible dataset" };
   if (r.ms > config.elevationTimeoutMs / 2)
     return {
       status: "degraded",

@@ -61,8 +61,9 @@ export async function probeGeocoder(config: Config, gazetteer?: Gazetteer): Prom
     json = JSON.parse(r.body);
   } catch {
     const html = /html/i.test(r.contentType) || /^\s*</.test(r.body);
+    // Every geocoding call fails against such a server, as when nothing listens: down, not degraded.
     return {
-      status: "degraded",
+      status: "down",
       ...seen,
       detail: `${what} answered ${html ? "an HTML page" : "something that is not JSON"} (${r.contentType || "no content type"})`,
       fix: "GEOCODER_INTERNAL_URL must point at the Pelias API (JSON), e.g. http://pelias-api:4000/v1, not a web page or another service",
@@ -72,7 +73,7 @@ export async function probeGeocoder(config: Config, gazetteer?: Gazetteer): Prom
     return { status: "down", ...seen, detail: `${what} reached Elasticsearch, not the Pelias API`, fix: "Point GEOCODER_INTERNAL_URL at the Pelias API service (usually port 4000, with /v1), not at Elasticsearch (port 9200)" };
   if (!json || typeof json !== "object" || json.type !== "FeatureCollection" || !Array.isArray(json.features))
     return {
-      status: "degraded",
+      status: "down",
       ...seen,
       detail: `${what} answered JSON that is not a GeoJSON FeatureCollection (keys: ${Object.keys(json ?? {}).slice(0, 6).join(", ") || "none"})`,
       fix: "GEOCODER_INTERNAL_URL must point at a Pelias-compatible API, e.g. http://pelias-api:4000/v1",

@@ -49,9 +49,10 @@ function firstAnswerProblem(config: Config, r: Extract<ProbeAnswer, { ok: true }
     };
   if (r.status >= 500)
     return { status: "down", ...seen, detail: `${what} answered HTTP ${r.status}`, fix: "The router itself is failing: look at its logs (a missing or unreadable dataset is the usual cause)" };
+  // Every routing call fails against such a server, as when nothing listens: down, not degraded.
   if (json === null && r.status === 200)
     return {
-      status: "degraded",
+      status: "down",
       ...seen,
       detail: `${what} answered ${/html/i.test(r.contentType) || /^\s*</.test(r.body) ? "an HTML page" : "something that is not JSON"} (${r.contentType || "no content type"})`,
       fix: `ROUTING_INTERNAL_URL must point at the ${config.routingEngine === "osrm" ? "osrm-routed server (usually port 5000)" : "Valhalla service (usually port 8002)"}, not a web page or another service`,
