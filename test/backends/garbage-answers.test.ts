@@ -48,7 +48,7 @@ test("backends answering an HTML page fail preflight (exit 1) and are down in /h
   }
 }, 60_000);
 
-test("backends answering JSON of another shape fail preflight too", async () => {
+test("backends answering JSON of another shape fail preflight too, and the router's fix says the URL is wrong, not the data", async () => {
   const { code, byId } = await preflight(urls(`http://127.0.0.1:${otherJson.port}`));
   expect(code).toBe(1);
   expect(byId.geocoder!.status).toBe("fail");
@@ -56,4 +56,10 @@ test("backends answering JSON of another shape fail preflight too", async () => 
   expect(byId.elevation!.status).toBe("fail");
   expect(byId.elevation!.message).toContain("without a one-element results array");
   expect(byId.router!.status).toBe("fail");
+  expect(byId.router!.message).toContain('without OSRM\'s "code": not an OSRM server');
+  expect(byId.router!.fix).toContain("not OSRM: check ROUTING_INTERNAL_URL");
+  expect(byId.router!.fix).not.toContain("osrm-extract");
+  const valhalla = await preflight({ ROUTING_INTERNAL_URL: `http://127.0.0.1:${otherJson.port}`, ROUTING_ENGINE: "valhalla" });
+  expect(valhalla.byId.router!.status).toBe("fail");
+  expect(valhalla.byId.router!.fix).toContain("not Valhalla: check ROUTING_INTERNAL_URL");
 }, 60_000);

@@ -79,13 +79,26 @@ async function probeOsrm(config: Config, base: string, timeoutMs: number): Promi
       detail: `${what} answered HTTP ${r.status}${typeof body.code === "string" ? ` (${body.code})` : ""}`,
       fix: `No OSRM dataset answers the driving profile "${profiles.driving}" there: ROUTING_INTERNAL_URL should be the osrm-routed base URL without a path (e.g. http://osrm:5000), and ROUTING_PROFILES must name the profiles your OSRM serves`,
     };
-  if (r.status !== 200 || body.code !== "Ok" || !found)
+  const answered = `${what} answered HTTP ${r.status}${typeof body.code === "string" ? ` (${body.code}${typeof body.message === "string" ? `: ${body.message.slice(0, 120)}` : ""})` : ""}`;
+  // Every OSRM answer carries a string `code`: without one, the URL reaches another service, and
+  // rebuilding the dataset would not help.
+  if (typeof body.code !== "string")
     return {
       status: "down",
       latency_ms: r.ms,
-      detail: `${what} answered HTTP ${r.status}${typeof body.code === "string" ? ` (${body.code}${typeof body.message === "string" ? `: ${body.message.slice(0, 120)}` : ""})` : ""}`,
+      detail: `${answered}, without OSRM's "code": not an OSRM server`,
+      fix: "The server at ROUTING_INTERNAL_URL is not OSRM: check ROUTING_INTERNAL_URL; it should be the osrm-routed base URL without a path (usually port 5000, e.g. http://osrm:5000)",
+    };
+  // Only "no segment" (or Ok without a waypoint) means a dataset without roads.
+  if (body.code === "NoSegment" || (r.status === 200 && body.code === "Ok" && !found))
+    return {
+      status: "down",
+      latency_ms: r.ms,
+      detail: body.code === "Ok" ? `${answered}, but no waypoint was found` : answered,
       fix: "The driving dataset has no roads to route on: run osrm-extract and osrm-contract (or osrm-partition and osrm-customize) on an OpenStreetMap extract of your area and restart osrm-routed",
     };
+  if (r.status !== 200 || body.code !== "Ok" || !found)
+    return { status: "down", latency_ms: r.ms, detail: answered, fix: "OSRM refused the nearest-road request: look at the osrm-routed logs, and check that ROUTING_INTERNAL_URL is its base URL without a path" };
   // A route from that road to itself, per profile: every profile must answer, on the same area.
   let slowest = r.ms;
   const results = await Promise.all(
@@ -130,8 +143,8 @@ async function probeValhalla(config: Config, base: string, timeoutMs: number): P
     return {
       status: "down",
       latency_ms: r.ms,
-      detail: `${what} answered HTTP ${r.status}${typeof status.error === "string" ? ` (${status.error.slice(0, 120)})` : " without a Valhalla version"}`,
-      fix: "ROUTING_INTERNAL_URL should be the Valhalla service's base URL without a path, e.g. http://valhalla:8002",
+      detail: `${what} answered HTTP ${r.status}${typeof status.error === "string" ? ` (${status.error.slice(0, 120)})` : r.status === 200 ? " without a Valhalla version: not a Valhalla server" : " without a Valhalla version"}`,
+      fix: `${r.status === 200 ? "The server at ROUTING_INTERNAL_URL is not Valhalla: check ROUTING_INTERNAL_URL; it" : "ROUTING_INTERNAL_URL"} should be the Valhalla service's base URL without a path, e.g. http://valhalla:8002`,
     };
   const actions = Array.isArray(status.available_actions) ? status.available_actions : null;
   const missing = actions ? ["route", "sources_to_targets"].filter((a) => !actions.includes(a)) : [];
