@@ -54,6 +54,8 @@ function switchToWal(sqlite: Database): void {
  */
 function cannotOpen(dataDir: string, err: unknown): unknown {
   const code = String((err as { code?: unknown }).code ?? "");
+  // SQLite says only "file is not a database": no file named, and nothing a chown or mount would fix.
+  if (/^SQLITE_(NOTADB|CORRUPT)/.test(code)) return damagedDatabase(dataDir, err);
   if (!/^(SQLITE_(CANTOPEN|READONLY|PERM|AUTH)|EACCES|EPERM|EROFS)/.test(code)) return err;
   if (readOnlyFilesystem(dataDir))
     return new DataDirError(`cannot open the database in DATA_DIR ${dataDir}: it is on a read-only filesystem`, "mount it read-write, or point DATA_DIR at a writable directory");
@@ -61,6 +63,15 @@ function cannotOpen(dataDir: string, err: unknown): unknown {
   return new DataDirError(
     `cannot open the database in DATA_DIR ${dataDir} (${(err as Error).message.replace(/^E[A-Z]+: /, "")}): ${user} needs to read and write that directory and its files`,
     `${runAsOwner(dataDir)}, or fix their ownership`,
+  );
+}
+
+/** The database file is not SQLite, or is damaged: name it, and the copies to restore it from. */
+function damagedDatabase(dataDir: string, err: unknown): DataDirError {
+  const path = databasePath(dataDir);
+  return new DataDirError(
+    `the database ${path} is damaged (${(err as Error).message})`,
+    `stop the service, move ${path} (with any mapstead.db-wal and mapstead.db-shm beside it) aside and restore the database from a backup made with \`mapstead backup\` (see the README's Backups section), or from the newest copy in ${join(dataDir, "upgrade-backups")} if an upgrade made one`,
   );
 }
 

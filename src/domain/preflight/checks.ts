@@ -200,7 +200,7 @@ export async function runPreflight(deps: PreflightDeps): Promise<PreflightReport
           id: "sqlite",
           status: "fail",
           message: deps.fresh ? "No database in DATA_DIR, and DATA_DIR cannot be made to hold one" : `The database in DATA_DIR could not be opened: ${deps.databaseError ?? "unknown error"}`,
-          fix: deps.databaseFix ? capitalized(deps.databaseFix) : "Make DATA_DIR a writable directory on a local file system for the service user",
+          fix: deps.databaseFix ? capitalized(deps.databaseFix) : databaseFix(deps.databaseError),
         },
       ];
   const unresolved = deps.listening ? null : await unresolvedHost(config.host);
@@ -216,6 +216,14 @@ export async function runPreflight(deps: PreflightDeps): Promise<PreflightReport
     backendCheck("router", route),
   ];
   return { ok: checks.every((c) => c.status !== "fail"), checks };
+}
+
+/** The fix for a database that could not be opened for a reason openDatabase did not explain. */
+function databaseFix(error: string | undefined): string {
+  // A damaged file: no permission or mount change helps, only a copy of it does.
+  if (error && /not a database|malformed|corrupt/i.test(error))
+    return "Stop the service, move DATA_DIR/mapstead.db aside and restore it from a backup (see the README's Backups section), or from the newest copy in DATA_DIR/upgrade-backups";
+  return "Make DATA_DIR a writable directory on a local file system for the service user";
 }
 
 function capitalized(text: string): string {
