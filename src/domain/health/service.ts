@@ -7,7 +7,7 @@ import { probeElevationBackend } from "../../backends/elevation/embedded-probe";
 import type { Gazetteer } from "../../backends/geocoder/embedded/gazetteer";
 import { probeElevation } from "../../backends/elevation/probe";
 import { probeRouter } from "../../backends/routing/probe";
-import { LOW_DISK_BYTES, gib, storageFacts } from "./storage";
+import { LOW_DISK_BYTES, READ_ONLY_FIX, gib, storageFacts } from "./storage";
 import { MISSING_ARCHIVES_FIX, missingArchives, missingArchivesWords } from "./missing-archives";
 
 export interface DetailedHealth {
@@ -40,7 +40,12 @@ export function createHealthService(ctx: AppContext, embeddedGazetteer: () => Ga
 
   function storage(): ProbeResult {
     const f = storageFacts(ctx.config.dataDir);
-    if (!f.writable) return { status: "down", detail: `DATA_DIR is not writable (${f.error})`, fix: "Give DATA_DIR and everything in it to the user the service runs as (install.sh: sudo chown -R mapstead: /var/lib/mapstead)" };
+    if (!f.writable)
+      return {
+        status: "down",
+        detail: f.readOnly ? "DATA_DIR is on a read-only file system (EROFS)" : `DATA_DIR is not writable (${f.error})`,
+        fix: f.readOnly ? READ_ONLY_FIX : "Give DATA_DIR and everything in it to the user the service runs as (install.sh: sudo chown -R mapstead: /var/lib/mapstead)",
+      };
     const missing = missingArchives(ctx.sqlite, ctx.config.dataDir);
     if (missing.length) return { status: "degraded", detail: missingArchivesWords(missing), fix: MISSING_ARCHIVES_FIX };
     if (f.freeBytes === null) return { status: "ok", detail: "free space unknown" };

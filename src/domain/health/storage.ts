@@ -10,7 +10,13 @@ export interface StorageFacts {
   error?: string;
   /** DATA_DIR is there but is a file */
   notDirectory?: boolean;
+  /** DATA_DIR is on a read-only mount (EROFS): no chown helps, only mounting it read-write */
+  readOnly?: boolean;
 }
+
+/** The fix for a DATA_DIR on a read-only mount, shared by the preflight and /health/detailed. */
+export const READ_ONLY_FIX =
+  "DATA_DIR is on a read-only file system: mount it read-write (check /etc/fstab, and the kernel log, as a failing disk is remounted read-only), or point DATA_DIR at a writable directory";
 
 /**
  * The first entry of DATA_DIR this process may not write (the database, its WAL, tilesets/, uploads/,
@@ -31,6 +37,7 @@ function unwritableEntry(dataDir: string): string | null {
 export function storageFacts(dataDir: string): StorageFacts {
   let writable = true;
   let error: string | undefined;
+  let readOnly = false;
   try {
     accessSync(dataDir, constants.W_OK);
     // A file is "writable" too, but nothing can be kept in it.
@@ -43,6 +50,7 @@ export function storageFacts(dataDir: string): StorageFacts {
   } catch (err) {
     writable = false;
     error = (err as NodeJS.ErrnoException).code ?? "not writable";
+    readOnly = error === "EROFS";
   }
   let freeBytes: number | null = null;
   try {
@@ -51,7 +59,7 @@ export function storageFacts(dataDir: string): StorageFacts {
   } catch {
     freeBytes = null;
   }
-  return { writable, freeBytes, error };
+  return { writable, freeBytes, error, ...(readOnly ? { readOnly } : {}) };
 }
 
 /** A free-space figure: GiB from 1 GiB up, MiB below (where "0.0 GiB" would hide 40 MiB from a low-disk warning). */

@@ -11,7 +11,7 @@ import { probeGeocoder } from "../../backends/geocoder/probe";
 import { probeElevationBackend } from "../../backends/elevation/embedded-probe";
 import { probeRouter } from "../../backends/routing/probe";
 import type { ProbeResult } from "../../backends/probe";
-import { LOW_DISK_BYTES, gib, storageFacts } from "../health/storage";
+import { LOW_DISK_BYTES, READ_ONLY_FIX, gib, storageFacts } from "../health/storage";
 import { MISSING_ARCHIVES_FIX, missingArchives, missingArchivesWords } from "../health/missing-archives";
 
 export type CheckStatus = "pass" | "warn" | "fail";
@@ -108,7 +108,9 @@ function dataDirChecks(config: Config): Check[] {
         message: `DATA_DIR ${config.dataDir} is not writable (${f.error})`,
         fix: f.notDirectory
           ? "Point DATA_DIR at a directory (Mapstead creates it when missing), or move the file away"
-          : `Give it and everything in it to the service user: sudo install -d -o mapstead ${config.dataDir} && sudo chown -R mapstead: ${config.dataDir}`,
+          : f.readOnly
+            ? READ_ONLY_FIX
+            : `Give it and everything in it to the service user: sudo install -d -o mapstead ${config.dataDir} && sudo chown -R mapstead: ${config.dataDir}`,
       };
   return [dir, diskCheck(f.freeBytes)];
 }
