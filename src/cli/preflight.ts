@@ -1,5 +1,6 @@
 import type { CliCommand } from "./command";
 import { configOrExit, servedUrlSettings } from "./runtime";
+import { runningServer } from "./server-lock";
 import { ConfigError, loadConfig, processEnv, type Config } from "../config";
 import type { PreflightReport } from "../domain/preflight/checks";
 import { statSync } from "node:fs";
@@ -52,7 +53,7 @@ export const preflightCommand: CliCommand = {
       databaseError = err instanceof DataDirError ? err.problem : err instanceof Error ? err.message : String(err);
       if (err instanceof DataDirError) databaseFix = err.fix;
     }
-    const report = await runPreflight({ config, servedUrl: servedUrlSettings(config), sqlite: handle?.sqlite ?? null, databaseError, databaseFix, fresh });
+    const report = await runPreflight({ config, servedUrl: servedUrlSettings(config), running: runningServer(config.dataDir), sqlite: handle?.sqlite ?? null, databaseError, databaseFix, fresh });
     if (handle) closeDatabase(handle.sqlite);
     if (json) {
       print(JSON.stringify(report, null, 2));

@@ -128,3 +128,10 @@ export function servedPublicUrl(dataDir: string): ServedUrl | null {
     trustProxy: typeof held.trust_proxy === "boolean" ? held.trust_proxy : undefined,
   };
 }
+
+/** The server that runs on DATA_DIR now (its pid, and the address it listens on), or null when none does. */
+export function runningServer(dataDir: string): { pid: number; host?: string; port: number } | null {
+  const held = readLock(lockPath(dataDir));
+  if (!held || !holderAlive(held)) return null;
+  return { pid: held.pid, port: held.port, ...(typeof held.listen_host === "string" ? { host: held.listen_host } : {}) };
+}

@@ -44,6 +44,11 @@ export interface PreflightDeps {
   fresh?: boolean;
   /** true inside the running server; the CLI checks a configuration nothing listens with yet */
   listening?: boolean;
+  /**
+   * the server already running on DATA_DIR (from its server.lock), for the CLI: the config check reports
+   * where it listens rather than the CLI's own defaults, which it does not use
+   */
+  running?: { pid: number; host?: string; port: number } | null;
   probeGeocoder?: () => Promise<ProbeResult>;
   probeElevation?: () => Promise<ProbeResult>;
   probeRouter?: () => Promise<ProbeResult>;
@@ -209,7 +214,7 @@ export async function runPreflight(deps: PreflightDeps): Promise<PreflightReport
   const checks: Check[] = [
     unresolved
       ? { id: "config", status: "fail", message: unresolved, fix: "Set HOST to 0.0.0.0 (every interface), 127.0.0.1 (this machine only) or one of this machine's addresses" }
-      : { id: "config", status: "pass", message: `Settings valid; ${deps.listening ? "listening" : "will listen"} on ${config.host}:${config.port}`, fix: "" },
+      : { id: "config", status: "pass", message: `Settings valid; ${listenWords(config, deps)}`, fix: "" },
     publicUrlCheck(deps.servedUrl ?? config),
     ...dirChecks,
     ...databaseChecks,
@@ -218,6 +223,16 @@ export async function runPreflight(deps: PreflightDeps): Promise<PreflightReport
     backendCheck("router", route),
   ];
   return { ok: checks.every((c) => c.status !== "fail"), checks };
+}
+
+/** Where the server listens: this one, the one running on DATA_DIR (its lock says), or where serve will. */
+function listenWords(config: Config, deps: PreflightDeps): string {
+  if (deps.listening) return `listening on ${config.host}:${config.port}`;
+  const running = deps.running;
+  if (!running) return `will listen on ${config.host}:${config.port}`;
+  const at = `${running.host ?? "?"}:${running.port === 0 ? "(a port chosen at start)" : running.port}`;
+  const same = running.host === config.host && running.port === config.port;
+  return `a server (pid ${running.pid}) runs on this DATA_DIR, listening on ${at}${same ? "" : ` (these settings would listen on ${config.host}:${config.port})`}`;
 }
 
 /** The fix for a database that could not be opened for a reason openDatabase did not explain. */
