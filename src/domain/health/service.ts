@@ -7,7 +7,7 @@ import { probeElevationBackend } from "../../backends/elevation/embedded-probe";
 import type { Gazetteer } from "../../backends/geocoder/embedded/gazetteer";
 import { probeElevation } from "../../backends/elevation/probe";
 import { probeRouter } from "../../backends/routing/probe";
-import { LOW_DISK_BYTES, READ_ONLY_FIX, gib, storageFacts } from "./storage";
+import { FULL_DISK_BYTES, LOW_DISK_BYTES, READ_ONLY_FIX, gib, storageFacts } from "./storage";
 import { MISSING_ARCHIVES_FIX, missingArchives, missingArchivesWords } from "./missing-archives";
 
 export interface DetailedHealth {
@@ -46,6 +46,9 @@ export function createHealthService(ctx: AppContext, embeddedGazetteer: () => Ga
         detail: f.readOnly ? "DATA_DIR is on a read-only file system (EROFS)" : `DATA_DIR is not writable (${f.error})`,
         fix: f.readOnly ? READ_ONLY_FIX : "Give DATA_DIR and everything in it to the user the service runs as (install.sh: sudo chown -R mapstead: /var/lib/mapstead)",
       };
+    // A core that cannot write is down (503), whatever else it serves: a monitor keyed on the status sees it.
+    if (f.freeBytes !== null && f.freeBytes < FULL_DISK_BYTES)
+      return { status: "down", detail: `only ${gib(f.freeBytes)} free in DATA_DIR (under 100 MiB): writes (sign-ins, keys, uploads, imports) fail once it runs out`, fix: "Free disk space on the DATA_DIR volume or move DATA_DIR to a larger one, then delete unpublished tileset versions you no longer need" };
     const missing = missingArchives(ctx.sqlite, ctx.config.dataDir);
     if (missing.length) return { status: "degraded", detail: missingArchivesWords(missing), fix: MISSING_ARCHIVES_FIX };
     if (f.freeBytes === null) return { status: "ok", detail: "free space unknown" };

@@ -3,6 +3,8 @@ import { accessSync, constants, readdirSync, statfsSync, statSync } from "node:f
 import { join } from "node:path";
 
 export const LOW_DISK_BYTES = 1024 ** 3;
+/** Below this, writes fail (SQLite's "database or disk is full"): preflight fails, health says down. */
+export const FULL_DISK_BYTES = 100 * 1024 ** 2;
 
 export interface StorageFacts {
   writable: boolean;

@@ -11,7 +11,7 @@ import { probeGeocoder } from "../../backends/geocoder/probe";
 import { probeElevationBackend } from "../../backends/elevation/embedded-probe";
 import { probeRouter } from "../../backends/routing/probe";
 import type { ProbeResult } from "../../backends/probe";
-import { LOW_DISK_BYTES, READ_ONLY_FIX, gib, storageFacts } from "../health/storage";
+import { FULL_DISK_BYTES, LOW_DISK_BYTES, READ_ONLY_FIX, gib, storageFacts } from "../health/storage";
 import { MISSING_ARCHIVES_FIX, missingArchives, missingArchivesWords } from "../health/missing-archives";
 
 export type CheckStatus = "pass" | "warn" | "fail";
@@ -122,7 +122,7 @@ function dataDirChecks(config: Config): Check[] {
 
 function diskCheck(freeBytes: number | null): Check {
   if (freeBytes === null) return { id: "disk_space", status: "warn", message: "Free space in DATA_DIR could not be read", fix: "Check the file system holding DATA_DIR" };
-  if (freeBytes < 100 * 1024 ** 2) return { id: "disk_space", status: "fail", message: `Only ${gib(freeBytes)} free in DATA_DIR`, fix: "Free disk space or move DATA_DIR to a larger volume; uploads and tile builds need room" };
+  if (freeBytes < FULL_DISK_BYTES) return { id: "disk_space", status: "fail", message: `Only ${gib(freeBytes)} free in DATA_DIR`, fix: "Free disk space or move DATA_DIR to a larger volume; uploads and tile builds need room" };
   if (freeBytes < LOW_DISK_BYTES) return { id: "disk_space", status: "warn", message: `Only ${gib(freeBytes)} free in DATA_DIR (under 1 GiB)`, fix: "Free disk space or move DATA_DIR to a larger volume before importing large data" };
   return { id: "disk_space", status: "pass", message: `${gib(freeBytes)} free in DATA_DIR`, fix: "" };
 }

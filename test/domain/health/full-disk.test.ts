@@ -1,0 +1,29 @@
+// A DATA_DIR volume with (almost) no room: the core cannot write, so /health/detailed says storage down
+// and answers 503, the floor the preflight fails its disk_space check at, and a monitor keyed on the
+// status code sees it.
+import { expect, test } from "bun:test";
+import { makeTestApp, tempDir } from "../../support/app";
+
+test("under 100 MiB free, storage is down and /health/detailed answers 503", async () => {
+  if (process.getuid?.() !== 0) return void console.warn("skipped: cannot mount a tmpfs here");
+  const mount = tempDir("mapstead-small-");
+  if (Bun.spawnSync(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", mount]).exitCode !== 0) return void console.warn("skipped: cannot mount a tmpfs here");
+  try {
+    const app = await makeTestApp({}, { dataDir: mount });
+    try {
+      const res = await app.fetch("/health/detailed");
+      expect(res.status).toBe(503);
+      const body = await res.json();
+      expect(body.status).toBe("down");
+      expect(body.components.storage.status).toBe("down");
+      expect(body.components.storage.detail).toMatch(/^only \d+ MiB free in DATA_DIR \(under 100 MiB\)/);
+      expect(body.components.storage.fix).toContain("Free disk space");
+      const preflight = await (await app.fetch("/setup/preflight", { headers: { accept: "application/json" } })).json();
+      expect(preflight.checks.find((c: { id: string }) => c.id === "disk_space").status).toBe("fail");
+    } finally {
+      await app.close();
+    }
+  } finally {
+    Bun.spawnSync(["umount", mount]);
+  }
+});
