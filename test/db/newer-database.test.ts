@@ -36,4 +36,6 @@ test("commands and serve exit 1 with the reason; the preflight fails its migrati
   expect(preflight.code).toBe(1);
   const check = JSON.parse(preflight.out).checks.find((c: { id: string }) => c.id === "migrations");
   expect(check).toMatchObject({ status: "fail", message: expect.stringContaining("upgraded by a newer Mapstead") });
+  // the copy to go back to is named, as serve's message names it
+  expect(check.fix).toContain("DATA_DIR/upgrade-backups");
 });

@@ -140,7 +140,7 @@ function sqliteCheck(sqlite: Database): Check {
 function migrationsCheck(sqlite: Database): Check {
   const s = migrationStatus(sqlite);
   if (s.unknown.length)
-    return { id: "migrations", status: "fail", message: `The database was upgraded by a newer Mapstead (migration(s) ${s.unknown.join(", ")} unknown to this binary)`, fix: "Run the newer binary that upgraded it, or restore a backup of DATA_DIR made before the upgrade" };
+    return { id: "migrations", status: "fail", message: `The database was upgraded by a newer Mapstead (migration(s) ${s.unknown.join(", ")} unknown to this binary)`, fix: "Run the newer binary that upgraded it, or restore the database as it was before the upgrade: DATA_DIR/upgrade-backups keeps a copy from each upgrade (see the README's Backups section)" };
   if (s.pending.length) return { id: "migrations", status: "fail", message: `${s.pending.length} database migration(s) pending: ${s.pending.join(", ")}`, fix: "Run `mapstead migrate` (serve applies them at start-up too)" };
   return { id: "migrations", status: "pass", message: `Database schema current (${s.applied.length} migration(s))`, fix: "" };
 }
