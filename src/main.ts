@@ -5,6 +5,7 @@ import { UsageError, settingsHelp, splitSettingFlags } from "./cli/args";
 import { printErr } from "./cli/output";
 import { WORKER_ARG } from "./cluster/protocol";
 import { runWorker } from "./cluster/worker";
+import { storageProblem } from "./domain/health/storage-errors";
 
 function mainHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length)) + 2;
@@ -54,6 +55,21 @@ function commandFirst(argv: string[]): string[] {
   return named > 0 ? [argv[named]!, ...argv.slice(0, named), ...argv.slice(named + 1)] : argv;
 }
 
+/**
+ * A command whose write failed for want of disk space is told so with the fix, as the HTTP API answers
+ * 507, instead of SQLite's bare "database or disk is full" or "disk I/O error" (which a full disk gives
+ * when SQLite cannot even size its shared-memory file). A refused permission is left as it is: it may be
+ * about an input file, not DATA_DIR.
+ */
+function storageAdvice(err: unknown): string | null {
+  const words = err instanceof Error ? err.message : String(err);
+  const code = String((err as { code?: unknown } | null)?.code ?? "");
+  const check = "`mapstead preflight` shows how much space is left";
+  if (storageProblem(err) === "full") return `no space left to write (${words}): free some on the disk holding DATA_DIR (${check}), or on the one of the file written to, then run the command again`;
+  if (code.startsWith("SQLITE_IOERR")) return `the database could not be written (${words}, ${code}): the disk holding DATA_DIR may be full or failing (${check}); free some space, or look at the system log for disk errors, then run the command again`;
+  return null;
+}
+
 async function main(argv: string[]): Promise<number> {
   withholdWorldAccess();
   // The supervisor of `mapstead serve` starts its HTTP workers as this executable with WORKER_ARG.
@@ -91,7 +107,7 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err) => {
-    printErr(`mapstead: ${err instanceof Error ? err.message : String(err)}`);
+    printErr(`mapstead: ${storageAdvice(err) ?? (err instanceof Error ? err.message : String(err))}`);
     process.exit(1);
   },
 );
