@@ -15,13 +15,28 @@ export interface UpstreamTarget {
 
 const NOT_YOUR_FAULT = "this is a server-side problem, not one with your request or API key";
 
+/** The settings behind each backend, for the operator's log line: where it points and how long it is waited for. */
+const SETTINGS: Record<UpstreamTarget["unavailableCode"], { url: string; timeout: string }> = {
+  GEOCODER_UNAVAILABLE: { url: "GEOCODER_INTERNAL_URL", timeout: "GEOCODER_TIMEOUT_MS" },
+  ELEVATION_UNAVAILABLE: { url: "ELEVATION_INTERNAL_URL", timeout: "ELEVATION_TIMEOUT_MS" },
+  ROUTER_UNAVAILABLE: { url: "ROUTING_INTERNAL_URL", timeout: "ROUTING_TIMEOUT_MS" },
+};
+
+/** What the operator should do about a backend that did not answer (the log's `fix`). */
+function unavailableFix(target: UpstreamTarget, reason: string): string {
+  const { url, timeout } = SETTINGS[target.unavailableCode];
+  const slow = reason.startsWith("no answer within") ? `, or raise ${timeout} if it is only slow` : "";
+  return `check that the ${target.label} runs and that ${url} points at it${slow}; \`mapstead preflight\` probes it`;
+}
+
 function unavailable(target: UpstreamTarget, reason: string, url: string): ServiceUnavailable {
-  target.log.warn("backend unavailable", { backend: target.label, path: new URL(url).pathname, reason });
+  target.log.warn("backend unavailable", { backend: target.label, setting: SETTINGS[target.unavailableCode].url, path: new URL(url).pathname, reason, fix: unavailableFix(target, reason) });
   return new ServiceUnavailable(target.unavailableCode, `The ${target.label} is unavailable (${reason}); ${NOT_YOUR_FAULT}. Try again later`);
 }
 
 function badAnswer(target: UpstreamTarget, reason: string, url: string): UpstreamError {
-  target.log.warn("backend answered wrongly", { backend: target.label, path: new URL(url).pathname, reason });
+  const setting = SETTINGS[target.unavailableCode].url;
+  target.log.warn("backend answered wrongly", { backend: target.label, setting, path: new URL(url).pathname, reason, fix: `check that ${setting} points at the right kind of server and version; \`mapstead preflight\` probes it` });
   return new UpstreamError(`The ${target.label} ${reason}; ${NOT_YOUR_FAULT}`);
 }
 
