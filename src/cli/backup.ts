@@ -11,6 +11,7 @@ import { databasePath, openDatabase, refuseUnusableDataDir } from "../db/client"
 import { migrationStatus, NewerDatabaseError } from "../db/migrate";
 import { backupDataDir, BackupUnsettled, MANIFEST_FILE, type BackupResult } from "../domain/backup/backup";
 import { VERSION } from "../build-info";
+import { fileProblems, MISSING_ARCHIVES_FIX, MISSING_FONTS_FIX, MISSING_SPRITES_FIX } from "../domain/health/published-files";
 
 const HELP = `Usage: mapstead backup --to DIR [--json] [settings]
 
@@ -135,9 +136,22 @@ export const backupCommand: CliCommand = {
       if (json) print(JSON.stringify(manifest, null, 2));
       else printResult(result, dataDir, (performance.now() - started) / 1000);
       if (!result.missing.length) return 0;
+      // Said with what each file belongs to and its own fix, in the words /health/detailed and the preflight use.
+      const known = fileProblems(live, dataDir);
+      const fixes = (
+        [
+          ["tilesets/", `tile archives: ${MISSING_ARCHIVES_FIX}`],
+          ["sprites/", `sprites: ${MISSING_SPRITES_FIX}`],
+          ["fonts/", `fonts: ${MISSING_FONTS_FIX}`],
+        ] as const
+      )
+        .filter(([dir]) => result.missing.some((m) => m.startsWith(dir)))
+        .map(([, fix]) => fix);
+      const owners = new Map([...known.archives, ...known.sprites, ...known.fonts].map((p) => [p.path, p.name]));
+      const named = result.missing.map((m) => (owners.has(m) ? `${m} (${owners.get(m)})` : m));
       return fail(
-        `${result.missing.length} file(s) the database refers to are missing from DATA_DIR itself, so the backup lacks them too: ${result.missing.join(", ")}; ` +
-          `delete the tileset versions, styles or fonts they belong to (or put the files back), then back up again`,
+        `${result.missing.length} file(s) the database refers to are missing from DATA_DIR itself, so the backup lacks them too: ${named.join(", ")}. ` +
+          `${fixes.length ? fixes.join(". ") + ". " : "Put the files back. "}Then back up again`,
       );
     } catch (err) {
       // A partial backup must not pass for one: take away what was written (DIR was new or empty).

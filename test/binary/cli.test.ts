@@ -160,7 +160,7 @@ describe("preflight", () => {
     const report = JSON.parse(r.stdout);
     expect(report.ok).toBe(true);
     const ids = report.checks.map((c: { id: string }) => c.id);
-    expect(ids).toEqual(["config", "public_url", "data_dir", "disk_space", "sqlite", "migrations", "admin", "archives", "geocoder", "elevation", "router"]);
+    expect(ids).toEqual(["config", "public_url", "data_dir", "disk_space", "sqlite", "migrations", "admin", "archives", "sprites", "fonts", "geocoder", "elevation", "router"]);
     // Nothing listens during `mapstead preflight`: it checks what serve will do.
     expect(report.checks[0].message).toBe("Settings valid; will listen on 127.0.0.1:8080");
     for (const c of report.checks) {

@@ -8,7 +8,7 @@ import type { Gazetteer } from "../../backends/geocoder/embedded/gazetteer";
 import { probeElevation } from "../../backends/elevation/probe";
 import { probeRouter } from "../../backends/routing/probe";
 import { FULL_DISK_BYTES, LOW_DISK_BYTES, READ_ONLY_FIX, gib, storageFacts } from "./storage";
-import { MISSING_ARCHIVES_FIX, missingArchives, missingArchivesWords } from "./missing-archives";
+import { fileProblems, fileProblemsSummary } from "./published-files";
 
 export interface DetailedHealth {
   status: "ok" | "degraded" | "down";
@@ -49,8 +49,8 @@ export function createHealthService(ctx: AppContext, embeddedGazetteer: () => Ga
     // A core that cannot write is down (503), whatever else it serves: a monitor keyed on the status sees it.
     if (f.freeBytes !== null && f.freeBytes < FULL_DISK_BYTES)
       return { status: "down", detail: `only ${gib(f.freeBytes)} free in DATA_DIR (under 100 MiB): writes (sign-ins, keys, uploads, imports) fail once it runs out`, fix: "Free disk space on the DATA_DIR volume or move DATA_DIR to a larger one, then delete unpublished tileset versions you no longer need" };
-    const missing = missingArchives(ctx.sqlite, ctx.config.dataDir);
-    if (missing.length) return { status: "degraded", detail: missingArchivesWords(missing), fix: MISSING_ARCHIVES_FIX };
+    const missing = fileProblemsSummary(fileProblems(ctx.sqlite, ctx.config.dataDir));
+    if (missing) return { status: "degraded", ...missing };
     if (f.freeBytes === null) return { status: "ok", detail: "free space unknown" };
     if (f.freeBytes < LOW_DISK_BYTES) return { status: "degraded", detail: `only ${gib(f.freeBytes)} free in DATA_DIR (under 1 GiB)`, fix: "Free disk space on the DATA_DIR volume, or delete unpublished tileset versions you no longer need" };
     return { status: "ok", detail: `${gib(f.freeBytes)} free in DATA_DIR` };

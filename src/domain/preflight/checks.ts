@@ -12,7 +12,7 @@ import { probeElevationBackend } from "../../backends/elevation/embedded-probe";
 import { probeRouter } from "../../backends/routing/probe";
 import type { ProbeResult } from "../../backends/probe";
 import { FULL_DISK_BYTES, LOW_DISK_BYTES, READ_ONLY_FIX, gib, storageFacts } from "../health/storage";
-import { MISSING_ARCHIVES_FIX, missingArchives, missingArchivesWords } from "../health/missing-archives";
+import { MISSING_ARCHIVES_FIX, MISSING_FONTS_FIX, MISSING_SPRITES_FIX, archivesWords, fileProblems, fontsWords, spritesWords } from "../health/published-files";
 
 export type CheckStatus = "pass" | "warn" | "fail";
 
@@ -179,12 +179,26 @@ async function unresolvedHost(host: string): Promise<string | null> {
   }
 }
 
-/** Every ready tileset version has its archive (a restore may have left some out). */
-function archivesCheck(sqlite: Database, dataDir: string): Check {
-  const missing = missingArchives(sqlite, dataDir);
-  // A warning, as /health/detailed says degraded: everything else serves.
-  if (missing.length) return { id: "archives", status: "warn", message: missingArchivesWords(missing), fix: MISSING_ARCHIVES_FIX };
-  return { id: "archives", status: "pass", message: "Every ready tileset version has its archive in DATA_DIR", fix: "" };
+/**
+ * Every ready tileset version has a readable archive, every style its sprite and every font its file (a
+ * restore may have left some out). An archive of a published version is a failure: that map answers 503
+ * to every client, so a restore checked by the preflight must not pass with it. The rest only warns, as
+ * /health/detailed says degraded: an unpublished version is not served to map clients, and a map
+ * without its icons or some labels still draws.
+ */
+function publishedFilesChecks(sqlite: Database, dataDir: string): Check[] {
+  const p = fileProblems(sqlite, dataDir);
+  return [
+    p.archives.length
+      ? { id: "archives", status: p.archives.some((a) => a.published) ? "fail" : "warn", message: archivesWords(p.archives), fix: MISSING_ARCHIVES_FIX }
+      : { id: "archives", status: "pass", message: "Every ready tileset version has its archive in DATA_DIR", fix: "" },
+    p.sprites.length
+      ? { id: "sprites", status: "warn", message: spritesWords(p.sprites), fix: MISSING_SPRITES_FIX }
+      : { id: "sprites", status: "pass", message: "Every sprite of a style has its files in DATA_DIR", fix: "" },
+    p.fonts.length
+      ? { id: "fonts", status: "warn", message: fontsWords(p.fonts), fix: MISSING_FONTS_FIX }
+      : { id: "fonts", status: "pass", message: "Every installed font has its file in DATA_DIR", fix: "" },
+  ];
 }
 
 export async function runPreflight(deps: PreflightDeps): Promise<PreflightReport> {
@@ -196,7 +210,7 @@ export async function runPreflight(deps: PreflightDeps): Promise<PreflightReport
   ]);
   const dirChecks = dataDirChecks(config);
   const databaseChecks: Check[] = sqlite
-    ? [sqliteCheck(sqlite), migrationsCheck(sqlite), adminCheck(sqlite), archivesCheck(sqlite, config.dataDir)]
+    ? [sqliteCheck(sqlite), migrationsCheck(sqlite), adminCheck(sqlite), ...publishedFilesChecks(sqlite, config.dataDir)]
     : deps.fresh && dirChecks[0]!.status === "pass"
       ? [
           { id: "sqlite", status: "pass", message: "No database in DATA_DIR yet: the first start creates it and applies the migrations", fix: "" },

@@ -19,7 +19,7 @@ describe("GET /setup/preflight", () => {
     expect(res.headers.get("cache-control")).toBe("no-store");
     const body = await res.json();
     expect(body.ok).toBe(true);
-    expect(body.checks.map((c: { id: string }) => c.id)).toEqual(["config", "public_url", "data_dir", "disk_space", "sqlite", "migrations", "admin", "archives", "geocoder", "elevation", "router"]);
+    expect(body.checks.map((c: { id: string }) => c.id)).toEqual(["config", "public_url", "data_dir", "disk_space", "sqlite", "migrations", "admin", "archives", "sprites", "fonts", "geocoder", "elevation", "router"]);
     expect(body.checks[0].message).toMatch(/; listening on 127\.0\.0\.1:\d+$/);
     for (const c of body.checks) {
       expect(Object.keys(c).sort()).toEqual(["fix", "id", "message", "status"]);

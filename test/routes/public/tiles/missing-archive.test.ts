@@ -48,12 +48,12 @@ test("a deleted archive: TileJSON and tiles answer 503 naming the tileset, and t
   const health = (await (await t.fetch("/health/detailed")).json()) as { status: string; components: { storage: { status: string; detail: string; fix: string } } };
   expect(health.status).toBe("degraded");
   expect(health.components.storage.status).toBe("degraded");
-  expect(health.components.storage.detail).toContain("1 ready tileset version(s) have no archive in DATA_DIR (acme/gone@1)");
+  expect(health.components.storage.detail).toContain("1 ready tileset version(s) have no readable archive in DATA_DIR (acme/gone@1 published missing)");
   expect(health.components.storage.fix).toContain("from a backup");
-  // And the preflight, which an operator runs after a restore (a warning: everything else serves).
+  // And the preflight, which an operator runs after a restore (a failure: the published map answers 503).
   const ok = async () => ({ status: "ok" as const, detail: "stub" });
   const report = await runPreflight({ config: t.ctx.config, sqlite: t.ctx.sqlite, listening: true, probeGeocoder: ok, probeElevation: ok, probeRouter: ok });
-  expect(report.checks.find((c) => c.id === "archives")).toMatchObject({ status: "warn", message: expect.stringContaining("(acme/gone@1)"), fix: expect.stringContaining("mapstead tilesets delete") });
+  expect(report.checks.find((c) => c.id === "archives")).toMatchObject({ status: "fail", message: expect.stringContaining("(acme/gone@1 published missing)"), fix: expect.stringContaining("mapstead tilesets delete") });
   // The log's fix works as written for the published version: unpublish, then delete.
   const steps = [...(line.fix as string).matchAll(/mapstead (tilesets (?:unpublish|delete) [^()]*?)(?= \(|\)|$)/g)].map((m) => m[1]!.trim().split(" "));
   expect(steps.map((s) => s[1])).toEqual(["delete", "unpublish"]);
