@@ -62,7 +62,7 @@ export function createServices(ctx: AppContext, opts: ServiceOptions = {}) {
   // (the tile catalog closes its archives on shutdown; closing the bus ends the subscription).
   const published = once(() => createPublishedCache(changes));
   const glyphs = once(() => new GlyphStore(ctx, fonts(), published()));
-  const spriteFiles = once(() => createSpriteFiles(sprites(), published()));
+  const spriteFiles = once(() => createSpriteFiles(sprites(), published(), ctx.log));
   const styleReads = once(() => createStyleReads(styles(), spriteFiles(), published()));
   // Shared by the tile reads and the embedded elevation backend: one archive cache.
   const tileCatalog = once(() => {

@@ -82,7 +82,7 @@ export function createStyleReads(styles: StyleSource, spriteFiles: SpriteFiles, 
       const resolved = resolve(params.owner, params.style);
       if (!mayRead(resolved, viewer)) throw styleNotFound();
       if (!resolved.spritePath) throw new NotFound("This style version has no sprite", "STYLE_NOT_FOUND");
-      return spriteFiles.answer(request, resolved.spritePath, params.file, cacheControlOf(resolved));
+      return spriteFiles.answer(request, resolved.spritePath, params.file, cacheControlOf(resolved), `${params.owner}/${params.style.split("@")[0]}@${resolved.version}`);
     },
   };
 }

@@ -72,7 +72,7 @@ export function spritesModule(services: Services, authPlugin: AuthPlugin) {
         const org = requireOrgAccess(ctx.db, params.org, caller, { keyScope: "styles:write" });
         const row = styles.get(org, params.style);
         if (!isSpriteFile(params.file) || !row.draftSpritePath) throw new NotFound("No such draft sprite file");
-        return serveFile(request, set.headers as Record<string, string>, row.draftSpritePath, params.file, "private, no-cache");
+        return serveFile(request, set.headers as Record<string, string>, row.draftSpritePath, params.file, "private, no-cache", `${params.org}/${params.style} (draft)`);
       },
       {
         scope: "styles:write",
@@ -88,6 +88,7 @@ export function spritesModule(services: Services, authPlugin: AuthPlugin) {
             403: ErrorEnvelope,
             404: ErrorEnvelope,
             429: ErrorEnvelope,
+            503: ErrorEnvelope,
           }),
         },
       },

@@ -21,9 +21,11 @@ export function publicSpritesModule(services: Services) {
           304: "Not modified (If-None-Match matched the ETag)",
           400: ErrorEnvelope,
           404: ErrorEnvelope,
+          503: ErrorEnvelope,
         }),
         tags: ["Styles"],
         summary: "Sprite of the published style ({style}) or of one version ({style}@{version}): sprite.json, sprite.png, sprite@2x.json, sprite@2x.png",
+        description: "503 STORAGE_UNAVAILABLE when the style has a sprite but its files are missing on this server (the server's log names the directory and the fix).",
       },
     },
   ));
