@@ -58,6 +58,7 @@ export const fontsCommand: CliCommand = {
       try {
         const font = installFont(ctx, catalog, changes, new Uint8Array(readFileSync(file!)), { name: parsed.values.name });
         if (json) print(JSON.stringify(font, null, 2));
+        else if (font.restored) print(`${green("Restored")} the missing file of ${bold(font.name)} (${font.codepoints} characters): its glyphs are served again.`);
         else print(`${green("Installed")} ${bold(font.name)} (${font.codepoints} characters). Use it in a style as "text-font": ["${font.name}"].`);
         return 0;
       } catch (err) {

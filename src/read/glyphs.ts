@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AppContext } from "../context";
-import { BadRequest, NotFound } from "../errors";
+import { AppError, BadRequest, NotFound } from "../errors";
 import { buildRangeGlyphs, encodeFontstack, parseFont, rangeName, readEncodedGlyphs, RANGE_SIZE, MAX_CODEPOINT, type EncodedGlyph, type ParsedFont } from "../glyphs";
 import type { FontCatalog, FontEntry } from "../domain/fonts/catalog";
 import { strongEtag } from "./etag";
@@ -121,7 +121,12 @@ export class GlyphStore {
     let loading = this.fonts.get(entry.path);
     if (!loading) {
       loading = (async () => {
-        const bytes = await Bun.file(entry.path).arrayBuffer();
+        let bytes: ArrayBuffer;
+        try {
+          bytes = await Bun.file(entry.path).arrayBuffer();
+        } catch (err) {
+          throw this.fontUnreadable(entry, err);
+        }
         const key = createHash("sha256").update(new Uint8Array(bytes)).update(`generator:${GENERATOR_VERSION}`).digest("hex").slice(0, 24);
         return { key, bytes, parsed: null };
       })();
@@ -129,6 +134,22 @@ export class GlyphStore {
       this.fonts.set(entry.path, loading);
     }
     return loading;
+  }
+
+  /**
+   * An installed font whose file is gone from DATA_DIR (deleted by hand, a restore that left it out) is
+   * the operator's to fix: the log names the file and how, the client is told the font cannot be read
+   * now (503), never an internal error.
+   */
+  private fontUnreadable(entry: FontEntry, err: unknown): AppError {
+    const code = (err as { code?: string } | null)?.code;
+    this.ctx.log.error("font file cannot be read", {
+      font: entry.name,
+      path: entry.path,
+      error: err instanceof Error ? err.message : String(err),
+      fix: `copy the font file back to ${entry.path} from a backup (mapstead backup keeps it), or add the same file again: mapstead fonts add --name "${entry.name}" FILE`,
+    });
+    return new AppError(503, "STORAGE_UNAVAILABLE", `Font "${entry.name}" cannot be read: its file is ${code === "ENOENT" ? "missing" : "unreadable"} on this server (the server's log names the file and the fix)`);
   }
 
   /** One font's glyph records for a range: memory, else disk, else built (once) and written to disk. */

@@ -262,11 +262,22 @@ describe("mapstead backup", () => {
     const to = join(work, "backup-3");
     const r = runCli(small, "backup", "--to", to);
     expect(r.code).toBe(1);
-    expect(r.err).toContain(`mapstead backup: 1 file(s) the database refers to are missing from DATA_DIR itself, so the backup lacks them too: fonts/${font}; delete the tileset versions, styles or fonts they belong to`);
+    // Named with the font it belongs to and a fix that exists (there is no font removal: the file goes back).
+    expect(r.err).toMatch(new RegExp(`mapstead backup: 1 file\\(s\\) the database refers to are missing from DATA_DIR itself, so the backup lacks them too: fonts/${font} \\(.+\\)\\. fonts: Copy each font file back from a backup`));
+    expect(r.err).toContain("mapstead fonts add --name NAME FILE puts it back");
+    expect(r.err).not.toContain("delete the");
     expect(r.out).toContain(`Backed up all but 1 missing file(s) of DATA_DIR ${small} to ${to}`);
     expect(r.out).toMatch(/fonts +0 font file\(s\) +0 B/);
     expect(r.out).toContain(`  mv ${small} ${small}.before-restore\n  cp -a ${to} ${small} && chown -R root: ${small}\n`);
     expect(JSON.parse(readFileSync(join(to, MANIFEST_FILE), "utf8")).missing).toEqual([`fonts/${font}`]);
+    // The fix as told: adding the same file again puts it back, and the next backup is whole.
+    const again = runCli(small, "fonts", "add", join(work, "blocks.otf"));
+    expect(again).toMatchObject({ code: 0 });
+    expect(again.out).toContain("Restored the missing file of");
+    expect(readdirSync(join(small, "fonts"))).toEqual([font]);
+    expect(runCli(small, "backup", "--to", join(work, "backup-3b")).code).toBe(0);
+    // Another font under a taken name is still refused.
+    expect(runCli(small, "fonts", "add", join(work, "blocks.otf")).err).toContain("already installed");
   });
 
   test("operator mistakes: one line naming it and the fix, nothing written", () => {

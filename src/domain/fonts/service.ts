@@ -22,6 +22,8 @@ export interface FontInfo {
 export interface InstalledFont extends FontInfo {
   /** Unicode codepoints the font maps to a glyph */
   codepoints: number;
+  /** the font was installed already and these same bytes put back its missing file */
+  restored?: boolean;
 }
 
 type Kind = "ttf" | "otf";
@@ -84,6 +86,19 @@ export function listFonts(catalog: FontCatalog): FontInfo[] {
     .sort((a, b) => a.name.localeCompare(b.name));
 }
 
+/** Writes a font file under DATA_DIR/fonts (temp file + rename, so no reader sees half of it). */
+function writeFontFile(dataDir: string, absolute: string, bytes: Uint8Array): void {
+  mkdirSync(join(dataDir, "fonts"), { recursive: true });
+  const tmp = `${absolute}.${process.pid}.${Date.now()}.tmp`;
+  try {
+    writeFileSync(tmp, bytes);
+    renameSync(tmp, absolute);
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    throw err;
+  }
+}
+
 /** Validates, stores and records a font; the catalog (and every cache keyed on it) is refreshed. */
 export function installFont(ctx: AppContext, catalog: FontCatalog, changes: ChangePublisher, bytes: Uint8Array, opts: { name?: string } = {}): InstalledFont {
   if (bytes.length > MAX_FONT_BYTES) throw new PayloadTooLarge(`A font may be at most ${MAX_FONT_BYTES / 1024 / 1024} MiB; this one is ${bytes.length} bytes`);
@@ -114,23 +129,20 @@ export function installFont(ctx: AppContext, catalog: FontCatalog, changes: Chan
     if (!fromFont) throw new BadRequest("name: the font has no family name; give one with the 'name' parameter");
     name = validateFontName(fromFont);
   }
-  if (catalog.get(name)) throw new Conflict(`A font named "${name}" is already installed; choose another name`);
-
   const digest = createHash("sha256").update(bytes).digest("hex").slice(0, 32);
   const relative = join("fonts", `${digest}.${kind}`);
   const absolute = join(ctx.config.dataDir, relative);
   const fresh = !existsSync(absolute);
-  if (fresh) {
-    mkdirSync(join(ctx.config.dataDir, "fonts"), { recursive: true });
-    const tmp = `${absolute}.${process.pid}.${Date.now()}.tmp`;
-    try {
-      writeFileSync(tmp, bytes);
-      renameSync(tmp, absolute);
-    } catch (err) {
-      rmSync(tmp, { force: true });
-      throw err;
-    }
+  const installed = catalog.get(name);
+  // The same bytes as an installed font whose file is gone from DATA_DIR: put the file back (what an
+  // operator naturally tries; the name stays theirs, nothing else changes). Any other clash is refused.
+  if (installed && !(installed.path === absolute && fresh)) throw new Conflict(`A font named "${name}" is already installed; choose another name`);
+  if (installed) {
+    writeFontFile(ctx.config.dataDir, absolute, bytes);
+    ctx.log.info("font file restored", { font: name, path: absolute });
+    return { name, builtin: false, created_at: new Date(installed.createdAt).toISOString(), codepoints: codepoints.length, restored: true };
   }
+  if (fresh) writeFontFile(ctx.config.dataDir, absolute, bytes);
   const createdAt = Date.now();
   try {
     ctx.sqlite.transaction(() => {

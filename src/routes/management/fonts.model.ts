@@ -16,6 +16,7 @@ export const InstalledFont = t.Object({
   builtin: t.Boolean(),
   created_at: t.String({ format: "date-time" }),
   codepoints: t.Integer({ description: "Unicode codepoints the font has glyphs for" }),
+  restored: t.Optional(t.Boolean({ description: "true when the font was installed already and this upload (the same file) put back its file, which was missing from DATA_DIR" })),
 });
 
 export const UploadQuery = t.Object({

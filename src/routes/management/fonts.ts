@@ -65,7 +65,7 @@ export function fontsModule(services: Services, authPlugin: AuthPlugin) {
             },
           },
           description:
-            "Body: the font file itself (any content type), or multipart/form-data with the font in 'file' and optionally 'name'. At most 50 MiB. The name defaults to the font's \"Family Subfamily\" and may not contain commas or slashes. 415 for files that are not TrueType/OpenType, 422 INVALID_SOURCE_DATA for fonts that cannot be read, 409 for a name already installed.",
+            "Body: the font file itself (any content type), or multipart/form-data with the font in 'file' and optionally 'name'. At most 50 MiB. The name defaults to the font's \"Family Subfamily\" and may not contain commas or slashes. 415 for files that are not TrueType/OpenType, 422 INVALID_SOURCE_DATA for fonts that cannot be read, 409 for a name already installed, except for the same file as that font when its file is missing from DATA_DIR: then the file is put back (restored: true).",
         },
       },
     ));

@@ -39,11 +39,12 @@ export function publicFontsModule(services: Services) {
             304: "Not modified (If-None-Match matched the ETag)",
             400: ErrorEnvelope,
             404: ErrorEnvelope,
+            503: ErrorEnvelope,
           }),
           tags,
           summary: "Glyph range (SDF glyphs PBF for MapLibre GL)",
           description:
-            "Signed distance field glyphs (24 px, 3 px buffer) of a 256-codepoint range. The fontstack is comma-separated font names (URL-encoded); each glyph comes from the first font of the stack that has it. Gzipped (Content-Encoding: gzip, Vary: Accept-Encoding) for clients that accept it. 404 FONT_NOT_FOUND when no font of the stack is installed; an installed font without glyphs in the range gives an empty, valid PBF. Strong ETag, If-None-Match answers 304.",
+            "Signed distance field glyphs (24 px, 3 px buffer) of a 256-codepoint range. The fontstack is comma-separated font names (URL-encoded); each glyph comes from the first font of the stack that has it. Gzipped (Content-Encoding: gzip, Vary: Accept-Encoding) for clients that accept it. 404 FONT_NOT_FOUND when no font of the stack is installed; 503 STORAGE_UNAVAILABLE when an installed font's file is missing on this server (the server's log names the path and the fix); an installed font without glyphs in the range gives an empty, valid PBF. Strong ETag, If-None-Match answers 304.",
         },
       },
     ));
