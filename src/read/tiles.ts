@@ -11,6 +11,7 @@ import type { TileFacts, TileSource, TilesetWords } from "../tiles/source";
 import { tileJsonAnswers, type TileJsonAnswers } from "./tile-answers";
 import type { PublishedCache } from "./published-cache";
 import { AppError } from "../errors";
+import { noteUnreadableArchive } from "../domain/health/unreadable-archives";
 
 export interface Served {
   tilesetId: number;
@@ -92,6 +93,7 @@ export function createTileCatalog(ctx: AppContext, published: PublishedCache) {
    */
   function archiveUnreadable(owner: string, slug: string, version: number, archivePath: string, err: unknown): AppError {
     const missing = !existsSync(join(ctx.config.dataDir, archivePath));
+    if (!missing) noteUnreadableArchive(ctx.sqlite, ctx.config.dataDir, `${owner}/${slug}@${version}`, archivePath);
     ctx.log.error("tileset archive cannot be read", { tileset: `${owner}/${slug}@${version}`, file: archivePath, missing, error: err instanceof Error ? err.message : String(err), fix: `copy the file back from a backup (see the README's Backups), or delete that version: mapstead tilesets delete --org ${owner} --slug ${slug} --version ${version} (the published version is deleted only after another is published, or after mapstead tilesets unpublish --org ${owner} --slug ${slug})` });
     return new AppError(503, "STORAGE_UNAVAILABLE", `Tileset '${owner}/${slug}@${version}' cannot be read: its archive is ${missing ? "missing" : "damaged"} on this server (the server's log names the file and the fix)`);
   }

@@ -9,6 +9,7 @@ import { probeElevation } from "../../backends/elevation/probe";
 import { probeRouter } from "../../backends/routing/probe";
 import { FULL_DISK_BYTES, LOW_DISK_BYTES, READ_ONLY_FIX, gib, storageFacts } from "./storage";
 import { fileProblems, fileProblemsSummary } from "./published-files";
+import { unreadableArchives } from "./unreadable-archives";
 
 export interface DetailedHealth {
   status: "ok" | "degraded" | "down";
@@ -49,7 +50,10 @@ export function createHealthService(ctx: AppContext, embeddedGazetteer: () => Ga
     // A core that cannot write is down (503), whatever else it serves: a monitor keyed on the status sees it.
     if (f.freeBytes !== null && f.freeBytes < FULL_DISK_BYTES)
       return { status: "down", detail: `only ${gib(f.freeBytes)} free in DATA_DIR (under 100 MiB): writes (sign-ins, keys, uploads, imports) fail once it runs out`, fix: "Free disk space on the DATA_DIR volume or move DATA_DIR to a larger one, then delete unpublished tileset versions you no longer need" };
-    const missing = fileProblemsSummary(fileProblems(ctx.sqlite, ctx.config.dataDir));
+    // Those the tile reader failed to open here too: a damaged file whose header looks right.
+    const problems = fileProblems(ctx.sqlite, ctx.config.dataDir);
+    for (const p of unreadableArchives(ctx.sqlite, ctx.config.dataDir)) if (!problems.archives.some((a) => a.path === p.path)) problems.archives.push(p);
+    const missing = fileProblemsSummary(problems);
     if (missing) return { status: "degraded", ...missing };
     if (f.freeBytes === null) return { status: "ok", detail: "free space unknown" };
     if (f.freeBytes < LOW_DISK_BYTES) return { status: "degraded", detail: `only ${gib(f.freeBytes)} free in DATA_DIR (under 1 GiB)`, fix: "Free disk space on the DATA_DIR volume, or delete unpublished tileset versions you no longer need" };

@@ -67,4 +67,11 @@ test("a truncated archive is damaged, not an internal error", async () => {
   const res = await t.fetch("/tiles/v1/acme/cut@1/0/0/0.pbf");
   expect(res.status).toBe(503);
   expect(((await res.json()) as { error: { message: string } }).error.message).toContain("its archive is damaged");
+  // Its header is intact, so only the failed open tells: /health/detailed names it from then on...
+  const storage = async () => ((await (await t.fetch("/health/detailed")).json()) as { components: { storage: { status: string; detail: string } } }).components.storage;
+  expect(await storage()).toMatchObject({ status: "degraded", detail: expect.stringContaining("(acme/cut@1 published damaged)") });
+  // ...until the version is gone (or the file put back).
+  expect(runCli(t.dataDir, "tilesets", "unpublish", "--org", "acme", "--slug", "cut").code).toBe(0);
+  expect(runCli(t.dataDir, "tilesets", "delete", "--org", "acme", "--slug", "cut", "--version", "1").code).toBe(0);
+  expect((await storage()).detail).not.toContain("acme/cut@1");
 });
