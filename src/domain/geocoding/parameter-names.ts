@@ -3,7 +3,7 @@
 // send instead: ignored, it would quietly give unfiltered results. A name no form knows (a cache
 // buster, say) is ignored, as web APIs do.
 import { BadRequest } from "../../errors";
-import { refuseRepeatedParameters } from "../../http/query-params";
+import { refuseRepeatedParameters } from "../query/repeated-parameters";
 
 export type GeocodingForm = "forward" | "reverse" | "autocomplete";
 

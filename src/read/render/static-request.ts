@@ -9,7 +9,7 @@
 // query parameter is ignored, as on every other route. A parameter given twice is refused, as on every
 // service route.
 import { BadRequest } from "../../errors";
-import { refuseRepeatedParameters } from "../../http/query-params";
+import { refuseRepeatedParameters } from "../../domain/query/repeated-parameters";
 import { parseOverlays, type OverlayFeature } from "./overlays";
 import { MAX_ZOOM, type Padding } from "./viewport";
 
