@@ -13,6 +13,7 @@ import { FontCatalog } from "./domain/fonts/catalog";
 import { createGeocodingService } from "./domain/geocoding/service";
 import { createRoutingService } from "./domain/routing/service";
 import { createHealthService } from "./domain/health/service";
+import { createUnreadableArchives } from "./domain/health/unreadable-archives";
 import { createIdempotencyStore } from "./domain/idempotency/service";
 import { createSpriteStore } from "./domain/sprites/store";
 import { createStylesService } from "./domain/styles/service";
@@ -65,8 +66,10 @@ export function createServices(ctx: AppContext, opts: ServiceOptions = {}) {
   const spriteFiles = once(() => createSpriteFiles(sprites(), published(), ctx.log));
   const styleReads = once(() => createStyleReads(styles(), spriteFiles(), published()));
   // Shared by the tile reads and the embedded elevation backend: one archive cache.
+  // Archives the catalog failed to open although they looked whole, for health to tell.
+  const unreadableArchives = once(() => createUnreadableArchives(ctx.sqlite, ctx.config.dataDir));
   const tileCatalog = once(() => {
-    const catalog = createTileCatalog(ctx, published());
+    const catalog = createTileCatalog(ctx, published(), unreadableArchives());
     ctx.onShutdown(() => catalog.close());
     return catalog;
   });
@@ -92,7 +95,7 @@ export function createServices(ctx: AppContext, opts: ServiceOptions = {}) {
     ctx.onShutdown(() => store.stop());
     return store;
   });
-  const health = once(() => createHealthService(ctx, embeddedGazetteer));
+  const health = once(() => createHealthService(ctx, embeddedGazetteer, unreadableArchives()));
   const metrics = once(() => opts.worker?.metrics.registry ?? createMetrics());
 
   return {

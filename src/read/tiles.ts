@@ -11,7 +11,7 @@ import type { TileFacts, TileSource, TilesetWords } from "../tiles/source";
 import { tileJsonAnswers, type TileJsonAnswers } from "./tile-answers";
 import type { PublishedCache } from "./published-cache";
 import { AppError } from "../errors";
-import { noteUnreadableArchive } from "../domain/health/unreadable-archives";
+import type { UnreadableArchives } from "../domain/health/unreadable-archives";
 
 export interface Served {
   tilesetId: number;
@@ -59,7 +59,7 @@ const ENTRY_BYTES = 1024;
 /** A version's entry: the served archive, null (nothing servable) or the pending open. */
 type VersionEntry = Served | null | Promise<Served | null>;
 
-export function createTileCatalog(ctx: AppContext, published: PublishedCache) {
+export function createTileCatalog(ctx: AppContext, published: PublishedCache, unreadable: UnreadableArchives) {
   const versionRow = ctx.sqlite.query<VersionRow, [string, string, number]>(
     `SELECT t.id, t.org_id, t.name, t.description, t.attribution, t.visibility, v.published_at, v.state, v.archive_format, v.archive_path, v.metadata
      FROM tilesets t JOIN orgs o ON o.id = t.org_id JOIN tileset_versions v ON v.tileset_id = t.id AND v.version = ?3
@@ -93,7 +93,7 @@ export function createTileCatalog(ctx: AppContext, published: PublishedCache) {
    */
   function archiveUnreadable(owner: string, slug: string, version: number, archivePath: string, err: unknown): AppError {
     const missing = !existsSync(join(ctx.config.dataDir, archivePath));
-    if (!missing) noteUnreadableArchive(ctx.sqlite, ctx.config.dataDir, `${owner}/${slug}@${version}`, archivePath);
+    if (!missing) unreadable.note(`${owner}/${slug}@${version}`, archivePath);
     ctx.log.error("tileset archive cannot be read", { tileset: `${owner}/${slug}@${version}`, file: archivePath, missing, error: err instanceof Error ? err.message : String(err), fix: `copy the file back from a backup (see the README's Backups), or delete that version: mapstead tilesets delete --org ${owner} --slug ${slug} --version ${version} (the published version is deleted only after another is published, or after mapstead tilesets unpublish --org ${owner} --slug ${slug})` });
     return new AppError(503, "STORAGE_UNAVAILABLE", `Tileset '${owner}/${slug}@${version}' cannot be read: its archive is ${missing ? "missing" : "damaged"} on this server (the server's log names the file and the fix)`);
   }

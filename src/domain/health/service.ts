@@ -9,7 +9,7 @@ import { probeElevation } from "../../backends/elevation/probe";
 import { probeRouter } from "../../backends/routing/probe";
 import { FULL_DISK_BYTES, LOW_DISK_BYTES, READ_ONLY_FIX, gib, storageFacts } from "./storage";
 import { fileProblems, fileProblemsSummary } from "./published-files";
-import { unreadableArchives } from "./unreadable-archives";
+import type { UnreadableArchives } from "./unreadable-archives";
 
 export interface DetailedHealth {
   status: "ok" | "degraded" | "down";
@@ -19,7 +19,7 @@ export interface DetailedHealth {
 }
 
 /** `embeddedGazetteer` is the running app's gazetteer when it answers geocoding (GEOCODER=embedded). */
-export function createHealthService(ctx: AppContext, embeddedGazetteer: () => Gazetteer | undefined) {
+export function createHealthService(ctx: AppContext, embeddedGazetteer: () => Gazetteer | undefined, unreadable: UnreadableArchives) {
   const geocoder = cachedProbe(() => probeGeocoder(ctx.config, embeddedGazetteer()));
   const openTopoData = cachedProbe(() => probeElevation(ctx.config));
   const elevation = () => probeElevationBackend(ctx.config, ctx.sqlite, openTopoData);
@@ -52,7 +52,7 @@ export function createHealthService(ctx: AppContext, embeddedGazetteer: () => Ga
       return { status: "down", detail: `only ${gib(f.freeBytes)} free in DATA_DIR (under 100 MiB): writes (sign-ins, keys, uploads, imports) fail once it runs out`, fix: "Free disk space on the DATA_DIR volume or move DATA_DIR to a larger one, then delete unpublished tileset versions you no longer need" };
     // Those the tile reader failed to open here too: a damaged file whose header looks right.
     const problems = fileProblems(ctx.sqlite, ctx.config.dataDir);
-    for (const p of unreadableArchives(ctx.sqlite, ctx.config.dataDir)) if (!problems.archives.some((a) => a.path === p.path)) problems.archives.push(p);
+    for (const p of unreadable.list()) if (!problems.archives.some((a) => a.path === p.path)) problems.archives.push(p);
     const missing = fileProblemsSummary(problems);
     if (missing) return { status: "degraded", ...missing };
     if (f.freeBytes === null) return { status: "ok", detail: "free space unknown" };

@@ -13,34 +13,37 @@ interface Noted {
   mtimeMs: number;
 }
 
-const noted = new WeakMap<Database, Map<string, Noted>>();
+/** One per process, built by createServices and handed to the tile catalog (which notes) and health (which tells). */
+export function createUnreadableArchives(sqlite: Database, dataDir: string) {
+  const noted = new Map<string, Noted>();
+  const publishedOfPath = sqlite.query<{ published: number }, [string]>(
+    "SELECT t.published_version IS v.version AS published FROM tileset_versions v JOIN tilesets t ON t.id = v.tileset_id WHERE v.archive_path = ? AND v.state = 'ready'",
+  );
+  return {
+    /** Notes that `path` (relative to DATA_DIR), the archive of `name` (owner/slug@version), could not be opened. */
+    note(name: string, path: string): void {
+      const stat = statSync(join(dataDir, path), { throwIfNoEntry: false });
+      if (!stat) return; // a missing one is found by the existence check
+      noted.set(path, { name, size: stat.size, mtimeMs: stat.mtimeMs });
+    },
 
-/** Notes that `path` (relative to DATA_DIR), the archive of `name` (owner/slug@version), could not be opened. */
-export function noteUnreadableArchive(sqlite: Database, dataDir: string, name: string, path: string): void {
-  const stat = statSync(join(dataDir, path), { throwIfNoEntry: false });
-  if (!stat) return; // a missing one is found by the existence check
-  let map = noted.get(sqlite);
-  if (!map) noted.set(sqlite, (map = new Map()));
-  map.set(path, { name, size: stat.size, mtimeMs: stat.mtimeMs });
-}
-
-/** The noted archives still unchanged on disk and still of a ready version, as damaged. */
-export function unreadableArchives(sqlite: Database, dataDir: string): FileProblem[] {
-  const map = noted.get(sqlite);
-  if (!map?.size) return [];
-  const problems: FileProblem[] = [];
-  for (const [path, n] of map) {
-    const stat = statSync(join(dataDir, path), { throwIfNoEntry: false });
-    let row: { published: number } | null = null;
-    try {
-      row = sqlite
-        .query<{ published: number }, [string]>("SELECT t.published_version IS v.version AS published FROM tileset_versions v JOIN tilesets t ON t.id = v.tileset_id WHERE v.archive_path = ? AND v.state = 'ready'")
-        .get(path);
-    } catch {
+    /** The noted archives still unchanged on disk and still of a ready version, as damaged. */
+    list(): FileProblem[] {
+      const problems: FileProblem[] = [];
+      for (const [path, n] of noted) {
+        const stat = statSync(join(dataDir, path), { throwIfNoEntry: false });
+        let row: { published: number } | null;
+        try {
+          row = publishedOfPath.get(path);
+        } catch {
+          return problems; // the database cannot be read: the database check says so
+        }
+        if (!stat || !row || stat.size !== n.size || stat.mtimeMs !== n.mtimeMs) noted.delete(path);
+        else problems.push({ name: n.name, path, problem: "damaged", published: row.published === 1 });
+      }
       return problems;
-    }
-    if (!stat || !row || stat.size !== n.size || stat.mtimeMs !== n.mtimeMs) map.delete(path);
-    else problems.push({ name: n.name, path, problem: "damaged", published: row.published === 1 });
-  }
-  return problems;
+    },
+  };
 }
+
+export type UnreadableArchives = ReturnType<typeof createUnreadableArchives>;

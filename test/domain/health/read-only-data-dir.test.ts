@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { runCli } from "../../support/cli";
 import { makeTestApp, tempDir } from "../../support/app";
 import { createHealthService } from "../../../src/domain/health/service";
+import { createUnreadableArchives } from "../../../src/domain/health/unreadable-archives";
 
 /** A tmpfs holding a migrated DATA_DIR, then remounted read-only; null where this user may not mount. */
 function readOnlyDataDir(): string | null {
@@ -42,7 +43,7 @@ test("/health/detailed: storage down, saying read-only and to mount it read-writ
   const app = await makeTestApp();
   try {
     // The running server's database elsewhere; its storage check looks at the read-only DATA_DIR.
-    const health = createHealthService({ ...app.ctx, config: { ...app.ctx.config, dataDir } }, () => undefined);
+    const health = createHealthService({ ...app.ctx, config: { ...app.ctx.config, dataDir } }, () => undefined, createUnreadableArchives(app.ctx.sqlite, dataDir));
     const storage = health.storage();
     expect(storage.status).toBe("down");
     expect(storage.detail).toBe("DATA_DIR is on a read-only file system (EROFS)");
