@@ -110,6 +110,10 @@ export const serveCommand: CliCommand = {
     }
     const token = issueSetupToken(handle.sqlite);
     log.info("listening", { url: config.publicUrl, host: config.host, port: config.port, workers: config.workers, render_workers: config.renderWorkers, data_dir: config.dataDir, version: ctx.version });
+    // `bun start`, the CLI wrapper and the binary raise Bun's 16 KiB request-head limit; a plain
+    // `bun src/main.ts serve` does not, and Bun itself then answers long URLs with a bare 431.
+    if (!process.execArgv.some((a) => a.startsWith("--max-http-header-size")))
+      log.warn("started without --max-http-header-size", { effect: "request lines and headers over 16 KiB (long static-image overlays) get Bun's own bare 431, not the API's answers", fix: "start with `bun start` (or `bun --max-http-header-size=65536 src/main.ts serve`)" });
     const tokenFile = token ? writeSetupTokenFile(config.dataDir, token) : (removeSetupTokenFile(config.dataDir), null);
     if (tokenFile) log.info("no admin account yet", { setup_url: `${config.publicUrl}/setup`, setup_token_file: tokenFile, alternative: "mapstead admin create --email you@example.com" });
     // stdout carries JSON log lines only; the human banner goes to a terminal when there is one.
