@@ -4,7 +4,9 @@
 // then cut from range queries, so memory holds one tile's features at a time, never the whole input.
 import { Database, type Statement } from "bun:sqlite";
 import { rmSync } from "node:fs";
+import type { Geometry } from "geojson";
 import { COARSEST, DensityGrid, FINEST } from "./density-grid";
+import { GENERALIZED_ZOOMS, MIN_TEXT, generalizedTexts } from "./generalize";
 
 /** A bounding box in the Web Mercator unit square (x east, y south, 0..1; x may pass 1 across 180°). */
 export type UnitBox = [minX: number, minY: number, maxX: number, maxY: number];
@@ -31,6 +33,8 @@ const WRAP_MARGIN = 1 / 32;
 const BATCH = 5000;
 /** Feature texts read per statement. */
 const TEXT_BATCH = 1000;
+/** Large features simplified per page of the generalize() pass. */
+const GENERALIZE_BATCH = 64;
 /** The zoom range of a feature that never shows (a point thinning left unset). */
 const NEVER = 255;
 /** Rows enter the index by row and column of a 1024 x 1024 grid (zoom 10 tiles). */
@@ -40,8 +44,10 @@ type Box4 = [number, number, number, number];
 
 interface Queries {
   anyIn: Statement<{ one: number }, Box4>;
-  inTile: Statement<{ id: number; bytes: number; minzoom: number; maxzoom: number | null }, [...Box4, number, number, number]>;
-  texts: Statement<{ id: number; geometry: string; properties: string; fid: number | null }, [string]>;
+  /** per GENERALIZED_ZOOMS level, then the full text: features in a tile with the text size that level reads */
+  inTile: Statement<{ id: number; bytes: number; minzoom: number; maxzoom: number | null }, [...Box4, number, number, number]>[];
+  /** the same, the texts themselves */
+  texts: Statement<{ id: number; geometry: string; properties: string; fid: number | null }, [string]>[];
   inBlock: Statement<StoredFeature & { id: number; importance: number }, [...Box4, number]>;
   sizeIn: Statement<{ bytes: number | null }, Box4>;
   largeSizeIn: Statement<{ bytes: number | null }, Box4>;
@@ -53,12 +59,19 @@ function prepareQueries(db: Database): Queries {
   const within = (extra = "", table = "extents") => `f.id IN (SELECT id >> 2 FROM ${table} WHERE ${box}${extra})`;
   return {
     anyIn: db.prepare(`SELECT 1 AS one FROM extents WHERE ${box} LIMIT 1`),
-    inTile: db.prepare(
-      `SELECT f.id, f.bytes, f.minzoom, f.maxzoom FROM features f
-       WHERE ${within(" AND min_z <= ?5 AND max_z >= ?6")} AND f.layer = ?7 ORDER BY f.importance DESC, f.id`,
+    inTile: [...GENERALIZED_ZOOMS.map((_, level) => `COALESCE(f.gen_bytes_${level}, f.bytes)`), "f.bytes"].map((bytes) =>
+      db.prepare<{ id: number; bytes: number; minzoom: number; maxzoom: number | null }, [...Box4, number, number, number]>(
+        `SELECT f.id, ${bytes} AS bytes, f.minzoom, f.maxzoom FROM features f
+         WHERE ${within(" AND min_z <= ?5 AND max_z >= ?6")} AND f.layer = ?7 ORDER BY f.importance DESC, f.id`,
+      ),
     ),
     // Many rows per statement, ids given as a JSON array: one statement per feature cost ten times as much.
-    texts: db.prepare("SELECT t.id, t.geometry, t.properties, t.fid FROM json_each(?) j JOIN texts t ON t.id = j.value"),
+    texts: [
+      ...GENERALIZED_ZOOMS.map((_, level) =>
+        db.prepare<{ id: number; geometry: string; properties: string; fid: number | null }, [string]>(`SELECT t.id, COALESCE(g.geometry, t.geometry) AS geometry, t.properties, t.fid FROM json_each(?) j JOIN texts t ON t.id = j.value LEFT JOIN generalized g ON g.id = t.id AND g.level = ${level}`),
+      ),
+      db.prepare<{ id: number; geometry: string; properties: string; fid: number | null }, [string]>("SELECT t.id, t.geometry, t.properties, t.fid FROM json_each(?) j JOIN texts t ON t.id = j.value"),
+    ],
     inBlock: db.prepare(
       `SELECT f.id, f.importance, f.minzoom, f.maxzoom, t.geometry, t.properties, t.fid FROM features f JOIN texts t ON t.id = f.id
        WHERE ${within()} AND f.layer = ?5 ORDER BY f.id`,
@@ -88,9 +101,11 @@ export class FeatureStore {
     // Small rows apart from the feature text, so sizing, thinning and the index never read the geometries.
     this.db.exec(
       `CREATE TABLE features (id INTEGER PRIMARY KEY, layer INTEGER NOT NULL, minzoom INTEGER, maxzoom INTEGER, importance REAL NOT NULL,
-       x REAL, y REAL, bytes INTEGER NOT NULL, min_x REAL NOT NULL, min_y REAL NOT NULL, max_x REAL NOT NULL, max_y REAL NOT NULL)`,
+       x REAL, y REAL, bytes INTEGER NOT NULL, ${GENERALIZED_ZOOMS.map((_, level) => `gen_bytes_${level} INTEGER, `).join("")}min_x REAL NOT NULL, min_y REAL NOT NULL, max_x REAL NOT NULL, max_y REAL NOT NULL)`,
     );
     this.db.exec("CREATE TABLE texts (id INTEGER PRIMARY KEY, geometry TEXT NOT NULL, properties TEXT NOT NULL, fid INTEGER)");
+    // The coarser geometries of large features for the low zooms (generalize.ts), by GENERALIZED_ZOOMS level.
+    this.db.exec("CREATE TABLE generalized (id INTEGER NOT NULL, level INTEGER NOT NULL, geometry TEXT NOT NULL, PRIMARY KEY (id, level)) WITHOUT ROWID");
     this.insertFeature = this.db.prepare("INSERT INTO features (layer, minzoom, maxzoom, importance, x, y, bytes, min_x, min_y, max_x, max_y) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     this.insertText = this.db.prepare("INSERT INTO texts (id, geometry, properties, fid) VALUES (?, ?, ?, ?)");
     this.db.exec("BEGIN");
@@ -238,6 +253,55 @@ export class FeatureStore {
     this.queries = prepareQueries(this.db);
   }
 
+  /**
+   * Coarser copies of the large lines and polygons for the low zooms (generalize.ts), made only where a
+   * tile of those zooms may reach more text than it may read (`budget`): the copies cost a second pass
+   * over the large features, which data a tile can read whole does not need. Runs after index().
+   */
+  generalize(budget: number, toleranceOf: (layer: number) => number): void {
+    // The first zoom each level serves, and whether some tile there may reach more than the budget.
+    const firstZooms = GENERALIZED_ZOOMS.map((_, i) => (i === 0 ? 0 : GENERALIZED_ZOOMS[i - 1]! + 1));
+    const wanted = firstZooms.map((z) => this.someTileOver(z, budget));
+    if (!wanted.some(Boolean)) return;
+    // A few rows at a time: parsed, a feature's text takes about ten times its size.
+    const page = this.db.prepare<{ id: number; layer: number; bytes: number; geometry: string }, [number, number]>(
+      `SELECT f.id, f.layer, f.bytes, t.geometry FROM features f JOIN texts t ON t.id = f.id WHERE f.id > ?1 AND f.bytes >= ?2 AND f.x IS NULL ORDER BY f.id LIMIT ${GENERALIZE_BATCH}`,
+    );
+    const insert = this.db.prepare("INSERT INTO generalized (id, level, geometry) VALUES (?, ?, ?)");
+    const sizes = this.db.prepare(`UPDATE features SET ${GENERALIZED_ZOOMS.map((_, level) => `gen_bytes_${level} = ?${level + 2}`).join(", ")} WHERE id = ?1`);
+    // The garbage of simplifying is collected each time the heap has grown by a few budgets, as the
+    // tiler paces its own (tiler.ts): left to the collector, a pass over 55 MB of lines took 70 MiB more.
+    const collectAt = () => process.memoryUsage().heapUsed + 4 * budget;
+    let limit = collectAt();
+    this.db.exec("BEGIN");
+    for (let rows = page.all(0, MIN_TEXT); rows.length; rows = page.all(rows[rows.length - 1]!.id, MIN_TEXT)) {
+      for (const f of rows) {
+        const properties = f.bytes - f.geometry.length;
+        const copies = generalizedTexts(JSON.parse(f.geometry) as Geometry, f.bytes, toleranceOf(f.layer), wanted);
+        if (!copies) continue;
+        copies.forEach((copy, level) => copy && insert.run(f.id, level, copy));
+        sizes.run(f.id, ...copies.map((copy) => (copy ? copy.length + properties : null)));
+      }
+      if (process.memoryUsage().heapUsed > limit) {
+        Bun.gc(true);
+        limit = collectAt();
+      }
+    }
+    this.db.exec("COMMIT");
+    for (const s of [page, insert, sizes]) s.finalize();
+  }
+
+  /** Whether some tile of zoom z may reach more feature text than `budget` (a bound: never less than it has). */
+  private someTileOver(z: number, budget: number): boolean {
+    const n = 2 ** z;
+    for (let x = 0; x < n; x++)
+      for (let y = 0; y < n; y++) {
+        const box: UnitBox = [x / n, y / n, (x + 1) / n, (y + 1) / n];
+        if (this.hasData(box) && this.textSize(box, budget) > budget) return true;
+      }
+    return false;
+  }
+
   private get indexed(): Queries {
     if (!this.queries) throw new Error("FeatureStore.index() must run before tiles are read");
     return this.queries;
@@ -255,10 +319,13 @@ export class FeatureStore {
    */
   tileFeatures(layer: number, z: number, box: UnitBox, budget: number): { features: StoredFeature[]; skipped: number } {
     const q = this.indexed;
+    // The coarser copies at low zooms (generalize.ts): a zoom-0 tile of the world reads and pays for those.
+    const found = GENERALIZED_ZOOMS.findIndex((deepest) => z <= deepest);
+    const level = found < 0 ? GENERALIZED_ZOOMS.length : found;
     const chosen: { id: number; minzoom: number; maxzoom: number | null }[] = [];
     let read = 0;
     let skipped = 0;
-    for (const f of q.inTile.iterate(box[0], box[2], box[1], box[3], z, z, layer)) {
+    for (const f of q.inTile[level]!.iterate(box[0], box[2], box[1], box[3], z, z, layer)) {
       if (read > budget) {
         skipped++;
         continue;
@@ -270,7 +337,7 @@ export class FeatureStore {
     const texts = new Map<number, { geometry: string; properties: string; fid: number | null }>();
     const ids = chosen.map((f) => f.id).sort((a, b) => a - b);
     for (let i = 0; i < ids.length; i += TEXT_BATCH)
-      for (const t of q.texts.iterate(JSON.stringify(ids.slice(i, i + TEXT_BATCH)))) texts.set(t.id, { geometry: t.geometry, properties: t.properties, fid: t.fid });
+      for (const t of q.texts[level]!.iterate(JSON.stringify(ids.slice(i, i + TEXT_BATCH)))) texts.set(t.id, { geometry: t.geometry, properties: t.properties, fid: t.fid });
     return { features: chosen.map((f) => ({ ...texts.get(f.id)!, minzoom: f.minzoom, maxzoom: f.maxzoom })), skipped };
   }
 

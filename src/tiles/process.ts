@@ -33,6 +33,7 @@ import { asDemFacts, processElevation, sampleTile } from "./dem/process";
 import { imageWidth } from "./image-size";
 import { featureTextLimit, tileAll, type TilerLayer } from "./tiler";
 import { fromUnitSquare, toUnitSquare } from "./readers/mercator";
+import { shapeSize } from "./generalize";
 import { expandZip } from "./zip-layers";
 import { AttributeNames, unmatchedAttributes, unmatchedLayerKeys, type CheckedLayer } from "./recipe-matches";
 import { readCsv } from "./readers/csv";
@@ -429,8 +430,9 @@ async function processWithStore(input: ProcessInput, sources: SourceFile[], stor
         text = store.add(layer.id, geometry, properties, box, thin ? null : 0, importance, [box[0], box[1]], tileFeatureId(raw.id));
       } else {
         const size = Math.max(box[2] - box[0], box[3] - box[1]);
-        // Without a rank, bigger shapes matter more: they are the last to go from a full tile.
-        const importance = typeof rank === "number" ? rank : size;
+        // Without a rank, bigger shapes matter more: they are the last to go from a full tile. Big by area
+        // or length, not by extent: islands strewn over an ocean are not bigger than Germany.
+        const importance = typeof rank === "number" ? rank : geometry.type === "MultiPoint" ? size : shapeSize(geometry);
         // The tiny rule is for lines and polygons: a MultiPoint's spread says nothing of how visible it is.
         text = store.add(layer.id, geometry, properties, box, tinyDrop && geometry.type !== "MultiPoint" ? sizeZoom(size) : 0, importance, null, tileFeatureId(raw.id));
       }
@@ -488,6 +490,9 @@ async function processWithStore(input: ProcessInput, sources: SourceFile[], stor
   }
 
   store.index();
+  // Low zooms of much data: coarser copies of the large features, so a tile there reads them whole.
+  const tolerances = new Map(tilerLayers.map((l) => [l.id, l.tolerance]));
+  store.generalize(featureTextLimit(input.memoryMb), (layer) => tolerances.get(layer) ?? 3);
 
   // 3. The pyramid, into the archive format the recipe asks for.
   const output = input.recipe.output ?? "mbtiles";
@@ -503,8 +508,14 @@ async function processWithStore(input: ProcessInput, sources: SourceFile[], stor
       (done, tiles) => report({ progress: base + SHARE.tiling * done, phase: "tiling", features: store.count, tiles }),
     );
     if (!tiled.tiles) throw new InvalidSource(`${sources.length === 1 ? sources[0]!.label : "the files"}: the features produced no tiles between zoom ${minzoom} and ${maxzoom}`);
+    // Two limits shed features, each with its own fix: the tile's size, and the memory a tile may read.
     const droppedTotal = Object.values(tiled.dropped_by_size).reduce((a, b) => a + b, 0);
-    if (droppedTotal) warnings.push(`${droppedTotal} feature placements were left out of tiles over the ${input.recipe.tile_bytes ?? DEFAULT_TILE_BYTES}-byte limit (stats.dropped_by_size has them by zoom)`);
+    const forBytes = droppedTotal - tiled.droppedForMemory;
+    if (forBytes) warnings.push(`${forBytes} feature placements were left out of tiles over the ${input.recipe.tile_bytes ?? DEFAULT_TILE_BYTES}-byte limit (tile_bytes in the recipe; stats.dropped_by_size has them by zoom)`);
+    if (tiled.droppedForMemory)
+      warnings.push(
+        `${tiled.droppedForMemory} feature placements were left out of tiles whose features have more than ${(featureTextLimit(input.memoryMb) / 1024 / 1024).toFixed(0)} MiB of text, the share of TILING_MEMORY_MB=${input.memoryMb} one tile may read: raise TILING_MEMORY_MB, or simplify the data before importing (stats.dropped_by_size has them by zoom)`,
+      );
     report({ progress: base + SHARE.tiling, phase: "writing", features: store.count, tiles: tiled.tiles });
     const centerZoom = Math.min(maxzoom, Math.max(minzoom, Math.round(Math.log2(360 / Math.max(extent[2] - extent[0], 1e-6)))));
     const vectorLayers = tilerLayers.map((t) => {

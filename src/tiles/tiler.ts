@@ -51,8 +51,10 @@ export interface TileSink {
 export interface TilerStats {
   tiles: number;
   bytes: number;
-  /** features left out of tiles to honour the byte limit, by zoom */
+  /** features left out of tiles to honour the byte limit or the memory budget, by zoom */
   dropped_by_size: Record<string, number>;
+  /** of those, the ones left out because a tile's features had more text than its share of TILING_MEMORY_MB */
+  droppedForMemory: number;
 }
 
 /** A tile's box in the unit square, grown by the buffer. */
@@ -106,7 +108,7 @@ const showsAt = (tags: Record<string, unknown>, z: number) => (tags[MINZOOM_TAG]
  * cut on its own from its most important features, and its four children are visited.
  */
 export function tileAll(store: FeatureStore, layers: TilerLayer[], opts: TilerOptions, sink: TileSink, onProgress: (done: number, tiles: number) => void): TilerStats {
-  const stats: TilerStats = { tiles: 0, bytes: 0, dropped_by_size: {} };
+  const stats: TilerStats = { tiles: 0, bytes: 0, dropped_by_size: {}, droppedForMemory: 0 };
   const READ_BUDGET = featureTextLimit(opts.memoryMb);
   const BLOCK_BUDGET = opts.memoryMb * 1024 * 1024 * BLOCK_SHARE;
   const bufferUnits = (opts.buffer / 256) * EXTENT;
@@ -171,6 +173,7 @@ export function tileAll(store: FeatureStore, layers: TilerLayer[], opts: TilerOp
       if (z < layer.minzoom || z > layer.maxzoom) continue;
       const { features, skipped } = store.tileFeatures(layer.id, z, box, READ_BUDGET);
       dropped(z, skipped);
+      stats.droppedForMemory += skipped;
       if (!features.length) continue;
       const collection: GeoJSON.FeatureCollection = { type: "FeatureCollection", features: features.map((f) => toFeature(f, false)) };
       const tile = geoJSONToTile(collection, z, x, y, { ...options(layer), clip: true, wrap: true });
