@@ -38,11 +38,17 @@ const DECIMAL_COMMA = /^-?(?:0|[1-9]\d*),\d+$/;
 /**
  * A field's number: with `decimalComma` (a semicolon-separated file, where a comma cannot separate
  * fields) "1,5" is 1.5 too; in a comma-separated file it could only be a quoted thousands separator.
+ * Decimals are numbers however many digits they have (ogr2ogr writes 0.30000000000000004: the double
+ * nearest to it is the value the file meant). An integer beyond 2^53 stays text, as does anything that
+ * overflows a double: a 64-bit id would otherwise come back as a different id.
  */
 function numberOf(v: string, decimalComma: boolean): number | null {
-  if (NUMERIC.test(v) && v.length < 17) return Number(v);
-  if (decimalComma && DECIMAL_COMMA.test(v) && v.length < 17) return Number(v.replace(",", "."));
-  return null;
+  const text = NUMERIC.test(v) ? v : decimalComma && DECIMAL_COMMA.test(v) ? v.replace(",", ".") : null;
+  if (text === null) return null;
+  const n = Number(text);
+  if (!Number.isFinite(n)) return null;
+  if (!/[.eE]/.test(text) && !Number.isSafeInteger(n)) return null;
+  return n;
 }
 
 function value(raw: string, decimalComma: boolean): unknown {

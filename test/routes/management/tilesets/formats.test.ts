@@ -131,6 +131,24 @@ describe("source data becomes vector tiles", () => {
     expect(trailing.v.warnings).toEqual([]);
   });
 
+  test("CSV decimals of 17 or more characters are numbers, as ogr2ogr writes them; integers beyond 2^53 stay text", async () => {
+    const csv = "lon,lat,name,ratio,id\n7.1,46.1,a,0.25,1\n7.2,46.2,b,0.333333333333333,9007199254740993\n7.3,46.3,c,-0.33333333333333,2\n7.4,46.4,d,0.30000000000000004,3\n7.5,46.5,e,1234.5678901234567,4\n7.6,46.6,f,0.9,5\n";
+    const { slug, v } = await importInto(new TextEncoder().encode(csv), "?point_spacing=0");
+    expect(v.layers[0].fields.ratio).toBe("Number");
+    const layer = (await decodedTile(slug, 0, 0, 0)).layers[slug]!;
+    const props = Object.fromEntries(Array.from({ length: layer.length }, (_, i) => layer.feature(i).properties).map((p) => [p.name, p]));
+    expect(props.b!.ratio).toBe(0.333333333333333);
+    expect(props.c!.ratio).toBe(-0.33333333333333);
+    expect(props.d!.ratio).toBe(0.30000000000000004);
+    expect(props.e!.ratio).toBe(1234.5678901234567);
+    // 9007199254740993 is not a double: as a number it would come back as ...992.
+    expect(props.b!.id).toBe("9007199254740993");
+    expect(props.a!.id).toBe(1);
+    const filter = encodeURIComponent(JSON.stringify([">=", "ratio", 0.3]));
+    const filtered = await importInto(new TextEncoder().encode(csv), `?point_spacing=0&filter=${filter}`);
+    expect(filtered.v.stats.features).toBe(4);
+  });
+
   test("a semicolon CSV with decimal commas, as European spreadsheets export it; commas in a comma CSV stay text", async () => {
     const { slug, v } = await importInto(new TextEncoder().encode("Latitude;Longitude;Name;Wert\n46,95;7,45;Bern;1,5\n47,37;8,54;Zürich;-2\n"));
     expect(v.stats.features).toBe(2);
