@@ -13,8 +13,10 @@ export const ARCHIVE_FORMATS: SourceFormat[] = ["mbtiles", "pmtiles"];
 
 export type Detection = { format: SourceFormat } | { format: null; reason: string; invalid?: boolean };
 
-const LON = new Set(["lon", "lng", "long", "longitude", "x", "lon_x", "longitude_x", "decimallongitude"]);
-const LAT = new Set(["lat", "latitude", "y", "lat_y", "latitude_y", "decimallatitude"]);
+// Column names that say longitude/latitude, then the generic x/y: a file with both (x/y in a national grid
+// beside lon/lat, as GIS exports add them) is read from the lon/lat ones wherever they stand.
+const LON = ["lon", "lng", "long", "longitude", "lon_x", "longitude_x", "decimallongitude"];
+const LAT = ["lat", "latitude", "lat_y", "latitude_y", "decimallatitude"];
 
 const startsWith = (b: Uint8Array, s: string) => b.length >= s.length && [...s].every((c, i) => b[i] === c.charCodeAt(0));
 
@@ -31,11 +33,15 @@ export function csvDelimiter(header: string): string {
   return counts[0]![1] > 0 ? counts[0]![0] : ",";
 }
 
-/** Column indices of longitude and latitude in a CSV header, or null. */
+/** Column indices of longitude and latitude in a CSV header, or null: named longitude/latitude columns first, else x/y. */
 export function lonLatColumns(names: string[]): { lon: number; lat: number } | null {
   const norm = names.map((n) => n.trim().replace(/^"|"$/g, "").trim().toLowerCase());
-  const lon = norm.findIndex((n) => LON.has(n));
-  const lat = norm.findIndex((n) => LAT.has(n));
+  const column = (names: string[], generic: string) => {
+    const named = norm.findIndex((n) => names.includes(n));
+    return named >= 0 ? named : norm.indexOf(generic);
+  };
+  const lon = column(LON, "x");
+  const lat = column(LAT, "y");
   return lon >= 0 && lat >= 0 ? { lon, lat } : null;
 }
 

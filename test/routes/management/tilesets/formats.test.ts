@@ -149,6 +149,18 @@ describe("source data becomes vector tiles", () => {
     expect(filtered.v.stats.features).toBe(4);
   });
 
+  test("CSV with x/y and lon/lat columns is placed by lon/lat, whichever come first; x/y stay attributes", async () => {
+    // LV95 metres in x/y would be out of range as degrees.
+    const lv95 = await importInto(new TextEncoder().encode("x,y,lon,lat,name\n2600000,1200000,7.4474,46.948,Bern\n"));
+    expect(lv95.v.bounds[0]).toBeCloseTo(7.4474, 4);
+    expect(lv95.v.bounds[1]).toBeCloseTo(46.948, 4);
+    expect((await decodedTile(lv95.slug, 0, 0, 0)).layers[lv95.slug]!.feature(0).properties).toEqual({ x: 2600000, y: 1200000, name: "Bern" });
+    // In range as degrees, x/y would place the point silently elsewhere; names in any case.
+    const inRange = await importInto(new TextEncoder().encode("X,Y,Latitude,LONGITUDE,name\n1,2,46.948,7.4474,Bern\n"));
+    expect(inRange.v.bounds[0]).toBeCloseTo(7.4474, 4);
+    expect(inRange.v.bounds[1]).toBeCloseTo(46.948, 4);
+  });
+
   test("a semicolon CSV with decimal commas, as European spreadsheets export it; commas in a comma CSV stay text", async () => {
     const { slug, v } = await importInto(new TextEncoder().encode("Latitude;Longitude;Name;Wert\n46,95;7,45;Bern;1,5\n47,37;8,54;Zürich;-2\n"));
     expect(v.stats.features).toBe(2);
