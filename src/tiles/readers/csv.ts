@@ -67,7 +67,7 @@ export async function* readCsv(path: string, label: string, progress: ReadProgre
   // value holding the delimiter without quotes, which also shifts the values after it.
   let overlong = 0;
   let firstOverlong = "";
-  for await (const line of readLines(path, progress)) {
+  for await (const line of readLines(path, label, progress)) {
     lineNo++;
     const text: string = pending === null ? line : pending + "\n" + line;
     if (pending === null) startLine = lineNo;

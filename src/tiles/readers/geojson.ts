@@ -107,7 +107,7 @@ function propertiesOf(p: unknown): Record<string, unknown> | null {
 
 export async function* readNdjson(path: string, label: string, progress: ReadProgress): AsyncGenerator<RawFeature> {
   let n = 0;
-  for await (const raw of readLines(path, progress)) {
+  for await (const raw of readLines(path, label, progress)) {
     n++;
     const line = raw.replaceAll("\u001e", "").trim();
     if (!line) continue;

@@ -113,12 +113,28 @@ describe("source data becomes vector tiles", () => {
     // Line 2 is Latin-1 (ü is the byte 0xFC), line 3 UTF-8: each line is decoded as what it is.
     const bytes = new Uint8Array([...new TextEncoder().encode("lon,lat,name\n8.54,47.37,Z"), 0xfc, ...new TextEncoder().encode("rich\n7.45,46.95,Bern – Bärn\n")]);
     const { slug, v } = await importInto(bytes);
-    expect(v.warnings.join("\n")).toContain("line 2 and others are not UTF-8: read as Windows-1252");
+    expect(v.warnings).toContain("upload: line 2 is not UTF-8: read as Windows-1252 (Latin-1); if letters look wrong, save the file as UTF-8 and upload it again");
     const layer = (await decodedTile(slug, 0, 0, 0)).layers[slug]!;
     const names = Array.from({ length: layer.length }, (_, i) => layer.feature(i).properties.name).sort();
     expect(names).toEqual(["Bern – Bärn", "Zürich"]);
     const clean = await importInto(new TextEncoder().encode("lon,lat,name\n8.54,47.37,Zürich\n"));
     expect(clean.v.warnings).toEqual([]);
+  });
+
+  test("several Latin-1 CSVs in one upload: each file's warning names it and counts its lines", async () => {
+    const enc = (t: string) => new TextEncoder().encode(t);
+    const one = new Uint8Array([...enc("lon,lat,name\n8.54,47.37,Z"), 0xfc, ...enc("rich\n")]);
+    const two = new Uint8Array([...enc("lon,lat,name\n7.45,46.95,Bern\n8.54,47.37,Z"), 0xfc, ...enc("rich\n6.14,46.2,Gen"), 0xe8, ...enc("ve\n")]);
+    const form = new FormData();
+    form.append("file", new Blob([one]), "one.csv");
+    form.append("file", new Blob([two]), "two.csv");
+    form.append("file", new Blob([enc("lon,lat,name\n7,46,Sion\n")]), "clean.csv");
+    const { v } = await importInto(form);
+    const notUtf8 = v.warnings.filter((w: string) => w.includes("not UTF-8"));
+    expect(notUtf8.sort()).toEqual([
+      "one.csv: line 2 is not UTF-8: read as Windows-1252 (Latin-1); if letters look wrong, save the file as UTF-8 and upload it again",
+      "two.csv: 2 lines (the first: line 3) are not UTF-8: read as Windows-1252 (Latin-1); if letters look wrong, save the file as UTF-8 and upload it again",
+    ]);
   });
 
   test("CSV rows with more fields than the header are told in a warning; trailing empty fields are not", async () => {
