@@ -123,6 +123,10 @@ try {
     exclude: [],
     radiuses: null,
     bearings: null,
+    legEnds: null,
+    continueStraight: null,
+    approaches: null,
+    annotations: [],
   });
   const directR: number[] = [];
   const missR: number[] = [];

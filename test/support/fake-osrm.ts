@@ -51,7 +51,8 @@ function osrmRoute(points: Position[], profile: string, params: URLSearchParams,
   const speed = speedOf(profile);
   const mode = speed > 10 ? "driving" : speed < 2 ? "walking" : "cycling";
   const line: Position[] = [];
-  const legs = snapped.slice(1).map((to, i) => {
+  const annotations = (params.get("annotations") ?? "").split(",").filter((a) => a && a !== "false");
+  let legs = snapped.slice(1).map((to, i) => {
     const from = snapped[i]!;
     const shape = road(from, to, 4, offset);
     line.push(...(i === 0 ? shape : shape.slice(1)));
@@ -96,8 +97,43 @@ function osrmRoute(points: Position[], profile: string, params: URLSearchParams,
           },
         ]
       : [];
-    return { steps: legSteps, summary: steps ? `${streetName(from)}, ${streetName(to)}` : "", weight: duration, duration, distance };
+    // As OSRM's `annotations`: one entry per segment of the leg's full geometry.
+    const segments = shape.slice(1).map((p, j) => haversineMetres(shape[j]!, p));
+    const scale = distance / segments.reduce((a, b) => a + b, 0);
+    const metres = segments.map((m) => Math.round(m * scale * 10) / 10);
+    const annotation: Record<string, number[]> = {
+      distance: metres,
+      duration: metres.map((m) => Math.round((m / speed) * 10) / 10),
+      speed: metres.map(() => Math.round(speed * 10) / 10),
+      weight: metres.map((m) => Math.round((m / speed) * 10) / 10),
+      nodes: shape.map((_, j) => 1000 + j),
+    };
+    const wanted = annotations.includes("true") ? ["distance", "duration", "speed", "weight", "nodes"] : annotations;
+    return {
+      steps: legSteps,
+      summary: steps ? `${streetName(from)}, ${streetName(to)}` : "",
+      weight: duration,
+      duration,
+      distance,
+      ...(wanted.length ? { annotation: Object.fromEntries(wanted.filter((k) => k in annotation).map((k) => [k, annotation[k]!])) } : {}),
+    };
   });
+  // As OSRM's `waypoints`: the legs between the listed coordinates are joined into one (its steps lose
+  // the arrivals and departures in between).
+  const ends = (params.get("waypoints") ?? "").split(";").filter(Boolean).map(Number);
+  if (ends.length)
+    legs = ends.slice(1).map((end, k) => {
+      const group = legs.slice(ends[k]!, end);
+      const joined: (typeof legs)[number] = {
+        steps: group.flatMap((l, j) => l.steps.filter((st) => !(st.maneuver.type === "arrive" && j < group.length - 1) && !(st.maneuver.type === "depart" && j > 0))),
+        summary: group.map((l) => l.summary).filter(Boolean).join(", "),
+        weight: group.reduce((a, l) => a + l.weight, 0),
+        duration: Math.round(group.reduce((a, l) => a + l.duration, 0) * 10) / 10,
+        distance: Math.round(group.reduce((a, l) => a + l.distance, 0) * 10) / 10,
+      };
+      if (group[0]!.annotation) joined.annotation = Object.fromEntries(Object.keys(group[0]!.annotation).map((key) => [key, group.flatMap((l) => l.annotation![key]!)]));
+      return joined;
+    });
   const route: Record<string, unknown> = {
     legs,
     weight_name: "routability",
@@ -180,6 +216,21 @@ export function startFakeOsrm(): FakeRouter {
         sources: sources.map((i) => waypoint(points[i]!)),
         destinations: destinations.map((i) => waypoint(points[i]!)),
       });
+    }
+    // The route service's own options, checked as osrm-routed checks them.
+    const continueStraight = url.searchParams.get("continue_straight");
+    if (continueStraight !== null && !["true", "false", "default"].includes(continueStraight)) return error("InvalidQuery", "Query string malformed close to position 0");
+    const approaches = url.searchParams.get("approaches");
+    if (approaches !== null && (approaches.split(";").length !== points.length || !approaches.split(";").every((a) => ["", "curb", "unrestricted"].includes(a))))
+      return error("InvalidOptions", "Number of elements in approaches size does not match coordinate size");
+    const annotations = url.searchParams.get("annotations");
+    if (annotations !== null && !annotations.split(",").every((a) => ["true", "false", "nodes", "distance", "duration", "datasources", "weight", "speed"].includes(a)))
+      return error("InvalidQuery", "Query string malformed close to position 0");
+    const waypointsParam = url.searchParams.get("waypoints");
+    if (waypointsParam !== null) {
+      const ends = waypointsParam.split(";").map(Number);
+      if (!ends.every((e, i) => Number.isInteger(e) && e < points.length && (i === 0 || e > ends[i - 1]!))) return error("InvalidOptions", "Invalid waypoints");
+      if (ends[0] !== 0 || ends.at(-1) !== points.length - 1) return error("InvalidValue", "First and last coordinates must be specified as waypoints.");
     }
     for (let i = 1; i < points.length; i++) if (!connected(points[i - 1]!, points[i]!)) return error("NoRoute", "Impossible route between points");
     const alternatives = url.searchParams.get("alternatives");

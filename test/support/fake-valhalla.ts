@@ -25,11 +25,14 @@ function instruction(language: string, kind: "start" | "turn" | "arrive", street
   return german ? "Sie haben Ihr Ziel erreicht." : "You have arrived at your destination.";
 }
 
-function trip(points: Position[], costing: string, language: string, offset: number) {
+/** Valhalla's location types: legs end only at break and break_through; through and via are passed. */
+const LOCATION_TYPES = ["break", "through", "via", "break_through"];
+
+function trip(points: Position[], costing: string, language: string, offset: number, types: string[] = points.map(() => "break")) {
   const snapped = points.map(snap);
   const speed = speedOf(costing);
   const travelMode = speed > 10 ? "drive" : speed < 2 ? "pedestrian" : "bicycle";
-  const legs = snapped.slice(1).map((to, i) => {
+  const pairs = snapped.slice(1).map((to, i) => {
     const from = snapped[i]!;
     const shape = road(from, to, 4, offset);
     const metres = roadMetres(from, to, offset);
@@ -39,13 +42,30 @@ function trip(points: Position[], costing: string, language: string, offset: num
       { type: 15, instruction: instruction(language, "turn", streetName(to)), street_names: [streetName(to)], time: time / 2, length: km(metres / 2), cost: time / 2, begin_shape_index: 2, end_shape_index: 4, travel_mode: travelMode, travel_type: "car", bearing_before: 88, bearing_after: 3 },
       { type: 5, instruction: instruction(language, "arrive", ""), time: 0, length: 0, cost: 0, begin_shape_index: 4, end_shape_index: 4, travel_mode: travelMode, travel_type: "car" },
     ];
-    return { maneuvers, summary: { has_time_restrictions: false, min_lat: 52.3, min_lon: 13, max_lat: 52.7, max_lon: 13.8, time, length: km(metres), cost: time }, shape: encodePolyline(shape, 6) };
+    return { maneuvers, summary: { has_time_restrictions: false, min_lat: 52.3, min_lon: 13, max_lat: 52.7, max_lon: 13.8, time, length: km(metres), cost: time }, shape, encoded: encodePolyline(shape, 6) };
+  });
+  // Pairs joined across through and via locations: one leg, maneuver shape indices shifted, the
+  // arrivals and departures in between dropped.
+  const ends = types.map((t, i) => (t === "break" || t === "break_through" ? i : -1)).filter((i) => i >= 0);
+  const legs = ends.slice(1).map((end, k) => {
+    const group = pairs.slice(ends[k]!, end);
+    const shape: Position[] = [];
+    const maneuvers: (typeof group)[number]["maneuvers"] = [];
+    group.forEach((l, j) => {
+      const shift = shape.length === 0 ? 0 : shape.length - 1;
+      shape.push(...(j === 0 ? l.shape : l.shape.slice(1)));
+      for (const m of l.maneuvers)
+        if (!(m.type === 5 && j < group.length - 1) && !(m.type === 1 && j > 0)) maneuvers.push({ ...m, begin_shape_index: m.begin_shape_index + shift, end_shape_index: m.end_shape_index + shift });
+    });
+    const time = group.reduce((a, l) => a + l.summary.time, 0);
+    const length = Math.round(group.reduce((a, l) => a + l.summary.length, 0) * 1000) / 1000;
+    return { maneuvers, summary: { ...group[0]!.summary, time, length, cost: time }, shape: encodePolyline(shape, 6) };
   });
   const time = legs.reduce((s, l) => s + l.summary.time, 0);
   const length = legs.reduce((s, l) => s + l.summary.length, 0);
   return {
     trip: {
-      locations: points.map(([lon, lat], i) => ({ type: "break", lat, lon, original_index: i })),
+      locations: points.map(([lon, lat], i) => ({ type: types[i], lat, lon, original_index: i })),
       legs,
       summary: { has_time_restrictions: false, min_lat: 52.3, min_lon: 13, max_lat: 52.7, max_lon: 13.8, time, length: Math.round(length * 1000) / 1000, cost: time },
       status_message: "Found route between points",
@@ -97,7 +117,7 @@ export function startFakeValhalla(): FakeRouter {
     if (!["route", "sources_to_targets", "locate"].includes(action))
       return valhallaError(106, "Try any of:'/locate' '/route' '/height' '/sources_to_targets' '/optimized_route' '/isochrone' '/trace_route' '/trace_attributes' '/transit_available' '/expansion' '/centroid' '/status' ", 404);
     if (req.method !== "POST" && !url.searchParams.has("json")) return valhallaError(101, "Try a POST or GET request instead");
-    let request: { locations?: Loc[]; sources?: Loc[]; targets?: Loc[]; costing?: string; directions_options?: { language?: string }; alternates?: number };
+    let request: { locations?: (Loc & { type?: string; preferred_side?: string })[]; sources?: Loc[]; targets?: Loc[]; costing?: string; directions_options?: { language?: string }; alternates?: number };
     try {
       request = JSON.parse(req.method === "POST" ? body : url.searchParams.get("json")!);
     } catch {
@@ -143,10 +163,17 @@ export function startFakeValhalla(): FakeRouter {
     for (let i = 1; i < points.length; i++) if (!connected(points[i - 1]!, points[i]!)) return valhallaError(442, "No path could be found for input");
     const totalKm = points.slice(1).reduce((sum, p, i) => sum + roadMetres(points[i]!, p) / 1000, 0);
     if (costing === "pedestrian" && totalKm > fake.limit) return valhallaError(154, `Path distance exceeds the max distance limit: ${fake.limit * 1000} meters`);
+    const locations = request.locations ?? [];
+    const types = locations.map((l) => l.type ?? "break");
+    if (!types.every((t) => LOCATION_TYPES.includes(t))) return valhallaError(130, "Failed to parse location");
+    if (locations.some((l) => l.preferred_side !== undefined && !["same", "opposite", "either"].includes(l.preferred_side))) return valhallaError(130, "Failed to parse location");
+    // Valhalla makes the first and last locations breaks whatever they were sent as.
+    types[0] = "break";
+    types[types.length - 1] = "break";
     const language = request.directions_options?.language ?? "en-US";
-    const answer: Record<string, unknown> = trip(points, costing, language, 0);
+    const answer: Record<string, unknown> = trip(points, costing, language, 0, types);
     const alternates = points.length === 2 ? Math.min(request.alternates ?? 0, 3) : 0;
-    if (alternates) answer.alternates = Array.from({ length: alternates }, (_, i) => trip(points, costing, language, (i + 1) * 0.003));
+    if (alternates) answer.alternates = Array.from({ length: alternates }, (_, i) => trip(points, costing, language, (i + 1) * 0.003, types));
     if (fake.mode === "corrupt-geometry") (answer.trip as { legs: { shape: string }[] }).legs[0]!.shape = "_ibE_seK_seK_seK~";
     return Response.json(answer);
   }

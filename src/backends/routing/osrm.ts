@@ -7,7 +7,7 @@ import { requestUpstreamJson, upstreamBadAnswer, type UpstreamTarget } from "../
 import { invalidWaypoint, noRoute, refusedByLimit, round1, routerTarget } from "./errors";
 import { instructionFor, instructionLanguage, type OsrmStepLike } from "./instructions";
 import { decodePolyline } from "../../polyline";
-import type { Exclusion, Leg, MatrixAnswer, MatrixQuery, Position, Route, RouteQuery, Router, RoutingProfile, Step, Waypoint } from "./types";
+import type { Annotation, Exclusion, Leg, MatrixAnswer, MatrixQuery, Position, Route, RouteQuery, Router, RoutingProfile, Step, Waypoint } from "./types";
 
 const EXCLUDE_CLASSES: Record<Exclusion, string> = { tolls: "toll", motorways: "motorway", ferries: "ferry" };
 
@@ -24,12 +24,17 @@ export function osrmRouteUrl(base: string, profileName: string, q: RouteQuery): 
   // OSRM's own forms: an empty entry keeps its default for that waypoint.
   if (q.radiuses) params.push(`radiuses=${q.radiuses.map((r) => r ?? "").join(";")}`);
   if (q.bearings) params.push(`bearings=${q.bearings.map((b) => (b ? b.join(",") : "")).join(";")}`);
+  if (q.approaches) params.push(`approaches=${q.approaches.map((a) => a ?? "unrestricted").join(";")}`);
+  if (q.legEnds) params.push(`waypoints=${q.legEnds.join(";")}`);
+  if (q.continueStraight !== null) params.push(`continue_straight=${q.continueStraight}`);
+  // OSRM 5.10 and later take a list; its per-segment arrays cover the leg's full geometry whatever `overview` says.
+  if (q.annotations.length) params.push(`annotations=${q.annotations.join(",")}`);
   return `${base}/route/v1/${encodeURIComponent(profileName)}/${coordinates(q.waypoints)}?${params.join("&")}`;
 }
 
 export function osrmTableUrl(base: string, profileName: string, q: MatrixQuery): string {
   const all = (indices: number[]) => indices.length === q.points.length && indices.every((v, i) => v === i);
-  const params = ["annotations=duration,distance"];
+  const params = [`annotations=${q.annotations.join(",")}`];
   if (!all(q.sources)) params.push(`sources=${q.sources.join(";")}`);
   if (!all(q.destinations)) params.push(`destinations=${q.destinations.join(";")}`);
   return `${base}/table/v1/${encodeURIComponent(profileName)}/${coordinates(q.points)}?${params.join("&")}`;
@@ -105,6 +110,17 @@ export function createOsrmRouter(opts: { baseUrl: string; timeoutMs: number; pro
     };
   }
 
+  /** The leg's per-segment arrays the query asked for, each as OSRM sent it. */
+  function annotation(raw: unknown, q: RouteQuery, url: string): Partial<Record<Annotation, number[]>> {
+    const out: Partial<Record<Annotation, number[]>> = {};
+    for (const name of q.annotations) {
+      const values = isObject(raw) ? raw[name] : undefined;
+      if (!Array.isArray(values) || !values.every(num)) throw bad(`answered a leg without its ${name} annotation`, url);
+      out[name] = values as number[];
+    }
+    return out;
+  }
+
   function route(raw: unknown, q: RouteQuery, language: string, url: string): Route {
     if (!isObject(raw) || !num(raw.distance) || !num(raw.duration) || !Array.isArray(raw.legs)) throw bad("answered a route without distance, duration or legs", url);
     const legCount = raw.legs.length;
@@ -115,6 +131,7 @@ export function createOsrmRouter(opts: { baseUrl: string; timeoutMs: number; pro
         duration: num(l.duration) ? round1(l.duration) : 0,
         summary: typeof l.summary === "string" ? l.summary : "",
         steps: q.steps && Array.isArray(l.steps) ? l.steps.map((s) => step(s, language, legIndex, legCount, url)) : [],
+        ...(q.annotations.length ? { annotation: annotation(l.annotation, q, url) } : {}),
       };
     });
     return { distance: round1(raw.distance), duration: round1(raw.duration), geometry: q.overview === "false" ? null : geometry(raw.geometry, url), legs };
@@ -139,8 +156,8 @@ export function createOsrmRouter(opts: { baseUrl: string; timeoutMs: number; pro
         return (rows as (number | null)[][]).map((r) => r.map((v) => (v === null ? null : round1(v))));
       };
       const answer: MatrixAnswer = {
-        durations: table(body.durations, "durations"),
-        distances: table(body.distances, "distances"),
+        ...(q.annotations.includes("duration") ? { durations: table(body.durations, "durations") } : {}),
+        ...(q.annotations.includes("distance") ? { distances: table(body.distances, "distances") } : {}),
         sources: Array.isArray(body.sources) ? body.sources.map((w) => waypoint(w, url)) : [],
         destinations: Array.isArray(body.destinations) ? body.destinations.map((w) => waypoint(w, url)) : [],
       };

@@ -28,7 +28,24 @@ export interface RouteQuery {
   radiuses: (number | "unlimited" | null)[] | null;
   /** per waypoint, the direction of travel there: [degrees clockwise from north, allowed deviation], or null for any; null when none sent */
   bearings: ([number, number] | null)[] | null;
+  /**
+   * indices of the waypoints that end legs (Mapbox's and OSRM's `waypoints`): the others are passed
+   * through without a leg break; null when the client sent none (every waypoint ends a leg)
+   */
+  legEnds: number[] | null;
+  /** true: no U-turn at intermediate waypoints; false: U-turns allowed there; null: the engine's default */
+  continueStraight: boolean | null;
+  /** per waypoint, `curb` (arrive and leave with the point on the driving side) or null for any side; null when none sent */
+  approaches: ("curb" | null)[] | null;
+  /** per-segment leg annotations wanted, in ANNOTATIONS' order; [] for none */
+  annotations: Annotation[];
 }
+
+export const ANNOTATIONS = ["distance", "duration", "speed"] as const;
+export type Annotation = (typeof ANNOTATIONS)[number];
+
+export const MATRIX_ANNOTATIONS = ["duration", "distance"] as const;
+export type MatrixAnnotation = (typeof MATRIX_ANNOTATIONS)[number];
 
 export interface MatrixQuery {
   profile: RoutingProfile;
@@ -36,6 +53,8 @@ export interface MatrixQuery {
   /** indices into points */
   sources: number[];
   destinations: number[];
+  /** which tables to answer, in MATRIX_ANNOTATIONS' order (both when the client sent none) */
+  annotations: MatrixAnnotation[];
 }
 
 export interface Maneuver {
@@ -67,6 +86,8 @@ export interface Leg {
   duration: number;
   summary: string;
   steps: Step[];
+  /** per segment of the leg's full geometry, the annotations asked for; absent when none were */
+  annotation?: Partial<Record<Annotation, number[]>>;
 }
 
 export interface Route {
@@ -92,10 +113,10 @@ export interface RouteAnswer {
 }
 
 export interface MatrixAnswer {
-  /** seconds, [source][destination], null where no route exists */
-  durations: (number | null)[][];
+  /** seconds, [source][destination], null where no route exists; absent when not asked for */
+  durations?: (number | null)[][];
   /** metres, like durations */
-  distances: (number | null)[][];
+  distances?: (number | null)[][];
   sources: Waypoint[];
   destinations: Waypoint[];
 }

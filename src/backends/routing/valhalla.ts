@@ -3,6 +3,7 @@
 // both engines answer alike. Errors arrive as HTTP 4xx with {"error_code","error"}; a point off the
 // network (171) is found with /locate, which tells for each point whether it reaches any road.
 import type { Logger } from "../../log";
+import { BadRequest } from "../../errors";
 import { requestUpstreamJson, upstreamBadAnswer, type UpstreamTarget } from "../upstream";
 import { invalidWaypoint, noRoute, refusedByLimit, round1, routerTarget } from "./errors";
 import { bearingDegrees, haversineMetres, simplifyLine } from "./geometry";
@@ -63,9 +64,22 @@ function snapping(q: RouteQuery, i: number): Json {
   return out;
 }
 
+/**
+ * Valhalla's location type for waypoint `i`: the ends are `break`; a waypoint that ends a leg is
+ * `break_through` when U-turns are forbidden there (continue_straight=true), else `break`; one passed
+ * through without a leg (not in `waypoints`) is `via` when U-turns are allowed (continue_straight=false),
+ * else `through`.
+ */
+export function locationType(q: RouteQuery, i: number): string {
+  if (i === 0 || i === q.waypoints.length - 1) return "break";
+  if (q.legEnds && !q.legEnds.includes(i)) return q.continueStraight === false ? "via" : "through";
+  return q.continueStraight === true ? "break_through" : "break";
+}
+
 export function valhallaRouteRequest(costing: string, q: RouteQuery): Json {
   const request: Json = {
-    locations: q.waypoints.map((p, i) => ({ ...location(p), type: "break", ...snapping(q, i) })),
+    // approaches=curb is Valhalla's preferred_side=same: the point on the side the locale drives on.
+    locations: q.waypoints.map((p, i) => ({ ...location(p), type: locationType(q, i), ...snapping(q, i), ...(q.approaches?.[i] === "curb" ? { preferred_side: "same" } : {}) })),
     costing,
     directions_options: { units: "kilometers", language: canonicalLanguage(q.language) },
   };
@@ -191,18 +205,32 @@ export function createValhallaRouter(opts: { baseUrl: string; timeoutMs: number;
   return {
     engine: "valhalla",
     async route(q) {
+      // Valhalla's /route gives no per-segment data (only /trace_attributes does, for a matched trace).
+      if (q.annotations.length)
+        throw new BadRequest("annotations is not supported with this server's routing engine (Valhalla): its routes carry no per-segment distance, duration or speed; leave annotations out and use each leg's or step's distance and duration", { parameter: "annotations" });
       const costing = opts.profiles[q.profile];
       const body = await call("/route", valhallaRouteRequest(costing, q), q.profile, q.waypoints);
       const url = `${opts.baseUrl}/route`;
       const main = trip(body, q, url);
       const alternates = Array.isArray(body.alternates) ? body.alternates.slice(0, q.alternatives).map((a) => trip(a, q, url).route) : [];
-      if (main.shapes.length !== q.waypoints.length - 1) throw bad(`answered ${main.shapes.length} legs for ${q.waypoints.length} waypoints`, url);
-      // Snapped waypoints are where the legs start and end; their names are the roads there.
+      const ends = q.legEnds ?? q.waypoints.map((_, i) => i);
+      if (main.shapes.length !== ends.length - 1) throw bad(`answered ${main.shapes.length} legs for ${ends.length} waypoints that end legs`, url);
+      // Snapped waypoints are where the legs start and end; their names are the roads there. A waypoint
+      // passed through is the nearest point of its leg's shape, named after the maneuver there.
       const waypoints: Waypoint[] = q.waypoints.map((input, i) => {
-        const last = i === q.waypoints.length - 1;
-        const shape = main.shapes[last ? i - 1 : i]!;
+        const k = ends.indexOf(i);
+        if (k < 0) {
+          const leg = ends.findIndex((e) => e > i) - 1;
+          const shape = main.shapes[leg]!;
+          let nearest = 0;
+          for (let j = 1; j < shape.length; j++) if (haversineMetres(input, shape[j]!) < haversineMetres(input, shape[nearest]!)) nearest = j;
+          const named = main.maneuvers[leg]!.find((m) => num(m.begin_shape_index) && m.begin_shape_index <= nearest && (!num(m.end_shape_index) || nearest <= m.end_shape_index));
+          return { location: shape[nearest]!, name: streetName(named), distance: round1(haversineMetres(input, shape[nearest]!)) };
+        }
+        const last = k === ends.length - 1;
+        const shape = main.shapes[last ? k - 1 : k]!;
         const snapped = last ? shape.at(-1)! : shape[0]!;
-        const ms = main.maneuvers[last ? i - 1 : i]!;
+        const ms = main.maneuvers[last ? k - 1 : k]!;
         const named = last ? ms.filter((m) => !(num(m.type) && m.type >= 4 && m.type <= 6)).at(-1) : ms[0];
         return { location: snapped, name: streetName(named), distance: round1(haversineMetres(input, snapped)) };
       });

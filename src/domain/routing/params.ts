@@ -3,7 +3,7 @@
 // query (defaults filled in, exclusions in one order) that the cache is keyed by.
 import { BadRequest } from "../../errors";
 import { ROUTING_PROFILES } from "../../config";
-import { EXCLUSIONS, type Exclusion, type MatrixQuery, type Position, type RouteQuery, type RoutingProfile } from "../../backends/routing/types";
+import { ANNOTATIONS, EXCLUSIONS, MATRIX_ANNOTATIONS, type Annotation, type Exclusion, type MatrixAnnotation, type MatrixQuery, type Position, type RouteQuery, type RoutingProfile } from "../../backends/routing/types";
 import { parsePoints } from "../elevation/service";
 import { parseLanguage } from "../geocoding/params";
 
@@ -81,10 +81,88 @@ function parseBearing(entry: string): [number, number] | undefined {
   return angle <= 360 && deviation <= 180 ? [angle, deviation] : undefined;
 }
 
+/** `waypoints`: ascending indices of the coordinates that end legs, the first and the last included. */
+function parseLegEnds(raw: string | undefined, count: number): number[] | null {
+  if (raw === undefined || raw === "") return null;
+  const form = `must be coordinate indices separated by semicolons, ascending, from 0 to ${count - 1}, the first and the last included (got ${shown(raw)})`;
+  const parts = raw.split(";");
+  if (!parts.every((p) => /^\d{1,3}$/.test(p))) throw bad("waypoints", form);
+  const indices = parts.map(Number);
+  if (indices[0] !== 0 || indices.at(-1) !== count - 1 || indices.some((v, i) => i > 0 && v <= indices[i - 1]!)) throw bad("waypoints", form);
+  return indices;
+}
+
+/** `continue_straight`: true, false, or default (the engine's own). */
+function parseContinueStraight(raw: string | undefined): boolean | null {
+  if (raw === undefined || raw === "" || raw === "default") return null;
+  if (raw === "true") return true;
+  if (raw === "false") return false;
+  throw bad("continue_straight", `must be true, false or default (got ${shown(raw)})`);
+}
+
+function parseAnnotations<T extends string>(raw: string | undefined, allowed: readonly T[], others: string): T[] | null {
+  if (raw === undefined || raw === "") return null;
+  const wanted = raw.split(",");
+  for (const w of wanted)
+    if (!(allowed as readonly string[]).includes(w))
+      throw bad("annotations", `must be a comma-separated list of ${allowed.join(", ")} (got ${shown(w)})${others.includes(`,${w},`) ? `: ${w} is not supported by this server` : ""}`);
+  return allowed.filter((a) => wanted.includes(a));
+}
+
+/**
+ * Mapbox Directions options that would change the answer but are not honoured: refused by name rather
+ * than ignored, since a client would otherwise read an answer that silently differs from what it asked.
+ * Boolean presentation options are accepted when false (the default); any other parameter is ignored.
+ */
+const UNSUPPORTED_ROUTE_OPTIONS: Record<string, { message: string; unlessFalse?: boolean }> = {
+  voice_instructions: { unlessFalse: true, message: "voice_instructions=true is not supported: speak the steps' maneuver.instruction texts (steps=true) instead" },
+  banner_instructions: { unlessFalse: true, message: "banner_instructions=true is not supported: show the steps' maneuver.instruction texts (steps=true) instead" },
+  roundabout_exits: { unlessFalse: true, message: "roundabout_exits=true is not supported: roundabout steps carry maneuver.exit instead" },
+  enable_refresh: { unlessFalse: true, message: "enable_refresh=true is not supported: there is no route refresh endpoint; ask for the route again" },
+  waypoints_per_route: { unlessFalse: true, message: "waypoints_per_route=true is not supported: waypoints are answered once, at the top level" },
+  compute_toll_cost: { unlessFalse: true, message: "compute_toll_cost=true is not supported: toll costs are not known here" },
+  metadata: { unlessFalse: true, message: "metadata=true is not supported: routing.engine names the engine that answered" },
+  depart_at: { message: "depart_at is not supported: routes use the engine's typical speeds, not a departure time" },
+  arrive_by: { message: "arrive_by is not supported: routes use the engine's typical speeds, not an arrival time" },
+  max_height: { message: "max_height is not supported: vehicle dimensions are not taken into account" },
+  max_width: { message: "max_width is not supported: vehicle dimensions are not taken into account" },
+  max_weight: { message: "max_weight is not supported: vehicle weights are not taken into account" },
+  waypoint_names: { message: "waypoint_names is not supported: name the waypoints in your own interface" },
+  waypoint_targets: { message: "waypoint_targets is not supported: send the coordinates to arrive at as the waypoints" },
+  alley_bias: { message: "alley_bias is not supported: the engine's profile decides" },
+  walkway_bias: { message: "walkway_bias is not supported: the engine's profile decides" },
+  walking_speed: { message: "walking_speed is not supported: the engine's walking profile sets the speed" },
+  avoid_maneuver_radius: { message: "avoid_maneuver_radius is not supported: use bearings for the first waypoint instead" },
+  include: { message: "include is not supported: HOV and HOT lanes are not known here" },
+  engine: { message: "engine is not supported: electric vehicle routing is not available" },
+  snapping_include_closures: { message: "snapping_include_closures is not supported: closures are not known here" },
+  snapping_include_static_closures: { message: "snapping_include_static_closures is not supported: closures are not known here" },
+};
+
+/** Mapbox Matrix options that would change the answer but are not honoured (see UNSUPPORTED_ROUTE_OPTIONS). */
+const UNSUPPORTED_MATRIX_OPTIONS: Record<string, { message: string; unlessFalse?: boolean }> = {
+  fallback_speed: { message: "fallback_speed is not supported: unreachable pairs answer null; estimate them yourself" },
+  depart_at: { message: "depart_at is not supported: matrices use the engine's typical speeds, not a departure time" },
+  approaches: { message: "approaches is not supported on the matrix: use the route API's approaches for curbside arrivals" },
+};
+
+function refuseUnsupported(query: Raw, table: Record<string, { message: string; unlessFalse?: boolean }>): void {
+  for (const [name, { message, unlessFalse }] of Object.entries(table)) {
+    const value = query[name];
+    if (value === undefined) continue;
+    if (unlessFalse && (value === "" || value === "false")) continue;
+    throw new BadRequest(message, { parameter: name });
+  }
+}
+
+/** Annotations Mapbox knows for routes that no engine here can give per segment. */
+const OTHER_ROUTE_ANNOTATIONS = ",congestion,congestion_numeric,maxspeed,closure,state_of_charge,";
+
 export function parseRouteQuery(profile: string, coordinates: string, query: Raw): RouteQuery {
   // The profile is checked first, as before the per-waypoint options needed the waypoints' count.
   const parsedProfile = parseProfile(profile);
   const waypoints = parseCoordinates(coordinates, 2, MAX_WAYPOINTS);
+  refuseUnsupported(query, UNSUPPORTED_ROUTE_OPTIONS);
   return {
     profile: parsedProfile,
     waypoints,
@@ -96,6 +174,10 @@ export function parseRouteQuery(profile: string, coordinates: string, query: Raw
     exclude: parseExclude(query.exclude),
     radiuses: perWaypoint(query.radiuses, "radiuses", waypoints.length, parseRadius, "a distance in metres or unlimited, or empty for the default"),
     bearings: perWaypoint(query.bearings, "bearings", waypoints.length, parseBearing, "angle,deviation in whole degrees (0-360, 0-180), or empty for any direction"),
+    legEnds: parseLegEnds(query.waypoints, waypoints.length),
+    continueStraight: parseContinueStraight(query.continue_straight),
+    approaches: perWaypoint(query.approaches, "approaches", waypoints.length, (e) => (e === "curb" ? "curb" : e === "unrestricted" ? null : undefined), "curb or unrestricted, or empty for any side"),
+    annotations: parseAnnotations<Annotation>(query.annotations, ANNOTATIONS, OTHER_ROUTE_ANNOTATIONS) ?? [],
   };
 }
 
@@ -113,10 +195,13 @@ function parseIndices(raw: string | undefined, name: string, count: number): num
 export function parseMatrixQuery(profile: string, coordinates: string, query: Raw): MatrixQuery {
   const parsedProfile = parseProfile(profile);
   const points = parseCoordinates(coordinates, 2, MAX_MATRIX_POINTS);
+  refuseUnsupported(query, UNSUPPORTED_MATRIX_OPTIONS);
   return {
     profile: parsedProfile,
     points,
     sources: parseIndices(query.sources, "sources", points.length),
     destinations: parseIndices(query.destinations, "destinations", points.length),
+    // Both tables when none is named, as before annotations were read (Mapbox's default is durations only).
+    annotations: parseAnnotations<MatrixAnnotation>(query.annotations, MATRIX_ANNOTATIONS, "") ?? [...MATRIX_ANNOTATIONS],
   };
 }

@@ -22,7 +22,7 @@ function routerFromConfig(ctx: AppContext): Router | null {
 const coordinatesKey = (points: Position[]) => points.map(([lon, lat]) => `${formatCoordinate(lon)},${formatCoordinate(lat)}`).join(";");
 
 function echoRoute(q: RouteQuery) {
-  return { profile: q.profile, coordinates: q.waypoints, alternatives: q.alternatives, steps: q.steps, geometries: q.geometries, overview: q.overview, language: q.language, exclude: q.exclude, radiuses: q.radiuses, bearings: q.bearings };
+  return { profile: q.profile, coordinates: q.waypoints, alternatives: q.alternatives, steps: q.steps, geometries: q.geometries, overview: q.overview, language: q.language, exclude: q.exclude, radiuses: q.radiuses, bearings: q.bearings, waypoints: q.legEnds, continue_straight: q.continueStraight, approaches: q.approaches?.map((a) => a ?? "unrestricted") ?? null, annotations: q.annotations };
 }
 
 /** The documented answer: geometries in the requested format, steps only when asked for. */
@@ -40,6 +40,7 @@ export function routeBody(q: RouteQuery, answer: RouteAnswer, engine: string): s
         duration: l.duration,
         summary: l.summary,
         steps: l.steps.map((s) => ({ distance: s.distance, duration: s.duration, name: s.name, mode: s.mode, maneuver: s.maneuver, geometry: line(s.geometry) })),
+        ...(l.annotation ? { annotation: l.annotation } : {}),
       })),
     })),
     waypoints: answer.waypoints,
@@ -50,11 +51,11 @@ export function routeBody(q: RouteQuery, answer: RouteAnswer, engine: string): s
 export function matrixBody(q: MatrixQuery, answer: MatrixAnswer, engine: string): string {
   return JSON.stringify({
     code: "Ok",
-    durations: answer.durations,
-    distances: answer.distances,
+    ...(q.annotations.includes("duration") ? { durations: answer.durations } : {}),
+    ...(q.annotations.includes("distance") ? { distances: answer.distances } : {}),
     sources: answer.sources,
     destinations: answer.destinations,
-    routing: { engine, query: { profile: q.profile, coordinates: q.points, sources: q.sources, destinations: q.destinations } },
+    routing: { engine, query: { profile: q.profile, coordinates: q.points, sources: q.sources, destinations: q.destinations, annotations: q.annotations } },
   });
 }
 
@@ -94,11 +95,11 @@ export function createRoutingService(ctx: AppContext, backend?: Router | null) {
 
   // Keys are plain joins of the normalized query, cheaper than serializing it on every hit.
   const route = (q: RouteQuery) =>
-    cached(`route|${q.profile}|${coordinatesKey(q.waypoints)}|${q.alternatives}|${q.steps}|${q.geometries}|${q.overview}|${q.language}|${q.exclude.join(",")}|${q.radiuses?.map((r) => r ?? "").join(";") ?? "-"}|${q.bearings?.map((b) => b?.join(",") ?? "").join(";") ?? "-"}`, async (r) =>
+    cached(`route|${q.profile}|${coordinatesKey(q.waypoints)}|${q.alternatives}|${q.steps}|${q.geometries}|${q.overview}|${q.language}|${q.exclude.join(",")}|${q.radiuses?.map((r) => r ?? "").join(";") ?? "-"}|${q.bearings?.map((b) => b?.join(",") ?? "").join(";") ?? "-"}|${q.legEnds?.join(";") ?? "-"}|${q.continueStraight ?? "-"}|${q.approaches?.map((a) => a ?? "").join(";") ?? "-"}|${q.annotations.join(",")}`, async (r) =>
       routeBody(q, await r.route(q), r.engine),
     );
   const matrix = (q: MatrixQuery) =>
-    cached(`matrix|${q.profile}|${coordinatesKey(q.points)}|${q.sources.join(",")}|${q.destinations.join(",")}`, async (r) => matrixBody(q, await r.matrix(q), r.engine));
+    cached(`matrix|${q.profile}|${coordinatesKey(q.points)}|${q.sources.join(",")}|${q.destinations.join(",")}|${q.annotations.join(",")}`, async (r) => matrixBody(q, await r.matrix(q), r.engine));
 
   return { route, matrix };
 }

@@ -43,11 +43,21 @@ const RouteOptions = t.Object({
     t.String({ description: "One per waypoint, separated by ;: how far (metres) from the input a road may be, or unlimited; an empty entry keeps the engine's default (Valhalla has no unlimited: its default applies)", examples: ["50;unlimited"] }),
   ),
   bearings: t.Optional(t.String({ description: "One per waypoint, separated by ;: angle,deviation in degrees (0-360, 0-180), the direction of travel the road must allow there; an empty entry allows any", examples: ["90,45;"] })),
+  waypoints: t.Optional(t.String({ description: "Indices of the coordinates that end legs, separated by ;, ascending, the first and last included; the others are passed through without a leg (every input still has an entry in waypoints[]). Default: all.", examples: ["0;2"] })),
+  continue_straight: t.Optional(t.String({ description: "true: no U-turn at intermediate waypoints (Valhalla: break_through/through locations); false: U-turns allowed (break/via); default: the engine's own", examples: ["true"] })),
+  approaches: t.Optional(t.String({ description: "One per waypoint, separated by ;: curb (arrive and leave with the point on the driving side; Valhalla: preferred_side=same) or unrestricted; an empty entry is unrestricted", examples: [";curb"] })),
+  annotations: t.Optional(t.String({ description: "Comma-separated distance, duration, speed: each leg gets annotation.{name}[], one value per segment of its full geometry. OSRM only: Valhalla answers 400 naming annotations. Mapbox's congestion, maxspeed and the like are 400.", examples: ["distance,duration,speed"] })),
 });
+
+/** Mapbox Directions options refused by name (400), as the answer would otherwise silently differ. */
+const REFUSED_ROUTE_OPTIONS =
+  "Refused with 400 naming them, since the answer would silently differ: voice_instructions, banner_instructions, roundabout_exits, enable_refresh, waypoints_per_route, compute_toll_cost and metadata when true (false is the default and accepted); " +
+  "depart_at, arrive_by, max_height, max_width, max_weight, waypoint_names, waypoint_targets, alley_bias, walkway_bias, walking_speed, avoid_maneuver_radius, include, engine, snapping_include_closures, snapping_include_static_closures. Any other query parameter is ignored. ";
 
 const MatrixOptions = t.Object({
   sources: t.Optional(t.String({ description: "all, or coordinate indices separated by ; (rows). Default all.", examples: ["0;1"] })),
   destinations: t.Optional(t.String({ description: "all, or coordinate indices separated by ; (columns). Default all.", examples: ["2"] })),
+  annotations: t.Optional(t.String({ description: "Comma-separated duration, distance: the tables to answer (the other is left out). Default both (Mapbox's default is duration only).", examples: ["duration,distance"] })),
 });
 
 const Position = t.Tuple([t.Number(), t.Number()], { description: "[lon, lat]" });
@@ -87,7 +97,21 @@ const RouteAnswerSchema = t.Object({
       distance: t.Number({ description: "metres" }),
       duration: t.Number({ description: "seconds" }),
       geometry: t.Optional(t.Union([Line], { description: "absent for overview=false" })),
-      legs: t.Array(t.Object({ distance: t.Number(), duration: t.Number(), summary: t.String(), steps: t.Array(Step, { description: "empty unless steps=true" }) })),
+      legs: t.Array(
+        t.Object({
+          distance: t.Number(),
+          duration: t.Number(),
+          summary: t.String(),
+          steps: t.Array(Step, { description: "empty unless steps=true" }),
+          annotation: t.Optional(
+            t.Object(
+              { distance: t.Optional(t.Array(t.Number())), duration: t.Optional(t.Array(t.Number())), speed: t.Optional(t.Array(t.Number())) },
+              { description: "per segment of the leg's full geometry (metres, seconds, m/s), the ones annotations asked for; absent otherwise" },
+            ),
+          ),
+        }),
+        { description: "one between each pair of coordinates that end legs (all of them unless waypoints says otherwise)" },
+      ),
     }),
     { description: "the best route first, then alternatives" },
   ),
@@ -97,8 +121,8 @@ const RouteAnswerSchema = t.Object({
 
 const MatrixAnswerSchema = t.Object({
   code: t.Literal("Ok"),
-  durations: t.Array(t.Array(t.Union([t.Number(), t.Null()])), { description: "seconds, [source][destination]; null where no route exists" }),
-  distances: t.Array(t.Array(t.Union([t.Number(), t.Null()])), { description: "metres, like durations" }),
+  durations: t.Optional(t.Array(t.Array(t.Union([t.Number(), t.Null()])), { description: "seconds, [source][destination]; null where no route exists; absent unless annotations includes duration" })),
+  distances: t.Optional(t.Array(t.Array(t.Union([t.Number(), t.Null()])), { description: "metres, like durations; absent unless annotations includes distance" })),
   sources: t.Array(Waypoint),
   destinations: t.Array(Waypoint),
   routing: t.Object({ engine: t.String(), query: t.Record(t.String(), t.Unknown()) }),
@@ -125,7 +149,8 @@ export function routingRoutes(services: Services, authPlugin: AuthPlugin) {
       detail: {
         tags,
         summary: `Travel time and distance matrix between up to ${MAX_MATRIX_POINTS} points (cached one hour)`,
-        description: REPEATED_PARAMETER_RULE,
+        description:
+          "Refused with 400 naming them: fallback_speed, depart_at, approaches (Mapbox Matrix options not honoured here); any other query parameter is ignored. " + REPEATED_PARAMETER_RULE,
         parameters: documentedQuery(MatrixOptions),
         responses: documentedResponses({ 200: MatrixAnswerSchema, ...errors }, descriptions),
       },
@@ -139,6 +164,7 @@ export function routingRoutes(services: Services, authPlugin: AuthPlugin) {
         description:
           "One answer shape for OSRM and Valhalla, close to OSRM's and Mapbox Directions': routes[] with distance (m), duration (s), geometry, legs[] with steps[] " +
           "(maneuver type/modifier/location/bearings, instruction text, name, distance, duration, geometry), and waypoints[] (snapped location, road name, metres from the input). " +
+          REFUSED_ROUTE_OPTIONS +
           REPEATED_PARAMETER_RULE,
         parameters: documentedQuery(RouteOptions),
         responses: documentedResponses({ 200: RouteAnswerSchema, ...errors }, descriptions),

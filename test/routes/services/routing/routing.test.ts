@@ -76,7 +76,7 @@ for (const e of [osrm, valhalla]) {
       expect(body.waypoints[1].location).toEqual([13.3976, 52.5294]);
       expect(body.routing).toEqual({
         engine: e.name,
-        query: { profile: "driving", coordinates: [[13.38886, 52.517037], [13.397634, 52.529407]], alternatives: 0, steps: false, geometries: "geojson", overview: "simplified", language: "en", exclude: [], radiuses: null, bearings: null },
+        query: { profile: "driving", coordinates: [[13.38886, 52.517037], [13.397634, 52.529407]], alternatives: 0, steps: false, geometries: "geojson", overview: "simplified", language: "en", exclude: [], radiuses: null, bearings: null, waypoints: null, continue_straight: null, approaches: null, annotations: [] },
       });
       expect(JSON.stringify(body)).not.toContain("127.0.0.1");
     });
@@ -170,7 +170,7 @@ for (const e of [osrm, valhalla]) {
       expect(sub.durations).toHaveLength(2);
       expect(sub.durations[0]).toHaveLength(1);
       expect(sub.distances[1][0]).toBeGreaterThan(0);
-      expect(sub.routing.query).toEqual({ profile: "walking", coordinates: [[13.38886, 52.517037], [13.397634, 52.529407], [13.428555, 52.523219]], sources: [0, 1], destinations: [2] });
+      expect(sub.routing.query).toEqual({ profile: "walking", coordinates: [[13.38886, 52.517037], [13.397634, 52.529407], [13.428555, 52.523219]], sources: [0, 1], destinations: [2], annotations: ["duration", "distance"] });
       const max = Array.from({ length: 25 }, (_, i) => `${13.3 + i * 0.01},52.5`).join(";");
       const big = await get(e, `/routing/v1/matrix/cycling/${max}`);
       expect(big.status).toBe(200);
