@@ -1,5 +1,5 @@
-// line: width, colour, opacity, dash array (in line widths), cap, join, miter limit, gap width (casing
-// drawn as two parallel lines) and offset; line-sort-key order.
+// line: width, colour or sprite pattern, opacity, blur, dash array (in line widths), cap, join, miter
+// limit, gap width (casing drawn as two parallel lines) and offset; line-sort-key order.
 import type { LineLayerSpecification } from "@maplibre/maplibre-gl-style-spec";
 import type { DrawContext } from "../draw-context";
 import { pathData, type Ring } from "../geometry";
@@ -7,13 +7,29 @@ import { offsetLine } from "../offset";
 import { THIN_LINE_DEVICE_PX, thinLineOutline } from "../thin-line";
 import { num, passesFilter, prop, svgColor } from "../style-eval";
 import { Batches, n } from "../svg";
+import { patternFill } from "../pattern";
 import { sortByKey } from "./sort";
 
 interface LineStyle {
+  /** a colour, or url(#pattern) for line-pattern */
   color: string;
   opacity: number;
   width: number;
   dash: string;
+  /** Gaussian blur (px) of line-blur, 0 for none */
+  blur: number;
+}
+
+/**
+ * MapLibre fades a blurred line from full opacity at `blur` px inside its edge to nothing at the edge
+ * (linearly). Drawn here as a narrower stroke whose edge sits mid-fade, blurred by the Gaussian of that
+ * ramp's spread (a ramp of b px is an edge smoothed by a b-px box: sigma b/sqrt(12)). A blur wider than
+ * half the line never reaches full opacity in MapLibre: the stroke is then half as wide and as faint.
+ */
+function blurred(width: number, blur: number, alpha: number): { width: number; alpha: number; sigma: number } {
+  if (blur <= 0) return { width, alpha, sigma: 0 };
+  if (blur <= width / 2) return { width: width - blur, alpha, sigma: blur / Math.sqrt(12) };
+  return { width: width / 2, alpha: (alpha * width) / (2 * blur), sigma: blur / Math.sqrt(12) };
 }
 
 export function drawLine(layer: LineLayerSpecification, ctx: DrawContext): void {
@@ -36,8 +52,13 @@ export function drawLine(layer: LineLayerSpecification, ctx: DrawContext): void 
     if (!lines.length) continue;
     const width = num(layer, "paint", "line-width", zoom, f);
     const opacity = num(layer, "paint", "line-opacity", zoom, f);
-    const color = svgColor(prop(layer, "paint", "line-color", zoom, f));
-    const alpha = color.alpha * opacity;
+    // A pattern replaces the colour; one the sprite lacks draws nothing, as in MapLibre.
+    const patternName = prop(layer, "paint", "line-pattern", zoom, f);
+    const pattern = patternName ? patternFill(ctx, String(patternName)) : null;
+    if (patternName && !pattern) continue;
+    const color = pattern ? { rgb: `url(#${pattern})`, alpha: 1 } : svgColor(prop(layer, "paint", "line-color", zoom, f));
+    const blur = blurred(width, num(layer, "paint", "line-blur", zoom, f), color.alpha * opacity);
+    const alpha = blur.alpha;
     if (width <= 0 || alpha <= 0) continue;
     const dashArray = prop(layer, "paint", "line-dasharray", zoom, f);
     const dash = Array.isArray(dashArray) && dashArray.length >= 2 && dashArray.every((v) => typeof v === "number" && v >= 0) && dashArray.some((v) => v > 0)
@@ -47,9 +68,9 @@ export function drawLine(layer: LineLayerSpecification, ctx: DrawContext): void 
     const offset = num(layer, "paint", "line-offset", zoom, f);
     // with a gap, MapLibre draws two lines of `width` either side of the gap (road casings)
     const offsets = gap > 0 ? [offset - gap / 2 - width / 2, offset + gap / 2 + width / 2] : [offset];
-    const style = { color: color.rgb, opacity: alpha, width, dash };
-    const key = `${color.rgb}|${alpha}|${width}|${dash}`;
-    const thin = !dash && width * pixelRatio <= THIN_LINE_DEVICE_PX;
+    const style = { color: color.rgb, opacity: alpha, width: blur.width, dash, blur: blur.sigma };
+    const key = `${color.rgb}|${alpha}|${blur.width}|${dash}|${blur.sigma}`;
+    const thin = !dash && !blur.sigma && !pattern && width * pixelRatio <= THIN_LINE_DEVICE_PX;
     for (const o of offsets) {
       const drawn: Ring[] = o === 0 ? lines : lines.map((l) => offsetLine(l, o));
       if (thin) thinBatches.add(key, style, pathData(drawn.map((l) => thinLineOutline(l, width, cap)), true));
@@ -60,9 +81,23 @@ export function drawLine(layer: LineLayerSpecification, ctx: DrawContext): void 
     ctx.svg.body.push(`<path d="${data}" fill="${style.color}" fill-opacity="${style.opacity}"/>`);
   }
   for (const { style, data } of batches.entries()) {
+    const filter = style.blur ? ` filter="url(#${blurFilter(ctx, style.blur)})"` : "";
     ctx.svg.body.push(
       `<path d="${data}" fill="none" stroke="${style.color}" stroke-opacity="${style.opacity}" stroke-width="${n(style.width)}" ` +
-        `stroke-linecap="${cap}" stroke-linejoin="${join}" stroke-miterlimit="${miterLimit}"${style.dash ? ` stroke-dasharray="${style.dash}"` : ""}/>`,
+        `stroke-linecap="${cap}" stroke-linejoin="${join}" stroke-miterlimit="${miterLimit}"${style.dash ? ` stroke-dasharray="${style.dash}"` : ""}${filter}/>`,
     );
   }
+}
+
+/**
+ * A Gaussian blur filter over the whole view: its region in view units, since a straight horizontal
+ * line has a bounding box of no height, and a region relative to it (the default) would blur nothing.
+ */
+function blurFilter(ctx: DrawContext, sigma: number): string {
+  const { width, height } = ctx.cam.view;
+  const m = Math.ceil(sigma * 3);
+  return ctx.svg.defOnce(
+    `blur:${n(sigma)}`,
+    (id) => `<filter id="${id}" filterUnits="userSpaceOnUse" x="${-m}" y="${-m}" width="${width + 2 * m}" height="${height + 2 * m}"><feGaussianBlur stdDeviation="${n(sigma)}"/></filter>`,
+  );
 }

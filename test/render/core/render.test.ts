@@ -146,6 +146,23 @@ describe("background, fill, line, circle", () => {
     expect(near(p.at(128 + 12, 128), [0, 0, 0], 30)).toBe(true);
     expect(near(p.at(128 + 16, 128), WHITE, 0)).toBe(true);
   });
+
+  test("circle-blur fades the circle from its centre as MapLibre's shader does, its stroke fading with it", async () => {
+    const sources = { vector: { v: { layers: { pts: [point(0, 0)] } } } };
+    const green = (blur: number) => [BG, { id: "c", type: "circle", source: "v", "source-layer": "pts", paint: { "circle-radius": 20, "circle-color": "#00a000", "circle-blur": blur, "circle-stroke-width": 4, "circle-stroke-color": "#000000" } }];
+    const sharp = (await render(sources, green(0))).p;
+    const soft = (await render(sources, green(1))).p;
+    // The red channel tells how much is drawn over white: 255 nothing, 0 all.
+    const cover = (p: typeof sharp, dx: number) => 255 - p.at(128 + dx, 128)[0];
+    expect(cover(soft, 0)).toBeGreaterThan(245);
+    expect(cover(sharp, 12)).toBeGreaterThan(245);
+    // Half way out, smoothstep(0.5): about half (MapLibre draws the same).
+    expect(cover(soft, 12)).toBeGreaterThan(100);
+    expect(cover(soft, 12)).toBeLessThan(160);
+    // The stroke ring: solid black when sharp, nearly gone when blurred.
+    expect(near(sharp.at(128 + 22, 128), [0, 0, 0], 30)).toBe(true);
+    expect(cover(soft, 22)).toBeLessThan(20);
+  });
 });
 
 describe("below zoom 0", () => {
@@ -288,6 +305,35 @@ describe("sprites and rasters", () => {
     expect(count(p, (px) => near(px, [255, 255, 0], 30), area)).toBeGreaterThan(300);
     expect(count(p, (px) => near(px, [0, 128, 0], 30), area)).toBeGreaterThan(300);
     expect(near(p.at(10, 10), WHITE, 0)).toBe(true);
+  });
+
+  test("line-pattern strokes the line with the sprite image; a pattern the sprite lacks draws nothing, as in MapLibre", async () => {
+    const sources = { vector: { v: { layers: { roads: [line([[-4, 0], [4, 0]])] } } } };
+    const patterned = (name: string) => [BG, { id: "l", type: "line", source: "v", "source-layer": "roads", paint: { "line-pattern": name, "line-width": 10 } }];
+    const { p } = await render(sources, patterned("stripes"), {}, { sprite: true });
+    const band = { x1: 60, y1: 124, x2: 196, y2: 132 };
+    expect(count(p, (px) => near(px, [255, 255, 0], 30), band)).toBeGreaterThan(200);
+    expect(count(p, (px) => near(px, [0, 128, 0], 30), band)).toBeGreaterThan(200);
+    // Not the line colour's default black it used to fall back to.
+    expect(count(p, (px) => near(px, [0, 0, 0], 40), band)).toBe(0);
+    const missing = await render(sources, patterned("no-such-image"), {}, { sprite: true });
+    expect(count(missing.p, (px) => !near(px, WHITE, 2))).toBe(0);
+  });
+
+  test("line-blur fades the line toward its edges instead of a hard edge", async () => {
+    const sources = { vector: { v: { layers: { roads: [line([[-4, 0], [4, 0]])] } } } };
+    const blue = (blur: number) => [BG, { id: "l", type: "line", source: "v", "source-layer": "roads", paint: { "line-color": "#0000ff", "line-width": 12, "line-blur": blur } }];
+    const sharp = (await render(sources, blue(0))).p;
+    const soft = (await render(sources, blue(6))).p;
+    // The red channel tells how much blue covers white: 0 is full blue, 255 none.
+    const cover = (p: typeof sharp, dy: number) => 255 - p.at(128, 128 + dy)[0];
+    expect(cover(sharp, 0)).toBeGreaterThan(250);
+    expect(cover(sharp, 4)).toBeGreaterThan(250);
+    expect(cover(soft, 0)).toBeGreaterThan(200);
+    // Between the centre and the edge: full blue when sharp, fading when blurred (MapLibre: a third at 4 px).
+    expect(cover(soft, 4)).toBeLessThan(160);
+    expect(cover(soft, 4)).toBeGreaterThan(20);
+    expect(cover(soft, 9)).toBeLessThan(15);
   });
 
   test("icons from the sprite are drawn at the point, scaled by icon-size", async () => {
