@@ -269,9 +269,9 @@ export class FeatureStore {
     );
     const insert = this.db.prepare("INSERT INTO generalized (id, level, geometry) VALUES (?, ?, ?)");
     const sizes = this.db.prepare(`UPDATE features SET ${GENERALIZED_ZOOMS.map((_, level) => `gen_bytes_${level} = ?${level + 2}`).join(", ")} WHERE id = ?1`);
-    // The garbage of simplifying is collected each time the heap has grown by a few budgets, as the
+    // The garbage of simplifying is collected each time the heap has grown by a tile's budget, as the
     // tiler paces its own (tiler.ts): left to the collector, a pass over 55 MB of lines took 70 MiB more.
-    const collectAt = () => process.memoryUsage().heapUsed + 4 * budget;
+    const collectAt = () => process.memoryUsage().heapUsed + budget;
     let limit = collectAt();
     this.db.exec("BEGIN");
     for (let rows = page.all(0, MIN_TEXT); rows.length; rows = page.all(rows[rows.length - 1]!.id, MIN_TEXT)) {
