@@ -107,7 +107,7 @@ function dbfDecoder(cpg: string | undefined, ldid: number, name: string, warning
     } catch {
       if (!warned) {
         warned = true;
-        warnings.push(`${name}: ${record ? `record ${record}` : "a field name"} and others are not UTF-8 and neither a .cpg file nor the .dbf header names their code page: read as Windows-1252 (Latin-1); if letters look wrong, add a .cpg file naming the code page (e.g. 1251) and upload again`);
+        warnings.push(`${name}: ${record ? `record ${record}` : "a field name"} holds the first text that is not UTF-8, and neither a .cpg file nor the .dbf header names their code page: read as Windows-1252 (Latin-1); if letters look wrong, add a .cpg file naming the code page (e.g. 1251) and upload again`);
       }
       return WINDOWS_1252.decode(bytes);
     }

@@ -283,7 +283,7 @@ describe("source data becomes vector tiles", () => {
       expect(utf8.warnings).toBe("");
       const legacy = await names(shapefileZip(places.slice(0, 2), { encode: latin1 }));
       expect(legacy.names).toEqual(["São Paulo", "Zürich"]);
-      expect(legacy.warnings).toContain("layer.dbf): record 1 and others are not UTF-8 and neither a .cpg file nor the .dbf header names their code page: read as Windows-1252 (Latin-1)");
+      expect(legacy.warnings).toContain("layer.dbf): record 1 holds the first text that is not UTF-8, and neither a .cpg file nor the .dbf header names their code page: read as Windows-1252 (Latin-1)");
     });
 
     test("a .cpg naming a code page that cannot be read says so", async () => {
