@@ -11,6 +11,7 @@ import type { Logger } from "../../../log";
 import type { ChangeBus } from "../../../domain/changes/bus";
 import type { Geocoder } from "../types";
 import { buildInThread } from "./build-in-thread";
+import { clearBuildFailure, noteBuildFailure } from "./build-failure";
 import { checkpointInThread } from "./checkpoint-in-thread";
 import { createSearch } from "./search";
 import { upgradeGazetteerFile } from "./upgrade";
@@ -148,6 +149,7 @@ export function createGazetteer(opts: { dataDir: string; log: Logger; changes?: 
           }
           opts.log.info("embedded gazetteer built", { ms: buildMs });
         }
+        clearBuildFailure(path);
         if (!closed) openReader();
       } catch (err) {
         building = null;
@@ -155,7 +157,8 @@ export function createGazetteer(opts: { dataDir: string; log: Logger; changes?: 
         state = "failed";
         failedAt = Date.now();
         failure = err instanceof Error ? err.message : String(err);
-        opts.log.error("embedded gazetteer could not be built", { error: failure });
+        opts.log.error("embedded gazetteer could not be built", { error: failure, fix: "free space in DATA_DIR or make it writable; the server tries again a minute later, on the next geocoding request" });
+        noteBuildFailure(path, failure);
       }
     })();
     return building;

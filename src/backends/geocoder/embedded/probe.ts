@@ -5,6 +5,7 @@ import { existsSync, statSync } from "node:fs";
 import type { ProbeResult } from "../../probe";
 import type { Gazetteer } from "./gazetteer";
 import { gazetteerPath, listDatasets, metaValue, openGazetteerFile, type DatasetInfo } from "./store";
+import { readBuildFailure } from "./build-failure";
 
 const SAMPLE = "london";
 const count = (n: number) => n.toLocaleString("en-US");
@@ -37,13 +38,19 @@ function fileDetail(dataDir: string): ProbeResult | null {
   }
 }
 
+/** A build that failed in some process sharing DATA_DIR (the server's supervisor, say), or null. */
+function failedBuild(dataDir: string): ProbeResult | null {
+  const failed = readBuildFailure(gazetteerPath(dataDir));
+  return failed ? { status: "down", detail: `embedded gazetteer could not be built${failed.at ? ` (${failed.at})` : ""}: ${failed.error}`, fix: FAILED_FIX } : null;
+}
+
 export async function probeEmbeddedGeocoder(dataDir: string, gazetteer?: Gazetteer): Promise<ProbeResult> {
-  if (!gazetteer) return fileDetail(dataDir) ?? { status: "ok", detail: "embedded gazetteer: not built yet; it is built from the built-in data when the server starts, in a few seconds" };
+  if (!gazetteer) return fileDetail(dataDir) ?? failedBuild(dataDir) ?? { status: "ok", detail: "embedded gazetteer: not built yet; it is built from the built-in data when the server starts, in a few seconds" };
   const s = gazetteer.status();
   // Not opened in this process yet (an HTTP worker that has not geocoded; the supervisor built the
   // file): what the file holds is still the answer, not "not opened".
   if (s.state === "absent")
-    return fileDetail(dataDir) ?? { status: "ok", detail: "embedded gazetteer: not opened yet; it opens (or is built from the built-in data, in a few seconds) on the first geocoding request" };
+    return fileDetail(dataDir) ?? failedBuild(dataDir) ?? { status: "ok", detail: "embedded gazetteer: not opened yet; it opens (or is built from the built-in data, in a few seconds) on the first geocoding request" };
   if (s.state === "building")
     return { status: "degraded", detail: "embedded gazetteer: being built from the built-in data; geocoding answers 503 GEOCODER_UNAVAILABLE with Retry-After until it is ready", fix: "Wait a few seconds" };
   if (s.state === "failed") return { status: "down", detail: `embedded gazetteer could not be built: ${s.error}`, fix: FAILED_FIX };

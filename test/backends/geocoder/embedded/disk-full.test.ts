@@ -3,7 +3,8 @@
 // build is not started again by every request, only after a pause.
 import { expect, test } from "bun:test";
 import { createGazetteer } from "../../../../src/backends/geocoder/embedded/gazetteer";
-import { createLogger } from "../../../../src/log";
+import { probeEmbeddedGeocoder } from "../../../../src/backends/geocoder/embedded/probe";
+import { createLogger, silentLogger } from "../../../../src/log";
 import { tempDir } from "../../../support/app";
 
 /** A 3 MiB tmpfs, when this user may mount one (root, outside the tightest containers). */
@@ -32,6 +33,18 @@ test("a full disk fails the build naming it, and requests do not start it again 
     }
     await gazetteer.start();
     expect(lines.filter((l) => l.msg === "building the embedded gazetteer from the built-in data")).toHaveLength(1);
+    // Another process sharing DATA_DIR (an HTTP worker that has not geocoded yet, or the CLI preflight,
+    // which never builds) says the build failed, instead of "not built yet; it is built when the server starts".
+    const worker = createGazetteer({ dataDir: dir, log: silentLogger });
+    try {
+      for (const probe of [await probeEmbeddedGeocoder(dir), await probeEmbeddedGeocoder(dir, worker)]) {
+        expect(probe.status).toBe("down");
+        expect(probe.detail).toMatch(/^embedded gazetteer could not be built/);
+        expect(probe.fix).toContain("free space");
+      }
+    } finally {
+      worker.close();
+    }
   } finally {
     gazetteer.close();
     Bun.spawnSync(["umount", "-l", dir]);
