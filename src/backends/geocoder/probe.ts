@@ -55,7 +55,8 @@ export async function probeGeocoder(config: Config, gazetteer?: Gazetteer): Prom
       detail: `${what} answered HTTP ${r.status}${errorsOf(r.body)}`,
       fix: "The geocoder itself is failing: look at its logs (a Pelias API answering 5xx usually cannot reach Elasticsearch, or its index is missing)",
     };
-  if (r.status !== 200) return { status: "degraded", ...seen, detail: `${what} answered HTTP ${r.status}${errorsOf(r.body)}`, fix: "Check that GEOCODER_INTERNAL_URL points at a Pelias-compatible API and look at its logs" };
+  // Any other status for a well-formed sample search (a 400, a 405) is what every geocoding call gets: down.
+  if (r.status !== 200) return { status: "down", ...seen, detail: `${what} answered HTTP ${r.status}${errorsOf(r.body)}`, fix: "Check that GEOCODER_INTERNAL_URL points at a Pelias-compatible API and look at its logs" };
   let json: { type?: unknown; features?: unknown; tagline?: unknown; geocoding?: unknown };
   try {
     json = JSON.parse(r.body);

@@ -48,6 +48,12 @@ test("a failing geocoder shows its own error; HTML and non-GeoJSON are flagged",
   expect(failing.status).toBe("down");
   expect(failing.detail).toContain("HTTP 500 (backend says 500)");
   expect(failing.fix).toContain("logs");
+  // A status no Pelias gives a well-formed search (here a 400): every call gets it, so down too.
+  fake.status = 400;
+  const refusing = await probe(fake.url);
+  expect(refusing.status).toBe("down");
+  expect(refusing.detail).toContain("HTTP 400");
+  expect(refusing.fix).toContain("Pelias-compatible API");
   fake.status = null;
   fake.mode = "html";
   const html = await probe(fake.url);
