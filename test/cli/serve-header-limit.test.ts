@@ -2,7 +2,7 @@
 // says so in its log, with the fix: otherwise a long URL meets Bun's bare 431 with no word why.
 import { expect, test } from "bun:test";
 import { join } from "node:path";
-import { freePort, tempDir } from "../support/app";
+import { answersHealth, freePort, tempDir } from "../support/app";
 
 const MAIN = join(import.meta.dir, "../../src/main.ts");
 
@@ -12,12 +12,7 @@ async function startAndAsk(bunFlags: string[]): Promise<{ lines: { msg: string; 
   const env = { ...process.env, NO_COLOR: "1", LOG_LEVEL: "warn", MAPSTEAD_ENV_FILE: "none", DATA_DIR: join(tempDir("mapstead-headers-"), "data"), PORT: String(port), HOST: "127.0.0.1" };
   const server = Bun.spawn(["bun", ...bunFlags, MAIN, "serve"], { env, stdout: "pipe", stderr: "ignore" });
   try {
-    let up = false;
-    for (let i = 0; i < 100 && !up; i++) {
-      up = await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false);
-      if (!up) await Bun.sleep(100);
-    }
-    expect(up).toBe(true);
+    expect(await answersHealth(port)).toBe(true);
     const longUrl = (await fetch(`http://127.0.0.1:${port}/health?pad=${"x".repeat(20 * 1024)}`)).status;
     server.kill("SIGTERM");
     const out = await new Response(server.stdout).text();

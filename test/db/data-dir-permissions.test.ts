@@ -4,7 +4,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { freePort, tempDir } from "../support/app";
+import { answersHealth, freePort, tempDir } from "../support/app";
 
 const MAIN = join(import.meta.dir, "../../src/main.ts");
 const root = tempDir("mapstead-perms-");
@@ -50,12 +50,7 @@ describe("DATA_DIR permissions", () => {
     const port = freePort();
     const proc = Bun.spawn([...UNDER_UMASK_022, "serve"], { env: env(dataDir, { HOST: "127.0.0.1", PORT: String(port), WORKERS: "1", GEOCODER: "off" }), stdout: "ignore", stderr: "ignore" });
     try {
-      let up = false;
-      for (let i = 0; i < 300 && !up; i++) {
-        up = await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false);
-        if (!up) await Bun.sleep(100);
-      }
-      expect(up).toBe(true);
+      expect(await answersHealth(port, 300)).toBe(true);
       expect(existsSync(join(dataDir, "setup-token"))).toBe(true);
       expect(existsSync(join(dataDir, "mapstead.db-wal"))).toBe(true);
       expect(modeOf(dataDir)).toBe(0o755);

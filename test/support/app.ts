@@ -45,6 +45,15 @@ export async function makeTestApp(env: Record<string, string> = {}, opts: { data
   };
 }
 
+/** Whether a server started on 127.0.0.1:`port` answers /health within `tries` tenths of a second. */
+export async function answersHealth(port: number, tries = 100): Promise<boolean> {
+  for (let i = 0; i < tries; i++) {
+    if (await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false)) return true;
+    await Bun.sleep(100);
+  }
+  return false;
+}
+
 export function freePort(): number {
   const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
   const port = probe.port!;

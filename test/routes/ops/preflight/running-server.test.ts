@@ -3,7 +3,7 @@
 // CLI's own default address, which nothing uses.
 import { expect, test } from "bun:test";
 import { join } from "node:path";
-import { freePort, tempDir } from "../../../support/app";
+import { answersHealth, freePort, tempDir } from "../../../support/app";
 
 const MAIN = join(import.meta.dir, "../../../../src/main.ts");
 const env = { ...process.env, NO_COLOR: "1", LOG_LEVEL: "error", MAPSTEAD_ENV_FILE: "none" };
@@ -19,12 +19,7 @@ test("the config check reports the running server's address from its lock, and i
   const port = freePort();
   const server = Bun.spawn(["bun", MAIN, "serve"], { env: { ...env, DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1" }, stdout: "ignore", stderr: "ignore" });
   try {
-    let up = false;
-    for (let i = 0; i < 100 && !up; i++) {
-      up = await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false);
-      if (!up) await Bun.sleep(100);
-    }
-    expect(up).toBe(true);
+    expect(await answersHealth(port)).toBe(true);
     expect(await preflight(dataDir)).toBe(`Settings valid; a server (pid ${server.pid}) runs on this DATA_DIR, listening on 127.0.0.1:${port} (these settings would listen on 0.0.0.0:8080)`);
     expect(await preflight(dataDir, { PORT: String(port), HOST: "127.0.0.1" })).toBe(`Settings valid; a server (pid ${server.pid}) runs on this DATA_DIR, listening on 127.0.0.1:${port}`);
   } finally {

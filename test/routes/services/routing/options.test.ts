@@ -2,42 +2,14 @@
 // Valhalla over real HTTP: the honoured ones (waypoints, continue_straight, approaches, annotations, the
 // matrix's annotations) change the answer or the engine's query as each engine's API takes them; the
 // ones that would change the answer but are not honoured are refused by name; harmless ones are ignored.
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { makeTestApp, type TestApp } from "../../../support/app";
-import { seedKey, seedOrg } from "../../../support/seed";
-import { startFakeOsrm, type FakeRouter } from "../../../support/fake-osrm";
-import { startFakeValhalla } from "../../../support/fake-valhalla";
+import { describe, expect, test } from "bun:test";
+import { routingEngines, type Engine } from "../../../support/routing-engines";
 
 const A = "13.38886,52.517037";
 const B = "13.397634,52.529407";
 const C = "13.428555,52.523219";
 
-interface Engine {
-  name: "osrm" | "valhalla";
-  fake: FakeRouter;
-  t: TestApp;
-  headers: Record<string, string>;
-}
-const osrm = { name: "osrm" } as Engine;
-const valhalla = { name: "valhalla" } as Engine;
-
-beforeAll(async () => {
-  for (const e of [osrm, valhalla]) {
-    e.fake = e.name === "osrm" ? startFakeOsrm() : startFakeValhalla();
-    e.t = await makeTestApp({ ROUTING_INTERNAL_URL: e.fake.url, ROUTING_ENGINE: e.name, ROUTING_TIMEOUT_MS: "300" });
-    e.headers = { "x-api-key": seedKey(e.t.ctx, seedOrg(e.t.ctx, "route").id, ["routing"]).secret };
-  }
-});
-afterAll(async () => {
-  for (const e of [osrm, valhalla]) {
-    await e.t.close();
-    await e.fake.stop();
-  }
-});
-beforeEach(() => {
-  osrm.fake.reset();
-  valhalla.fake.reset();
-});
+const { osrm, valhalla } = routingEngines();
 
 const get = (e: Engine, path: string) => e.t.fetch(path, { headers: e.headers });
 const json = async (e: Engine, path: string) => {

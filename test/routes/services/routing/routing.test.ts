@@ -1,11 +1,10 @@
 // The routing API through the app against the fake OSRM and Valhalla servers over real HTTP: the same
 // behaviour from both engines (answer shape, errors, caching), then each engine's exact wire mapping.
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { freePort, makeTestApp, type TestApp } from "../../../support/app";
+import { describe, expect, test } from "bun:test";
+import { freePort, makeTestApp } from "../../../support/app";
 import { seedKey, seedOrg, seedSession } from "../../../support/seed";
 import { startFakeOsrm } from "../../../support/fake-osrm";
-import { startFakeValhalla } from "../../../support/fake-valhalla";
-import type { FakeRouter } from "../../../support/fake-osrm";
+import { routingEngines, type Engine } from "../../../support/routing-engines";
 import { decodePolyline } from "../../../../src/polyline";
 
 const A = "13.38886,52.517037";
@@ -19,33 +18,7 @@ const NOWHERE = "15.5,48.2";
 let unique = 0;
 const fresh = () => `${(13.3 + ++unique * 0.0001).toFixed(4)},52.5`;
 
-interface Engine {
-  name: "osrm" | "valhalla";
-  fake: FakeRouter;
-  t: TestApp;
-  headers: Record<string, string>;
-}
-
-const osrm = { name: "osrm" } as Engine;
-const valhalla = { name: "valhalla" } as Engine;
-
-beforeAll(async () => {
-  for (const e of [osrm, valhalla]) {
-    e.fake = e.name === "osrm" ? startFakeOsrm() : startFakeValhalla();
-    e.t = await makeTestApp({ ROUTING_INTERNAL_URL: e.fake.url, ROUTING_ENGINE: e.name, ROUTING_TIMEOUT_MS: "300" });
-    e.headers = { "x-api-key": seedKey(e.t.ctx, seedOrg(e.t.ctx, "route").id, ["routing"]).secret };
-  }
-});
-afterAll(async () => {
-  for (const e of [osrm, valhalla]) {
-    await e.t.close();
-    await e.fake.stop();
-  }
-});
-beforeEach(() => {
-  osrm.fake.reset();
-  valhalla.fake.reset();
-});
+const { osrm, valhalla } = routingEngines();
 
 const get = (e: Engine, path: string, h: Record<string, string> = e.headers) => e.t.fetch(path, { headers: h });
 const routeCalls = (e: Engine) => e.fake.calls.filter((c) => c.path !== "/locate");
