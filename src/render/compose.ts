@@ -25,7 +25,7 @@ function drawGlyphs(image: RgbaImage, glyphs: MaskGlyph[], pixelRatio: number): 
     if (g.color[3] <= 0) continue;
     const [x, fx] = pixelAndFraction(g.x * pixelRatio);
     const [y, fy] = pixelAndFraction(g.y * pixelRatio);
-    const mask = glyphMask(g.font, g.glyphIndex, quantize(g.size * pixelRatio), fx, fy, quantize(g.halo * pixelRatio));
+    const mask = glyphMask(g.font, g.glyphIndex, quantize(g.size * pixelRatio), fx, fy, quantize(g.halo * pixelRatio), quantize(g.blur * pixelRatio));
     if (mask.width) blit(image, mask.alpha, mask.width, mask.height, x + mask.left, y + mask.top, g.color);
   }
 }

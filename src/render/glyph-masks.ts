@@ -6,13 +6,17 @@
 //
 // A halo is the glyph grown by its radius in every direction (the fill plus a round-joined stroke of
 // twice the radius, as the SVG drew it): each pixel is covered by clamp(radius + 0.5 - d) where d is the
-// distance from its centre to the outline, and fully inside the glyph.
+// distance from its centre to the outline, and fully inside the glyph. A blurred halo (`text-halo-blur`)
+// fades out as MapLibre's SDF shader fades it: smoothly from radius - 1.19 blur to radius + 1.19 blur
+// (half a pixel wider each way, for the pixel's own edge) instead of over that one pixel.
 import { flattenPath, type Polylines } from "../glyphs/outline";
 import { CoverageRaster } from "../glyphs/rasterize";
 import { Lru } from "../lru";
 import type { LoadedFont } from "./text";
 
-/** Positions, em sizes and halo radii are rounded to this fraction of a pixel. */
+/** MapLibre's halo fade: the shader's gamma is `text-halo-blur * 1.19` px either side of the halo's edge. */
+const BLUR_SPREAD = 1.19;
+/** Positions, em sizes, halo radii and blurs are rounded to this fraction of a pixel. */
 export const SUBPIXEL_STEPS = 4;
 /** Masks are a few hundred bytes; this bounds each render worker's share. */
 const MASK_CACHE_BYTES = 16 * 1024 * 1024;
@@ -50,25 +54,27 @@ export function quantize(v: number): number {
 
 /**
  * The mask of a glyph at `emPx` device px per em, its origin `fx`, `fy` (multiples of 1/SUBPIXEL_STEPS
- * in [0, 1)) right of and below a pixel corner, grown by `haloPx` (0: the glyph itself).
+ * in [0, 1)) right of and below a pixel corner, grown by `haloPx` (0: the glyph itself) with its edge
+ * faded over `blurPx` (`text-halo-blur`; only for a halo).
  */
-export function glyphMask(font: LoadedFont, glyphIndex: number, emPx: number, fx: number, fy: number, haloPx: number): GlyphMask {
+export function glyphMask(font: LoadedFont, glyphIndex: number, emPx: number, fx: number, fy: number, haloPx: number, blurPx = 0): GlyphMask {
   let fontId = fontIds.get(font);
   if (fontId === undefined) fontIds.set(font, (fontId = nextFontId++));
-  const key = `${fontId}|${glyphIndex}|${emPx}|${fx}|${fy}|${haloPx}`;
+  const blur = haloPx > 0 ? blurPx : 0;
+  const key = `${fontId}|${glyphIndex}|${emPx}|${fx}|${fy}|${haloPx}|${blur}`;
   let mask = masks.get(key);
   if (!mask) {
-    mask = makeMask(font, glyphIndex, emPx, fx, fy, haloPx);
+    mask = makeMask(font, glyphIndex, emPx, fx, fy, haloPx, blur);
     masks.set(key, mask, mask.alpha.length + key.length + 64);
   }
   return mask;
 }
 
-function makeMask(font: LoadedFont, glyphIndex: number, emPx: number, fx: number, fy: number, haloPx: number): GlyphMask {
+function makeMask(font: LoadedFont, glyphIndex: number, emPx: number, fx: number, fy: number, haloPx: number, blurPx: number): GlyphMask {
   const outline = flattenPath(font.parsed.font.glyphs.get(glyphIndex).path.commands, emPx / font.upm);
   if (outline.length < 6 || !(outline.xMax > outline.xMin) || !(outline.yMax > outline.yMin)) return EMPTY;
   // one spare pixel around the ink (the rasterizer needs a free cell on the left and right)
-  const grow = Math.ceil(haloPx) + 1;
+  const grow = haloPx > 0 ? Math.ceil(haloPx + BLUR_SPREAD * blurPx) + 1 : 1;
   const left = Math.floor(outline.xMin + fx) - grow;
   const top = Math.floor(fy - outline.yMax) - grow;
   const width = Math.ceil(outline.xMax + fx) + grow - left + 1;
@@ -78,7 +84,7 @@ function makeMask(font: LoadedFont, glyphIndex: number, emPx: number, fx: number
   const oy = fy - top;
   const coverage = fill(outline, ox, oy, width, height);
   const alpha = new Uint8Array(width * height);
-  if (haloPx > 0) grown(outline, ox, oy, coverage, width, height, haloPx, alpha);
+  if (haloPx > 0) grown(outline, ox, oy, coverage, width, height, haloPx, blurPx, alpha);
   else for (let i = 0; i < alpha.length; i++) alpha[i] = Math.round(coverage[i]! * 255);
   return { left, top, width, height, alpha };
 }
@@ -89,9 +95,14 @@ function fill(outline: Polylines, ox: number, oy: number, width: number, height:
   return raster.finish().slice(0, width * height);
 }
 
-/** The glyph grown by `radius`: full inside, then a one-pixel ramp around distance `radius` from the outline. */
-function grown(outline: Polylines, ox: number, oy: number, coverage: Float32Array, width: number, height: number, radius: number, out: Uint8Array): void {
-  const reach = radius + 0.5;
+/**
+ * The glyph grown by `radius`: full inside, then a one-pixel ramp around distance `radius` from the
+ * outline, or with `blur` a smoothstep from radius - spread to radius + spread.
+ */
+function grown(outline: Polylines, ox: number, oy: number, coverage: Float32Array, width: number, height: number, radius: number, blur: number, out: Uint8Array): void {
+  const spread = blur > 0 ? BLUR_SPREAD * blur + 0.5 : 0.5;
+  const reach = radius + spread;
+  const edge = (d: number) => (blur > 0 ? 1 - smoothstep(radius - spread, reach, d) : Math.min(1, reach - d));
   // each row measures only the edges that come within reach of its pixel centres
   const rows: number[][] = Array.from({ length: height }, () => []);
   const edges: number[] = [];
@@ -119,9 +130,14 @@ function grown(outline: Polylines, ox: number, oy: number, coverage: Float32Arra
         const d = segmentDistanceSquared(cx, cy, edges[e]!, edges[e + 1]!, edges[e + 2]!, edges[e + 3]!);
         if (d < best) best = d;
       }
-      out[i] = Math.round(Math.max(inside, Math.min(1, reach - Math.sqrt(best))) * 255);
+      out[i] = Math.round(Math.max(inside, edge(Math.sqrt(best))) * 255);
     }
   }
+}
+
+function smoothstep(from: number, to: number, x: number): number {
+  const t = Math.max(0, Math.min(1, (x - from) / (to - from)));
+  return t * t * (3 - 2 * t);
 }
 
 function forEachEdge(outline: Polylines, ox: number, oy: number, edge: (x0: number, y0: number, x1: number, y1: number) => void): void {

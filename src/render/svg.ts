@@ -15,6 +15,8 @@ export interface MaskGlyph {
   y: number;
   /** halo radius; 0 draws the glyph itself */
   halo: number;
+  /** `text-halo-blur` of a halo, px; 0 for a crisp one */
+  blur: number;
   /** straight-alpha colour, 0-255 channels and alpha 0-1 (opacity included) */
   color: [number, number, number, number];
 }

@@ -384,6 +384,7 @@ export function drawSymbols(layer: SymbolLayerSpecification, ctx: DrawContext, p
     const opacity = num(layer, "paint", "text-opacity", zoom, f);
     if (opacity <= 0) continue;
     const haloWidth = Math.min(num(layer, "paint", "text-halo-width", zoom, f), (num(layer, "layout", "text-size", zoom, f) || ONE_EM) / 4);
+    const haloBlur = Math.max(0, num(layer, "paint", "text-halo-blur", zoom, f));
     const haloValue = prop(layer, "paint", "text-halo-color", zoom, f);
     const fillValue = prop(layer, "paint", "text-color", zoom, f);
     const halo = svgColor(haloValue);
@@ -396,8 +397,8 @@ export function drawSymbols(layer: SymbolLayerSpecification, ctx: DrawContext, p
     const fillRgba = withOpacity(straightColor(fillValue), opacity);
     for (const g of upright) {
       const mask = { font: g.font, glyphIndex: g.glyphIndex, size: g.transform.a * ONE_EM, x: g.transform.e, y: g.transform.f };
-      if (drawHalo) haloMasks.push({ ...mask, halo: haloWidth, color: haloRgba });
-      fillMasks.push({ ...mask, halo: 0, color: g.color ? withOpacity(straightColor(g.color), opacity) : fillRgba });
+      if (drawHalo) haloMasks.push({ ...mask, halo: haloWidth, blur: haloBlur, color: haloRgba });
+      fillMasks.push({ ...mask, halo: 0, blur: 0, color: g.color ? withOpacity(straightColor(g.color), opacity) : fillRgba });
     }
     const uses = turned.map((g) => ({ g, href: glyphDef(ctx, g) })).filter((u) => u.href);
     if (!uses.length) continue;

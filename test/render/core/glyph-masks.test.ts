@@ -76,6 +76,39 @@ describe("glyph masks", () => {
     expect(h1 - g1).toBe(2);
   });
 
+  test("a blurred halo fades out where the crisp one is full, and reaches further", () => {
+    const glyph = glyphMask(font, glyphOf("H"), EM, 0, 0, 0);
+    const crisp = glyphMask(font, glyphOf("H"), EM, 0, 0, 2);
+    const blurred = glyphMask(font, glyphOf("H"), EM, 0, 0, 2, 2);
+    const at = (m: GlyphMask, x: number, y: number) => {
+      const mx = x - m.left;
+      const my = y - m.top;
+      return mx < 0 || my < 0 || mx >= m.width || my >= m.height ? 0 : m.alpha[my * m.width + mx]!;
+    };
+    let faded = 0;
+    let beyond = 0;
+    for (let y = blurred.top; y < blurred.top + blurred.height; y++)
+      for (let x = blurred.left; x < blurred.left + blurred.width; x++) {
+        const b = at(blurred, x, y);
+        // inside the glyph the halo stays full (the text covers it)
+        if (at(glyph, x, y) === 255) expect(b).toBe(255);
+        else if (at(crisp, x, y) === 255 && at(glyph, x, y) === 0 && b > 0 && b < 255) faded++;
+        if (at(crisp, x, y) === 0 && b > 0) beyond++;
+      }
+    expect(faded).toBeGreaterThan(50);
+    expect(beyond).toBeGreaterThan(50);
+    // it spreads the same ink over a wider band: about as much as the crisp halo, not a different size
+    expect(Math.abs(ink(blurred) / ink(crisp) - 1)).toBeLessThan(0.15);
+  });
+
+  test("without blur the halo is the crisp one", () => {
+    const crisp = glyphMask(font, glyphOf("g"), EM, 0.25, 0.5, 1.5);
+    expect(glyphMask(font, glyphOf("g"), EM, 0.25, 0.5, 1.5, 0)).toBe(crisp);
+    expect(glyphMask(font, glyphOf("g"), EM, 0.25, 0.5, 1.5, 1)).not.toBe(crisp);
+    // blur is a halo's: the glyph itself is never blurred
+    expect(glyphMask(font, glyphOf("g"), EM, 0.25, 0.5, 0, 1)).toBe(glyphMask(font, glyphOf("g"), EM, 0.25, 0.5, 0));
+  });
+
   test("masks are kept: the same glyph at the same size and place is made once", () => {
     expect(glyphMask(font, glyphOf("a"), 11, 0.5, 0.25, 0)).toBe(glyphMask(font, glyphOf("a"), 11, 0.5, 0.25, 0));
     expect(glyphMask(font, glyphOf("a"), 11, 0.5, 0.25, 0)).not.toBe(glyphMask(font, glyphOf("a"), 11, 0.5, 0.25, 1));
