@@ -5,7 +5,7 @@
 import { encodePolyline } from "../../src/polyline";
 import { bearingDegrees, haversineMetres } from "../../src/backends/routing/geometry";
 import type { Position } from "../../src/backends/routing/types";
-import { connected, covered, road, roadMetres, snap, speedOf, streetName } from "./fake-road-network";
+import { connected, covered, road, roadMetres, snap, speedOf, streetName, tripMetres } from "./fake-road-network";
 
 export type FakeMode = "ok" | "malformed-json" | "html" | "corrupt-geometry";
 
@@ -203,12 +203,18 @@ export function startFakeOsrm(): FakeRouter {
     const radiuses = (url.searchParams.get("radiuses") ?? "").split(";");
     const outside = points.findIndex((p, i) => !covered(p) || (radiuses[i] !== undefined && radiuses[i] !== "" && radiuses[i] !== "unlimited" && haversineMetres(p, snap(p)) > Number(radiuses[i])));
     if (outside >= 0) return error("NoSegment", `Could not find a matching segment for coordinate ${outside}`);
+    // approaches: one per coordinate on the route and table services alike, checked as osrm-routed checks them.
+    const approaches = url.searchParams.get("approaches");
+    const approachList = approaches === null ? [] : approaches.split(";");
+    if (approaches !== null && (approachList.length !== points.length || !approachList.every((a) => ["", "curb", "unrestricted"].includes(a))))
+      return error("InvalidOptions", "Number of elements in approaches size does not match coordinate size");
     if (service === "table") {
       if (points.length > fake.limit) return error("TooBig", "Too many table coordinates");
       const indices = (name: string) => (url.searchParams.get(name) ?? "").split(";").filter(Boolean).map(Number);
       const sources = indices("sources").length ? indices("sources") : points.map((_, i) => i);
       const destinations = indices("destinations").length ? indices("destinations") : points.map((_, i) => i);
-      const cell = (a: number, b: number, f: (m: number) => number) => (connected(points[a]!, points[b]!) ? f(roadMetres(snap(points[a]!), snap(points[b]!))) : null);
+      // A curb approach leaves (as a source) or arrives (as a destination) on the driving side: a detour.
+      const cell = (a: number, b: number, f: (m: number) => number) => (connected(points[a]!, points[b]!) ? f(tripMetres(points[a]!, points[b]!, approachList[a] === "curb", approachList[b] === "curb")) : null);
       return Response.json({
         code: "Ok",
         durations: sources.map((s) => destinations.map((d) => cell(s, d, (metres) => Math.round((metres / speedOf(profile)) * 10) / 10))),
@@ -220,9 +226,6 @@ export function startFakeOsrm(): FakeRouter {
     // The route service's own options, checked as osrm-routed checks them.
     const continueStraight = url.searchParams.get("continue_straight");
     if (continueStraight !== null && !["true", "false", "default"].includes(continueStraight)) return error("InvalidQuery", "Query string malformed close to position 0");
-    const approaches = url.searchParams.get("approaches");
-    if (approaches !== null && (approaches.split(";").length !== points.length || !approaches.split(";").every((a) => ["", "curb", "unrestricted"].includes(a))))
-      return error("InvalidOptions", "Number of elements in approaches size does not match coordinate size");
     const annotations = url.searchParams.get("annotations");
     if (annotations !== null && !annotations.split(",").every((a) => ["true", "false", "nodes", "distance", "duration", "datasources", "weight", "speed"].includes(a)))
       return error("InvalidQuery", "Query string malformed close to position 0");

@@ -21,6 +21,19 @@ export function covered([lon, lat]: Position): boolean {
 export const onIsland = ([, lat]: Position) => lat > ISLAND_LAT;
 export const connected = (a: Position, b: Position) => onIsland(a) === onIsland(b);
 
+/**
+ * Metres a curbside approach adds to a trip (OSRM's approaches=curb, Valhalla's preferred_side=same):
+ * leaving or arriving with the point on the driving side means going round the block when the road
+ * is reached from the other side, which the pretend network says it always is.
+ */
+export const CURB_DETOUR_METRES = 400;
+
+/** The road metres from a to b, with the curb detour at each end that asks for one (none from a point to itself). */
+export function tripMetres(a: Position, b: Position, curbAtA: boolean, curbAtB: boolean): number {
+  const metres = roadMetres(snap(a), snap(b));
+  return metres === 0 ? 0 : metres + (curbAtA ? CURB_DETOUR_METRES : 0) + (curbAtB ? CURB_DETOUR_METRES : 0);
+}
+
 /** The road point nearest to p (inside the area, on a 1e-4 degree grid). */
 export function snap([lon, lat]: Position): Position {
   const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));

@@ -6,7 +6,7 @@
 import { encodePolyline } from "../../src/polyline";
 import type { Position } from "../../src/backends/routing/types";
 import type { FakeCall, FakeMode, FakeRouter } from "./fake-osrm";
-import { connected, covered, road, roadMetres, snap, speedOf, streetName } from "./fake-road-network";
+import { connected, covered, road, roadMetres, snap, speedOf, streetName, tripMetres } from "./fake-road-network";
 
 const COSTINGS = ["auto", "pedestrian", "bicycle", "truck", "motor_scooter"];
 
@@ -117,7 +117,7 @@ export function startFakeValhalla(): FakeRouter {
     if (!["route", "sources_to_targets", "locate"].includes(action))
       return valhallaError(106, "Try any of:'/locate' '/route' '/height' '/sources_to_targets' '/optimized_route' '/isochrone' '/trace_route' '/trace_attributes' '/transit_available' '/expansion' '/centroid' '/status' ", 404);
     if (req.method !== "POST" && !url.searchParams.has("json")) return valhallaError(101, "Try a POST or GET request instead");
-    let request: { locations?: (Loc & { type?: string; preferred_side?: string })[]; sources?: Loc[]; targets?: Loc[]; costing?: string; directions_options?: { language?: string }; alternates?: number };
+    let request: { locations?: (Loc & { type?: string; preferred_side?: string })[]; sources?: (Loc & { preferred_side?: string })[]; targets?: (Loc & { preferred_side?: string })[]; costing?: string; directions_options?: { language?: string }; alternates?: number };
     try {
       request = JSON.parse(req.method === "POST" ? body : url.searchParams.get("json")!);
     } catch {
@@ -143,12 +143,15 @@ export function startFakeValhalla(): FakeRouter {
       const sources = (request.sources ?? []).map(position);
       const targets = (request.targets ?? []).map(position);
       if (!sources.length) return valhallaError(121, "Insufficient number of sources provided");
+      if ([...(request.sources ?? []), ...(request.targets ?? [])].some((l) => l.preferred_side !== undefined && !["same", "opposite", "either"].includes(l.preferred_side))) return valhallaError(130, "Failed to parse location");
       if ([...sources, ...targets].some((p) => !onRoads(p))) return valhallaError(171, "No suitable edges near location");
+      // preferred_side=same leaves (a source) or reaches (a target) the point on the driving side: a detour.
+      const curb = (l: { preferred_side?: string } | undefined) => l?.preferred_side === "same";
       return Response.json({
         sources_to_targets: sources.map((s, from) =>
           targets.map((t, to) => {
             if (!connected(s, t)) return { distance: null, time: null, to_index: to, from_index: from };
-            const metres = roadMetres(snap(s), snap(t));
+            const metres = tripMetres(s, t, curb(request.sources?.[from]), curb(request.targets?.[to]));
             return { distance: km(metres), time: Math.round(metres / speedOf(costing)), to_index: to, from_index: from };
           }),
         ),

@@ -37,6 +37,8 @@ export function osrmTableUrl(base: string, profileName: string, q: MatrixQuery):
   const params = [`annotations=${q.annotations.join(",")}`];
   if (!all(q.sources)) params.push(`sources=${q.sources.join(";")}`);
   if (!all(q.destinations)) params.push(`destinations=${q.destinations.join(";")}`);
+  // One per coordinate, as the route service takes them (OSRM 5.8 and later).
+  if (q.approaches) params.push(`approaches=${q.approaches.map((a) => a ?? "unrestricted").join(";")}`);
   return `${base}/table/v1/${encodeURIComponent(profileName)}/${coordinates(q.points)}?${params.join("&")}`;
 }
 

@@ -55,6 +55,8 @@ export interface MatrixQuery {
   destinations: number[];
   /** which tables to answer, in MATRIX_ANNOTATIONS' order (both when the client sent none) */
   annotations: MatrixAnnotation[];
+  /** per point (not per source or destination): "curb" (leave or arrive with it on the driving side) or null for any side; null when none sent */
+  approaches: ("curb" | null)[] | null;
 }
 
 export interface Maneuver {

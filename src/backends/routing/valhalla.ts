@@ -89,9 +89,11 @@ export function valhallaRouteRequest(costing: string, q: RouteQuery): Json {
 }
 
 export function valhallaMatrixRequest(costing: string, q: MatrixQuery): Json {
+  // Sources and targets are locations as the route's are: approaches=curb is preferred_side=same there too.
+  const at = (i: number) => ({ ...location(q.points[i]!), ...(q.approaches?.[i] === "curb" ? { preferred_side: "same" } : {}) });
   return {
-    sources: q.sources.map((i) => location(q.points[i]!)),
-    targets: q.destinations.map((i) => location(q.points[i]!)),
+    sources: q.sources.map(at),
+    targets: q.destinations.map(at),
     costing,
     units: "kilometers",
   };

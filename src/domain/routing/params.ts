@@ -54,10 +54,10 @@ function parseExclude(raw: string | undefined): Exclusion[] {
 }
 
 /** One entry per waypoint, `;`-separated as OSRM and Mapbox take them; an empty entry is the default. */
-function perWaypoint<T>(raw: string | undefined, name: string, count: number, parse: (entry: string) => T | undefined, form: string): (T | null)[] | null {
+function perWaypoint<T>(raw: string | undefined, name: string, count: number, parse: (entry: string) => T | undefined, form: string, unit = "waypoint"): (T | null)[] | null {
   if (raw === undefined || raw === "") return null;
   const parts = raw.split(";");
-  if (parts.length !== count) throw bad(name, `must have one entry per waypoint, ${count}, separated by semicolons (got ${parts.length})`);
+  if (parts.length !== count) throw bad(name, `must have one entry per ${unit}, ${count}, separated by semicolons (got ${parts.length})`);
   return parts.map((part, i) => {
     if (part === "") return null;
     const value = parse(part);
@@ -143,7 +143,6 @@ const UNSUPPORTED_ROUTE_OPTIONS: Record<string, { message: string; unlessFalse?:
 const UNSUPPORTED_MATRIX_OPTIONS: Record<string, { message: string; unlessFalse?: boolean }> = {
   fallback_speed: { message: "fallback_speed is not supported: unreachable pairs answer null; estimate them yourself" },
   depart_at: { message: "depart_at is not supported: matrices use the engine's typical speeds, not a departure time" },
-  approaches: { message: "approaches is not supported on the matrix: use the route API's approaches for curbside arrivals" },
 };
 
 function refuseUnsupported(query: Raw, table: Record<string, { message: string; unlessFalse?: boolean }>): void {
@@ -153,6 +152,11 @@ function refuseUnsupported(query: Raw, table: Record<string, { message: string; 
     if (unlessFalse && (value === "" || value === "false")) continue;
     throw new BadRequest(message, { parameter: name });
   }
+}
+
+/** `approaches`: curb or unrestricted (empty: unrestricted), one per waypoint or matrix coordinate. */
+function parseApproaches(raw: string | undefined, count: number, unit: string): ("curb" | null)[] | null {
+  return perWaypoint(raw, "approaches", count, (e) => (e === "curb" ? "curb" : e === "unrestricted" ? null : undefined), "curb or unrestricted, or empty for any side", unit);
 }
 
 /** Annotations Mapbox knows for routes that no engine here can give per segment. */
@@ -176,7 +180,7 @@ export function parseRouteQuery(profile: string, coordinates: string, query: Raw
     bearings: perWaypoint(query.bearings, "bearings", waypoints.length, parseBearing, "angle,deviation in whole degrees (0-360, 0-180), or empty for any direction"),
     legEnds: parseLegEnds(query.waypoints, waypoints.length),
     continueStraight: parseContinueStraight(query.continue_straight),
-    approaches: perWaypoint(query.approaches, "approaches", waypoints.length, (e) => (e === "curb" ? "curb" : e === "unrestricted" ? null : undefined), "curb or unrestricted, or empty for any side"),
+    approaches: parseApproaches(query.approaches, waypoints.length, "waypoint"),
     annotations: parseAnnotations<Annotation>(query.annotations, ANNOTATIONS, OTHER_ROUTE_ANNOTATIONS) ?? [],
   };
 }
@@ -203,5 +207,6 @@ export function parseMatrixQuery(profile: string, coordinates: string, query: Ra
     destinations: parseIndices(query.destinations, "destinations", points.length),
     // Both tables when none is named, as before annotations were read (Mapbox's default is durations only).
     annotations: parseAnnotations<MatrixAnnotation>(query.annotations, MATRIX_ANNOTATIONS, "") ?? [...MATRIX_ANNOTATIONS],
+    approaches: parseApproaches(query.approaches, points.length, "coordinate"),
   };
 }

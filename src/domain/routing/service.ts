@@ -21,8 +21,10 @@ function routerFromConfig(ctx: AppContext): Router | null {
 
 const coordinatesKey = (points: Position[]) => points.map(([lon, lat]) => `${formatCoordinate(lon)},${formatCoordinate(lat)}`).join(";");
 
+const approachesEcho = (approaches: ("curb" | null)[] | null) => approaches?.map((a) => a ?? "unrestricted") ?? null;
+
 function echoRoute(q: RouteQuery) {
-  return { profile: q.profile, coordinates: q.waypoints, alternatives: q.alternatives, steps: q.steps, geometries: q.geometries, overview: q.overview, language: q.language, exclude: q.exclude, radiuses: q.radiuses, bearings: q.bearings, waypoints: q.legEnds, continue_straight: q.continueStraight, approaches: q.approaches?.map((a) => a ?? "unrestricted") ?? null, annotations: q.annotations };
+  return { profile: q.profile, coordinates: q.waypoints, alternatives: q.alternatives, steps: q.steps, geometries: q.geometries, overview: q.overview, language: q.language, exclude: q.exclude, radiuses: q.radiuses, bearings: q.bearings, waypoints: q.legEnds, continue_straight: q.continueStraight, approaches: approachesEcho(q.approaches), annotations: q.annotations };
 }
 
 /** The documented answer: geometries in the requested format, steps only when asked for. */
@@ -55,7 +57,7 @@ export function matrixBody(q: MatrixQuery, answer: MatrixAnswer, engine: string)
     ...(q.annotations.includes("distance") ? { distances: answer.distances } : {}),
     sources: answer.sources,
     destinations: answer.destinations,
-    routing: { engine, query: { profile: q.profile, coordinates: q.points, sources: q.sources, destinations: q.destinations, annotations: q.annotations } },
+    routing: { engine, query: { profile: q.profile, coordinates: q.points, sources: q.sources, destinations: q.destinations, annotations: q.annotations, approaches: approachesEcho(q.approaches) } },
   });
 }
 
@@ -99,7 +101,7 @@ export function createRoutingService(ctx: AppContext, backend?: Router | null) {
       routeBody(q, await r.route(q), r.engine),
     );
   const matrix = (q: MatrixQuery) =>
-    cached(`matrix|${q.profile}|${coordinatesKey(q.points)}|${q.sources.join(",")}|${q.destinations.join(",")}|${q.annotations.join(",")}`, async (r) => matrixBody(q, await r.matrix(q), r.engine));
+    cached(`matrix|${q.profile}|${coordinatesKey(q.points)}|${q.sources.join(",")}|${q.destinations.join(",")}|${q.annotations.join(",")}|${q.approaches?.map((a) => a ?? "").join(";") ?? "-"}`, async (r) => matrixBody(q, await r.matrix(q), r.engine));
 
   return { route, matrix };
 }

@@ -58,6 +58,9 @@ const MatrixOptions = t.Object({
   sources: t.Optional(t.String({ description: "all, or coordinate indices separated by ; (rows). Default all.", examples: ["0;1"] })),
   destinations: t.Optional(t.String({ description: "all, or coordinate indices separated by ; (columns). Default all.", examples: ["2"] })),
   annotations: t.Optional(t.String({ description: "Comma-separated duration, distance: the tables to answer (the other is left out). Default both (Mapbox's default is duration only).", examples: ["duration,distance"] })),
+  approaches: t.Optional(
+    t.String({ description: "One per coordinate (not per source or destination), separated by ;: curb (leave it as a source and reach it as a destination with the point on the driving side; Valhalla: preferred_side=same) or unrestricted; an empty entry is unrestricted", examples: [";curb;"] }),
+  ),
 });
 
 const Position = t.Tuple([t.Number(), t.Number()], { description: "[lon, lat]" });
@@ -150,7 +153,7 @@ export function routingRoutes(services: Services, authPlugin: AuthPlugin) {
         tags,
         summary: `Travel time and distance matrix between up to ${MAX_MATRIX_POINTS} points (cached one hour)`,
         description:
-          "Refused with 400 naming them: fallback_speed, depart_at, approaches (Mapbox Matrix options not honoured here); any other query parameter is ignored. " + REPEATED_PARAMETER_RULE,
+          "Refused with 400 naming them: fallback_speed, depart_at (Mapbox Matrix options not honoured here); any other query parameter is ignored. " + REPEATED_PARAMETER_RULE,
         parameters: documentedQuery(MatrixOptions),
         responses: documentedResponses({ 200: MatrixAnswerSchema, ...errors }, descriptions),
       },

@@ -1,6 +1,6 @@
 // Mapbox Directions and Matrix options beyond the basic ones, through the app against the fake OSRM and
 // Valhalla over real HTTP: the honoured ones (waypoints, continue_straight, approaches, annotations, the
-// matrix's annotations) change the answer or the engine's query as each engine's API takes them; the
+// matrix's annotations and approaches) change the answer or the engine's query as each engine's API takes them; the
 // ones that would change the answer but are not honoured are refused by name; harmless ones are ignored.
 import { describe, expect, test } from "bun:test";
 import { routingEngines, type Engine } from "../../../support/routing-engines";
@@ -74,6 +74,36 @@ for (const e of [osrm, valhalla]) {
       expect(bad.status).toBe(400);
       expect((await bad.json()).error.details.parameter).toBe("annotations");
     });
+
+    test("matrix approaches: a curb point is left and reached on the driving side, which costs its detour; unrestricted and empty change nothing", async () => {
+      const plain = await json(e, `/routing/v1/matrix/driving/${A};${B};${C}`);
+      const curb = await json(e, `/routing/v1/matrix/driving/${A};${B};${C}?approaches=;curb;unrestricted`);
+      expect(curb.routing.query.approaches).toEqual(["unrestricted", "curb", "unrestricted"]);
+      expect(plain.routing.query.approaches).toBeNull();
+      // Cells from or to B (curb) grow; the others and the diagonal do not.
+      expect(curb.distances[0][1]).toBeGreaterThan(plain.distances[0][1] + 100);
+      expect(curb.distances[1][2]).toBeGreaterThan(plain.distances[1][2] + 100);
+      expect(curb.durations[0][1]).toBeGreaterThan(plain.durations[0][1]);
+      expect(curb.distances[0][2]).toBe(plain.distances[0][2]);
+      expect(curb.distances[1][1]).toBe(0);
+      const unrestricted = await json(e, `/routing/v1/matrix/driving/${A};${B};${C}?approaches=unrestricted;;unrestricted`);
+      expect(unrestricted.distances).toEqual(plain.distances);
+      // The entries follow the coordinates, not the sources and destinations picked.
+      const sub = await json(e, `/routing/v1/matrix/driving/${A};${B};${C}?sources=0&destinations=1;2&approaches=;curb;`);
+      expect(sub.distances[0]).toEqual([curb.distances[0][1], plain.distances[0][2]]);
+    });
+
+    test("matrix approaches need one entry per coordinate, curb or unrestricted: else 400 naming approaches, before any backend call", async () => {
+      for (const bad of ["curb;curb", "curb;;;curb", "curb;left;curb", "CURB;;"]) {
+        const res = await get(e, `/routing/v1/matrix/driving/${A};${B};${C}?sources=0&approaches=${bad}`);
+        expect(res.status).toBe(400);
+        const body = await res.json();
+        expect(body.error.code).toBe("BAD_REQUEST");
+        expect(body.error.details.parameter).toBe("approaches");
+        expect(body.error.message).toContain("approaches");
+      }
+      expect(e.fake.calls).toHaveLength(0);
+    });
   });
 }
 
@@ -110,6 +140,15 @@ describe("OSRM wire mapping of the options", () => {
     await json(osrm, `/routing/v1/matrix/driving/${A};${B}?annotations=distance`);
     expect(osrm.fake.calls[0]!.params.get("annotations")).toBe("distance");
   });
+
+  test("matrix approaches go to OSRM's table service, one per coordinate whatever the sources and destinations", async () => {
+    await json(osrm, `/routing/v1/matrix/driving/${A};${B};${C}?approaches=curb;;unrestricted&sources=1&destinations=0;2`);
+    const params = osrm.fake.calls[0]!.params;
+    expect(params.get("approaches")).toBe("curb;unrestricted;unrestricted");
+    expect(params.get("sources")).toBe("1");
+    await json(osrm, `/routing/v1/matrix/driving/${A};${B}`);
+    expect(osrm.fake.calls[1]!.params.has("approaches")).toBe(false);
+  });
 });
 
 describe("Valhalla wire mapping of the options", () => {
@@ -124,6 +163,13 @@ describe("Valhalla wire mapping of the options", () => {
     expect(sentLocations(3).map((l) => l.type)).toEqual(["break", "via", "break"]);
     await json(valhalla, `/routing/v1/driving/${A};${B};${C}?approaches=curb;unrestricted;curb`);
     expect(sentLocations(4).map((l) => l.preferred_side)).toEqual(["same", undefined, "same"]);
+  });
+
+  test("matrix approaches=curb is preferred_side=same on the sources and targets it names", async () => {
+    await json(valhalla, `/routing/v1/matrix/driving/${A};${B};${C}?approaches=curb;;unrestricted&sources=0;1&destinations=2;0`);
+    const sent = JSON.parse(valhalla.fake.calls[0]!.body) as { sources: Record<string, unknown>[]; targets: Record<string, unknown>[] };
+    expect(sent.sources.map((l) => l.preferred_side)).toEqual(["same", undefined]);
+    expect(sent.targets.map((l) => l.preferred_side)).toEqual([undefined, "same"]);
   });
 
   test("annotations are refused by name: Valhalla's routes carry no per-segment data", async () => {
@@ -155,7 +201,9 @@ describe("options that are not honoured", () => {
     [`/routing/v1/driving/${A};${B}?approaches=curb;left`, "approaches"],
     [`/routing/v1/matrix/driving/${A};${B}?fallback_speed=10`, "fallback_speed"],
     [`/routing/v1/matrix/driving/${A};${B}?depart_at=2024-05-01T08:00`, "depart_at"],
-    [`/routing/v1/matrix/driving/${A};${B}?approaches=curb;curb`, "approaches"],
+    [`/routing/v1/matrix/driving/${A};${B}?approaches=curb`, "approaches"],
+    [`/routing/v1/matrix/driving/${A};${B}?approaches=curb;curb;curb`, "approaches"],
+    [`/routing/v1/matrix/driving/${A};${B}?approaches=curb;left`, "approaches"],
   ];
   for (const [path, parameter] of refused)
     test(`400 naming ${parameter}: ${path.slice(12, 100)}`, async () => {
@@ -182,7 +230,7 @@ describe("OpenAPI", () => {
     expect(route.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(["waypoints", "continue_straight", "approaches", "annotations"]));
     for (const name of ["voice_instructions", "banner_instructions", "depart_at", "max_height", "waypoint_names"]) expect(route.description).toContain(name);
     const matrix = doc.paths["/routing/v1/matrix/{profile}/{coordinates}"].get;
-    expect(matrix.parameters.map((p: { name: string }) => p.name)).toContain("annotations");
+    expect(matrix.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(["annotations", "approaches"]));
     expect(matrix.description).toContain("fallback_speed");
   });
 });

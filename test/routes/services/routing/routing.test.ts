@@ -143,7 +143,7 @@ for (const e of [osrm, valhalla]) {
       expect(sub.durations).toHaveLength(2);
       expect(sub.durations[0]).toHaveLength(1);
       expect(sub.distances[1][0]).toBeGreaterThan(0);
-      expect(sub.routing.query).toEqual({ profile: "walking", coordinates: [[13.38886, 52.517037], [13.397634, 52.529407], [13.428555, 52.523219]], sources: [0, 1], destinations: [2], annotations: ["duration", "distance"] });
+      expect(sub.routing.query).toEqual({ profile: "walking", coordinates: [[13.38886, 52.517037], [13.397634, 52.529407], [13.428555, 52.523219]], sources: [0, 1], destinations: [2], annotations: ["duration", "distance"], approaches: null });
       const max = Array.from({ length: 25 }, (_, i) => `${13.3 + i * 0.01},52.5`).join(";");
       const big = await get(e, `/routing/v1/matrix/cycling/${max}`);
       expect(big.status).toBe(200);
