@@ -127,6 +127,7 @@ try {
     continueStraight: null,
     approaches: null,
     annotations: [],
+    waypointNames: null,
   });
   const directR: number[] = [];
   const missR: number[] = [];

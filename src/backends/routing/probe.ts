@@ -103,7 +103,7 @@ async function probeOsrm(config: Config, base: string, timeoutMs: number): Promi
   let slowest = r.ms;
   const results = await Promise.all(
     ROUTING_PROFILES.map(async (profile): Promise<string | null> => {
-      const url = osrmRouteUrl(base, profiles[profile], { profile, waypoints: [found, found], alternatives: 0, steps: false, geometries: "polyline6", overview: "false", language: "en", exclude: [], radiuses: null, bearings: null, legEnds: null, continueStraight: null, approaches: null, annotations: [] });
+      const url = osrmRouteUrl(base, profiles[profile], { profile, waypoints: [found, found], alternatives: 0, steps: false, geometries: "polyline6", overview: "false", language: "en", exclude: [], radiuses: null, bearings: null, legEnds: null, continueStraight: null, approaches: null, annotations: [], waypointNames: null });
       const p = await probeGet(url, timeoutMs);
       if (!p.ok) return `${profile}="${profiles[profile]}": ${p.reason}`;
       slowest = Math.max(slowest, p.ms);

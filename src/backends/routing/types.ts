@@ -39,6 +39,8 @@ export interface RouteQuery {
   approaches: ("curb" | null)[] | null;
   /** per-segment leg annotations wanted, in ANNOTATIONS' order; [] for none */
   annotations: Annotation[];
+  /** names for the waypoints that end legs (all, or those `legEnds` lists), in order; null entries keep the snapped road's name; null when none sent */
+  waypointNames: (string | null)[] | null;
 }
 
 export const ANNOTATIONS = ["distance", "duration", "speed"] as const;

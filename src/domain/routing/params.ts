@@ -92,6 +92,21 @@ function parseLegEnds(raw: string | undefined, count: number): number[] | null {
   return indices;
 }
 
+export const MAX_WAYPOINT_NAMES_LENGTH = 500;
+
+/**
+ * `waypoint_names`: one name per waypoint that ends a leg (every waypoint, or those `waypoints` lists),
+ * `;`-separated as Mapbox takes them, at most 500 characters in all; an empty entry keeps the snapped road's name.
+ */
+function parseWaypointNames(raw: string | undefined, legEnds: number): (string | null)[] | null {
+  if (raw === undefined || raw === "") return null;
+  if (raw.length > MAX_WAYPOINT_NAMES_LENGTH) throw bad("waypoint_names", `must be at most ${MAX_WAYPOINT_NAMES_LENGTH} characters in all (got ${raw.length})`);
+  const parts = raw.split(";");
+  if (parts.length !== legEnds)
+    throw bad("waypoint_names", `must have one entry per waypoint that ends a leg, ${legEnds} (every coordinate, or those waypoints lists), separated by semicolons (got ${parts.length})`);
+  return parts.map((p) => (p === "" ? null : p));
+}
+
 /** `continue_straight`: true, false, or default (the engine's own). */
 function parseContinueStraight(raw: string | undefined): boolean | null {
   if (raw === undefined || raw === "" || raw === "default") return null;
@@ -127,7 +142,6 @@ const UNSUPPORTED_ROUTE_OPTIONS: Record<string, { message: string; unlessFalse?:
   max_height: { message: "max_height is not supported: vehicle dimensions are not taken into account" },
   max_width: { message: "max_width is not supported: vehicle dimensions are not taken into account" },
   max_weight: { message: "max_weight is not supported: vehicle weights are not taken into account" },
-  waypoint_names: { message: "waypoint_names is not supported: name the waypoints in your own interface" },
   waypoint_targets: { message: "waypoint_targets is not supported: send the coordinates to arrive at as the waypoints" },
   alley_bias: { message: "alley_bias is not supported: the engine's profile decides" },
   walkway_bias: { message: "walkway_bias is not supported: the engine's profile decides" },
@@ -167,6 +181,7 @@ export function parseRouteQuery(profile: string, coordinates: string, query: Raw
   const parsedProfile = parseProfile(profile);
   const waypoints = parseCoordinates(coordinates, 2, MAX_WAYPOINTS);
   refuseUnsupported(query, UNSUPPORTED_ROUTE_OPTIONS);
+  const legEnds = parseLegEnds(query.waypoints, waypoints.length);
   return {
     profile: parsedProfile,
     waypoints,
@@ -178,10 +193,11 @@ export function parseRouteQuery(profile: string, coordinates: string, query: Raw
     exclude: parseExclude(query.exclude),
     radiuses: perWaypoint(query.radiuses, "radiuses", waypoints.length, parseRadius, "a distance in metres or unlimited, or empty for the default"),
     bearings: perWaypoint(query.bearings, "bearings", waypoints.length, parseBearing, "angle,deviation in whole degrees (0-360, 0-180), or empty for any direction"),
-    legEnds: parseLegEnds(query.waypoints, waypoints.length),
+    legEnds,
     continueStraight: parseContinueStraight(query.continue_straight),
     approaches: parseApproaches(query.approaches, waypoints.length, "waypoint"),
     annotations: parseAnnotations<Annotation>(query.annotations, ANNOTATIONS, OTHER_ROUTE_ANNOTATIONS) ?? [],
+    waypointNames: parseWaypointNames(query.waypoint_names, legEnds?.length ?? waypoints.length),
   };
 }
 

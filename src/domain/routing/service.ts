@@ -8,7 +8,7 @@ import { Lru } from "../../lru";
 import { createOsrmRouter } from "../../backends/routing/osrm";
 import { createValhallaRouter } from "../../backends/routing/valhalla";
 import { encodePolyline } from "../../polyline";
-import type { MatrixAnswer, MatrixQuery, Position, RouteAnswer, RouteQuery, Router } from "../../backends/routing/types";
+import type { MatrixAnswer, MatrixQuery, Position, RouteAnswer, RouteQuery, Router, Waypoint } from "../../backends/routing/types";
 
 export const CACHE_TTL_MS = 3_600_000;
 
@@ -24,7 +24,18 @@ const coordinatesKey = (points: Position[]) => points.map(([lon, lat]) => `${for
 const approachesEcho = (approaches: ("curb" | null)[] | null) => approaches?.map((a) => a ?? "unrestricted") ?? null;
 
 function echoRoute(q: RouteQuery) {
-  return { profile: q.profile, coordinates: q.waypoints, alternatives: q.alternatives, steps: q.steps, geometries: q.geometries, overview: q.overview, language: q.language, exclude: q.exclude, radiuses: q.radiuses, bearings: q.bearings, waypoints: q.legEnds, continue_straight: q.continueStraight, approaches: approachesEcho(q.approaches), annotations: q.annotations };
+  return { profile: q.profile, coordinates: q.waypoints, alternatives: q.alternatives, steps: q.steps, geometries: q.geometries, overview: q.overview, language: q.language, exclude: q.exclude, radiuses: q.radiuses, bearings: q.bearings, waypoints: q.legEnds, continue_straight: q.continueStraight, approaches: approachesEcho(q.approaches), annotations: q.annotations, waypoint_names: q.waypointNames };
+}
+
+/** The waypoints with the names waypoint_names gave the leg ends in place of the snapped roads' (either engine: none needs to know). */
+function named(q: RouteQuery, waypoints: Waypoint[]): Waypoint[] {
+  const names = q.waypointNames;
+  if (!names) return waypoints;
+  const ends = q.legEnds ?? q.waypoints.map((_, i) => i);
+  return waypoints.map((w, i) => {
+    const name = names[ends.indexOf(i)];
+    return typeof name === "string" ? { ...w, name } : w;
+  });
 }
 
 /** The documented answer: geometries in the requested format, steps only when asked for. */
@@ -45,7 +56,7 @@ export function routeBody(q: RouteQuery, answer: RouteAnswer, engine: string): s
         ...(l.annotation ? { annotation: l.annotation } : {}),
       })),
     })),
-    waypoints: answer.waypoints,
+    waypoints: named(q, answer.waypoints),
     routing: { engine, query: echoRoute(q) },
   });
 }
@@ -97,7 +108,7 @@ export function createRoutingService(ctx: AppContext, backend?: Router | null) {
 
   // Keys are plain joins of the normalized query, cheaper than serializing it on every hit.
   const route = (q: RouteQuery) =>
-    cached(`route|${q.profile}|${coordinatesKey(q.waypoints)}|${q.alternatives}|${q.steps}|${q.geometries}|${q.overview}|${q.language}|${q.exclude.join(",")}|${q.radiuses?.map((r) => r ?? "").join(";") ?? "-"}|${q.bearings?.map((b) => b?.join(",") ?? "").join(";") ?? "-"}|${q.legEnds?.join(";") ?? "-"}|${q.continueStraight ?? "-"}|${q.approaches?.map((a) => a ?? "").join(";") ?? "-"}|${q.annotations.join(",")}`, async (r) =>
+    cached(`route|${q.profile}|${coordinatesKey(q.waypoints)}|${q.alternatives}|${q.steps}|${q.geometries}|${q.overview}|${q.language}|${q.exclude.join(",")}|${q.radiuses?.map((r) => r ?? "").join(";") ?? "-"}|${q.bearings?.map((b) => b?.join(",") ?? "").join(";") ?? "-"}|${q.legEnds?.join(";") ?? "-"}|${q.continueStraight ?? "-"}|${q.approaches?.map((a) => a ?? "").join(";") ?? "-"}|${q.annotations.join(",")}|${q.waypointNames ? JSON.stringify(q.waypointNames) : "-"}`, async (r) =>
       routeBody(q, await r.route(q), r.engine),
     );
   const matrix = (q: MatrixQuery) =>

@@ -46,13 +46,16 @@ const RouteOptions = t.Object({
   waypoints: t.Optional(t.String({ description: "Indices of the coordinates that end legs, separated by ;, ascending, the first and last included; the others are passed through without a leg (every input still has an entry in waypoints[]). Default: all.", examples: ["0;2"] })),
   continue_straight: t.Optional(t.String({ description: "true: no U-turn at intermediate waypoints (Valhalla: break_through/through locations); false: U-turns allowed (break/via); default: the engine's own", examples: ["true"] })),
   approaches: t.Optional(t.String({ description: "One per waypoint, separated by ;: curb (arrive and leave with the point on the driving side; Valhalla: preferred_side=same) or unrestricted; an empty entry is unrestricted", examples: [";curb"] })),
+  waypoint_names: t.Optional(
+    t.String({ description: "One name per waypoint that ends a leg (every coordinate, or those waypoints lists), separated by ;, 500 characters at most in all: answered as that waypoint's name in waypoints[] instead of the snapped road's; an empty entry keeps the road's", examples: ["Home;;Work"] }),
+  ),
   annotations: t.Optional(t.String({ description: "Comma-separated distance, duration, speed: each leg gets annotation.{name}[], one value per segment of its full geometry. OSRM only: Valhalla answers 400 naming annotations. Mapbox's congestion, maxspeed and the like are 400.", examples: ["distance,duration,speed"] })),
 });
 
 /** Mapbox Directions options refused by name (400), as the answer would otherwise silently differ. */
 const REFUSED_ROUTE_OPTIONS =
   "Refused with 400 naming them, since the answer would silently differ: voice_instructions, banner_instructions, roundabout_exits, enable_refresh, waypoints_per_route, compute_toll_cost and metadata when true (false is the default and accepted); " +
-  "depart_at, arrive_by, max_height, max_width, max_weight, waypoint_names, waypoint_targets, alley_bias, walkway_bias, walking_speed, avoid_maneuver_radius, include, engine, snapping_include_closures, snapping_include_static_closures. Any other query parameter is ignored. ";
+  "depart_at, arrive_by, max_height, max_width, max_weight, waypoint_targets, alley_bias, walkway_bias, walking_speed, avoid_maneuver_radius, include, engine, snapping_include_closures, snapping_include_static_closures. Any other query parameter is ignored. ";
 
 const MatrixOptions = t.Object({
   sources: t.Optional(t.String({ description: "all, or coordinate indices separated by ; (rows). Default all.", examples: ["0;1"] })),
@@ -68,7 +71,7 @@ const Line = t.Union([t.Object({ type: t.Literal("LineString"), coordinates: t.A
 
 const Waypoint = t.Object({
   location: t.Tuple([t.Number(), t.Number()], { description: "[lon, lat] snapped to the road network (Valhalla's matrix: the input point)" }),
-  name: t.Optional(t.String({ description: "name of the road there, empty when unnamed; absent when the engine does not say" })),
+  name: t.Optional(t.String({ description: "name of the road there, empty when unnamed, or the one waypoint_names gave this leg end (routes); absent when the engine does not say" })),
   distance: t.Optional(t.Number({ description: "metres from the input point; absent when the engine does not say" })),
 });
 

@@ -1,5 +1,5 @@
 // Mapbox Directions and Matrix options beyond the basic ones, through the app against the fake OSRM and
-// Valhalla over real HTTP: the honoured ones (waypoints, continue_straight, approaches, annotations, the
+// Valhalla over real HTTP: the honoured ones (waypoints, continue_straight, approaches, annotations, waypoint_names, the
 // matrix's annotations and approaches) change the answer or the engine's query as each engine's API takes them; the
 // ones that would change the answer but are not honoured are refused by name; harmless ones are ignored.
 import { describe, expect, test } from "bun:test";
@@ -73,6 +73,45 @@ for (const e of [osrm, valhalla]) {
       const bad = await get(e, `/routing/v1/matrix/driving/${A};${B}?annotations=speed`);
       expect(bad.status).toBe(400);
       expect((await bad.json()).error.details.parameter).toBe("annotations");
+    });
+
+    test("waypoint_names: each leg end's waypoint is answered with its name instead of the snapped road's; an empty entry keeps the road's", async () => {
+      const plain = await json(e, `/routing/v1/driving/${A};${B};${C}`);
+      const named = await json(e, `/routing/v1/driving/${A};${B};${C}?waypoint_names=Home;;Caf%C3%A9%20Einstein%2C%20Mitte`);
+      expect(named.waypoints.map((w: { name: string }) => w.name)).toEqual(["Home", plain.waypoints[1].name, "Café Einstein, Mitte"]);
+      expect(named.waypoints.map((w: { location: number[] }) => w.location)).toEqual(plain.waypoints.map((w: { location: number[] }) => w.location));
+      expect(named.routes).toEqual(plain.routes);
+      expect(named.routing.query.waypoint_names).toEqual(["Home", null, "Café Einstein, Mitte"]);
+      expect(plain.routing.query.waypoint_names).toBeNull();
+      // With waypoints=, only the leg ends are named: the passed-through one keeps its road's name.
+      const through = await json(e, `/routing/v1/driving/${A};${B};${C}?waypoints=0;2&waypoint_names=Home;Work`);
+      expect(through.waypoints.map((w: { name: string }) => w.name)).toEqual(["Home", plain.waypoints[1].name, "Work"]);
+      // Names are the answer's own: the engine is asked the same as without them.
+      const calls = e.fake.calls.map((c) => c.search + c.body);
+      expect(calls[1]).toBe(calls[0]);
+      expect(calls.join("")).not.toContain("Home");
+      // A different set of names is a different answer, not the cached one.
+      const other = await json(e, `/routing/v1/driving/${A};${B};${C}?waypoint_names=Start;;`);
+      expect(other.waypoints.map((w: { name: string }) => w.name)).toEqual(["Start", plain.waypoints[1].name, plain.waypoints[2].name]);
+    });
+
+    test("waypoint_names needs one entry per leg end (with waypoints=, only those), 500 characters at most: else 400 naming waypoint_names, before any backend call", async () => {
+      const long = "x".repeat(167);
+      for (const path of [
+        `/routing/v1/driving/${A};${B};${C}?waypoint_names=Home;Work`,
+        `/routing/v1/driving/${A};${B};${C}?waypoint_names=Home;;;Work`,
+        `/routing/v1/driving/${A};${B};${C}?waypoints=0;2&waypoint_names=Home;;Work`,
+        `/routing/v1/driving/${A};${B};${C}?waypoints=0;2&waypoint_names=Home`,
+        `/routing/v1/driving/${A};${B};${C}?waypoint_names=${long};${long};${long}`,
+      ]) {
+        const res = await get(e, path);
+        expect(res.status).toBe(400);
+        const body = await res.json();
+        expect(body.error.code).toBe("BAD_REQUEST");
+        expect(body.error.details.parameter).toBe("waypoint_names");
+        expect(body.error.message).toContain("waypoint_names");
+      }
+      expect(e.fake.calls).toHaveLength(0);
     });
 
     test("matrix approaches: a curb point is left and reached on the driving side, which costs its detour; unrestricted and empty change nothing", async () => {
@@ -193,7 +232,7 @@ describe("options that are not honoured", () => {
     [`/routing/v1/driving/${A};${B}?max_height=3.5`, "max_height"],
     [`/routing/v1/driving/${A};${B}?max_width=2.2`, "max_width"],
     [`/routing/v1/driving/${A};${B}?max_weight=7.5`, "max_weight"],
-    [`/routing/v1/driving/${A};${B}?waypoint_names=Home;Work`, "waypoint_names"],
+    [`/routing/v1/driving/${A};${B}?waypoint_names=Home`, "waypoint_names"],
     [`/routing/v1/driving/${A};${B}?waypoint_targets=;13.39,52.53`, "waypoint_targets"],
     [`/routing/v1/driving/${A};${B}?enable_refresh=true`, "enable_refresh"],
     [`/routing/v1/driving/${A};${B}?continue_straight=yes`, "continue_straight"],
@@ -227,10 +266,13 @@ describe("OpenAPI", () => {
   test("both routes document the honoured options and name the refused ones", async () => {
     const doc = await (await osrm.t.fetch("/openapi.json")).json();
     const route = doc.paths["/routing/v1/{profile}/{coordinates}"].get;
-    expect(route.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(["waypoints", "continue_straight", "approaches", "annotations"]));
-    for (const name of ["voice_instructions", "banner_instructions", "depart_at", "max_height", "waypoint_names"]) expect(route.description).toContain(name);
+    expect(route.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(["waypoints", "continue_straight", "approaches", "annotations", "waypoint_names"]));
+    for (const name of ["voice_instructions", "banner_instructions", "depart_at", "max_height"]) expect(route.description).toContain(name);
+    expect(route.description).not.toContain("waypoint_names");
+
     const matrix = doc.paths["/routing/v1/matrix/{profile}/{coordinates}"].get;
     expect(matrix.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(["annotations", "approaches"]));
     expect(matrix.description).toContain("fallback_speed");
+    expect(matrix.description).not.toContain("approaches");
   });
 });

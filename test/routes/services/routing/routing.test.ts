@@ -49,7 +49,7 @@ for (const e of [osrm, valhalla]) {
       expect(body.waypoints[1].location).toEqual([13.3976, 52.5294]);
       expect(body.routing).toEqual({
         engine: e.name,
-        query: { profile: "driving", coordinates: [[13.38886, 52.517037], [13.397634, 52.529407]], alternatives: 0, steps: false, geometries: "geojson", overview: "simplified", language: "en", exclude: [], radiuses: null, bearings: null, waypoints: null, continue_straight: null, approaches: null, annotations: [] },
+        query: { profile: "driving", coordinates: [[13.38886, 52.517037], [13.397634, 52.529407]], alternatives: 0, steps: false, geometries: "geojson", overview: "simplified", language: "en", exclude: [], radiuses: null, bearings: null, waypoints: null, continue_straight: null, approaches: null, annotations: [], waypoint_names: null },
       });
       expect(JSON.stringify(body)).not.toContain("127.0.0.1");
     });
