@@ -79,7 +79,7 @@ export function renderFeature(
     },
     ownsAnchor(x, y) {
       const inv = (fromScreen ??= invert(space.toScreen));
-      return space.ownsPoint(inv.a * x + inv.c * y + inv.e, inv.b * x + inv.d * y + inv.f);
+      return space.ownsPoint(snap(inv.a * x + inv.c * y + inv.e), snap(inv.b * x + inv.d * y + inv.f));
     },
     lineStarts() {
       if (type !== 2) return [];
@@ -104,6 +104,9 @@ export function renderFeature(
     },
   };
 }
+
+/** Back in tile units the screen round trip leaves a point on a tile edge a hair off; snapped to 1/1024 unit it lies on it. */
+const snap = (v: number): number => Math.round(v * 1024) / 1024;
 
 /** Lines (polygon rings closed into open lines) cut to `clip` (null: uncut) in screen px. */
 function openLines(type: 1 | 2 | 3, rings: Ring[], clip: Box | null, space: GeometrySpace): Ring[] {
