@@ -18,10 +18,25 @@ export interface RenderFeature extends EvalFeature {
   labelLines(): Ring[];
   /** Whether a screen point lies in this feature's own tile (a label anchored there belongs to it). */
   ownsAnchor(x: number, y: number): boolean;
+  /**
+   * For labels along lines as MapLibre lays them out: the lines cut to each tile it lays symbols out in
+   * (an overzoomed tile is split into those of the view's whole zoom, as MapLibre 6 slices it) that
+   * comes within `reachPx` of the view, each with whether it starts at that tile's edge and which
+   * anchors that tile owns. Without tiles (GeoJSON drawn whole): labelLines, owned by ownsAnchor.
+   */
+  layoutLines(reachPx: number): LayoutLine[];
   /** where each line starts, in screen px, once across tiles (not where a tile or the view cuts it) */
   lineStarts(): [number, number][];
   /** points in screen px (each point once across tiles) */
   points(): [number, number][];
+}
+
+export interface LayoutLine {
+  /** screen px */
+  line: Ring;
+  /** whether the line runs on from outside its layout tile */
+  continued: boolean;
+  owns(x: number, y: number): boolean;
 }
 
 export interface GeometrySpace {
@@ -33,6 +48,8 @@ export interface GeometrySpace {
   ownsPoint: (x: number, y: number) => boolean;
   /** simplification tolerance in screen px */
   tolerance: number;
+  /** the tile's extent and into how many layout tiles a side splits (2^(layout zoom - tile zoom)) */
+  layout?: { extent: number; split: number };
 }
 
 export function renderFeature(
@@ -79,7 +96,43 @@ export function renderFeature(
     },
     ownsAnchor(x, y) {
       const inv = (fromScreen ??= invert(space.toScreen));
+      // back in tile units the screen round trip leaves a point on a tile edge (a street along it) a
+      // hair off, outside both tiles, so neither placed its label; snapped to 1/1024 unit, the edge
+      // belongs to exactly one tile as its raw coordinates say
       return space.ownsPoint(snap(inv.a * x + inv.c * y + inv.e), snap(inv.b * x + inv.d * y + inv.f));
+    },
+    layoutLines(reachPx) {
+      const layout = space.layout;
+      if (!layout) return this.labelLines().map((line) => ({ line, continued: false, owns: (x: number, y: number) => this.ownsAnchor(x, y) }));
+      const inv = (fromScreen ??= invert(space.toScreen));
+      const reach = reachPx * Math.sqrt(Math.abs(inv.a * inv.d - inv.b * inv.c));
+      const size = layout.extent / layout.split;
+      const { clip } = space;
+      const range = (lo: number, hi: number) => [Math.max(0, Math.floor((lo - reach) / size)), Math.min(layout.split - 1, Math.floor((hi + reach) / size))];
+      const [i0, i1] = range(clip.minX, clip.maxX);
+      const [j0, j1] = range(clip.minY, clip.maxY);
+      const out: LayoutLine[] = [];
+      const rings = type === 3 ? rawRings().map((r) => (r.length >= 4 ? [...r, r[0]!, r[1]!] : r)) : type === 2 ? rawRings() : [];
+      for (let j = j0!; j <= j1!; j++) {
+        for (let i = i0!; i <= i1!; i++) {
+          const box = { minX: i * size, minY: j * size, maxX: (i + 1) * size, maxY: (j + 1) * size };
+          const owns = (x: number, y: number) => {
+            const rx = snap(inv.a * x + inv.c * y + inv.e);
+            const ry = snap(inv.b * x + inv.d * y + inv.f);
+            return rx >= box.minX && rx < box.maxX && ry >= box.minY && ry < box.maxY;
+          };
+          for (const ring of rings) {
+            for (const run of clipLine(ring, box)) {
+              const line = toScreen(run, space.toScreen, space.tolerance, false);
+              // (clipping leaves a cut a hair off the edge; MapLibre sets it on the edge)
+              const onEdge = (v: number, edge: number) => Math.abs(v - edge) < 1e-6 * size;
+              const continued = onEdge(run[0]!, box.minX) || onEdge(run[0]!, box.maxX) || onEdge(run[1]!, box.minY) || onEdge(run[1]!, box.maxY);
+              if (line.length >= 4) out.push({ line, continued, owns });
+            }
+          }
+        }
+      }
+      return out;
     },
     lineStarts() {
       if (type !== 2) return [];

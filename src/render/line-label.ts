@@ -18,17 +18,25 @@ export function lineLength(line: Ring): number {
   return total;
 }
 
-/** Anchors every `spacing` px where the whole label fits on the line; the middle when none does. */
-export function lineAnchors(line: Ring, labelLength: number, spacing: number, center: boolean): LineAnchor[] {
+/**
+ * Anchors every `spacing` px where the whole label fits on the line; the middle when none does. As
+ * MapLibre's getAnchors: `tileScale` is how much larger the view shows its layout tile than the zoom it
+ * was laid out at (lengths on the line are measured at that zoom), a line `continued` from its tile's
+ * edge starts half a spacing in (and never falls back to its middle), another one past half the label
+ * plus two ems (`em`, text px).
+ */
+export function lineAnchors(line: Ring, labelLength: number, spacing: number, center: boolean, opts: { continued?: boolean; tileScale?: number; em?: number } = {}): LineAnchor[] {
+  const { continued = false, tileScale = 1, em = 24 } = opts;
   const total = lineLength(line);
-  if (total < labelLength) return [];
+  const length = labelLength * tileScale;
+  if (total < length) return [];
   const distances: number[] = [];
   if (!center) {
-    if (spacing - labelLength < spacing / 4) spacing = labelLength + spacing / 4;
-    const offset = (labelLength / 2 + 48) % spacing;
-    for (let d = offset; d <= total; d += spacing) if (d - labelLength / 2 >= 0 && d + labelLength / 2 <= total) distances.push(d);
+    if (spacing - length < spacing / 4) spacing = length + spacing / 4;
+    const offset = continued ? spacing / 2 : ((labelLength / 2 + 2 * em) * tileScale) % spacing;
+    for (let d = offset; d <= total; d += spacing) if (d - length / 2 >= 0 && d + length / 2 <= total) distances.push(d);
   }
-  if (!distances.length) distances.push(total / 2);
+  if (!distances.length && !continued) distances.push(total / 2);
   // one walk along the line for every anchor's point (a long line in an overzoomed tile has hundreds)
   const anchors: LineAnchor[] = [];
   let walked = 0;

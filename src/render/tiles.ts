@@ -61,6 +61,7 @@ export function tileFeatures(cam: Camera, tiles: LoadedTile[], sourceLayer: stri
       clip,
       ownsPoint: (x: number, y: number) => x >= 0 && x < extent && y >= 0 && y < extent,
       tolerance,
+      layout: { extent, split: 2 ** Math.min(10, Math.max(0, Math.floor(cam.view.zoom) - id.z)) },
     };
     for (const f of layer.features) out.push(renderFeature(f.type, f.id, f.properties, f.rings, space));
   }

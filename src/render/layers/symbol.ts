@@ -69,7 +69,8 @@ async function placeLayer(layer: SymbolLayerSpecification, ctx: DrawContext, fon
   const textPadding = num(layer, "layout", "text-padding", zoom);
   // MapLibre lays symbols out at the tile's whole zoom and shows the tile scaled up to the view's
   // fractional zoom, so on screen the spacing grows with the fraction (up to twice at x.99)
-  const spacing = (num(layer, "layout", "symbol-spacing", zoom) || 250) * 2 ** (zoom - Math.floor(zoom));
+  const tileScale = 2 ** (zoom - Math.floor(zoom));
+  const spacing = (num(layer, "layout", "symbol-spacing", zoom) || 250) * tileScale;
   const maxAngle = (num(layer, "layout", "text-max-angle", zoom) * Math.PI) / 180;
   const placed: PlacedSymbol[] = [];
   for (const { f } of keyed) {
@@ -81,7 +82,7 @@ async function placeLayer(layer: SymbolLayerSpecification, ctx: DrawContext, fon
     const alongLine = placement !== "point" && f.type !== 1;
     // one shaping per text anchor to try (several with text-variable-anchor), the first that fits wins
     const shapings = sections && size > 0 ? shapeCandidates(layer, f, zoom, sections, alongLine) : [];
-    for (const anchor of anchorsOf(f, placement, shapings[0] ?? null, scale, spacing, maxAngle, width, height)) {
+    for (const anchor of anchorsOf(f, placement, shapings[0] ?? null, scale, spacing, tileScale, maxAngle, width, height)) {
       if (anchor.kind === "point" && (anchor.x < -width || anchor.y < -height || anchor.x > 2 * width || anchor.y > 2 * height)) continue;
       const texts = shapings.map((shaping) => layoutText(layer, f, ctx, anchor, shaping, scale, sections!, textPadding));
       const fitting = textAllowOverlap ? texts[0] : texts.find((t) => index.fits(t.boxes));
@@ -180,19 +181,23 @@ function pair(v: unknown): [number, number] {
   return Array.isArray(v) ? [Number(v[0]) || 0, Number(v[1]) || 0] : [0, 0];
 }
 
-function anchorsOf(f: RenderFeature, placement: string, shaping: Shaping | null, scale: number, spacing: number, maxAngle: number, width: number, height: number): Anchor[] {
+function anchorsOf(f: RenderFeature, placement: string, shaping: Shaping | null, scale: number, spacing: number, tileScale: number, maxAngle: number, width: number, height: number): Anchor[] {
   if (placement !== "point" && f.type !== 1) {
     if (!shaping) return [];
     const labelLength = (shaping.right - shaping.left) * scale;
-    // Anchors are laid along the whole line as its tile has it (buffer included), not the part the view
-    // cuts out, so they do not move with the view; as in MapLibre a tile keeps those inside itself (its
-    // neighbour has the others), and those whose label cannot reach the view are skipped.
+    // As MapLibre, anchors are laid along the line cut to each tile symbols are laid out in (the view's
+    // whole zoom), not the part the view cuts out, so they do not move with the view; a run from the
+    // tile's edge starts half a spacing in, a label must fit on its tile's run, a tile keeps the anchors
+    // inside itself (its neighbour has the others), and those whose label cannot reach the view are
+    // skipped. line-center labels the whole line, as MapLibre does.
     const reach = labelLength / 2 + ONE_EM * scale * 2;
     const anchors: Anchor[] = [];
-    for (const line of f.labelLines()) {
+    const em = ONE_EM * scale;
+    const runs = placement === "line-center" ? f.labelLines().map((line) => ({ line, continued: false, owns: (x: number, y: number) => f.ownsAnchor(x, y) })) : f.layoutLines(reach);
+    for (const { line, continued, owns } of runs) {
       if (!nearView(line, reach, width, height)) continue;
-      for (const a of lineAnchors(line, labelLength, spacing, placement === "line-center")) {
-        if (a.x < -reach || a.y < -reach || a.x > width + reach || a.y > height + reach || !f.ownsAnchor(a.x, a.y)) continue;
+      for (const a of lineAnchors(line, labelLength, spacing, placement === "line-center", { continued, tileScale, em })) {
+        if (a.x < -reach || a.y < -reach || a.x > width + reach || a.y > height + reach || !owns(a.x, a.y)) continue;
         const glyphs = glyphsAlongLine(a, shaping, scale, maxAngle);
         if (glyphs) anchors.push({ kind: "line", glyphs });
       }

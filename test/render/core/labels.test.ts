@@ -308,6 +308,40 @@ describe("placement along lines", () => {
   });
 });
 
+describe("placement along lines, as MapLibre lays out overzoomed tiles", () => {
+  // The review's town scene: a straight 1 km street along the equator, which is the edge between the
+  // tiles above and below it, seen at zoom 15.2 from maxzoom-14 tiles. MapLibre (6, which slices an
+  // overzoomed tile into those of the view's whole zoom) labels it at two spots, x ~89 and ~390: half a
+  // spacing in from the z15 tile edges at lon 0 (x 246.5) and lon -0.011 (x -341.5).
+  test("a street on a tile edge is labelled where MapLibre labels it, and not cut off at the image's edge", async () => {
+    const res = await resources({ vector: { v: { maxzoom: 14, layers: { roads: [line([[-0.016, 0], [0.016, 0]], { name: "Ash Avenue" })] } } } });
+    const style = {
+      version: 8,
+      sources: { v: { type: "vector" } },
+      layers: [
+        BG,
+        {
+          id: "t",
+          type: "symbol",
+          source: "v",
+          "source-layer": "roads",
+          layout: { "symbol-placement": "line", "text-field": ["get", "name"], "text-font": ["Noto Sans Regular"], "text-size": 12, "text-transform": "uppercase", "text-letter-spacing": 0.1 },
+          paint: { "text-color": "#000000" },
+        },
+      ],
+    } as StyleSpecification;
+    const p = pixels(await renderMap(style, { center: [0.001, 0.0005], zoom: 15.2, bearing: 0, width: 600, height: 500, pixelRatio: 1 }, res));
+    const inkIn = (x1: number, x2: number) => count(p, dark, { x1, y1: 265, x2, y2: 290 });
+    // the street is at y ~277; each "ASH AVENUE" is about 83 px long
+    expect(inkIn(55, 125)).toBeGreaterThan(40);
+    expect(inkIn(355, 425)).toBeGreaterThan(40);
+    // nothing between them, and no label hanging over the right edge
+    expect(inkIn(150, 330)).toBe(0);
+    expect(inkIn(450, 600)).toBe(0);
+    expect(count(p, dark)).toBe(inkIn(0, 600));
+  });
+});
+
 describe("labels across the edge between neighbouring views (raster tiles)", () => {
   // Raster tiles are views of their own, drawn with a margin: a label near their shared edge must come
   // out the same in both, or half of it is missing from the pair.
