@@ -11,8 +11,8 @@ export interface RenderFeature extends EvalFeature {
   /** lines, or polygon rings as open lines, clipped so tile edges never show */
   lines(): Ring[];
   /**
-   * The same lines as their tile holds them (buffer included), not cut by the view, for labels along
-   * lines: where their labels are anchored then depends on the map alone, so neighbouring raster tiles
+   * The same lines as their tile holds them (buffer included), not cut by the view, for line-center
+   * labels: where their labels are anchored then depends on the map alone, so neighbouring raster tiles
    * (drawn as views of their own) place a label across their shared edge at the same spot.
    */
   labelLines(): Ring[];
