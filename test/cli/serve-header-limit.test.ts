@@ -14,9 +14,23 @@ async function startAndAsk(bunFlags: string[]): Promise<{ lines: { msg: string; 
   try {
     expect(await answersHealth(port)).toBe(true);
     const longUrl = (await fetch(`http://127.0.0.1:${port}/health?pad=${"x".repeat(20 * 1024)}`)).status;
-    server.kill("SIGTERM");
-    const out = await new Response(server.stdout).text();
-    return { lines: out.split("\n").filter(Boolean).map((l) => JSON.parse(l)), longUrl };
+    // The port answers before the start-up lines are written: read until the "listening" line, which
+    // the warning follows at once (a warning also flushes the lines before it).
+    let out = "";
+    const reader = server.stdout.getReader();
+    const decoder = new TextDecoder();
+    const until = Date.now() + 10_000;
+    while (!out.includes('"msg":"listening"') && Date.now() < until) {
+      const chunk = await Promise.race([reader.read(), Bun.sleep(200).then(() => null)]);
+      if (chunk?.done) break;
+      if (chunk?.value) out += decoder.decode(chunk.value, { stream: true });
+    }
+    // Anything already written with it (the warning is written in the same turn).
+    await Bun.sleep(100);
+    const rest = await Promise.race([reader.read(), Bun.sleep(100).then(() => null)]);
+    if (rest?.value) out += decoder.decode(rest.value);
+    reader.releaseLock();
+    return { lines: out.split("\n").filter((l) => l.startsWith("{") && l.endsWith("}")).map((l) => JSON.parse(l)), longUrl };
   } finally {
     server.kill("SIGTERM");
     await server.exited;
