@@ -1,6 +1,6 @@
 // The two routing engines a routing test runs against: an app per engine in front of its fake (real
 // HTTP, the engine's wire format), with a routing key, set up and torn down around the test file.
-import { afterAll, beforeAll, beforeEach } from "bun:test";
+import { afterAll, beforeAll, beforeEach, expect } from "bun:test";
 import { makeTestApp, type TestApp } from "./app";
 import { seedKey, seedOrg } from "./seed";
 import { startFakeOsrm, type FakeRouter } from "./fake-osrm";
@@ -35,4 +35,13 @@ export function routingEngines(): { osrm: Engine; valhalla: Engine } {
     valhalla.fake.reset();
   });
   return { osrm, valhalla };
+}
+
+/** Asserts the contract's 400 naming `parameter` and returns the body, for what the test checks beyond. */
+export async function refused(res: Response, parameter: string): Promise<{ error: { code: string; message: string; details: { parameter: string } } }> {
+  expect(res.status).toBe(400);
+  const body = await res.json();
+  expect(body.error.code).toBe("BAD_REQUEST");
+  expect(body.error.details.parameter).toBe(parameter);
+  return body;
 }
