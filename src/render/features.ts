@@ -64,6 +64,15 @@ export function renderFeature(
   let labelLines: Ring[] | undefined;
   let fromScreen: Affine | undefined;
   let points: [number, number][] | undefined;
+  /**
+   * A screen point back in tile units. The round trip leaves a point on a tile edge (a street along it)
+   * a hair off, outside both tiles, so neither placed its label; snapped to 1/1024 unit, the edge belongs
+   * to exactly one tile as its raw coordinates say.
+   */
+  const tilePoint = (x: number, y: number): [number, number] => {
+    const inv = (fromScreen ??= invert(space.toScreen));
+    return [snap(inv.a * x + inv.c * y + inv.e), snap(inv.b * x + inv.d * y + inv.f)];
+  };
   return {
     type,
     id,
@@ -95,11 +104,7 @@ export function renderFeature(
       return (labelLines ??= openLines(type, rawRings(), null, space));
     },
     ownsAnchor(x, y) {
-      const inv = (fromScreen ??= invert(space.toScreen));
-      // back in tile units the screen round trip leaves a point on a tile edge (a street along it) a
-      // hair off, outside both tiles, so neither placed its label; snapped to 1/1024 unit, the edge
-      // belongs to exactly one tile as its raw coordinates say
-      return space.ownsPoint(snap(inv.a * x + inv.c * y + inv.e), snap(inv.b * x + inv.d * y + inv.f));
+      return space.ownsPoint(...tilePoint(x, y));
     },
     layoutLines(reachPx) {
       const layout = space.layout;
@@ -117,8 +122,7 @@ export function renderFeature(
         for (let i = i0!; i <= i1!; i++) {
           const box = { minX: i * size, minY: j * size, maxX: (i + 1) * size, maxY: (j + 1) * size };
           const owns = (x: number, y: number) => {
-            const rx = snap(inv.a * x + inv.c * y + inv.e);
-            const ry = snap(inv.b * x + inv.d * y + inv.f);
+            const [rx, ry] = tilePoint(x, y);
             return rx >= box.minX && rx < box.maxX && ry >= box.minY && ry < box.maxY;
           };
           for (const ring of rings) {
@@ -158,7 +162,7 @@ export function renderFeature(
   };
 }
 
-/** Back in tile units the screen round trip leaves a point on a tile edge a hair off; snapped to 1/1024 unit it lies on it. */
+/** To 1/1024 of a tile unit (see tilePoint). */
 const snap = (v: number): number => Math.round(v * 1024) / 1024;
 
 /** Lines (polygon rings closed into open lines) cut to `clip` (null: uncut) in screen px. */
