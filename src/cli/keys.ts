@@ -25,7 +25,7 @@ Scopes: ${SCOPES.join(", ")}.
 --rate-limit: requests per minute per service group (default RATE_LIMIT_PER_MINUTE).
 --monthly-quota: billable calls per UTC month (default unlimited).
 The secret is printed once; only its hash is stored. list shows prefixes (--all includes revoked keys).
-A running server stops accepting a revoked key within 5 seconds.
+A running server refuses a revoked key from its next request on.
 
 Settings:
 ${settingsHelp()}`;
@@ -117,7 +117,7 @@ export const keysCommand: CliCommand = {
         const org = requireOrg(ctx, orgSlug);
         if (!org) return 1;
         const key = getKey(ctx.db, org.id, id);
-        print(revokeKey(ctx.db, createChangeBus(ctx.sqlite, ctx.log), org.id, id) ? `Revoked key ${id} (${key.prefix}…, ${key.name}); servers refuse it within 5 seconds` : `Key ${id} was already revoked`);
+        print(revokeKey(ctx.db, createChangeBus(ctx.sqlite, ctx.log), org.id, id) ? `Revoked key ${id} (${key.prefix}…, ${key.name}); running servers refuse it from their next request on` : `Key ${id} was already revoked`);
         return 0;
       }, { existing: "change" });
     }

@@ -3,12 +3,11 @@
 // One instance per AppContext (createAuthService memoizes), so every module shares the same key and
 // session caches, rate-limit buckets and usage counters.
 //
-// Hot path: a verified key is cached for KEY_CACHE_TTL_MS, so a key check costs a Map lookup, not a
-// query; revocation through this process drops the entry at once, revocation from elsewhere (the CLI)
-// is seen within the TTL. Sessions are cached the same way, except that a cached session is trusted
-// only after the change bus was asked for other processes' changes (one PRAGMA while nothing changed):
-// a user disabled, deleted or signed out by an admin in another worker or the CLI is refused by the
-// very next request, not seconds later.
+// Hot path: a verified key or session is cached for KEY_CACHE_TTL_MS, so a check costs a Map lookup and
+// one PRAGMA, not a query: a cached entry is trusted only after the change bus was asked for other
+// processes' changes (that PRAGMA while nothing changed). A key revoked or a user disabled, deleted or
+// signed out in this process, another worker or the CLI is refused by the very next request, not a
+// watcher tick or seconds later. Changes made behind the bus's back (raw SQL) are seen within the TTL.
 import { timingSafeEqual } from "node:crypto";
 import type { AppContext } from "../../context";
 import { AppError, Forbidden, TooManyRequests, Unauthorized } from "../../errors";
@@ -244,6 +243,12 @@ export function createAuthService(ctx: AppContext, changes: ChangeBus, counters?
     if (raw === null) return null;
     const now = Date.now();
     let entry = keyCache.get(raw);
+    if (entry && now - entry.fetchedAt < KEY_CACHE_TTL_MS) {
+      // As for sessions: hear other processes' key changes (a key revoked by another worker or the CLI)
+      // before trusting the cached entry, so a revoked key is refused by the very next request.
+      changes.poll();
+      entry = keyCache.get(raw);
+    }
     if (!entry || now - entry.fetchedAt >= KEY_CACHE_TTL_MS) {
       const secret = raw.trim();
       // Headers sent twice reach us joined with ", " (no key holds a comma).
