@@ -77,7 +77,7 @@ export function createStyleReads(styles: StyleSource, spriteFiles: SpriteFiles, 
       // Told before the style is looked up, so the answer says nothing of whether it exists.
       if (!isSpriteFile(params.file))
         throw new NotFound(
-          `'${params.file.slice(0, 60)}' is not a file of a style: a style has sprite.json, sprite.png, sprite@2x.json and sprite@2x.png, its raster TileJSON at tiles.json and raster tiles under tiles/{256|512}/{z}/{x}/{y}.png (no WMTS); static images are at /static/v1/{owner}/{style}/...`,
+          `'${params.file.slice(0, 60)}' is not a file of a style: a style has sprite.json, sprite.png, sprite@2x.json and sprite@2x.png, its raster TileJSON at tiles.json, WMTS capabilities at wmts.xml and raster tiles under tiles/{256|512}/{z}/{x}/{y}.png; static images are at /static/v1/{owner}/{style}/...`,
         );
       const resolved = resolve(params.owner, params.style);
       if (!mayRead(resolved, viewer)) throw styleNotFound();

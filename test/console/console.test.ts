@@ -455,6 +455,10 @@ describe("console in Chromium", () => {
     // The stable TileJSON lists the stable tiles, so a GIS layer follows new publishes.
     const tilejson = await fetch((await page.textContent("#raster-tilejson"))!);
     expect(((await tilejson.json()) as { tiles: string[] }).tiles).toEqual([template]);
+    // And the WMTS capabilities, for a GIS that speaks WMTS, with the same tiles in its template.
+    const wmts = await fetch((await page.textContent("#raster-wmts"))!);
+    expect(wmts.headers.get("content-type")).toBe("application/xml; charset=utf-8");
+    expect(await wmts.text()).toContain(`template="${template.replace("{z}/{x}/{y}", "{TileMatrix}/{TileCol}/{TileRow}")}"`);
 
     // Every unsafe request went to this origin; no request carried the secret; no CSP violation.
     for (const r of requests) expect(r).toContain(t.baseUrl);

@@ -240,8 +240,11 @@ async function clientPage(browser: Browser, path: string, ready: string, width: 
 export interface OpenLayersOptions {
   /** a Mapbox/MapLibre style URL */
   styleUrl: string;
-  /** "apply": olms.apply(map, styleUrl) (every layer of the style); "layer": one MapboxVectorLayer of `source` */
-  mode?: "apply" | "layer";
+  /**
+   * "apply": olms.apply(map, styleUrl) (every layer of the style); "layer": one MapboxVectorLayer of
+   * `source`; "wmts": `styleUrl` is a WMTS capabilities URL, and `source` the layer shown from it
+   */
+  mode?: "apply" | "layer" | "wmts";
   source?: string;
   center?: [number, number];
   zoom?: number;
@@ -309,6 +312,12 @@ window.openOl = async ({ styleUrl, mode, source, center, zoom, headers }) => {
       layer.getSource().on("change", check);
       check();
     });
+  } else if (mode === "wmts") {
+    // OpenLayers' own WMTS client: the capabilities parsed by its reader, the layer set up from them.
+    const capabilities = new ol.format.WMTSCapabilities().read(await (await fetch(styleUrl)).text());
+    const wmtsOptions = ol.source.WMTS.optionsFromCapabilities(capabilities, { layer: source });
+    if (!wmtsOptions) throw new Error("no layer " + source + " in the WMTS capabilities");
+    map.addLayer(new ol.layer.Tile({ source: new ol.source.WMTS(wmtsOptions) }));
   } else {
     await olms.apply(map, styleUrl, options);
   }

@@ -28,6 +28,7 @@ import { RenderPool, type JobResources, type RenderJob } from "./pool";
 import type { ImageFormat, StaticRequest } from "./static-request";
 import { resolveSources, type ResolvedSources } from "./style-sources";
 import { carriedAccessToken } from "./carried-token";
+import { wmtsCapabilities } from "./wmts";
 import { fitPositions, MAX_ZOOM, tileView } from "./viewport";
 
 export interface Answer {
@@ -279,22 +280,56 @@ export function createRenderService(ctx: AppContext, deps: RenderDeps, opts: { w
     return { status: 200, headers, body: await image(key, job, resolved, sources) };
   }
 
-  async function rasterTileJson(owner: string, styleParam: string, tileSize: 256 | 512, viewer: Viewer, request: Request): Promise<Answer> {
+  /**
+   * What the raster TileJSON and the WMTS capabilities of a style say alike: its name, attribution, the
+   * URL of its tiles (stable or versioned, as asked, with an accepted access_token repeated) and who may
+   * cache the document.
+   */
+  async function rasterLayer(owner: string, styleParam: string, tileSize: 256 | 512, viewer: Viewer, request: Request) {
     const resolved = readableStyle(owner, styleParam, viewer);
     const style = styleJson(resolved);
     const sources = await resolveSources(style, styles.base, catalog, viewer, resolved.orgId);
     const slug = parseVersionedSlug(styleParam)!.slug; // readableStyle has accepted it
-    const attribution = attributionText([...sources.sources.values()].map((s) => s.info.attribution));
     const token = carriedAccessToken(request, viewer);
+    // The stable documents list the stable tiles, which follow the style's tilesets as the stable style
+    // JSON does; a versioned style's tiles draw the tileset versions pinned when it was published, so
+    // listing those froze a stable client's map until the style was published again.
+    const tilesUrl = (xyz: string) =>
+      `${styles.base}/styles/v1/${owner}/${resolved.stable ? slug : `${slug}@${resolved.version}`}/tiles/${tileSize}/${xyz}.png${token === null ? "" : `?access_token=${encodeURIComponent(token)}`}`;
+    /** The URL of a document of this style under /styles/v1/{owner}/, with the carried access_token. */
+    const selfUrl = (path: string, query: string | null) => {
+      const params = [query, token === null ? null : `access_token=${encodeURIComponent(token)}`].filter((p) => p !== null);
+      return `${styles.base}/styles/v1/${owner}/${path}${params.length ? `?${params.join("&")}` : ""}`;
+    };
+    return {
+      resolved,
+      style,
+      slug,
+      selfUrl,
+      attribution: attributionText([...sources.sources.values()].map((s) => s.info.attribution)),
+      tilesUrl,
+      // A body that holds the caller's key is theirs alone: no shared cache may keep it.
+      cacheControl: token === null ? cacheControlOf(resolved, sources) : "private",
+    };
+  }
+
+  /** The answer of a document derived from a style (strong ETag of its bytes, 304). */
+  function documentAnswer(body: string, contentType: string, cacheControl: string, request: Request): Answer {
+    const etag = etagOf(body);
+    const headers = { "content-type": contentType, "cache-control": cacheControl, etag };
+    if (ifNoneMatchHits(request, etag)) return { status: 304, headers, body: null };
+    return { status: 200, headers, body };
+  }
+
+  async function rasterTileJson(owner: string, styleParam: string, tileSize: 256 | 512, viewer: Viewer, request: Request): Promise<Answer> {
+    const layer = await rasterLayer(owner, styleParam, tileSize, viewer, request);
+    const { style, resolved } = layer;
     const tilejson: Record<string, unknown> = {
       tilejson: "3.0.0",
-      name: style.name ?? slug,
+      name: style.name ?? layer.slug,
       version: `${resolved.version}.0.0`,
       scheme: "xyz",
-      // The stable TileJSON lists the stable tiles, which follow the style's tilesets as the stable style
-      // JSON does; a versioned style's tiles draw the tileset versions pinned when it was published, so
-      // listing those froze a stable client's map until the style was published again.
-      tiles: [`${styles.base}/styles/v1/${owner}/${resolved.stable ? slug : `${slug}@${resolved.version}`}/tiles/${tileSize}/{z}/{x}/{y}.png${token === null ? "" : `?access_token=${encodeURIComponent(token)}`}`],
+      tiles: [layer.tilesUrl("{z}/{x}/{y}")],
       tileSize,
       minzoom: 0,
       maxzoom: RASTER_MAX_ZOOM,
@@ -304,17 +339,26 @@ export function createRenderService(ctx: AppContext, deps: RenderDeps, opts: { w
       center: [...(style.center ?? [0, 0]), Math.max(0, Math.min(RASTER_MAX_ZOOM, Math.round((style.zoom ?? 1) + (tileSize === 256 ? 1 : 0))))],
       format: "png",
     };
-    if (attribution) tilejson.attribution = attribution;
-    const body = JSON.stringify(tilejson);
-    const etag = etagOf(body);
-    // A body that holds the caller's key is theirs alone: no shared cache may keep it.
-    const cacheControl = token === null ? cacheControlOf(resolved, sources) : "private";
-    const headers = { "content-type": "application/json; charset=utf-8", "cache-control": cacheControl, etag };
-    if (ifNoneMatchHits(request, etag)) return { status: 304, headers, body: null };
-    return { status: 200, headers, body };
+    if (layer.attribution) tilejson.attribution = layer.attribution;
+    return documentAnswer(JSON.stringify(tilejson), "application/json; charset=utf-8", layer.cacheControl, request);
   }
 
-  return { staticImage, rasterTile, rasterTileJson, pool };
+  /** GET /styles/v1/{owner}/{style}[@{version}]/wmts.xml: the WMTS capabilities of the style's raster tiles. */
+  async function wmts(owner: string, styleParam: string, tileSize: 256 | 512, viewer: Viewer, request: Request): Promise<Answer> {
+    const layer = await rasterLayer(owner, styleParam, tileSize, viewer, request);
+    const body = wmtsCapabilities({
+      title: layer.style.name ?? layer.slug,
+      identifier: styleParam,
+      tileTemplate: layer.tilesUrl("{TileMatrix}/{TileCol}/{TileRow}"),
+      tileSize,
+      maxZoom: RASTER_MAX_ZOOM,
+      selfUrl: layer.selfUrl(`${styleParam}/wmts.xml`, tileSize === 512 ? "tile_size=512" : null),
+      attribution: layer.attribution || undefined,
+    });
+    return documentAnswer(body, "application/xml; charset=utf-8", layer.cacheControl, request);
+  }
+
+  return { staticImage, rasterTile, rasterTileJson, wmts, pool };
 }
 
 export type RenderService = ReturnType<typeof createRenderService>;

@@ -1,6 +1,7 @@
 // Raster tiles of any published style, public like the style itself (CONTRACT.md):
 //   GET /styles/v1/{owner}/{style}[@{version}]/tiles/{256|512}/{z}/{x}/{y}[@2x][.png|.jpg|.webp]   (no extension: PNG, as Mapbox's Static Tiles API)
 //   GET /styles/v1/{owner}/{style}[@{version}]/tiles.json[?tile_size=256|512]   raster TileJSON
+//   GET /styles/v1/{owner}/{style}[@{version}]/wmts.xml[?tile_size=256|512]     WMTS capabilities
 // Versioned URLs are immutable; stable ones max-age=60; private styles, and public ones drawing a private
 // tileset, `private`. Strong ETag, 304.
 // A key may come in `access_token` (route facts), since tile URL templates cannot always send headers.
@@ -46,6 +47,31 @@ export function rasterTilesModule(services: Services, authPlugin: AuthPlugin) {
           security: SECURITY,
           responses: {
             200: { description: "TileJSON", content: { "application/json": { schema: { type: "object" } } } },
+            304: { description: "Not modified" },
+            400: envelope("BAD_REQUEST: tile_size is not 256 or 512, or a query parameter is given more than once (details.parameter)"),
+            404: envelope("STYLE_NOT_FOUND"),
+          },
+        },
+      },
+    )
+    .get(
+      "/styles/v1/:owner/:style/wmts.xml",
+      async ({ params, request, set, viewer }) =>
+        send(set, await render.wmts(params.owner, params.style, parseTileSize(singleQueryOf(request).get("tile_size") ?? undefined, "tile_size"), viewer, request)),
+      {
+        viewer: true,
+        params: t.Object({ owner: t.String(), style: t.String({ description: "{style} or {style}@{version}" }) }),
+        query: t.Object({
+          tile_size: t.Optional(t.String({ description: "256 (default: the GoogleMapsCompatible tile matrix set) or 512 (GoogleMapsCompatible512)" })),
+          access_token: accessToken,
+        }),
+        detail: {
+          tags: TAGS,
+          summary: "OGC WMTS 1.0.0 capabilities (RESTful) of a published style's raster tiles, for QGIS, ArcGIS and OpenLayers' WMTS source",
+          description: `One layer (identifier: the style as the URL names it, {style} or {style}@{version}), PNG, in EPSG:3857: the well-known GoogleMapsCompatible tile matrix set of 256 px tiles, zoom 0-22, or with tile_size=512 its 512 px twin, whose tiles at a zoom cover what 256 px tiles cover at that zoom. Its ResourceURL is the raster tile route, stable or versioned as asked. ${CACHING} ${PRIVATE} Asked for with an accepted access_token, the document repeats it in its tile template and is then Cache-Control: private. ${REPEATED_PARAMETER_RULE}`,
+          security: SECURITY,
+          responses: {
+            200: { description: "WMTS capabilities", content: { "application/xml": { schema: { type: "string" } } } },
             304: { description: "Not modified" },
             400: envelope("BAD_REQUEST: tile_size is not 256 or 512, or a query parameter is given more than once (details.parameter)"),
             404: envelope("STYLE_NOT_FOUND"),

@@ -33,9 +33,10 @@ export function rasterTilesCard(style) {
       ? [
           copyRow("Tile URL", "raster-template", `${stable}/tiles/256/{z}/{x}/{y}.png`),
           copyRow("TileJSON", "raster-tilejson", `${stable}/tiles.json`),
+          copyRow("WMTS", "raster-wmts", `${stable}/wmts.xml`),
           h(
             "p.muted.small",
-            "PNG tiles drawn on the server, for Leaflet (L.tileLayer with tileSize 256; add {r} before .png for @2x), OpenLayers (ol.source.XYZ or ol.source.TileJSON) and QGIS (XYZ Tiles, max zoom 22). ",
+            "PNG tiles drawn on the server, for Leaflet (L.tileLayer with tileSize 256; add {r} before .png for @2x), OpenLayers (ol.source.XYZ, ol.source.TileJSON or ol.source.WMTS) and QGIS (XYZ Tiles with max zoom 22, or WMS/WMTS with the WMTS URL). ",
             style.visibility === "private" ? `This style is private: append ?access_token=${PLACEHOLDER} with a key that has maps:read (or send it as X-API-Key).` : "Public like the style: no key needed.",
           ),
         ]
