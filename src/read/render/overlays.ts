@@ -41,6 +41,9 @@ const PIN_RADIUS = { s: 6, l: 9, medium: 7.5 } as const;
 
 const HEX = /^(?:[0-9a-f]{3}|[0-9a-f]{6})$/i;
 
+/** An overlay's name as messages quote it: a name may be kilobytes long (a colour or number of any length), a message is not. */
+const quoted = (name: string) => (name.length > 40 ? `${name.slice(0, 40)}…` : name);
+
 function bad(message: string): BadRequest {
   return new BadRequest(`overlay: ${message}`);
 }
@@ -85,15 +88,15 @@ const shapeDefaults = (): OverlayProperties => ({
 /** A pin: `pin-s`, `pin-l-a+f00`, `pin-l-cafe` (a label of one or two letters or digits is written; a longer one names an icon of the style's sprite). */
 function parsePin(name: string, args: string): OverlayFeature {
   const m = /^pin-([sl])(?:-([a-z0-9-]{1,40}))?(?:\+([0-9a-z]+))?$/i.exec(name);
-  if (!m) throw bad(`'${name.slice(0, 40)}' is not a marker: use pin-s or pin-l, then an optional -label and +color, e.g. pin-l-a+f00(-0.1,51.5)`);
+  if (!m) throw bad(`'${quoted(name)}' is not a marker: use pin-s or pin-l, then an optional -label and +color, e.g. pin-l-a+f00(-0.1,51.5)`);
   const coords = args.split(",");
   const [lon, lat] = coords.map((c) => (/^-?\d+(?:\.\d+)?$/.test(c.trim()) ? Number(c) : NaN));
-  if (coords.length !== 2) throw bad(`${name}(${args.slice(0, 40)}) needs exactly a longitude and a latitude`);
+  if (coords.length !== 2) throw bad(`${quoted(name)}(${args.slice(0, 40)}) needs exactly a longitude and a latitude`);
   const label = (m[2] ?? "").toLowerCase();
   const isText = /^[a-z0-9]{1,2}$/.test(label);
-  return marker(position(lon, lat, name), {
+  return marker(position(lon, lat, quoted(name)), {
     radius: PIN_RADIUS[m[1]!.toLowerCase() as "s" | "l"],
-    color: m[3] ? hexColor(m[3], `${name} colour`) : DEFAULT_MARKER_COLOR,
+    color: m[3] ? hexColor(m[3], `${quoted(name)} colour`) : DEFAULT_MARKER_COLOR,
     label: isText ? label.toUpperCase() : "",
     icon: isText ? "" : label,
   });
@@ -102,22 +105,22 @@ function parsePin(name: string, args: string): OverlayFeature {
 /** path-5+f44-0.5+0f0-0.2(polyline): width, stroke colour, stroke opacity, fill colour, fill opacity. */
 function parsePath(name: string, args: string): OverlayFeature {
   const m = /^path(?:-([0-9.]+))?(?:\+([0-9a-z]+))?(?:-([0-9.]+))?(?:\+([0-9a-z]+))?(?:-([0-9.]+))?$/i.exec(name);
-  if (!m) throw bad(`'${name.slice(0, 40)}' is not a path: use path-{strokeWidth}+{strokeColor}-{strokeOpacity}+{fillColor}-{fillOpacity}({polyline}), every part optional`);
+  if (!m) throw bad(`'${quoted(name)}' is not a path: use path-{strokeWidth}+{strokeColor}-{strokeOpacity}+{fillColor}-{fillOpacity}({polyline}), every part optional`);
   let points: [number, number][];
   try {
     points = decodePolyline(args, 5, MAX_VERTICES);
   } catch (err) {
-    if (err instanceof PolylineError) throw bad(`${name}: invalid polyline: ${err.message}`);
+    if (err instanceof PolylineError) throw bad(`${quoted(name)}: invalid polyline: ${err.message}`);
     throw err;
   }
-  if (points.length < 2) throw bad(`${name}: the polyline needs at least two points`);
+  if (points.length < 2) throw bad(`${quoted(name)}: the polyline needs at least two points`);
   const props: OverlayProperties = {
     ...shapeDefaults(),
-    strokeWidth: m[1] ? number(m[1], `${name} stroke width`, 0, 50) : 5,
-    stroke: m[2] ? hexColor(m[2], `${name} stroke colour`) : DEFAULT_STROKE,
-    strokeOpacity: m[3] ? number(m[3], `${name} stroke opacity`, 0, 1) : 1,
-    fill: m[4] ? hexColor(m[4], `${name} fill colour`) : DEFAULT_STROKE,
-    fillOpacity: m[4] ? (m[5] ? number(m[5], `${name} fill opacity`, 0, 1) : 1) : 0,
+    strokeWidth: m[1] ? number(m[1], `${quoted(name)} stroke width`, 0, 50) : 5,
+    stroke: m[2] ? hexColor(m[2], `${quoted(name)} stroke colour`) : DEFAULT_STROKE,
+    strokeOpacity: m[3] ? number(m[3], `${quoted(name)} stroke opacity`, 0, 1) : 1,
+    fill: m[4] ? hexColor(m[4], `${quoted(name)} fill colour`) : DEFAULT_STROKE,
+    fillOpacity: m[4] ? (m[5] ? number(m[5], `${quoted(name)} fill opacity`, 0, 1) : 1) : 0,
   };
   // A fill colour makes the path a polygon (closed if the caller did not close it).
   if (m[4]) {
@@ -271,7 +274,7 @@ function splitItems(text: string): { name: string; args: string }[] {
       else if (ch === "(") depth++;
       else if (ch === ")" && --depth === 0) break;
     }
-    if (j >= text.length) throw bad(`'${name.slice(0, 40)}(...' is missing its closing parenthesis`);
+    if (j >= text.length) throw bad(`'${quoted(name)}(...' is missing its closing parenthesis`);
     items.push({ name, args: text.slice(open + 1, j) });
     i = j + 1;
     if (i < text.length) {
@@ -294,7 +297,7 @@ export function parseOverlays(texts: string[]): OverlayFeature[] {
     if (name === "geojson") features.push(...parseGeojson(args));
     else if (name.startsWith("pin-")) features.push(parsePin(name, args));
     else if (name === "path" || name.startsWith("path-") || name.startsWith("path+")) features.push(parsePath(name, args));
-    else throw bad(`unknown overlay '${name.slice(0, 40)}': use geojson(...), pin-s/pin-l(...) or path(...)`);
+    else throw bad(`unknown overlay '${quoted(name)}': use geojson(...), pin-s/pin-l(...) or path(...)`);
   }
   const markers = features.filter((f) => f.properties.kind === "marker").length;
   if (markers > MAX_MARKERS) throw bad(`${markers} markers; at most ${MAX_MARKERS} are accepted`);

@@ -210,3 +210,29 @@ describe("view arithmetic", () => {
     expect(y * 8).toBeCloseTo(2.5, 9);
   });
 });
+
+describe("messages stay short whatever the overlay", () => {
+  // A colour or number of any length matches the name's pattern, so a name can be kilobytes long; the
+  // 400 quoted all of it, burying the problem at the end of an 8 KiB message.
+  test("a name of thousands of characters is cut in the message, which still names the problem", () => {
+    const line = "_p~iF~ps|U_ulLnnqC";
+    for (const [overlay, problem] of [
+      [`pin-l+${"a".repeat(3000)}(1,1)`, "must be a hex colour"],
+      [`path-${"9".repeat(3000)}(${line})`, "stroke width"],
+      [`path-5+f${"9".repeat(3000)}(${line})`, "must be a hex colour"],
+      [`path-1+f00-1+0f0-${"1".repeat(3000)}(${line})`, "fill opacity"],
+      [`pin-s-${"b".repeat(30)}+${"c".repeat(3000)}(1,2,3)`, "needs exactly a longitude and a latitude"],
+      [`pin-s+${"c".repeat(3000)}(500,1)`, "outside longitude"],
+    ] as const) {
+      try {
+        parseOverlays([overlay]);
+      } catch (err) {
+        expect(err).toBeInstanceOf(AppError);
+        expect((err as AppError).message).toContain(problem);
+        expect((err as AppError).message.length).toBeLessThan(250);
+        continue;
+      }
+      throw new Error(`expected a 400 for ${overlay.slice(0, 60)}`);
+    }
+  });
+});
