@@ -177,6 +177,10 @@ function parseApproaches(raw: string | undefined, count: number, unit: string): 
 const OTHER_ROUTE_ANNOTATIONS = ",congestion,congestion_numeric,maxspeed,closure,state_of_charge,";
 
 export function parseRouteQuery(profile: string, coordinates: string, query: Raw): RouteQuery {
+  // /routing/v1/matrix/driving is a matrix request without its coordinates, not a route with profile
+  // "matrix": saying the profile is wrong would send the caller the wrong way.
+  if (profile === "matrix")
+    throw bad("coordinates", `are missing: a matrix is /routing/v1/matrix/{profile}/{lon},{lat};{lon},{lat}[;...] (got only the profile ${shown(coordinates)})`);
   // The profile is checked first, as before the per-waypoint options needed the waypoints' count.
   const parsedProfile = parseProfile(profile);
   const waypoints = parseCoordinates(coordinates, 2, MAX_WAYPOINTS);

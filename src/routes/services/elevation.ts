@@ -6,6 +6,7 @@ import type { AuthPlugin } from "../../http/auth";
 import { AlongQuery, documentedResponses, ErrorEnvelope, PointElevations, PointsParams, Profile } from "./elevation.model";
 import { MAX_LOOKUP_POINTS, MAX_PATH_POINTS, parsePoints } from "../../domain/elevation/service";
 import { withRouteFacts } from "../../http/route-facts";
+import { BadRequest } from "../../errors";
 import { REPEATED_PARAMETER_RULE, singleQueryOf } from "../../http/query-params";
 
 const CACHE_DAY = "private, max-age=86400";
@@ -41,6 +42,9 @@ export function elevationModule(services: Services, authPlugin: AuthPlugin) {
       },
     })
     .get("/:points", async ({ params, request, set }) => {
+      // /elevation/v1/along without its path: not a point named "along".
+      if (params.points === "along")
+        throw new BadRequest("The path's coordinates are missing: a profile is /elevation/v1/along/{lon},{lat};{lon},{lat}[;...]", { parameter: "coordinates" });
       singleQueryOf(request);
       return answer(set, await elevation.lookup(parsePoints(params.points, { min: 1, max: MAX_LOOKUP_POINTS })));
     }, {
