@@ -25,6 +25,12 @@ function routeHint(path: string): string | null {
   const mapbox = /^\/styles\/v1\/([^/]+)\/([^/]+)\/static\//.exec(path);
   if (mapbox)
     return `No such route: static images are at /static/v1/${mapbox[1]!.slice(0, 64)}/${mapbox[2]!.slice(0, 64)}[/{overlay}]/{lon},{lat},{zoom}[,{bearing}]/{width}x{height}[@2x].{png|jpg|webp} (or [{bbox}] or auto in place of the position), with a static_maps key; Mapbox's /styles/v1/.../static/... form is not served`;
+  if (/^\/routing\/v1(\/|$)/.test(path))
+    return "No such route: routes are at /routing/v1/{driving|walking|cycling}/{lon},{lat};{lon},{lat}[;...] and matrices at /routing/v1/matrix/{driving|walking|cycling}/{lon},{lat};{lon},{lat}[;...], with a routing key";
+  if (/^\/elevation\/v1(\/|$)/.test(path))
+    return "No such route: heights are at /elevation/v1/{lon},{lat}[;{lon},{lat}...] and a profile along a path at /elevation/v1/along/{lon},{lat};{lon},{lat}[;...], with an elevation key";
+  if (/^\/geocoding\/v1(\/|$)/.test(path))
+    return "No such route: geocoding is at /geocoding/v1/forward?q=..., /geocoding/v1/reverse?lon=...&lat=..., /geocoding/v1/autocomplete?text=... and POST /geocoding/v1/batch, with a geocoding key";
   return null;
 }
 

@@ -36,3 +36,25 @@ test("/elevation/v1/along names the missing path, not a point 'along'", async ()
   expect(e.message).toContain("coordinates are missing");
   expect(e.message).toContain("/elevation/v1/along/{lon},{lat};{lon},{lat}");
 });
+
+test("a service path that names no route (an empty segment, the bare prefix) is a 404 that shows the service's routes", async () => {
+  const cases: [string, string][] = [
+    ["/routing/v1/driving/", "/routing/v1/{driving|walking|cycling}/{lon},{lat};{lon},{lat}"],
+    ["/routing/v1//13.38,52.51;13.39,52.52", "/routing/v1/matrix/{driving|walking|cycling}/"],
+    ["/routing/v1", "/routing/v1/{driving|walking|cycling}/"],
+    ["/elevation/v1/", "/elevation/v1/{lon},{lat}"],
+    ["/geocoding/v1/", "/geocoding/v1/forward?q="],
+    ["/geocoding/v1/search?q=berlin", "/geocoding/v1/reverse?lon="],
+  ];
+  for (const [path, shown] of cases) {
+    const res = await t.fetch(path, { headers });
+    expect(res.status).toBe(404);
+    const e = ((await res.json()) as { error: { code: string; message: string } }).error;
+    expect(e.code).toBe("NOT_FOUND");
+    expect(e.message).toStartWith("No such route: ");
+    expect(e.message).toContain(shown);
+  }
+  // Other paths keep the plain 404.
+  const other = await t.fetch("/nothing/here");
+  expect(((await other.json()) as { error: { message: string } }).error.message).not.toContain("No such route: ");
+});
