@@ -3,7 +3,7 @@
 import { decodeTile, type DecodedTile } from "./decoded-tiles";
 import { renderFeature, type RenderFeature } from "./features";
 import type { RenderResources } from "./types";
-import { coveringTiles, invert, apply, worldToScreen, type Camera, type TileId } from "./view";
+import { coveringTiles, invert, apply, layoutZoom, worldToScreen, type Camera, type TileId } from "./view";
 
 /** Screen px beyond the view edge that lines are still drawn to, so their caps stay out of sight. */
 export const CLIP_MARGIN_PX = 64;
@@ -61,7 +61,7 @@ export function tileFeatures(cam: Camera, tiles: LoadedTile[], sourceLayer: stri
       clip,
       ownsPoint: (x: number, y: number) => x >= 0 && x < extent && y >= 0 && y < extent,
       tolerance,
-      layout: { extent, split: 2 ** Math.min(10, Math.max(0, Math.floor(cam.view.zoom) - id.z)) },
+      layout: { extent, split: 2 ** Math.min(10, Math.max(0, layoutZoom(cam.view.zoom) - id.z)) },
     };
     for (const f of layer.features) out.push(renderFeature(f.type, f.id, f.properties, f.rings, space));
   }

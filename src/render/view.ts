@@ -110,6 +110,15 @@ export function worldBounds(cam: Camera, margin: number): { minX: number; minY: 
   };
 }
 
+/**
+ * The zoom MapLibre lays a vector source's symbols out at: its tiles' zoom (a vector source's tiles are
+ * always 512 px), never below 0. A view below zoom 0 (a 256-px raster tile at z0 is MapLibre's zoom -1)
+ * still lays out the zoom-0 tile and shows it smaller, so its line labels come twice as close together.
+ */
+export function layoutZoom(zoom: number): number {
+  return Math.max(0, Math.floor(zoom));
+}
+
 export interface TileId {
   /** tile zoom after the source's maxzoom cap (what to fetch) */
   z: number;

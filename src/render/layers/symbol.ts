@@ -14,7 +14,7 @@ import { num, passesFilter, prop, straightColor, svgColor } from "../style-eval"
 import { iconImage, textSections } from "../symbol-layout";
 import { matrix, n, type MaskGlyph } from "../svg";
 import { ONE_EM, anchorAlignment, shapeText, type FontBook, type LoadedFont, type Shaping, type TextSection } from "../text";
-import type { Affine } from "../view";
+import { layoutZoom, type Affine } from "../view";
 
 interface PlacedGlyph {
   font: LoadedFont;
@@ -67,9 +67,9 @@ async function placeLayer(layer: SymbolLayerSpecification, ctx: DrawContext, fon
   const textOptional = prop(layer, "layout", "text-optional", zoom) === true;
   const iconOptional = prop(layer, "layout", "icon-optional", zoom) === true;
   const textPadding = num(layer, "layout", "text-padding", zoom);
-  // MapLibre lays symbols out at the tile's whole zoom and shows the tile scaled up to the view's
-  // fractional zoom, so on screen the spacing grows with the fraction (up to twice at x.99)
-  const tileScale = 2 ** (zoom - Math.floor(zoom));
+  // MapLibre lays symbols out at the tile's whole zoom and shows the tile scaled to the view's zoom, so
+  // on screen the spacing grows with the fraction (up to twice at x.99), and halves below zoom 0
+  const tileScale = 2 ** (zoom - layoutZoom(zoom));
   const spacing = (num(layer, "layout", "symbol-spacing", zoom) || 250) * tileScale;
   const maxAngle = (num(layer, "layout", "text-max-angle", zoom) * Math.PI) / 180;
   const placed: PlacedSymbol[] = [];

@@ -342,6 +342,38 @@ describe("placement along lines, as MapLibre lays out overzoomed tiles", () => {
   });
 });
 
+describe("placement along lines below zoom 0 (a 256-px raster tile at z0)", () => {
+  // A 256-px tile at z0 is MapLibre's zoom -1. MapLibre still lays symbols out on the zoom-0 tile (its
+  // covering zoom never goes below 0) and shows that tile at half size, so the spacing halves too: along
+  // a line round the world it puts two "Ash Avenue"s per 256-px world, centred at x ~62 and ~188 of a
+  // 256-px view on 0,0 (measured in Chromium against MapLibre 6.17); laid out as if at zoom -1 there
+  // was one, at x ~125.
+  test("labels come twice as close as at zoom 0, where MapLibre puts them", async () => {
+    const res = await resources({ vector: { v: { layers: { roads: [line(Array.from({ length: 37 }, (_, i) => [-180 + i * 10, 1] as [number, number]), { name: "Ash Avenue" })] } } } });
+    const style = {
+      version: 8,
+      sources: { v: { type: "vector" } },
+      layers: [
+        BG,
+        {
+          id: "t",
+          type: "symbol",
+          source: "v",
+          "source-layer": "roads",
+          layout: { "symbol-placement": "line", "text-field": ["get", "name"], "text-font": ["Noto Sans Regular"], "text-size": 12 },
+          paint: { "text-color": "#000000" },
+        },
+      ],
+    } as StyleSpecification;
+    const p = pixels(await renderMap(style, { center: [0, 0], zoom: -1, bearing: 0, width: 256, height: 256, pixelRatio: 1 }, res));
+    const inkIn = (x1: number, x2: number) => count(p, dark, { x1, y1: 0, x2, y2: 256 });
+    // each label is about 65 px long
+    expect(inkIn(25, 100)).toBeGreaterThan(40);
+    expect(inkIn(150, 225)).toBeGreaterThan(40);
+    expect(inkIn(100, 150)).toBe(0);
+  });
+});
+
 describe("labels across the edge between neighbouring views (raster tiles)", () => {
   // Raster tiles are views of their own, drawn with a margin: a label near their shared edge must come
   // out the same in both, or half of it is missing from the pair.
