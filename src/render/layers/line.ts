@@ -7,11 +7,11 @@ import { offsetLine } from "../offset";
 import { THIN_LINE_DEVICE_PX, thinLineOutline } from "../thin-line";
 import { num, passesFilter, prop, svgColor } from "../style-eval";
 import { Batches, n } from "../svg";
-import { patternFill } from "../pattern";
+import { layoutZoom } from "../view";
+import { drawPatternLine } from "../line-pattern";
 import { sortByKey } from "./sort";
 
 interface LineStyle {
-  /** a colour, or url(#pattern) for line-pattern */
   color: string;
   opacity: number;
   width: number;
@@ -54,9 +54,9 @@ export function drawLine(layer: LineLayerSpecification, ctx: DrawContext): void 
     const opacity = num(layer, "paint", "line-opacity", zoom, f);
     // A pattern replaces the colour; one the sprite lacks draws nothing, as in MapLibre.
     const patternName = prop(layer, "paint", "line-pattern", zoom, f);
-    const pattern = patternName ? patternFill(ctx, String(patternName)) : null;
+    const pattern = patternName ? ctx.sprite.get(String(patternName)) : null;
     if (patternName && !pattern) continue;
-    const color = pattern ? { rgb: `url(#${pattern})`, alpha: 1 } : svgColor(prop(layer, "paint", "line-color", zoom, f));
+    const color = pattern ? { rgb: "pattern", alpha: 1 } : svgColor(prop(layer, "paint", "line-color", zoom, f));
     const blur = blurred(width, num(layer, "paint", "line-blur", zoom, f), color.alpha * opacity);
     const alpha = blur.alpha;
     if (width <= 0 || alpha <= 0) continue;
@@ -68,9 +68,23 @@ export function drawLine(layer: LineLayerSpecification, ctx: DrawContext): void 
     const offset = num(layer, "paint", "line-offset", zoom, f);
     // with a gap, MapLibre draws two lines of `width` either side of the gap (road casings)
     const offsets = gap > 0 ? [offset - gap / 2 - width / 2, offset + gap / 2 + width / 2] : [offset];
+    if (pattern) {
+      // along the line (line-dasharray does not apply to a pattern, as in MapLibre); the repeat is
+      // measured with the width at the tile's zoom, at which MapLibre lays the line out
+      const tileScale = 2 ** (zoom - layoutZoom(zoom));
+      const period = ((pattern.width * num(layer, "paint", "line-width", Math.floor(zoom), f)) / pattern.height) * tileScale;
+      const filter = blur.sigma ? ` filter="url(#${blurFilter(ctx, blur.sigma)})"` : "";
+      const strokeAttributes = ` stroke-linecap="${cap}" stroke-linejoin="${join}" stroke-miterlimit="${miterLimit}"${filter}`;
+      for (const o of offsets) {
+        const at = (l: Ring) => (o === 0 ? l : offsetLine(l, o));
+        const shape = pathData(lines.map(at), false);
+        drawPatternLine(ctx.svg, pattern, { shape, whole: f.labelLines().map(at), width: blur.width, period, opacity: alpha, strokeAttributes });
+      }
+      continue;
+    }
     const style = { color: color.rgb, opacity: alpha, width: blur.width, dash, blur: blur.sigma };
     const key = `${color.rgb}|${alpha}|${blur.width}|${dash}|${blur.sigma}`;
-    const thin = !dash && !blur.sigma && !pattern && width * pixelRatio <= THIN_LINE_DEVICE_PX;
+    const thin = !dash && !blur.sigma && width * pixelRatio <= THIN_LINE_DEVICE_PX;
     for (const o of offsets) {
       const drawn: Ring[] = o === 0 ? lines : lines.map((l) => offsetLine(l, o));
       if (thin) thinBatches.add(key, style, pathData(drawn.map((l) => thinLineOutline(l, width, cap)), true));

@@ -320,6 +320,26 @@ describe("sprites and rasters", () => {
     expect(count(missing.p, (px) => !near(px, WHITE, 2))).toBe(0);
   });
 
+  test("line-pattern runs along the line, its image's height across the line's width, as in MapLibre", async () => {
+    // the stripes image is green on its left half and yellow on its right: along a north-south line 16
+    // px wide it is turned to repeat down the line every 16 px (8 px wide x 16 / 8 px high), so each row
+    // across the line is one colour; tiled in map space, every row was half green and half yellow
+    const sources = { vector: { v: { layers: { roads: [line([[1, -4], [1, 4]])] } } } };
+    const { p } = await render(sources, [BG, { id: "l", type: "line", source: "v", "source-layer": "roads", paint: { "line-pattern": "stripes", "line-width": 16 } }], {}, { sprite: true });
+    const x = Math.round(128 + DEG);
+    const green = (px: [number, number, number, number]) => near(px, [0, 128, 0], 60);
+    const yellow = (px: [number, number, number, number]) => near(px, [255, 255, 0], 60);
+    let oneColourRows = 0;
+    for (let y = 60; y < 196; y++) {
+      const row = { x1: x - 5, y1: y, x2: x + 6, y2: y + 1 };
+      if (count(p, green, row) === 11 || count(p, yellow, row) === 11) oneColourRows++;
+    }
+    expect(oneColourRows).toBeGreaterThan(100);
+    const column = { x1: x, y1: 60, x2: x + 1, y2: 196 };
+    expect(count(p, green, column)).toBeGreaterThan(40);
+    expect(count(p, yellow, column)).toBeGreaterThan(40);
+  });
+
   test("line-blur fades the line toward its edges instead of a hard edge", async () => {
     const sources = { vector: { v: { layers: { roads: [line([[-4, 0], [4, 0]])] } } } };
     const blue = (blur: number) => [BG, { id: "l", type: "line", source: "v", "source-layer": "roads", paint: { "line-color": "#0000ff", "line-width": 12, "line-blur": blur } }];

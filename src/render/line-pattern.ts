@@ -1,0 +1,133 @@
+// line-pattern as MapLibre 6 draws it: the sprite image runs along the line, not tiled in map space. Its
+// height spans the line's width and it repeats every (image width x line width / image height) px of
+// the line at the zoom the tile was laid out at, counted from where the line starts in its tile; the
+// 1-px padding it has in MapLibre's atlas (the image's opposite edge, wrapped) is drawn in too.
+import type { Ring } from "./geometry";
+import type { SpriteImage } from "./sprite";
+import { n, type SvgDocument } from "./svg";
+
+export interface PatternStroke {
+  /** where to draw: the lines as the view shows them (cut to their tile), stroked with cap and join */
+  shape: string;
+  /** the same lines whole as their tile holds them (screen px): the pattern counts its repeats from their starts */
+  whole: Ring[];
+  width: number;
+  /** px of the line per repeat of the pattern */
+  period: number;
+  opacity: number;
+  /** the stroke's attributes past its width (cap, join, miter limit, filter) */
+  strokeAttributes: string;
+}
+
+/**
+ * Draws one feature's patterned line: each segment of its whole lines is a band filled with the pattern
+ * turned along it (and shifted by the distance before it), and the stroke of the view's lines masks
+ * the bands, so caps, joins and the tile's edges come out as for a line of one colour.
+ */
+export function drawPatternLine(svg: SvgDocument, image: SpriteImage, line: PatternStroke): void {
+  const { width } = line;
+  // (a repeat under a pixel shows as a blend anyway; at least one keeps the copies per band bounded)
+  const period = Math.max(1, line.period);
+  if (!(width > 0) || !Number.isFinite(period)) return;
+  const bands: string[] = [];
+  for (const ring of line.whole) {
+    let along = 0;
+    for (let i = 0; i + 3 < ring.length; i += 2) {
+      const [x0, y0, x1, y1] = [ring[i]!, ring[i + 1]!, ring[i + 2]!, ring[i + 3]!];
+      const length = Math.hypot(x1 - x0, y1 - y0);
+      if (length > 0) {
+        const drawn = band(svg, image, { x0, y0, x1, y1, length, along, width, period });
+        if (drawn) bands.push(drawn);
+      }
+      along += length;
+    }
+  }
+  if (!bands.length) return;
+  const mask = svg.id("m");
+  svg.defs.push(
+    `<mask id="${mask}" maskUnits="userSpaceOnUse" x="0" y="0" width="${svg.width}" height="${svg.height}">` +
+      `<path d="${line.shape}" fill="none" stroke="#fff" stroke-width="${n(width)}"${line.strokeAttributes}/></mask>`,
+  );
+  svg.body.push(`<g mask="url(#${mask})"${line.opacity < 1 ? ` opacity="${n(line.opacity)}"` : ""}>${bands.join("")}</g>`);
+}
+
+interface Segment {
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+  length: number;
+  /** px of the line before the segment */
+  along: number;
+  width: number;
+  period: number;
+}
+
+/**
+ * The segment as a band of copies of the pattern turned its way, from half the line's width before it
+ * to half after (the mask cuts what the joins and caps do not need), only where the view can show them.
+ * Copies, not an SVG <pattern>: resvg draws a pattern's tile at a whole number of pixels, and a repeat
+ * of 22.6 px drifted by a pixel every few repeats.
+ */
+function band(svg: SvgDocument, image: SpriteImage, s: Segment): string {
+  const dx = (s.x1 - s.x0) / s.length;
+  const dy = (s.y1 - s.y0) / s.length;
+  const half = s.width / 2;
+  const [from, to] = visibleStretch(s, dx, dy, svg.width, svg.height);
+  if (from >= to) return "";
+  const phase = s.along % s.period;
+  const tile = patternTile(svg, image, s.period, s.width);
+  let copies = "";
+  for (let k = Math.floor((from + phase) / s.period); k * s.period - phase < to; k++) {
+    copies += `<use xlink:href="#${tile}" x="${n(k * s.period - phase)}" y="${n(-half)}"/>`;
+  }
+  return `<g transform="matrix(${n(dx)} ${n(dy)} ${n(-dy)} ${n(dx)} ${n(s.x0)} ${n(s.y0)})">${copies}</g>`;
+}
+
+/** Along the segment (px from its start), the stretch its band covers within the line's width of the view. */
+function visibleStretch(s: Segment, dx: number, dy: number, width: number, height: number): [number, number] {
+  let from = -s.width / 2;
+  let to = s.length + s.width / 2;
+  const reach = s.width;
+  // the band's centre line p(t) = (x0, y0) + t (dx, dy) kept inside the view grown by `reach`
+  for (const [p, d, lo, hi] of [
+    [s.x0, dx, -reach, width + reach],
+    [s.y0, dy, -reach, height + reach],
+  ] as const) {
+    if (Math.abs(d) < 1e-9) {
+      if (p < lo || p > hi) return [0, 0];
+      continue;
+    }
+    const [a, b] = [(lo - p) / d, (hi - p) / d];
+    from = Math.max(from, Math.min(a, b));
+    to = Math.min(to, Math.max(a, b));
+  }
+  return [from, to];
+}
+
+/** One repeat of the pattern: the padded image stretched to `period` along and `width` across. */
+function patternTile(svg: SvgDocument, image: SpriteImage, period: number, width: number): string {
+  const padded = paddedSize(image);
+  return svg.defOnce(
+    `line-pattern:${image.id}:${n(period)}:${n(width)}`,
+    (id) => `<g id="${id}"><use xlink:href="#${paddedImage(svg, image)}" transform="scale(${n(period / padded.width)} ${n(width / padded.height)})"/></g>`,
+  );
+}
+
+/** The image with MapLibre's atlas padding: one image pixel of the opposite edge on every side. */
+function paddedSize(image: SpriteImage): { width: number; height: number; pad: number } {
+  const pad = 1 / image.pixelRatio;
+  return { width: image.width + 2 * pad, height: image.height + 2 * pad, pad };
+}
+
+function paddedImage(svg: SvgDocument, image: SpriteImage): string {
+  const { width, height, pad } = paddedSize(image);
+  return svg.defOnce(`padded:${image.id}`, (id) => {
+    const copies: string[] = [];
+    for (const dy of [-1, 0, 1]) {
+      for (const dx of [-1, 0, 1]) copies.push(`<use xlink:href="#${image.id}" x="${n(pad + dx * image.width)}" y="${n(pad + dy * image.height)}"/>`);
+    }
+    const clip = svg.defOnce(`padded-clip:${image.id}`, (clipId) => `<clipPath id="${clipId}"><rect width="${n(width)}" height="${n(height)}"/></clipPath>`);
+    return `<g id="${id}" clip-path="url(#${clip})">${copies.join("")}</g>`;
+  });
+}
