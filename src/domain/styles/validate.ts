@@ -78,6 +78,21 @@ function missingGlyphs(style: Record<string, unknown>): RefProblem[] {
   return [{ path: "glyphs", message: `${named} text (text-field), which needs "glyphs": add "glyphs": "${GLYPHS_REF}" to draw it in the installed fonts (without it, static images and raster tiles show no labels)` }];
 }
 
+/**
+ * A vector source's tileSize must be 512 (or left out): MapLibre GL JS and Mapbox GL JS throw "vector tile
+ * sources must have a tileSize of 512" and add no such source, so every layer of it fails in the browser.
+ */
+function vectorTileSizeProblems(style: Record<string, unknown>): RefProblem[] {
+  const sources = style.sources;
+  if (!sources || typeof sources !== "object") return [];
+  const problems: RefProblem[] = [];
+  for (const [id, source] of Object.entries(sources as Record<string, { type?: unknown; tileSize?: unknown }>)) {
+    if (source?.type === "vector" && source.tileSize !== undefined && source.tileSize !== 512)
+      problems.push({ path: `sources.${id}.tileSize`, message: `a vector source's tileSize must be 512 (got ${JSON.stringify(source.tileSize)}): MapLibre GL JS and Mapbox GL JS refuse any other, and the source would draw nothing; remove tileSize` });
+  }
+  return problems;
+}
+
 /** "layers[0].paint.fill-color: color expected" -> {path, message}. */
 function splitMessage(message: string): RefProblem {
   const cleaned = message.replace(/, previously used at line undefined/, "");
@@ -119,6 +134,7 @@ export function styleProblems(style: unknown, world: ReferenceWorld): RefProblem
   }
   problems.push(...sourceLayerProblems(s, tilesetLayers));
   problems.push(...missingGlyphs(s));
+  problems.push(...vectorTileSizeProblems(s));
   // Without glyphs the fonts are checked too, so the author sees every problem at once; glyphs on another
   // host are that host's business.
   if (s.glyphs === undefined || refs.some((r) => r.ref.kind === "glyphs")) {

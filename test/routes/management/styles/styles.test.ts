@@ -181,6 +181,24 @@ describe("style management", () => {
     expect((await t.fetch("/api/v1/orgs/acme/styles/no-glyphs", { method: "DELETE", headers: owner.headers })).status).toBe(204);
   });
 
+  test("a vector source with a tileSize other than 512 is refused, as MapLibre and Mapbox GL refuse to add it", async () => {
+    for (const tileSize of [256, "512"]) {
+      const style = mapStyle("acme") as Record<string, unknown> & { sources: Record<string, Record<string, unknown>> };
+      const [id] = Object.entries(style.sources).find(([, s]) => s.type === "vector")!;
+      style.sources[id]!.tileSize = tileSize;
+      const res = await create({ slug: "small-tiles", style });
+      expect(res.status).toBe(422);
+      const { error } = await res.json();
+      const hit = (error.details as { path: string; message: string }[]).find((d) => d.path === `sources.${id}.tileSize`);
+      expect(hit?.message).toStartWith(`a vector source's tileSize must be 512 (got ${JSON.stringify(tileSize)})`);
+    }
+    // 512, as MapLibre wants it, or no tileSize at all, is fine.
+    const style = mapStyle("acme") as Record<string, unknown> & { sources: Record<string, Record<string, unknown>> };
+    const [id] = Object.entries(style.sources).find(([, s]) => s.type === "vector")!;
+    style.sources[id]!.tileSize = 512;
+    expect((await create({ slug: "big-tiles", style })).status).toBe(201);
+  });
+
   test("absolute URLs on this server are checked like the mapstead:// references they stand for", async () => {
     // another organization's private style, whose raster tiles a source could name
     expect((await t.fetch("/api/v1/orgs/other/styles", json(outsider.headers, { slug: "hidden-map", visibility: "private" }))).status).toBe(201);
