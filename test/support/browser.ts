@@ -242,9 +242,10 @@ export interface OpenLayersOptions {
   styleUrl: string;
   /**
    * "apply": olms.apply(map, styleUrl) (every layer of the style); "layer": one MapboxVectorLayer of
-   * `source`; "wmts": `styleUrl` is a WMTS capabilities URL, and `source` the layer shown from it
+   * `source`; "wmts": `styleUrl` is a WMTS capabilities URL, and `source` the layer shown from it;
+   * "tilejson": `styleUrl` is a raster TileJSON URL, shown in an ol.source.TileJSON
    */
-  mode?: "apply" | "layer" | "wmts";
+  mode?: "apply" | "layer" | "wmts" | "tilejson";
   source?: string;
   center?: [number, number];
   zoom?: number;
@@ -318,6 +319,15 @@ window.openOl = async ({ styleUrl, mode, source, center, zoom, headers }) => {
     const wmtsOptions = ol.source.WMTS.optionsFromCapabilities(capabilities, { layer: source });
     if (!wmtsOptions) throw new Error("no layer " + source + " in the WMTS capabilities");
     map.addLayer(new ol.layer.Tile({ source: new ol.source.WMTS(wmtsOptions) }));
+  } else if (mode === "tilejson") {
+    // A raster TileJSON in OpenLayers' TileJSON source.
+    const source = new ol.source.TileJSON({ url: styleUrl, crossOrigin: "anonymous" });
+    map.addLayer(new ol.layer.Tile({ source }));
+    await new Promise((resolve, reject) => {
+      const check = () => { const s = source.getState(); if (s === "ready") resolve(); else if (s === "error") reject(new Error("TileJSON source error")); };
+      source.on("change", check);
+      check();
+    });
   } else {
     await olms.apply(map, styleUrl, options);
   }

@@ -1,7 +1,7 @@
 // WMTS capabilities of a style's raster tiles over HTTP: the document's tile matrix sets (the
 // well-known GoogleMapsCompatible scales, the 512 px twin), a tile template that serves the tiles it
 // names, stable and versioned URLs, caching, private styles and access_token, and bad parameters.
-// test/browser/wmts.test.ts shows a real WMTS client (OpenLayers) drawing the map from it.
+// test/browser/openlayers-raster.test.ts shows a real WMTS client (OpenLayers) drawing the map from it.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { makeTestApp, type TestApp } from "../../support/app";
 import { seedKey } from "../../support/seed";
