@@ -1,7 +1,8 @@
-// Raster clients of OpenLayers against Mapstead: its TileJSON source on a raster TileJSON, and a WMTS client: OpenLayers' own WMTS reader (ol/format/WMTSCapabilities and
-// optionsFromCapabilities, the code path desktop-GIS-like web clients use) given only a style's
-// wmts.xml URL. It must find the layer and its tile matrix set, request raster tiles from the document's
-// template, and the screen must show land and ocean where they are, with no failed request.
+// Raster clients of OpenLayers against Mapstead. Its own WMTS reader (ol/format/WMTSCapabilities and
+// optionsFromCapabilities, the code path desktop-GIS-like web clients use), given only a style's wmts.xml
+// URL, must find the layer and its tile matrix set and request raster tiles from the document's template;
+// its TileJSON source, given a private style's raster TileJSON URL with access_token, the tiles as listed.
+// The screen must show land and ocean where they are, with no failed request.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Browser } from "playwright-core";
 import { serveTestApp, type TestApp } from "../support/app";
