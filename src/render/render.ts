@@ -5,6 +5,7 @@ import type { LayerSpecification, StyleSpecification } from "@maplibre/maplibre-
 import type { RgbaImage } from "../sprites/png";
 import { resvgReady } from "../sprites/rasterize";
 import { composeImage } from "./compose";
+import { loadDemTiles, type LoadedDemTile } from "./dem-tiles";
 import type { DrawContext, RasterTile } from "./draw-context";
 import type { RenderFeature } from "./features";
 import { geojsonFeatures } from "./geojson";
@@ -13,6 +14,7 @@ import { drawBackground } from "./layers/background";
 import { drawCircle } from "./layers/circle";
 import { drawFill } from "./layers/fill";
 import { drawFillExtrusion } from "./layers/fill-extrusion";
+import { drawHillshade } from "./layers/hillshade";
 import { drawLine } from "./layers/line";
 import { drawRaster } from "./layers/raster";
 import { drawSymbols, placeSymbols } from "./layers/symbol";
@@ -75,12 +77,14 @@ export async function renderSvg(
   const spriteLoaded = layers.some(usesSprite) ? res.sprite(view.pixelRatio).catch(() => null) : Promise.resolve(null);
   const vectorTiles = new Map<string, LoadedTile[]>();
   const rasterTiles = new Map<string, RasterTile[]>();
+  const demTiles = new Map<string, LoadedDemTile[]>();
   const sourceIds = new Set(layers.map((l) => (l as { source?: string }).source).filter((s): s is string => !!s));
   await Promise.all(
     [...sourceIds].map(async (sourceId) => {
       const info = res.sourceInfo(sourceId);
       if (info?.type === "vector") vectorTiles.set(sourceId, await loadVectorTiles(cam, sourceId, res));
       if (info?.type === "raster") rasterTiles.set(sourceId, await loadRasterTiles(cam, sourceId, res, info));
+      if (info?.type === "raster-dem") demTiles.set(sourceId, await loadDemTiles(cam, sourceId, res, info));
     }),
   );
   checkAborted(options);
@@ -94,6 +98,7 @@ export async function renderSvg(
     svg,
     sprite,
     rasterTiles: (sourceId) => rasterTiles.get(sourceId) ?? [],
+    demTiles: (sourceId) => demTiles.get(sourceId) ?? [],
     features(layer) {
       const sourceId = (layer as { source?: string }).source ?? "";
       const sourceLayer = (layer as { "source-layer"?: string })["source-layer"] ?? "";
@@ -135,8 +140,10 @@ function drawLayer(layer: LayerSpecification, ctx: DrawContext, placed: Awaited<
       return drawSymbols(layer, ctx, placed);
     case "fill-extrusion":
       return drawFillExtrusion(layer, ctx);
+    case "hillshade":
+      return drawHillshade(layer, ctx);
     default:
-      // heatmap, hillshade, color-relief: not drawn by the static renderer
+      // heatmap, color-relief: not drawn by the static renderer
       return;
   }
 }

@@ -21,7 +21,9 @@ export interface RenderView {
 export type { SpriteEntry };
 
 export interface RenderSourceInfo {
-  type: "vector" | "raster" | "geojson";
+  type: "vector" | "raster" | "raster-dem" | "geojson";
+  /** raster-dem sources: how heights are packed into the tiles' pixels */
+  encoding?: "terrarium" | "mapbox";
   tileSize: number;
   minzoom: number;
   maxzoom: number;
@@ -30,7 +32,7 @@ export interface RenderSourceInfo {
 
 /** Given by the caller; the renderer asks for exactly what it needs. */
 export interface RenderResources {
-  /** Raw (already gunzipped) MVT or raster (PNG/JPEG/WebP) bytes, or null when the tile is absent. */
+  /** Raw (already gunzipped) MVT or raster (PNG/JPEG/WebP; raster-dem: PNG/lossless WebP) bytes, or null when the tile is absent. */
   tile(sourceId: string, z: number, x: number, y: number): Promise<Uint8Array | null>;
   /** null for unknown sources: their layers are skipped. */
   sourceInfo(sourceId: string): RenderSourceInfo | null;

@@ -3,16 +3,17 @@
 // rule (a private tileset's tiles are drawn only for a viewer who may read them, and only in a style of
 // the tileset's own organization). Sources elsewhere on the internet are not fetched: the appliance works
 // offline, so their layers are left out.
-import type { StyleSpecification } from "@maplibre/maplibre-gl-style-spec";
+import type { RasterDEMSourceSpecification, StyleSpecification } from "@maplibre/maplibre-gl-style-spec";
 import type { Viewer } from "../../http/auth";
 import type { Served, TileCatalog } from "../tiles";
 import type { RenderSourceInfo } from "../../render/types";
 import { isSlug } from "../../domain/orgs/slug";
 import { parseVersionedSlug } from "../../domain/orgs/versioned-slug";
+import { isDemEncoding, type DemEncoding } from "../../tiles/dem/encoding";
 
 export interface ResolvedSource {
   info: RenderSourceInfo;
-  /** the archive behind a vector or raster source; absent for inline GeoJSON */
+  /** the archive behind a vector, raster or raster-dem source; absent for inline GeoJSON */
   served?: Served;
 }
 
@@ -53,7 +54,7 @@ export async function resolveSources(style: StyleSpecification, base: string, ca
         sources.set(id, { info: { type: "geojson", tileSize: 512, minzoom: 0, maxzoom: source.maxzoom ?? 18, attribution: source.attribution } });
       continue;
     }
-    if (source.type !== "vector" && source.type !== "raster") continue;
+    if (source.type !== "vector" && source.type !== "raster" && source.type !== "raster-dem") continue;
     const url = "url" in source && typeof source.url === "string" ? source.url : Array.isArray(source.tiles) ? source.tiles[0] : undefined;
     const ref = url ? tilesetOfUrl(base, url) : null;
     if (!ref) continue;
@@ -79,11 +80,12 @@ export async function resolveSources(style: StyleSpecification, base: string, ca
       isPrivate = true;
       if (!viewer.privateOrgIds.has(served.orgId)) continue;
     }
-    const isRaster = served.facts.format !== "pbf";
-    if (isRaster !== (source.type === "raster")) continue;
+    const encoding = source.type === "raster-dem" ? demEncoding(source, served) : undefined;
+    if (source.type === "raster-dem" ? !encoding : (served.facts.format !== "pbf") !== (source.type === "raster")) continue;
     sources.set(id, {
       info: {
         type: source.type,
+        ...(encoding ? { encoding } : {}),
         tileSize: ("tileSize" in source ? source.tileSize : undefined) ?? 512,
         minzoom: Math.max(served.facts.minzoom, source.minzoom ?? 0),
         maxzoom: Math.min(served.facts.maxzoom, source.maxzoom ?? 30),
@@ -94,4 +96,15 @@ export async function resolveSources(style: StyleSpecification, base: string, ca
     signature.push(`${id}=${served.tilesetId}@${served.version}`);
   }
   return { sources, signature: signature.join(","), private: isPrivate };
+}
+
+/**
+ * How a raster-dem source's tiles hold heights, as MapLibre reads them: the style's own `encoding`, else
+ * the TileJSON's (the tileset's), else MapLibre's default "mapbox" for a tile template. Null (left out)
+ * for a tileset without heights, or an encoding the renderer does not decode ("custom").
+ */
+function demEncoding(source: RasterDEMSourceSpecification, served: Served): DemEncoding | null {
+  if (!served.facts.encoding) return null;
+  const encoding = source.encoding ?? (source.url ? served.facts.encoding : "mapbox");
+  return isDemEncoding(encoding) ? encoding : null;
 }

@@ -1,9 +1,10 @@
 // raster: the source's tiles as images placed (scaled, rotated) in the view, with raster-opacity.
+// tileImage places any per-tile image the same way (hillshade draws through it too).
 import type { RasterLayerSpecification } from "@maplibre/maplibre-gl-style-spec";
 import type { DrawContext } from "../draw-context";
 import { num, prop } from "../style-eval";
 import { dataUri, matrix, n } from "../svg";
-import { worldToScreen } from "../view";
+import { worldToScreen, type Camera, type TileId } from "../view";
 
 /** Tiles drawn this much larger (CSS px) so anti-aliased edges of neighbours do not leave hairline seams. */
 const SEAM_OVERLAP_PX = 0.5;
@@ -13,16 +14,18 @@ export function drawRaster(layer: RasterLayerSpecification, ctx: DrawContext): v
   const opacity = num(layer, "paint", "raster-opacity", zoom);
   if (opacity <= 0) return;
   const nearest = prop(layer, "paint", "raster-resampling", zoom) === "nearest";
-  const parts: string[] = [];
-  for (const { id, bytes } of ctx.rasterTiles(layer.source)) {
-    const tileWorld = cam.worldSize / 2 ** id.z;
-    const m = worldToScreen(cam, id.wrappedX * tileWorld, id.y * tileWorld, 1);
-    const size = tileWorld + SEAM_OVERLAP_PX;
-    parts.push(
-      `<image x="${-SEAM_OVERLAP_PX / 2}" y="${-SEAM_OVERLAP_PX / 2}" width="${n(size)}" height="${n(size)}" preserveAspectRatio="none" ` +
-        `transform="${matrix(m)}" xlink:href="${dataUri(bytes)}"/>`,
-    );
-  }
+  const parts = ctx.rasterTiles(layer.source).map(({ id, bytes }) => tileImage(cam, id, bytes));
   if (!parts.length) return;
   ctx.svg.body.push(`<g opacity="${opacity}"${nearest ? ' image-rendering="optimizeSpeed"' : ""}>${parts.join("")}</g>`);
+}
+
+/** An image (PNG, JPEG or WebP bytes) covering tile `id` of the view, scaled and rotated with the map. */
+export function tileImage(cam: Camera, id: TileId, bytes: Uint8Array): string {
+  const tileWorld = cam.worldSize / 2 ** id.z;
+  const m = worldToScreen(cam, id.wrappedX * tileWorld, id.y * tileWorld, 1);
+  const size = tileWorld + SEAM_OVERLAP_PX;
+  return (
+    `<image x="${-SEAM_OVERLAP_PX / 2}" y="${-SEAM_OVERLAP_PX / 2}" width="${n(size)}" height="${n(size)}" preserveAspectRatio="none" ` +
+    `transform="${matrix(m)}" xlink:href="${dataUri(bytes)}"/>`
+  );
 }

@@ -1,0 +1,61 @@
+// Raster-DEM tiles of the view, decoded to heights, and each tile's heights with a border taken from its
+// loaded neighbours (MapLibre backfills the same border, so slopes run across tile seams without a line).
+import { decodeDemTile, type DemEncoding, type DemTile } from "../tiles/dem/encoding";
+import type { RenderResources } from "./types";
+import { coveringTiles, type Camera, type TileId } from "./view";
+
+export interface LoadedDemTile {
+  id: TileId;
+  dem: DemTile;
+}
+
+/** The view's tiles of a raster-dem source (as raster tiles are chosen), decoded; unreadable ones are left out. */
+export async function loadDemTiles(
+  cam: Camera,
+  sourceId: string,
+  res: RenderResources,
+  info: { tileSize: number; minzoom: number; maxzoom: number; encoding?: DemEncoding },
+): Promise<LoadedDemTile[]> {
+  const encoding = info.encoding ?? "mapbox";
+  const ids = coveringTiles(cam, info, true);
+  const tiles = await Promise.all(
+    ids.map(async (id) => {
+      const bytes = await res.tile(sourceId, id.z, id.x, id.y);
+      if (!bytes || bytes.length === 0) return null;
+      try {
+        return { id, dem: await decodeDemTile(bytes, encoding, `tile ${id.z}/${id.x}/${id.y}`) };
+      } catch {
+        // MapLibre skips a tile it cannot decode; so does the picture
+        return null;
+      }
+    }),
+  );
+  return tiles.filter((t): t is LoadedDemTile => t !== null);
+}
+
+/**
+ * The tile's heights with a 1-px border, (size+2)^2 row by row: from the neighbouring tile where it is
+ * loaded (same zoom and size), else the tile's own edge repeated. No-data (NaN) heights count as 0 m, as
+ * the tile's PNG draws them in MapLibre.
+ */
+export function paddedHeights(tile: LoadedDemTile, all: LoadedDemTile[]): Float32Array {
+  const size = tile.dem.size;
+  const stride = size + 2;
+  const out = new Float32Array(stride * stride);
+  const byPosition = new Map(all.filter((t) => t.id.z === tile.id.z && t.dem.size === size).map((t) => [`${t.id.wrappedX}/${t.id.y}`, t.dem.heights]));
+  const heightAt = (x: number, y: number): number => {
+    let dx = 0;
+    let dy = 0;
+    if (x < 0) dx = -1;
+    else if (x >= size) dx = 1;
+    if (y < 0) dy = -1;
+    else if (y >= size) dy = 1;
+    const neighbour = dx || dy ? byPosition.get(`${tile.id.wrappedX + dx}/${tile.id.y + dy}`) : tile.dem.heights;
+    const h = neighbour ? neighbour[(y - dy * size) * size + (x - dx * size)]! : tile.dem.heights[clamp(y, size) * size + clamp(x, size)]!;
+    return Number.isNaN(h) ? 0 : h;
+  };
+  for (let y = -1; y <= size; y++) for (let x = -1; x <= size; x++) out[(y + 1) * stride + x + 1] = heightAt(x, y);
+  return out;
+}
+
+const clamp = (v: number, size: number) => Math.max(0, Math.min(size - 1, v));

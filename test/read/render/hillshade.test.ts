@@ -1,0 +1,73 @@
+// Hillshade of a raster-DEM tileset in static images through the real app: a published Terrarium DEM
+// with an east-west ridge, a style with a background and a hillshade layer over it (mapstead:// source),
+// and the picture lit on the north slope (towards the default light from 335°) and shaded on the south.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { makeTestApp, tempDir, type TestApp } from "../../support/app";
+import { demMbtiles } from "../../support/dem";
+import { seedKey, seedOrg, seedSession } from "../../support/seed";
+import { createTileset, publish, upload, waitForVersion } from "../../routes/management/tilesets/fixtures";
+import { colorAt, createStyle, pixelsOf, type Pixels } from "./world";
+
+let t: TestApp;
+let key: string;
+let headers: Record<string, string>;
+
+/** A ridge along latitude 46.5 between lon 7 and 8: 15 km high there, falling 30 m per 1/1000 degree to either side. */
+const ridge = (_lon: number, lat: number) => 15000 - 30000 * Math.abs(lat - 46.5);
+const GREY = 128;
+
+beforeAll(async () => {
+  t = await makeTestApp();
+  const orgId = seedOrg(t.ctx, "acme").id;
+  headers = (await seedSession(t.ctx, { orgId })).headers;
+  key = seedKey(t.ctx, orgId, ["static_maps"]).secret;
+  const path = join(tempDir("hillshade-"), "ridge.mbtiles");
+  demMbtiles(path, "terrarium", 8, [7, 46, 8, 47], ridge, { declareEncoding: true });
+  await createTileset(t, "acme", headers, { slug: "ridge" });
+  expect((await upload(t, "acme", "ridge", headers, new Uint8Array(readFileSync(path)))).status).toBe(202);
+  expect(((await waitForVersion(t, "acme", "ridge", 1, headers)) as { state: string }).state).toBe("ready");
+  expect((await publish(t, "acme", "ridge", 1, headers)).status).toBe(200);
+});
+afterAll(() => t?.close());
+
+function reliefStyle(hillshade: Record<string, unknown> = {}) {
+  return {
+    version: 8,
+    sources: { dem: { type: "raster-dem", url: "mapstead://tilesets/acme/ridge", tileSize: 256 } },
+    layers: [
+      { id: "bg", type: "background", paint: { "background-color": `rgb(${GREY},${GREY},${GREY})` } },
+      { id: "hills", type: "hillshade", source: "dem", ...hillshade },
+    ],
+  };
+}
+
+async function image(style: string, view = "7.5,46.5,8"): Promise<Pixels> {
+  const res = await t.fetch(`/static/v1/acme/${style}/${view}/300x300.png?attribution=false&logo=false`, { headers: { "x-api-key": key } });
+  if (res.status !== 200) throw new Error(`${style}: ${res.status} ${await res.text()}`);
+  return pixelsOf(new Uint8Array(await res.arrayBuffer()));
+}
+
+const grey = (px: Pixels, x: number, y: number) => colorAt(px, x, y)[0];
+
+describe("hillshade in static images", () => {
+  test("the ridge's north slope, facing the light, is lighter than the background; its south slope darker", async () => {
+    await createStyle(t, headers, "relief", reliefStyle());
+    const px = await image("relief");
+    // rows a quarter of the way from the top and bottom: the north and south slopes
+    expect(grey(px, 150, 75)).toBeGreaterThan(GREY + 30);
+    expect(grey(px, 150, 225)).toBeLessThan(GREY - 30);
+  });
+
+  test("the light turns with the map: from the south (155°) the sides swap; the layer hidden draws only the background", async () => {
+    await createStyle(t, headers, "relief-south", reliefStyle({ paint: { "hillshade-illumination-direction": 155 } }));
+    const px = await image("relief-south");
+    expect(grey(px, 150, 75)).toBeLessThan(GREY - 30);
+    expect(grey(px, 150, 225)).toBeGreaterThan(GREY + 30);
+    await createStyle(t, headers, "relief-hidden", reliefStyle({ maxzoom: 6 }));
+    const hidden = await image("relief-hidden");
+    expect(grey(hidden, 150, 75)).toBe(GREY);
+    expect(grey(hidden, 150, 225)).toBe(GREY);
+  });
+});
