@@ -14,6 +14,7 @@ export interface FixtureSources {
   vector?: Record<string, { layers: Layers; maxzoom?: number; tileSize?: number }>;
   geojson?: Record<string, GeoJSON.GeoJSON>;
   raster?: Record<string, { tile: (z: number, x: number, y: number) => Uint8Array | null; tileSize?: number; maxzoom?: number }>;
+  dem?: Record<string, { tile: (z: number, x: number, y: number) => Uint8Array | null; encoding: "terrarium" | "mapbox"; tileSize?: number; maxzoom?: number }>;
 }
 
 const fontFiles: Record<string, string> = { "Noto Sans Regular": notoSansRegular, "Noto Sans Bold": notoSansBold };
@@ -62,6 +63,8 @@ export async function resources(sources: FixtureSources, opts: { sprite?: boolea
       requested.push(`${sourceId}/${z}/${x}/${y}`);
       const raster = sources.raster?.[sourceId];
       if (raster) return raster.tile(z, x, y);
+      const dem = sources.dem?.[sourceId];
+      if (dem) return dem.tile(z, x, y);
       const perLayer = indexes.get(sourceId);
       if (!perLayer) return null;
       const tiles: Record<string, NonNullable<ReturnType<GeoJSONVT["getTile"]>>> = {};
@@ -77,6 +80,8 @@ export async function resources(sources: FixtureSources, opts: { sprite?: boolea
       if (v) return { type: "vector", tileSize: v.tileSize ?? 512, minzoom: 0, maxzoom: v.maxzoom ?? 14 };
       const r = sources.raster?.[sourceId];
       if (r) return { type: "raster", tileSize: r.tileSize ?? 256, minzoom: 0, maxzoom: r.maxzoom ?? 14 };
+      const d = sources.dem?.[sourceId];
+      if (d) return { type: "raster-dem", encoding: d.encoding, tileSize: d.tileSize ?? 512, minzoom: 0, maxzoom: d.maxzoom ?? 14 };
       if (sources.geojson?.[sourceId]) return { type: "geojson", tileSize: 512, minzoom: 0, maxzoom: 18 };
       return null;
     },

@@ -10,7 +10,7 @@ import { encodePng } from "../../../src/sprites/png";
 import { ARTIFACTS_DIR, launchBrowser, openMap } from "../../support/browser";
 import { pixels } from "./fixtures";
 import { applyBearing, serveScenes, type SceneServer } from "./maplibre-side";
-import { cityScene, worldScene, type Scene } from "./scenes";
+import { cityScene, reliefScene, worldScene, type Scene } from "./scenes";
 
 let browser: Browser;
 let scenes: SceneServer;
@@ -113,4 +113,35 @@ describe("the renderer draws what MapLibre GL JS draws", () => {
       }
     });
   }
+});
+
+describe("hillshade as MapLibre GL JS shades it", () => {
+  test("relief view: grey levels within a few steps of MapLibre's", async () => {
+    const scene = reliefScene();
+    const { ours, theirs } = await renderBoth(scene);
+    expect([ours.width, ours.height]).toEqual([theirs.width, theirs.height]);
+    keep(`render-${scene.name}-mapstead`, ours);
+    keep(`render-${scene.name}-maplibre`, theirs);
+    // shading is a continuum of greys, not classes: compare the grey level of every pixel
+    const total = ours.width * ours.height;
+    const diff = new Uint8Array(total * 4);
+    let close = 0;
+    let sum = 0;
+    let shaded = 0;
+    for (let i = 0; i < total; i++) {
+      const o = i * 4;
+      const d = Math.max(...[0, 1, 2].map((k) => Math.abs(ours.data[o + k]! - theirs.data[o + k]!)));
+      sum += d;
+      if (d <= 8) close++;
+      if (Math.abs(theirs.data[o]! - 0xa0) > 8) shaded++;
+      const v = Math.min(255, d * 8);
+      diff.set([v, 0, v, 255], o);
+    }
+    keep(`render-${scene.name}-diff`, { width: ours.width, height: ours.height, data: diff });
+    console.log(`relief: ${((close / total) * 100).toFixed(1)}% of pixels within 8 grey levels of MapLibre's, mean difference ${(sum / total).toFixed(2)}, ${((shaded / total) * 100).toFixed(1)}% visibly shaded`);
+    // the scene must actually show relief, or the comparison proves nothing
+    expect(shaded / total).toBeGreaterThan(0.3);
+    expect(close / total).toBeGreaterThan(0.9);
+    expect(sum / total).toBeLessThan(4);
+  });
 });

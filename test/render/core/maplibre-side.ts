@@ -1,5 +1,6 @@
 // The MapLibre GL JS side of renderer comparisons (test and bench): a local server for a scene's tiles,
-// glyph PBFs built from the bundled Noto Sans and the test sprite, and the scene's style pointed at it.
+// glyph PBFs built from the bundled Noto Sans and the test sprite, and the scene's style pointed at it
+// (its vector source "v" and raster-dem source "d").
 import notoSansRegular from "../../../node_modules/@expo-google-fonts/noto-sans/400Regular/NotoSans_400Regular.ttf" with { type: "file" };
 import type { Page } from "playwright-core";
 import { buildRangePbf, parseFont, RANGE_SIZE } from "../../../src/glyphs";
@@ -32,6 +33,11 @@ export async function serveScenes(): Promise<SceneServer> {
           ? new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { ...cors, "content-type": "application/x-protobuf" } })
           : new Response(null, { status: 204, headers: cors });
       }
+      const dem = /^\/dem\/(\d+)\/(\d+)\/(\d+)\.png$/.exec(path);
+      if (dem && current) {
+        const bytes = await current.tile("d", Number(dem[1]), Number(dem[2]), Number(dem[3]));
+        return bytes ? new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { ...cors, "content-type": "image/png" } }) : new Response(null, { status: 404, headers: cors });
+      }
       const glyphs = /^\/fonts\/([^/]+)\/(\d+)-\d+\.pbf$/.exec(path);
       if (glyphs) {
         const start = Number(glyphs[2]);
@@ -53,7 +59,12 @@ export async function serveScenes(): Promise<SceneServer> {
       ...scene.style,
       glyphs: `${origin}/fonts/{fontstack}/{range}.pbf`,
       sprite: `${origin}/sprite`,
-      sources: { v: { type: "vector", tiles: [`${origin}/tiles/{z}/{x}/{y}.pbf`], maxzoom: scene.sources.vector!.v!.maxzoom ?? 14 } },
+      sources: {
+        ...(scene.sources.vector?.v ? { v: { type: "vector", tiles: [`${origin}/tiles/{z}/{x}/{y}.pbf`], maxzoom: scene.sources.vector.v.maxzoom ?? 14 } } : {}),
+        ...(scene.sources.dem?.d
+          ? { d: { type: "raster-dem", tiles: [`${origin}/dem/{z}/{x}/{y}.png`], encoding: scene.sources.dem.d.encoding, tileSize: scene.sources.dem.d.tileSize ?? 512, maxzoom: scene.sources.dem.d.maxzoom ?? 14 } }
+          : {}),
+      },
     }),
     stop: () => server.stop(true),
   };

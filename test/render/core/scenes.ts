@@ -1,17 +1,18 @@
-// Two fixture maps shared by the MapLibre comparison and the static-render bench: a world view
+// Fixture maps shared by the MapLibre comparison and the static-render bench: a world view
 // (countries, borders, graticule, cities as circles, icons and labels) and a city view (blocks, a
 // patterned park, streets with names along them, POIs), each with its style, view and tiles.
 import type { StyleSpecification } from "@maplibre/maplibre-gl-style-spec";
 import * as topojson from "topojson-client";
 import world110 from "world-atlas/countries-110m.json";
 import type { RenderView } from "../../../src/render/types";
+import { encodeDemTile } from "../../../src/tiles/dem/encoding";
 import { box, line, point, type FixtureSources } from "./fixtures";
 
 export interface Scene {
   name: string;
   view: RenderView;
   sources: FixtureSources;
-  /** style layers; the source "v" is the scene's vector source */
+  /** style layers; the source "v" is the scene's vector source, "d" its raster-dem source */
   style: StyleSpecification;
   /** colours the style draws, by class, for comparing renders pixel by pixel */
   palette: Record<string, [number, number, number][]>;
@@ -222,5 +223,57 @@ export function cityScene(): Scene {
       line: [[0xc0, 0xb8, 0xa8], [255, 255, 255]],
       label: [[0x50, 0x50, 0x50], [0x20, 0x30, 0x80], [0, 0, 255]],
     },
+  };
+}
+
+/** Two hills and a ridge between them near 7.5°E 46.5°N (metres), so every aspect and steepness occurs. */
+function relief(lon: number, lat: number): number {
+  const hill = (cx: number, cy: number, h: number, r: number) => h * Math.exp(-((lon - cx) ** 2 + ((lat - cy) * 1.45) ** 2) / (r * r));
+  const ridge = 400 * Math.exp(-(((lat - 46.5) * 1.45 + (lon - 7.5) * 0.3) ** 2) / 0.0004);
+  return 800 + hill(7.44, 46.52, 1500, 0.05) + hill(7.57, 46.47, 1100, 0.04) + ridge;
+}
+
+/** A 256-px Terrarium tile of `relief`, heights at pixel centres. */
+function reliefTile(z: number, x: number, y: number): Uint8Array {
+  const size = 256;
+  const world = size * 2 ** z;
+  const heights = new Float32Array(size * size);
+  for (let j = 0; j < size; j++) {
+    const lat = (Math.atan(Math.sinh(Math.PI * (1 - (2 * (y * size + j + 0.5)) / world))) * 180) / Math.PI;
+    for (let i = 0; i < size; i++) heights[j * size + i] = relief(((x * size + i + 0.5) / world) * 360 - 180, lat);
+  }
+  return encodeDemTile(heights, size, "terrarium");
+}
+
+/** Hillshade (MapLibre's defaults) of a raster-DEM over a grey background, turned 20° so the viewport light turns too. */
+export function reliefScene(): Scene {
+  const tiles = new Map<string, Uint8Array>();
+  return {
+    name: "relief",
+    view: { center: [7.5, 46.5], zoom: 11, bearing: 20, width: 512, height: 512, pixelRatio: 1 },
+    sources: {
+      dem: {
+        d: {
+          encoding: "terrarium",
+          tileSize: 256,
+          maxzoom: 11,
+          tile(z, x, y) {
+            const key = `${z}/${x}/${y}`;
+            if (!tiles.has(key)) tiles.set(key, reliefTile(z, x, y));
+            return tiles.get(key)!;
+          },
+        },
+      },
+    },
+    style: {
+      version: 8,
+      sources: { d: { type: "raster-dem" } },
+      layers: [
+        { id: "bg", type: "background", paint: { "background-color": "#a0a0a0" } },
+        { id: "hills", type: "hillshade", source: "d" },
+      ],
+    } as StyleSpecification,
+    // shades of grey, compared by level (see the comparison test)
+    palette: Object.fromEntries(Array.from({ length: 9 }, (_, i) => [`grey${i * 32}`, [[i * 32, i * 32, i * 32] as [number, number, number]]])),
   };
 }
