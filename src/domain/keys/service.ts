@@ -97,7 +97,8 @@ export type KeyRecord = typeof apiKeys.$inferSelect;
 
 export function listKeys(db: Db, orgId: number, opts: { includeRevoked?: boolean } = {}): KeyRecord[] {
   const where = opts.includeRevoked ? eq(apiKeys.orgId, orgId) : and(eq(apiKeys.orgId, orgId), isNull(apiKeys.revokedAt));
-  return db.select().from(apiKeys).where(where).orderBy(desc(apiKeys.createdAt), desc(apiKeys.id)).all();
+  // Newest first by id, which is also the order of creation: the position a page of keys is cut at.
+  return db.select().from(apiKeys).where(where).orderBy(desc(apiKeys.id)).all();
 }
 
 export function getKey(db: Db, orgId: number, id: number): KeyRecord {

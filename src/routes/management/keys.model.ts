@@ -1,6 +1,7 @@
 import { t } from "elysia";
 import { SCOPES } from "../../domain/keys/scopes";
 import { MAX_KEY_NAME, MAX_MONTHLY_QUOTA, MAX_RATE_LIMIT } from "../../domain/keys/service";
+import { PageQuery } from "./page.model";
 
 const ScopeList = t.Array(t.String({ maxLength: 64 }), { maxItems: 20, description: `one or more of ${SCOPES.join(", ")}` });
 const Origins = t.Array(t.String({ maxLength: 300 }), {
@@ -59,6 +60,7 @@ export const KeyParams = t.Object({ org: t.String({ maxLength: 200 }), id: t.Str
 
 export const ListKeysQuery = t.Object({
   include_revoked: t.Optional(t.Union([t.Literal("true"), t.Literal("false")], { description: "also list revoked keys" })),
+  ...PageQuery,
 });
 
 export const UsageQuery = t.Object({

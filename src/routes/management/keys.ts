@@ -15,6 +15,7 @@ import { createKey, getKey, keyView, listKeys, parseExpiry, revokeKey, updateKey
 import { CreateKeyBody, CreatedKey, KeyOut, KeyParams, ListKeysQuery, UpdateKeyBody, UsageOut, UsageQuery } from "./keys.model";
 import { OrgParams } from "./orgs.model";
 import { withRouteFacts } from "../../http/route-facts";
+import { NextCursor, PAGING_NOTE, paged } from "./page.model";
 
 const DAY_MS = 86_400_000;
 const MAX_USAGE_DAYS = 366;
@@ -56,14 +57,14 @@ export function keysModule(services: Services, authPlugin: AuthPlugin) {
       "/:org/keys",
       ({ caller, params, query }) => {
         const org = requireOrgAccess(ctx.db, params.org, caller);
-        return { keys: listKeys(ctx.db, org.id, { includeRevoked: query.include_revoked === "true" }).map(out) };
+        return paged("keys", listKeys(ctx.db, org.id, { includeRevoked: query.include_revoked === "true" }), query, (k) => k.id, "desc", out);
       },
       {
         session: true,
         params: OrgParams,
         query: ListKeysQuery,
-        response: { 200: t.Object({ keys: t.Array(KeyOut) }), ...errors },
-        detail: { tags: ["API keys"], summary: "List keys: prefix, scopes, origins, expiry, created and last used (never the secret)" },
+        response: { 200: t.Object({ keys: t.Array(KeyOut), next_cursor: NextCursor }), ...errors },
+        detail: { tags: ["API keys"], summary: "List keys, newest first: prefix, scopes, origins, expiry, created and last used (never the secret)", description: PAGING_NOTE },
       },
     )
     .post(

@@ -12,6 +12,7 @@ import { rejectUnknownFields } from "../../http/strict-body";
 import { createOrg, listMembers, listOrgs, removeMember, requireOrgAccess, setMember } from "../../domain/orgs/service";
 import { AddMemberBody, CreateOrgBody, ErrorEnvelope, Member, MemberParams, Org, OrgParams } from "./orgs.model";
 import { withRouteFacts } from "../../http/route-facts";
+import { NextCursor, PageQuery, PAGING_NOTE, paged } from "./page.model";
 
 const iso = (t: number) => new Date(t).toISOString();
 
@@ -27,12 +28,17 @@ export function orgsModule(services: Services, authPlugin: AuthPlugin) {
     .use(authPlugin)
     .get(
       "",
-      ({ caller }) => {
+      ({ caller, query }) => {
         const s = caller as SessionCaller;
         const orgs = listOrgs(ctx.db).filter((o) => s.isAdmin || s.memberships.has(o.id));
-        return { orgs: orgs.map((o) => orgOut(o, ownRole(s, o.id))) };
+        return paged("orgs", orgs, query, (o) => o.slug, "asc", (o) => orgOut(o, ownRole(s, o.id)));
       },
-      { session: true, response: { 200: t.Object({ orgs: t.Array(Org) }), 401: ErrorEnvelope }, detail: { tags: ["Organizations"], summary: "Organizations you belong to (instance admins: all)" } },
+      {
+        session: true,
+        query: t.Object(PageQuery),
+        response: { 200: t.Object({ orgs: t.Array(Org), next_cursor: NextCursor }), 400: ErrorEnvelope, 401: ErrorEnvelope },
+        detail: { tags: ["Organizations"], summary: "Organizations you belong to (instance admins: all), by slug", description: PAGING_NOTE },
+      },
     )
     .post(
       "",

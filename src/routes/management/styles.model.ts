@@ -1,6 +1,7 @@
 // TypeBox schemas of the styles API: the single source of its types and of its OpenAPI description.
 import { t } from "elysia";
 import { SLUG_PATTERN } from "../../domain/orgs/slug";
+import { NextCursor } from "./page.model";
 
 export { ErrorEnvelope } from "./orgs.model";
 
@@ -59,7 +60,7 @@ export const StyleDetail = t.Composite([
   }),
 ]);
 
-export const StyleList = t.Object({ styles: t.Array(StyleSummary) });
+export const StyleList = t.Object({ styles: t.Array(StyleSummary), next_cursor: NextCursor });
 
 export const PublishResult = t.Object({ version: t.Integer(), created: t.Boolean({ description: "false when an existing version was re-published" }), url: t.String() });
 

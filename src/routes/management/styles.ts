@@ -24,6 +24,7 @@ import {
   VersionList,
 } from "./styles.model";
 import { OPTIONAL_BODY, withRouteFacts } from "../../http/route-facts";
+import { PageQuery, PAGING_NOTE, paged } from "./page.model";
 
 const TAGS = ["Styles"];
 // Times as ISO 8601, as every other resource of the API gives them.
@@ -65,11 +66,11 @@ export function stylesModule(services: Services, authPlugin: AuthPlugin) {
       app
         .get(
           "",
-          ({ params, caller }) => {
+          ({ params, caller, query }) => {
             const org = access(params.org, caller);
-            return { styles: styles.list(org).map((row) => summary(org, row)) };
+            return paged("styles", styles.list(org), query, (row) => row.slug, "asc", (row) => summary(org, row));
           },
-          { scope: "styles:write", params: OrgParams, response: { 200: StyleList, ...ERRORS }, detail: { tags: TAGS, summary: "List the organization's styles" } },
+          { scope: "styles:write", params: OrgParams, query: t.Object(PageQuery), response: { 200: StyleList, ...ERRORS }, detail: { tags: TAGS, summary: "List the organization's styles, by slug", description: PAGING_NOTE } },
         )
         .post(
           "",

@@ -12,6 +12,7 @@ import { rejectUnknownFields } from "../../http/strict-body";
 import { CreateTilesetBody, ErrorEnvelope, OrgParams, PublishBody, RecipeQuery, Tileset, TilesetParams, UpdateTilesetBody, Version, VersionParams } from "./tilesets.model";
 import { receiveUpload } from "../../domain/tilesets/upload";
 import { withRouteFacts } from "../../http/route-facts";
+import { NextCursor, PageQuery, PAGING_NOTE, paged } from "./page.model";
 
 const TAGS = ["Tilesets"];
 
@@ -110,11 +111,12 @@ export function tilesetsModule(services: Services, authPlugin: AuthPlugin) {
 
   return withRouteFacts({ cors: "none", group: "management" }, new Elysia({ name: "tilesets", prefix: "/api/v1/orgs" })
     .use(authPlugin)
-    .get("/:org/tilesets", ({ caller, params }) => ({ tilesets: service.list(access(caller, params.org)) }), {
+    .get("/:org/tilesets", ({ caller, params, query }) => paged("tilesets", service.list(access(caller, params.org)), query, (ts) => ts.slug, "asc", (ts) => ts), {
       ...auth,
       params: OrgParams,
-      response: { 200: t.Object({ tilesets: t.Array(Tileset) }), ...errors },
-      detail: { tags: TAGS, summary: "Tilesets of an organization" },
+      query: t.Object(PageQuery),
+      response: { 200: t.Object({ tilesets: t.Array(Tileset), next_cursor: NextCursor }), ...errors },
+      detail: { tags: TAGS, summary: "Tilesets of an organization, by slug", description: PAGING_NOTE },
     })
     .post(
       "/:org/tilesets",
@@ -246,11 +248,12 @@ export function tilesetsModule(services: Services, authPlugin: AuthPlugin) {
         },
       },
     )
-    .get("/:org/tilesets/:ts/versions", ({ caller, params }) => ({ versions: service.listVersions(access(caller, params.org), params.ts) }), {
+    .get("/:org/tilesets/:ts/versions", ({ caller, params, query }) => paged("versions", service.listVersions(access(caller, params.org), params.ts), query, (v) => v.version, "desc", (v) => v), {
       ...auth,
       params: TilesetParams,
-      response: { 200: t.Object({ versions: t.Array(Version) }), ...errors },
-      detail: { tags: TAGS, summary: "Versions, newest first" },
+      query: t.Object(PageQuery),
+      response: { 200: t.Object({ versions: t.Array(Version), next_cursor: NextCursor }), ...errors },
+      detail: { tags: TAGS, summary: "Versions, newest first", description: PAGING_NOTE },
     })
     .get("/:org/tilesets/:ts/versions/:n", ({ caller, params }) => service.getVersion(access(caller, params.org), params.ts, params.n), {
       ...auth,
