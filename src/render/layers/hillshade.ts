@@ -5,48 +5,21 @@ import { Color } from "@maplibre/maplibre-gl-style-spec";
 import { paddedHeights } from "../dem-tiles";
 import type { DrawContext } from "../draw-context";
 import { shadeHillshade, type HillshadePaint, type PremultipliedColor } from "../hillshade-shade";
-import { encodeRenderPng } from "../png";
 import { num, prop } from "../style-eval";
-import { tileImage } from "./raster";
+import { drawDemTileImages } from "./dem-tile-images";
 
 export function drawHillshade(layer: HillshadeLayerSpecification, ctx: DrawContext): void {
   const paint = hillshadePaint(layer, ctx);
   // MapLibre skips the layer's offscreen pass at exaggeration 0: nothing is drawn
   if (paint.intensity === 0) return;
   const tiles = ctx.demTiles(layer.source);
-  if (!tiles.length) return;
-  const colours: string[] = [];
-  const alphas: string[] = [];
-  for (const tile of tiles) {
+  const images = tiles.map((tile) => {
     const { z, y } = tile.id;
     const size = tile.dem.size;
-    const rgba = shadeHillshade({ size, padded: paddedHeights(tile, tiles), z, north: tileLatitude(y, z), south: tileLatitude(y + 1, z) }, paint);
-    const { colour, alpha } = splitAlpha(rgba);
-    colours.push(tileImage(ctx.cam, tile.id, encodeRenderPng({ width: size, height: size, data: colour })));
-    alphas.push(tileImage(ctx.cam, tile.id, encodeRenderPng({ width: size, height: size, data: alpha })));
-  }
-  // Translucent tiles drawn with the raster seam overlap would darken a hairline where two overlap (and
-  // without it, lighten one): opaque colour tiles under a mask of opaque grey tiles (grey = alpha) join
-  // as raster tiles do.
-  const mask = ctx.svg.id("m");
-  const { width, height } = ctx.cam.view;
-  ctx.svg.defs.push(`<mask id="${mask}" maskUnits="userSpaceOnUse" x="0" y="0" width="${width}" height="${height}">${alphas.join("")}</mask>`);
-  ctx.svg.body.push(`<g mask="url(#${mask})">${colours.join("")}</g>`);
-}
-
-/** Straight-alpha RGBA as an opaque colour image and an opaque grey image of its alpha. */
-function splitAlpha(rgba: Uint8Array): { colour: Uint8Array; alpha: Uint8Array } {
-  const colour = new Uint8Array(rgba.length);
-  const alpha = new Uint8Array(rgba.length);
-  for (let o = 0; o < rgba.length; o += 4) {
-    colour[o] = rgba[o]!;
-    colour[o + 1] = rgba[o + 1]!;
-    colour[o + 2] = rgba[o + 2]!;
-    colour[o + 3] = 255;
-    alpha[o] = alpha[o + 1] = alpha[o + 2] = rgba[o + 3]!;
-    alpha[o + 3] = 255;
-  }
-  return { colour, alpha };
+    const grid = { size, padded: paddedHeights(tile, tiles), z, north: tileLatitude(y, z), south: tileLatitude(y + 1, z) };
+    return { id: tile.id, size, rgba: shadeHillshade(grid, paint) };
+  });
+  drawDemTileImages(ctx, images);
 }
 
 /**
