@@ -7,6 +7,8 @@ import { coveringTiles, type Camera, type TileId } from "./view";
 export interface LoadedDemTile {
   id: TileId;
   dem: DemTile;
+  /** how the tile packed its heights (color-relief packs its stops the same way) */
+  encoding: DemEncoding;
 }
 
 /** The view's tiles of a raster-dem source (as raster tiles are chosen), decoded; unreadable ones are left out. */
@@ -23,7 +25,7 @@ export async function loadDemTiles(
       const bytes = await res.tile(sourceId, id.z, id.x, id.y);
       if (!bytes || bytes.length === 0) return null;
       try {
-        return { id, dem: await decodeDemTile(bytes, encoding, `tile ${id.z}/${id.x}/${id.y}`) };
+        return { id, encoding, dem: await decodeDemTile(bytes, encoding, `tile ${id.z}/${id.x}/${id.y}`) };
       } catch {
         // MapLibre skips a tile it cannot decode; so does the picture
         return null;

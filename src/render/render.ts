@@ -1,4 +1,4 @@
-// renderMap: style + view + resources -> PNG. Loads what the visible layers need (tiles, geojson, sprite,
+// renderMap: style + view + resources -> PNG. Loads what the visible layers need (tiles, DEM tiles, geojson, sprite,
 // fonts), places labels, paints every layer in style order into one SVG (upright text as glyph runs
 // beside it) and composes the pixels with resvg and cached glyph masks.
 import type { LayerSpecification, StyleSpecification } from "@maplibre/maplibre-gl-style-spec";
@@ -12,6 +12,7 @@ import { geojsonFeatures } from "./geojson";
 import { encodeRenderPng } from "./png";
 import { drawBackground } from "./layers/background";
 import { drawCircle } from "./layers/circle";
+import { drawColorRelief } from "./layers/color-relief";
 import { drawFill } from "./layers/fill";
 import { drawFillExtrusion } from "./layers/fill-extrusion";
 import { drawHillshade } from "./layers/hillshade";
@@ -142,8 +143,10 @@ function drawLayer(layer: LayerSpecification, ctx: DrawContext, placed: Awaited<
       return drawFillExtrusion(layer, ctx);
     case "hillshade":
       return drawHillshade(layer, ctx);
+    case "color-relief":
+      return drawColorRelief(layer, ctx);
     default:
-      // heatmap, color-relief: not drawn by the static renderer
+      // heatmap: not drawn by the static renderer
       return;
   }
 }

@@ -42,9 +42,13 @@ function specFor(layer: LayerSpecification, kind: "paint" | "layout", name: stri
   return group?.[name] as Parameters<typeof expression.normalizePropertyExpression>[2] | undefined;
 }
 
-function compile(layer: LayerSpecification, kind: "paint" | "layout", name: string): CompiledProperty {
+/**
+ * The layer's property as the style spec compiles it (cached), for the few layers that look inside it
+ * (color-relief reads the stops of its colour ramp); undefined for a property the layer type lacks.
+ */
+export function propertyExpression(layer: LayerSpecification, kind: "paint" | "layout", name: string): StylePropertyExpression | undefined {
   const spec = specFor(layer, kind, name);
-  if (!spec) return { evaluate: () => undefined, featureConstant: true };
+  if (!spec) return undefined;
   const raw = (layer as unknown as Record<string, Record<string, unknown> | undefined>)[kind]?.[name];
   const key = `${layer.type}|${kind}|${name}|${JSON.stringify(raw ?? null)}`;
   let expr = compiledExpressions.get(key);
@@ -57,6 +61,13 @@ function compile(layer: LayerSpecification, kind: "paint" | "layout", name: stri
     }
     compiledExpressions.set(key, expr, key.length);
   }
+  return expr;
+}
+
+function compile(layer: LayerSpecification, kind: "paint" | "layout", name: string): CompiledProperty {
+  const spec = specFor(layer, kind, name);
+  const expr = propertyExpression(layer, kind, name);
+  if (!spec || !expr) return { evaluate: () => undefined, featureConstant: true };
   const evaluate: Evaluator = (zoom, feature, images) => {
     try {
       return expr.evaluate({ zoom }, feature as never, {}, undefined, (images ?? ANY_IMAGE) as never);

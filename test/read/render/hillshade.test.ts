@@ -1,6 +1,7 @@
-// Hillshade of a raster-DEM tileset in static images through the real app: a published Terrarium DEM
-// with an east-west ridge, a style with a background and a hillshade layer over it (mapstead:// source),
-// and the picture lit on the north slope (towards the default light from 335°) and shaded on the south.
+// Hillshade and color-relief of a raster-DEM tileset in static images through the real app: a published
+// Terrarium DEM with an east-west ridge, styles with a background and a DEM layer over it (mapstead://
+// source). Hillshade lights the north slope (towards the default light from 335°) and shades the south;
+// color-relief colours the crest and the slopes by their heights.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -32,13 +33,13 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-function reliefStyle(hillshade: Record<string, unknown> = {}) {
+function reliefStyle(hillshade: Record<string, unknown> = {}, type = "hillshade") {
   return {
     version: 8,
     sources: { dem: { type: "raster-dem", url: "mapstead://tilesets/acme/ridge", tileSize: 256 } },
     layers: [
       { id: "bg", type: "background", paint: { "background-color": `rgb(${GREY},${GREY},${GREY})` } },
-      { id: "hills", type: "hillshade", source: "dem", ...hillshade },
+      { id: "hills", type, source: "dem", ...hillshade },
     ],
   };
 }
@@ -69,5 +70,32 @@ describe("hillshade in static images", () => {
     const hidden = await image("relief-hidden");
     expect(grey(hidden, 150, 75)).toBe(GREY);
     expect(grey(hidden, 150, 225)).toBe(GREY);
+  });
+});
+
+describe("color-relief in static images", () => {
+  test("the crest (15 km) takes the top stop's colour, the slope part way down a blend; translucent over the background", async () => {
+    const blueToRed = ["interpolate", ["linear"], ["elevation"], 0, "#0000ff", 15000, "#ff0000"];
+    await createStyle(t, headers, "colours", reliefStyle({ paint: { "color-relief-color": blueToRed } }, "color-relief"));
+    const px = await image("colours");
+    const [r, g, b] = colorAt(px, 150, 150);
+    expect(r).toBeGreaterThan(240);
+    expect(g).toBeLessThan(15);
+    expect(b).toBeLessThan(15);
+    // 140 px north (about 0.27° at zoom 8 with 512-px tiles), about 7 km up: more blue than red, no green
+    const [sr, sg, sb] = colorAt(px, 150, 10);
+    expect(sb).toBeGreaterThan(sr);
+    expect(sr).toBeGreaterThan(60);
+    expect(sg).toBeLessThan(15);
+    await createStyle(t, headers, "colours-half", reliefStyle({ paint: { "color-relief-color": blueToRed, "color-relief-opacity": 0.5 } }, "color-relief"));
+    const half = colorAt(await image("colours-half"), 150, 150);
+    expect(Math.abs(half[0] - (255 + GREY) / 2)).toBeLessThan(6);
+    expect(Math.abs(half[2] - GREY / 2)).toBeLessThan(6);
+  });
+
+  test("a step over elevation draws nothing, as MapLibre reads ramp stops only from an interpolate", async () => {
+    await createStyle(t, headers, "colours-step", reliefStyle({ paint: { "color-relief-color": ["step", ["elevation"], "blue", 5000, "red"] } }, "color-relief"));
+    const px = await image("colours-step");
+    expect(colorAt(px, 150, 150).slice(0, 3)).toEqual([GREY, GREY, GREY]);
   });
 });

@@ -10,7 +10,7 @@ import { encodePng } from "../../../src/sprites/png";
 import { ARTIFACTS_DIR, launchBrowser, openMap } from "../../support/browser";
 import { pixels } from "./fixtures";
 import { applyBearing, serveScenes, type SceneServer } from "./maplibre-side";
-import { cityScene, reliefScene, worldScene, type Scene } from "./scenes";
+import { cityScene, colorReliefScene, reliefScene, steppedColorReliefScene, worldScene, type Scene } from "./scenes";
 
 let browser: Browser;
 let scenes: SceneServer;
@@ -115,33 +115,54 @@ describe("the renderer draws what MapLibre GL JS draws", () => {
   }
 });
 
-describe("hillshade as MapLibre GL JS shades it", () => {
-  test("relief view: grey levels within a few steps of MapLibre's", async () => {
-    const scene = reliefScene();
-    const { ours, theirs } = await renderBoth(scene);
-    expect([ours.width, ours.height]).toEqual([theirs.width, theirs.height]);
-    keep(`render-${scene.name}-mapstead`, ours);
-    keep(`render-${scene.name}-maplibre`, theirs);
-    // shading is a continuum of greys, not classes: compare the grey level of every pixel
-    const total = ours.width * ours.height;
-    const diff = new Uint8Array(total * 4);
-    let close = 0;
-    let sum = 0;
-    let shaded = 0;
-    for (let i = 0; i < total; i++) {
-      const o = i * 4;
-      const d = Math.max(...[0, 1, 2].map((k) => Math.abs(ours.data[o + k]! - theirs.data[o + k]!)));
-      sum += d;
-      if (d <= 8) close++;
-      if (Math.abs(theirs.data[o]! - 0xa0) > 8) shaded++;
-      const v = Math.min(255, d * 8);
-      diff.set([v, 0, v, 255], o);
-    }
-    keep(`render-${scene.name}-diff`, { width: ours.width, height: ours.height, data: diff });
-    console.log(`relief: ${((close / total) * 100).toFixed(1)}% of pixels within 8 grey levels of MapLibre's, mean difference ${(sum / total).toFixed(2)}, ${((shaded / total) * 100).toFixed(1)}% visibly shaded`);
-    // the scene must actually show relief, or the comparison proves nothing
-    expect(shaded / total).toBeGreaterThan(0.3);
-    expect(close / total).toBeGreaterThan(0.9);
-    expect(sum / total).toBeLessThan(4);
+/**
+ * Shading and colour ramps are a continuum, not classes: the largest channel difference of every pixel.
+ * Keeps both images and a difference image; `drawn` counts pixels of MapLibre's that differ from the
+ * background, so a scene that shows nothing proves nothing.
+ */
+async function compareLevels(scene: Scene, background: [number, number, number]) {
+  const { ours, theirs } = await renderBoth(scene);
+  expect([ours.width, ours.height]).toEqual([theirs.width, theirs.height]);
+  keep(`render-${scene.name}-mapstead`, ours);
+  keep(`render-${scene.name}-maplibre`, theirs);
+  const total = ours.width * ours.height;
+  const diff = new Uint8Array(total * 4);
+  let close = 0;
+  let sum = 0;
+  let drawn = 0;
+  for (let i = 0; i < total; i++) {
+    const o = i * 4;
+    const d = Math.max(...[0, 1, 2].map((k) => Math.abs(ours.data[o + k]! - theirs.data[o + k]!)));
+    sum += d;
+    if (d <= 8) close++;
+    if (Math.max(...[0, 1, 2].map((k) => Math.abs(theirs.data[o + k]! - background[k]!))) > 8) drawn++;
+    const v = Math.min(255, d * 8);
+    diff.set([v, 0, v, 255], o);
+  }
+  keep(`render-${scene.name}-diff`, { width: ours.width, height: ours.height, data: diff });
+  const result = { close: close / total, mean: sum / total, drawn: drawn / total };
+  console.log(`${scene.name}: ${(result.close * 100).toFixed(1)}% of pixels within 8 levels of MapLibre's, mean difference ${result.mean.toFixed(2)}, ${(result.drawn * 100).toFixed(1)}% visibly drawn`);
+  return result;
+}
+
+describe("raster-DEM layers as MapLibre GL JS draws them", () => {
+  test("relief view, hillshade: grey levels within a few steps of MapLibre's", async () => {
+    const result = await compareLevels(reliefScene(), [0xa0, 0xa0, 0xa0]);
+    expect(result.drawn).toBeGreaterThan(0.3);
+    expect(result.close).toBeGreaterThan(0.9);
+    expect(result.mean).toBeLessThan(4);
+  });
+
+  test("relief view, color-relief: colours within a few levels of MapLibre's", async () => {
+    const result = await compareLevels(colorReliefScene(), [0xa0, 0xa0, 0xa0]);
+    expect(result.drawn).toBeGreaterThan(0.5);
+    expect(result.close).toBeGreaterThan(0.9);
+    expect(result.mean).toBeLessThan(4);
+  });
+
+  test("color-relief with a step ramp: nothing drawn, as MapLibre draws nothing", async () => {
+    const result = await compareLevels(steppedColorReliefScene(), [0xa0, 0xa0, 0xa0]);
+    expect(result.drawn).toBe(0);
+    expect(result.close).toBe(1);
   });
 });

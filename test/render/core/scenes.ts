@@ -245,26 +245,31 @@ function reliefTile(z: number, x: number, y: number): Uint8Array {
   return encodeDemTile(heights, size, "terrarium");
 }
 
-/** Hillshade (MapLibre's defaults) of a raster-DEM over a grey background, turned 20° so the viewport light turns too. */
-export function reliefScene(): Scene {
+/** The raster-DEM source "d" of `relief`: 256-px Terrarium tiles made on demand. */
+function reliefDem(): NonNullable<Scene["sources"]["dem"]> {
   const tiles = new Map<string, Uint8Array>();
   return {
-    name: "relief",
-    view: { center: [7.5, 46.5], zoom: 11, bearing: 20, width: 512, height: 512, pixelRatio: 1 },
-    sources: {
-      dem: {
-        d: {
-          encoding: "terrarium",
-          tileSize: 256,
-          maxzoom: 11,
-          tile(z, x, y) {
-            const key = `${z}/${x}/${y}`;
-            if (!tiles.has(key)) tiles.set(key, reliefTile(z, x, y));
-            return tiles.get(key)!;
-          },
-        },
+    d: {
+      encoding: "terrarium",
+      tileSize: 256,
+      maxzoom: 11,
+      tile(z, x, y) {
+        const key = `${z}/${x}/${y}`;
+        if (!tiles.has(key)) tiles.set(key, reliefTile(z, x, y));
+        return tiles.get(key)!;
       },
     },
+  };
+}
+
+const RELIEF_VIEW: Scene["view"] = { center: [7.5, 46.5], zoom: 11, bearing: 20, width: 512, height: 512, pixelRatio: 1 };
+
+/** Hillshade (MapLibre's defaults) of a raster-DEM over a grey background, turned 20° so the viewport light turns too. */
+export function reliefScene(): Scene {
+  return {
+    name: "relief",
+    view: RELIEF_VIEW,
+    sources: { dem: reliefDem() },
     style: {
       version: 8,
       sources: { d: { type: "raster-dem" } },
@@ -275,5 +280,49 @@ export function reliefScene(): Scene {
     } as StyleSpecification,
     // shades of grey, compared by level (see the comparison test)
     palette: Object.fromEntries(Array.from({ length: 9 }, (_, i) => [`grey${i * 32}`, [[i * 32, i * 32, i * 32] as [number, number, number]]])),
+  };
+}
+
+/**
+ * The same relief coloured by elevation: a hypsometric ramp whose stops fall inside the view's 800-2300 m
+ * (one of them translucent, and one interpolated in HCL), drawn at 0.8 opacity over a grey background.
+ */
+export function colorReliefScene(): Scene {
+  return {
+    ...reliefScene(),
+    name: "color-relief",
+    sources: { dem: reliefDem() },
+    style: {
+      version: 8,
+      sources: { d: { type: "raster-dem" } },
+      layers: [
+        { id: "bg", type: "background", paint: { "background-color": "#a0a0a0" } },
+        {
+          id: "colours",
+          type: "color-relief",
+          source: "d",
+          paint: {
+            "color-relief-color": ["interpolate-hcl", ["linear"], ["elevation"], 800, "#1a9850", 1000, "#91cf60", 1300, "rgba(254, 224, 139, 0.4)", 1700, "#d73027", 2200, "#ffffff"],
+            "color-relief-opacity": 0.8,
+          },
+        },
+      ],
+    } as unknown as StyleSpecification,
+  };
+}
+
+/** color-relief whose colour is a step over elevation: MapLibre 6.17 reads ramp stops only from an interpolate. */
+export function steppedColorReliefScene(): Scene {
+  const scene = colorReliefScene();
+  return {
+    ...scene,
+    name: "color-relief-step",
+    style: {
+      ...scene.style,
+      layers: [
+        scene.style.layers[0]!,
+        { id: "colours", type: "color-relief", source: "d", paint: { "color-relief-color": ["step", ["elevation"], "#1a9850", 1300, "#d73027"] } },
+      ],
+    } as unknown as StyleSpecification,
   };
 }
