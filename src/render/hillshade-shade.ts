@@ -1,18 +1,29 @@
-// MapLibre's "standard" hillshade, per DEM pixel, as its two shaders compute it (maplibre-gl 6.17,
+// MapLibre's hillshade, per DEM pixel, as its two shaders compute it (maplibre-gl 6.17,
 // hillshade_prepare and hillshade): a slope from the 3x3 Sobel kernel, kept in 8-bit like the prepare
-// pass's texture, then lit by one light. The result is straight-alpha RGBA the size of the tile.
+// pass's texture, then lit by the layer's method. The result is straight-alpha RGBA the size of the tile.
 
 /** Premultiplied RGBA in 0..1, as MapLibre's Color holds it. */
 export type PremultipliedColor = [number, number, number, number];
 
-export interface HillshadePaint {
-  /** hillshade-exaggeration, 0..1 */
-  intensity: number;
+export type HillshadeMethod = "standard" | "basic" | "combined" | "igor" | "multidirectional";
+
+export interface HillshadeLight {
   /** where the light comes from, radians clockwise from north (the map bearing added for the "viewport" anchor) */
   direction: number;
+  /** radians above the horizon (unused by "standard" and "igor") */
+  altitude: number;
   shadow: PremultipliedColor;
   highlight: PremultipliedColor;
+}
+
+export interface HillshadePaint {
+  method: HillshadeMethod;
+  /** hillshade-exaggeration, 0..1 */
+  intensity: number;
+  /** "standard" only */
   accent: PremultipliedColor;
+  /** at least one; every method but "multidirectional" uses the first */
+  lights: HillshadeLight[];
 }
 
 export interface DemGrid {
@@ -68,11 +79,8 @@ export function shadeHillshade(grid: DemGrid, paint: HillshadePaint): Uint8Array
   const { size } = grid;
   const { dx, dy } = hillshadeDerivatives(grid);
   const rgba = new Uint8Array(size * size * 4);
-  const strength = Math.min(1, Math.max(0, paint.intensity * 2));
-  if (strength === 0) return rgba;
-  const azimuth = paint.direction + Math.PI;
-  const base = 1.875 - paint.intensity * 1.75;
-  const maxValue = 0.5 * Math.PI;
+  if (paint.intensity === 0) return rgba;
+  const shadePixel = METHODS[paint.method] ?? standard;
   const px = [0, 0, 0, 0];
   for (let y = 0; y < size; y++) {
     // the shader interpolates latitude linearly down the tile, at the pixel's centre
@@ -80,25 +88,86 @@ export function shadeHillshade(grid: DemGrid, paint: HillshadePaint): Uint8Array
     const scaleFactor = Math.cos((lat * Math.PI) / 180);
     for (let x = 0; x < size; x++) {
       const i = y * size + x;
-      const derivX = dx[i]! / scaleFactor;
-      const derivY = dy[i]! / scaleFactor;
-      const slope = Math.atan(0.625 * Math.hypot(derivX, derivY));
-      const aspect = derivX !== 0 ? Math.atan2(derivY, -derivX) : (Math.PI / 2) * (derivY > 0 ? 1 : -1);
-      const scaledSlope = paint.intensity !== 0.5 ? ((base ** slope - 1) / (base ** maxValue - 1)) * maxValue : slope;
-      const accent = (1 - Math.cos(scaledSlope)) * strength;
-      const shade = Math.abs(mod((aspect + azimuth) / Math.PI + 0.5, 2) - 1);
-      const shadeStrength = Math.sin(scaledSlope) * strength;
-      for (let k = 0; k < 4; k++) {
-        const shadeColor = (paint.shadow[k]! * (1 - shade) + paint.highlight[k]! * shade) * shadeStrength;
-        px[k] = shadeColor;
-      }
-      const shadeAlpha = px[3]!;
-      for (let k = 0; k < 4; k++) px[k] = paint.accent[k]! * accent * (1 - shadeAlpha) + px[k]!;
+      shadePixel(dx[i]! / scaleFactor, dy[i]! / scaleFactor, paint, px);
       writeStraight(rgba, i * 4, px);
     }
   }
   return rgba;
 }
+
+type ShadePixel = (derivX: number, derivY: number, paint: HillshadePaint, out: number[]) => void;
+
+const standard: ShadePixel = (derivX, derivY, paint, out) => {
+  const { shadow, highlight, direction } = paint.lights[0]!;
+  const strength = Math.min(1, Math.max(0, paint.intensity * 2));
+  const azimuth = direction + Math.PI;
+  const base = 1.875 - paint.intensity * 1.75;
+  const maxValue = 0.5 * Math.PI;
+  const slope = Math.atan(0.625 * Math.hypot(derivX, derivY));
+  const aspect = aspectOf(derivX, derivY);
+  const scaledSlope = paint.intensity !== 0.5 ? ((base ** slope - 1) / (base ** maxValue - 1)) * maxValue : slope;
+  const accent = (1 - Math.cos(scaledSlope)) * strength;
+  const shade = Math.abs(mod((aspect + azimuth) / Math.PI + 0.5, 2) - 1);
+  const shadeStrength = Math.sin(scaledSlope) * strength;
+  for (let k = 0; k < 4; k++) out[k] = (shadow[k]! * (1 - shade) + highlight[k]! * shade) * shadeStrength;
+  const shadeAlpha = out[3]!;
+  for (let k = 0; k < 4; k++) out[k] = paint.accent[k]! * accent * (1 - shadeAlpha) + out[k]!;
+};
+
+/** The cosine of the angle between the surface normal and a light (GDAL's gdaldem formula). */
+function incidence(derivX: number, derivY: number, light: HillshadeLight): number {
+  const azimuth = light.direction + Math.PI;
+  const cosAlt = Math.cos(light.altitude);
+  const sinAlt = Math.sin(light.altitude);
+  return (sinAlt - (derivY * Math.cos(azimuth) * cosAlt - derivX * Math.sin(azimuth) * cosAlt)) / Math.sqrt(1 + derivX * derivX + derivY * derivY);
+}
+
+/** The light's highlight above half lit, its shadow below, stronger further from half, times `weight`, added to `out`. */
+function addLambert(shade: number, light: HillshadeLight, weight: number, out: number[]): void {
+  for (let k = 0; k < 4; k++) out[k] = out[k]! + (shade > 0.5 ? light.highlight[k]! * (2 * shade - 1) : light.shadow[k]! * (1 - 2 * shade)) * weight;
+}
+
+const basic: ShadePixel = (derivX, derivY, paint, out) => {
+  const e = paint.intensity * 2;
+  out.fill(0);
+  addLambert(clamp01(incidence(derivX * e, derivY * e, paint.lights[0]!)), paint.lights[0]!, 1, out);
+};
+
+const multidirectional: ShadePixel = (derivX, derivY, paint, out) => {
+  const e = paint.intensity * 2;
+  out.fill(0);
+  // each light's share: the shader divides by its number of lights
+  for (const light of paint.lights) addLambert(clamp01(incidence(derivX * e, derivY * e, light)), light, 1 / paint.lights.length, out);
+};
+
+const combined: ShadePixel = (derivX, derivY, paint, out) => {
+  const e = paint.intensity * 2;
+  const light = paint.lights[0]!;
+  // rounding can carry the cosine a hair past 1, where acos has no value
+  const cosine = Math.min(1, Math.max(-1, incidence(derivX * e, derivY * e, light)));
+  const angle = Math.min(Math.PI / 2, Math.max(0, Math.acos(cosine)));
+  const steepness = Math.atan(Math.hypot(derivX * e, derivY * e));
+  const shade = (angle * steepness * 4) / Math.PI / Math.PI;
+  const lit = ((Math.PI / 2 - angle) * steepness * 4) / Math.PI / Math.PI;
+  for (let k = 0; k < 4; k++) out[k] = light.shadow[k]! * shade + light.highlight[k]! * lit;
+};
+
+const igor: ShadePixel = (derivX, derivY, paint, out) => {
+  const e = paint.intensity * 2;
+  const light = paint.lights[0]!;
+  const x = derivX * e;
+  const y = derivY * e;
+  const slopeStrength = (Math.atan(Math.hypot(x, y)) * 2) / Math.PI;
+  const aspectStrength = 1 - Math.abs(mod((aspectOf(x, y) + light.direction + Math.PI) / Math.PI + 0.5, 2) - 1);
+  for (let k = 0; k < 4; k++) out[k] = light.shadow[k]! * slopeStrength * aspectStrength + light.highlight[k]! * slopeStrength * (1 - aspectStrength);
+};
+
+const METHODS: Record<HillshadeMethod, ShadePixel> = { standard, basic, combined, igor, multidirectional };
+
+/** The shader's get_aspect. */
+const aspectOf = (derivX: number, derivY: number) => (derivX !== 0 ? Math.atan2(derivY, -derivX) : (Math.PI / 2) * (derivY > 0 ? 1 : -1));
+
+const clamp01 = (v: number) => Math.min(1, Math.max(0, v));
 
 /** GLSL mod: the result has the sign of the divisor. */
 const mod = (a: number, b: number) => a - b * Math.floor(a / b);

@@ -1,10 +1,10 @@
 // hillshade: relief shading of a raster-dem source, computed per DEM tile (hillshade-shade.ts, MapLibre's
-// "standard" method) into an image placed as raster tiles are.
+// methods) into an image placed as raster tiles are.
 import type { HillshadeLayerSpecification } from "@maplibre/maplibre-gl-style-spec";
 import { Color } from "@maplibre/maplibre-gl-style-spec";
 import { paddedHeights } from "../dem-tiles";
 import type { DrawContext } from "../draw-context";
-import { shadeHillshade, type HillshadePaint, type PremultipliedColor } from "../hillshade-shade";
+import { shadeHillshade, type HillshadeMethod, type HillshadePaint, type PremultipliedColor } from "../hillshade-shade";
 import { num, prop } from "../style-eval";
 import { drawDemTileImages } from "./dem-tile-images";
 
@@ -23,28 +23,37 @@ export function drawHillshade(layer: HillshadeLayerSpecification, ctx: DrawConte
 }
 
 /**
- * The layer's light and colours. Newer styles may give arrays (several lights, for the "multidirectional"
- * method); the standard method MapLibre draws uses the first of each, and so does this renderer for every
- * hillshade-method (the others are not drawn differently here).
+ * The layer's method, lights and colours. Direction, altitude, highlight and shadow may each be arrays
+ * (several lights, for "multidirectional"): as MapLibre does, shorter ones repeat their last value, and
+ * the shader is built for as many lights as there are highlight colours.
  */
 function hillshadePaint(layer: HillshadeLayerSpecification, ctx: DrawContext): HillshadePaint {
   const { zoom } = ctx;
-  const degrees = Number(first(prop(layer, "paint", "hillshade-illumination-direction", zoom)) ?? 335);
-  const viewport = prop(layer, "paint", "hillshade-illumination-anchor", zoom) !== "map";
-  const direction = ((degrees + (viewport ? ctx.cam.view.bearing : 0)) * Math.PI) / 180;
+  const list = (name: string) => values(prop(layer, "paint", name, zoom));
+  const directions = list("hillshade-illumination-direction").map(Number);
+  const altitudes = list("hillshade-illumination-altitude").map(Number);
+  const highlights = list("hillshade-highlight-color").map(premultiplied);
+  const shadows = list("hillshade-shadow-color").map(premultiplied);
+  const bearing = prop(layer, "paint", "hillshade-illumination-anchor", zoom) !== "map" ? ctx.cam.view.bearing : 0;
+  const at = <T>(items: T[], i: number, fallback: T): T => items[Math.min(i, items.length - 1)] ?? fallback;
+  const lights = Array.from({ length: Math.max(1, highlights.length) }, (_, i) => ({
+    direction: ((at(directions, i, 335) + bearing) * Math.PI) / 180,
+    altitude: (at(altitudes, i, 45) * Math.PI) / 180,
+    highlight: at(highlights, i, [1, 1, 1, 1] as PremultipliedColor),
+    shadow: at(shadows, i, [0, 0, 0, 1] as PremultipliedColor),
+  }));
   return {
+    method: (prop(layer, "paint", "hillshade-method", zoom) as HillshadeMethod | undefined) ?? "standard",
     intensity: num(layer, "paint", "hillshade-exaggeration", zoom),
-    direction,
-    shadow: premultiplied(first(prop(layer, "paint", "hillshade-shadow-color", zoom))),
-    highlight: premultiplied(first(prop(layer, "paint", "hillshade-highlight-color", zoom))),
-    accent: premultiplied(first(prop(layer, "paint", "hillshade-accent-color", zoom))),
+    accent: premultiplied(prop(layer, "paint", "hillshade-accent-color", zoom)),
+    lights,
   };
 }
 
-/** The first of an evaluated NumberArray/ColorArray, or the value itself. */
-function first(value: unknown): unknown {
-  const values = (value as { values?: unknown[] } | null)?.values;
-  return Array.isArray(values) ? values[0] : Array.isArray(value) ? value[0] : value;
+/** An evaluated NumberArray/ColorArray's values, or the single value as one. */
+function values(value: unknown): unknown[] {
+  const inner = (value as { values?: unknown[] } | null)?.values;
+  return Array.isArray(inner) ? inner : Array.isArray(value) ? value : value === undefined ? [] : [value];
 }
 
 function premultiplied(value: unknown): PremultipliedColor {

@@ -73,6 +73,24 @@ describe("hillshade in static images", () => {
   });
 });
 
+describe("hillshade methods in static images", () => {
+  test("multidirectional with arrays of lights is saved and drawn: a red light from the north and a blue one from the south", async () => {
+    const paint = {
+      "hillshade-method": "multidirectional",
+      "hillshade-illumination-direction": [0, 180],
+      "hillshade-highlight-color": ["#ff0000", "#0000ff"],
+      "hillshade-shadow-color": "rgba(0, 0, 0, 0)",
+    };
+    await createStyle(t, headers, "relief-multi", reliefStyle({ paint }));
+    const px = await image("relief-multi");
+    // each slope faces one light and takes its colour (drawn as "standard", the south slope stayed grey)
+    const [nr, , nb] = colorAt(px, 150, 75);
+    const [sr, , sb] = colorAt(px, 150, 225);
+    expect(nr).toBeGreaterThan(nb + 30);
+    expect(sb).toBeGreaterThan(sr + 30);
+  });
+});
+
 describe("color-relief in static images", () => {
   test("the crest (15 km) takes the top stop's colour, the slope part way down a blend; translucent over the background", async () => {
     const blueToRed = ["interpolate", ["linear"], ["elevation"], 0, "#0000ff", 15000, "#ff0000"];

@@ -1,7 +1,8 @@
-// MapLibre's standard hillshade on synthetic DEMs: slopes facing the light lit, slopes facing away
-// shaded, flat ground and exaggeration 0 transparent, the light turning with the map in "viewport".
+// MapLibre's hillshade methods on synthetic DEMs: slopes facing the light lit, slopes facing away
+// shaded, flat ground and exaggeration 0 transparent (but for the Lambert methods, which light flat
+// ground by the light's altitude), the light turning with the map in "viewport".
 import { describe, expect, test } from "bun:test";
-import { hillshadeDerivatives, shadeHillshade, type DemGrid, type HillshadePaint } from "../../../src/render/hillshade-shade";
+import { hillshadeDerivatives, shadeHillshade, type DemGrid, type HillshadeLight, type HillshadePaint } from "../../../src/render/hillshade-shade";
 
 const SIZE = 16;
 
@@ -13,13 +14,8 @@ function grid(f: (x: number, y: number) => number, z = 12): DemGrid {
   return { size: SIZE, padded, z, north: 46.1, south: 46 };
 }
 
-const DEFAULTS: HillshadePaint = {
-  intensity: 0.5,
-  direction: (335 * Math.PI) / 180,
-  shadow: [0, 0, 0, 1],
-  highlight: [1, 1, 1, 1],
-  accent: [0, 0, 0, 1],
-};
+const LIGHT: HillshadeLight = { direction: (335 * Math.PI) / 180, altitude: Math.PI / 4, shadow: [0, 0, 0, 1], highlight: [1, 1, 1, 1] };
+const DEFAULTS: HillshadePaint = { method: "standard", intensity: 0.5, accent: [0, 0, 0, 1], lights: [LIGHT] };
 
 /** [grey 0-255, alpha 0-255] of the centre pixel. */
 function centre(rgba: Uint8Array): [number, number] {
@@ -55,7 +51,7 @@ describe("standard hillshade", () => {
   });
 
   test("turning the light half way round swaps lit and shaded sides", () => {
-    const turned = { ...DEFAULTS, direction: DEFAULTS.direction + Math.PI };
+    const turned = { ...DEFAULTS, lights: [{ ...LIGHT, direction: LIGHT.direction + Math.PI }] };
     expect(centre(shadeHillshade(risingSouth, turned))[0]).toBeLessThan(40);
     expect(centre(shadeHillshade(risingNorth, turned))[0]).toBeGreaterThan(160);
   });
@@ -69,5 +65,35 @@ describe("standard hillshade", () => {
     expect(gentle.dy[0]).toBeCloseTo(0, 5);
     // a cliff saturates at about +4
     expect(hillshadeDerivatives(grid((x) => 1e5 * x, 15)).dx[0]).toBeCloseTo((127 * 8) / 255, 5);
+  });
+});
+
+describe("the other hillshade methods, as MapLibre's shader computes them", () => {
+  const withMethod = (method: HillshadePaint["method"], lights = [LIGHT]) => ({ ...DEFAULTS, method, lights });
+
+  test("every method lights the slope facing the light and shades the one facing away", () => {
+    for (const method of ["basic", "combined", "igor", "multidirectional"] as const) {
+      const [towardGrey, towardAlpha] = centre(shadeHillshade(risingSouth, withMethod(method)));
+      const [awayGrey, awayAlpha] = centre(shadeHillshade(risingNorth, withMethod(method)));
+      // "combined" mixes shadow into the lit side too, by the angle between the light and the slope
+      expect({ method, lighter: towardGrey > awayGrey + 100, drawn: towardAlpha > 50 && awayAlpha > 50 }).toEqual({ method, lighter: true, drawn: true });
+      expect({ method, shaded: awayGrey < 40 }).toEqual({ method, shaded: true });
+    }
+  });
+
+  test("basic: flat ground under a light 45° up is half-way lit (2 sin 45° - 1 of the highlight)", () => {
+    expect(centre(shadeHillshade(grid(() => 1234), withMethod("basic")))).toEqual([255, Math.round((2 * Math.SQRT1_2 - 1) * 255)]);
+  });
+
+  test("combined and igor: flat ground is transparent", () => {
+    expect(shadeHillshade(grid(() => 1234), withMethod("combined")).every((v) => v === 0)).toBe(true);
+    expect(shadeHillshade(grid(() => 1234), withMethod("igor")).every((v) => v === 0)).toBe(true);
+  });
+
+  test("multidirectional: each light adds its share; two lights at noon over flat ground give half of each highlight", () => {
+    const noon = (highlight: HillshadeLight["highlight"]): HillshadeLight => ({ ...LIGHT, altitude: Math.PI / 2, highlight });
+    const rgba = shadeHillshade(grid(() => 1234), withMethod("multidirectional", [noon([1, 0, 0, 1]), noon([0, 0, 1, 1])]));
+    const o = ((SIZE / 2) * SIZE + SIZE / 2) * 4;
+    expect([...rgba.subarray(o, o + 4)]).toEqual([128, 0, 128, 255]);
   });
 });

@@ -10,7 +10,7 @@ import { encodePng } from "../../../src/sprites/png";
 import { ARTIFACTS_DIR, launchBrowser, openMap } from "../../support/browser";
 import { pixels } from "./fixtures";
 import { applyBearing, serveScenes, type SceneServer } from "./maplibre-side";
-import { cityScene, colorReliefScene, reliefScene, steppedColorReliefScene, worldScene, type Scene } from "./scenes";
+import { cityScene, colorReliefScene, hillshadeMethodScene, reliefScene, steppedColorReliefScene, worldScene, type Scene } from "./scenes";
 
 let browser: Browser;
 let scenes: SceneServer;
@@ -165,4 +165,27 @@ describe("raster-DEM layers as MapLibre GL JS draws them", () => {
     expect(result.drawn).toBe(0);
     expect(result.close).toBe(1);
   });
+
+  const methods: [string, Record<string, unknown>][] = [
+    ["basic", {}],
+    ["combined", { "hillshade-exaggeration": 0.8 }],
+    ["igor", {}],
+    [
+      "multidirectional",
+      {
+        "hillshade-illumination-direction": [270, 315, 0],
+        "hillshade-illumination-altitude": [30, 45],
+        "hillshade-highlight-color": ["#ffffff", "#ffe0a0", "#a0e0ff"],
+        "hillshade-shadow-color": ["#000000", "#301000"],
+      },
+    ],
+  ];
+  for (const [method, paint] of methods) {
+    test(`relief view, hillshade-method ${method}: levels within a few steps of MapLibre's`, async () => {
+      const result = await compareLevels(hillshadeMethodScene(method, paint), [0xa0, 0xa0, 0xa0]);
+      expect(result.drawn).toBeGreaterThan(0.3);
+      expect(result.close).toBeGreaterThan(0.9);
+      expect(result.mean).toBeLessThan(4);
+    });
+  }
 });

@@ -326,3 +326,16 @@ export function steppedColorReliefScene(): Scene {
     } as unknown as StyleSpecification,
   };
 }
+
+/** The relief hillshaded by another `hillshade-method`, with the layer's own paint (arrays of lights for "multidirectional"). */
+export function hillshadeMethodScene(method: string, paint: Record<string, unknown> = {}): Scene {
+  const scene = reliefScene();
+  return {
+    ...scene,
+    name: `relief-${method}`,
+    style: {
+      ...scene.style,
+      layers: [scene.style.layers[0]!, { id: "hills", type: "hillshade", source: "d", paint: { "hillshade-method": method, ...paint } }],
+    } as unknown as StyleSpecification,
+  };
+}
