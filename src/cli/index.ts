@@ -11,6 +11,7 @@ import { keysCommand } from "./keys";
 import { fontsCommand } from "./fonts";
 import { stylesCommand } from "./styles";
 import { tilesetsCommand } from "./tilesets";
+import { importTileserverGlCommand } from "./import-tileserver-gl";
 import { gazetteerCommand } from "./gazetteer";
 import { VERSION } from "../build-info";
 import { backupCommand } from "./backup";
@@ -26,4 +27,4 @@ export const versionCommand: CliCommand = {
   },
 };
 
-export const COMMANDS: CliCommand[] = [serveCommand, migrateCommand, preflightCommand, adminCommand, usersCommand, orgsCommand, keysCommand, fontsCommand, tilesetsCommand, stylesCommand, gazetteerCommand, backupCommand, versionCommand];
+export const COMMANDS: CliCommand[] = [serveCommand, migrateCommand, preflightCommand, adminCommand, usersCommand, orgsCommand, keysCommand, fontsCommand, tilesetsCommand, stylesCommand, importTileserverGlCommand, gazetteerCommand, backupCommand, versionCommand];

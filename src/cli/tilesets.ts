@@ -71,7 +71,7 @@ function duration(s: number): string {
 }
 
 /** Progress bar on stderr: redrawn in place on a terminal, one line every few seconds otherwise. */
-function progressBar() {
+export function progressBar() {
   const tty = process.stderr.isTTY === true;
   const started = performance.now();
   let lastLine = 0;
