@@ -1,11 +1,11 @@
 // `mapstead import-tileserver-gl` on a real TileServer GL layout (config.json, an MBTiles, a style with a
 // local sprite and fonts Mapstead lacks), then a server on the same data dir serving what it made.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeTestApp, tempDir } from "../support/app";
 import { runCli } from "../support/cli";
-import { PNG_1x1, countries, vectorTiles, writeMbtiles } from "../routes/management/tilesets/fixtures";
+import { PNG_1x1, countries, pmtiles, vectorTiles, writeMbtiles } from "../routes/management/tilesets/fixtures";
 
 let dir: string;
 const data = () => join(dir, "data");
@@ -101,12 +101,29 @@ test("a dry run prints the plan and writes nothing; the import serves style, Til
   expect(again.err).toContain("the style acme/basic exists already");
 });
 
-test("without --publish the style pins the imported tileset version and stays a draft", () => {
-  const run = cli("import-tileserver-gl", layout(join(dir, "draft"), basicStyle("mbtiles://World_Data")), "--org", "beta");
+test("without --publish the style pins the imported versions and stays a draft; PMTiles data; --font-fallback", () => {
+  const root = join(dir, "draft");
+  mkdirSync(join(root, "tsgl/pm"), { recursive: true });
+  const shade = pmtiles([[0, 0, 0, PNG_1x1]], { tileType: 2, tileCompression: 1, metadata: {}, bounds: [-180, -85, 180, 85], minzoom: 0, maxzoom: 0 });
+  writeFileSync(join(root, "tsgl/pm/shade.pmtiles"), shade);
+  const style = basicStyle("mbtiles://World_Data");
+  (style.sources as Record<string, unknown>).shade = { type: "raster", url: "pmtiles://{shade}", tileSize: 256 };
+  style.layers.splice(1, 0, { id: "shade", type: "raster", source: "shade" } as never);
+  const config = layout(root, style, { data: { shade: { pmtiles: "shade.pmtiles" } } });
+  const paths = JSON.parse(readFileSync(config, "utf8"));
+  paths.options.paths.pmtiles = "pm";
+  writeFileSync(config, JSON.stringify(paths));
+
+  expect(cli("import-tileserver-gl", config, "--org", "beta", "--font-fallback", "Comic Sans").err).toContain('--font-fallback "Comic Sans" is not installed');
+  const run = cli("import-tileserver-gl", config, "--org", "beta", "--font-fallback", "Noto Sans Italic");
   expect(run.code).toBe(0);
   expect(run.out).toContain("-> mapstead://tilesets/beta/world-data@1");
+  expect(run.out).toContain("sources.shade.url: pmtiles://{shade} -> mapstead://tilesets/beta/shade@1");
+  expect(run.out).toContain("drawn in Noto Sans Italic");
   expect(run.out).toContain("mapstead styles publish --org beta --slug basic");
   expect(cli("styles", "publish", "--org", "beta", "--slug", "basic").code).toBe(0);
+  const exported = JSON.parse(cli("styles", "export", "--org", "beta", "--slug", "basic").out);
+  expect(exported.sources.shade.url).toBe("https://maps.example.com/tiles/v1/beta/shade@1.json");
 });
 
 test("user mistakes: each named with its file or id and fix, exit 1, the other items still imported", () => {
