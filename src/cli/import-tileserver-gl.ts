@@ -137,6 +137,9 @@ async function importConfig(ctx: AppContext, services: Services, config: Tileser
     plans.set(s, plan);
     const spriteProblem = spriteProblemOf(s);
     if (spriteProblem) plan.problems.push(spriteProblem);
+    // Said now, so the dry run shows it too: a style cannot be made without the tilesets it draws.
+    const blocked = [...new Set(plan.dataIds)].filter((id) => config.data.some((d) => d.id === id && d.problem));
+    if (blocked.length) plan.problems.push(`its data ${blocked.map((id) => `'${id}'`).join(", ")} cannot be imported (see that entry); fix that and this style comes along`);
     if (plan.problems.length) s.problem = plan.problems.map((p) => `style '${s.id}' (${s.file}): ${p}`).join("\n");
   }
 

@@ -144,6 +144,16 @@ test("user mistakes: each named with its file or id and fix, exit 1, the other i
   refused.layers[0]!["source-layer"] = "roads";
   writeFileSync(join(root, "tsgl/styles/refused.json"), JSON.stringify({ ...refused, sprite: undefined }));
 
+  // a style on the missing archive is held back with it
+  writeFileSync(join(root, "tsgl/styles/on-gone.json"), JSON.stringify({ ...basicStyle("mbtiles://{gone}"), sprite: undefined }));
+  const withOnGone = JSON.parse(readFileSync(config, "utf8"));
+  withOnGone.styles["on-gone"] = { style: "on-gone.json" };
+  writeFileSync(config, JSON.stringify(withOnGone));
+  const dry = cli("import-tileserver-gl", config, "--org", "gamma", "--dry-run");
+  expect(dry.code).toBe(1);
+  expect(dry.out).toContain("its data 'gone' cannot be imported (see that entry)");
+  expect(dry.out).toContain("4 item(s) would not be imported");
+
   const run = cli("import-tileserver-gl", config, "--org", "gamma", "--publish");
   expect(run.code).toBe(1);
   expect(run.err).toContain("data 'gone':");
@@ -153,7 +163,7 @@ test("user mistakes: each named with its file or id and fix, exit 1, the other i
   expect(run.err).toMatch(/style 'refused' .* is refused by Mapstead's validation/);
   expect(run.err).toContain("roads");
   expect(run.out).not.toContain("/styles/refused/style.json");
-  expect(run.out).toContain("Imported 2 of 6 item(s): tileset gamma/world-data, style gamma/basic");
+  expect(run.out).toContain("Imported 2 of 7 item(s): tileset gamma/world-data, style gamma/basic");
   const styles = JSON.parse(cli("styles", "list", "--org", "gamma", "--json").out) as { slug: string }[];
   expect(styles.map((s) => s.slug)).toEqual(["basic"]);
   expect((JSON.parse(cli("tilesets", "list", "--org", "gamma", "--json").out) as { slug: string }[]).map((t) => t.slug)).toEqual(["world-data"]);
