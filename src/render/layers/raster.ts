@@ -1,5 +1,4 @@
 // raster: the source's tiles as images placed (scaled, rotated) in the view, with raster-opacity.
-// tileImage places any per-tile image the same way (hillshade draws through it too).
 import type { RasterLayerSpecification } from "@maplibre/maplibre-gl-style-spec";
 import type { DrawContext } from "../draw-context";
 import { num, prop } from "../style-eval";
@@ -20,7 +19,7 @@ export function drawRaster(layer: RasterLayerSpecification, ctx: DrawContext): v
 }
 
 /** An image (PNG, JPEG or WebP bytes) covering tile `id` of the view, scaled and rotated with the map. */
-export function tileImage(cam: Camera, id: TileId, bytes: Uint8Array): string {
+function tileImage(cam: Camera, id: TileId, bytes: Uint8Array): string {
   const tileWorld = cam.worldSize / 2 ** id.z;
   const m = worldToScreen(cam, id.wrappedX * tileWorld, id.y * tileWorld, 1);
   const size = tileWorld + SEAM_OVERLAP_PX;
