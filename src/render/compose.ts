@@ -1,5 +1,5 @@
 // The render's pixels: resvg draws the SVG body, and the upright label text (SvgDocument.textRuns) is laid
-// on as cached glyph masks at its place in the drawing order. Body drawn after a text run (overlays on
+// on as cached glyph masks at its place in the drawing order, as are whole-view images layers computed. Body drawn after a text run (overlays on
 // top of labels, later layers' icons) is rasterized on its own and laid over, so the order of the style
 // holds. Everything stays premultiplied, as resvg gives it, until the end.
 import type { RgbaImage } from "../sprites/png";
@@ -12,7 +12,12 @@ export function composeImage(svg: SvgDocument, pixelRatio: number): RgbaImage {
   const runs = svg.textRuns;
   const image = rasterizePremultiplied(svg.slice(0, runs[0]?.at ?? svg.body.length), pixelRatio);
   runs.forEach((run, i) => {
-    drawGlyphs(image, run.glyphs, pixelRatio);
+    if (run.pixels) {
+      // made at the view's size times the pixel ratio, as resvg draws the body
+      if (run.pixels.length !== image.data.length) throw new Error(`a layer image of ${run.pixels.length / 4} pixels for a render of ${image.width}x${image.height}`);
+      over(image, { width: image.width, height: image.height, data: run.pixels });
+    }
+    else drawGlyphs(image, run.glyphs, pixelRatio);
     const to = runs[i + 1]?.at ?? svg.body.length;
     if (to > run.at) over(image, rasterizePremultiplied(svg.slice(run.at, to), pixelRatio));
   });

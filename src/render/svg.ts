@@ -1,7 +1,8 @@
 // The SVG document a render builds: <defs> (patterns, sprite images, glyph outlines) and the body in
 // layer order, plus the few formatting helpers every layer uses. Upright label text is not SVG: it is
 // kept as runs of glyphs, each marked at its place in the body, and laid onto the pixels as cached
-// masks (compose.ts), so what is drawn after a run still covers it.
+// masks (compose.ts), so what is drawn after a run still covers it; so are images of the whole view
+// that layers compute themselves.
 import type { LoadedFont } from "./text";
 
 /** One upright glyph to lay onto the image as a mask (CSS px; compose.ts scales by the pixel ratio). */
@@ -25,6 +26,12 @@ export interface TextRun {
   /** the run is drawn after body[0, at) and before body[at, ...) */
   at: number;
   glyphs: MaskGlyph[];
+  /**
+   * or, in place of glyphs, an image of the whole view to lay on (premultiplied RGBA at the render's
+   * pixel ratio): layers that compute their own pixels (hillshade, color-relief) skip a PNG round trip
+   * through resvg
+   */
+  pixels?: Uint8Array;
 }
 
 export class SvgDocument {
@@ -67,8 +74,13 @@ export class SvgDocument {
   text(glyphs: MaskGlyph[]): void {
     if (!glyphs.length) return;
     const last = this.textRuns[this.textRuns.length - 1];
-    if (last && last.at === this.body.length) last.glyphs.push(...glyphs);
+    if (last && last.at === this.body.length && !last.pixels) last.glyphs.push(...glyphs);
     else this.textRuns.push({ at: this.body.length, glyphs });
+  }
+
+  /** Adds an image of the whole view (premultiplied RGBA at the render's pixel ratio) at this point of the body. */
+  image(pixels: Uint8Array): void {
+    this.textRuns.push({ at: this.body.length, glyphs: [], pixels });
   }
 
   /** The SVG of body[from, to) with every def. */

@@ -6,6 +6,7 @@ import type { DemEncoding } from "../../tiles/dem/encoding";
 import type { DrawContext } from "../draw-context";
 import { num, propertyExpression } from "../style-eval";
 import { drawDemTileImages } from "./dem-tile-images";
+import { Lru } from "../../lru";
 
 export function drawColorRelief(layer: ColorReliefLayerSpecification, ctx: DrawContext): void {
   const tiles = ctx.demTiles(layer.source);
@@ -15,11 +16,23 @@ export function drawColorRelief(layer: ColorReliefLayerSpecification, ctx: DrawC
   if (!ramp) return;
   const opacity = num(layer, "paint", "color-relief-opacity", ctx.zoom);
   if (!(opacity > 0)) return;
+  const rampKey = `${opacity}|${ramp.elevations.join(",")}|${ramp.colors.join(",")}`;
   drawDemTileImages(
     ctx,
-    tiles.map((tile) => ({ id: tile.id, size: tile.dem.size, rgba: colorReliefPixels(tile.dem.heights, ramp, opacity) })),
+    tiles.map((tile) => {
+      const key = `${rampKey}|${tile.key}`;
+      let rgba = coloured.get(key);
+      if (rgba === undefined) {
+        rgba = colorReliefPixels(tile.dem.heights, ramp, opacity);
+        coloured.set(key, rgba, rgba.byteLength);
+      }
+      return { id: tile.id, size: tile.dem.size, rgba };
+    }),
   );
 }
+
+/** Coloured tiles kept across renders, keyed by the ramp, the opacity and the tile's heights (as shaded hillshade tiles are). */
+const coloured = new Lru<Uint8Array>({ maxBytes: 16 * 1024 * 1024 });
 
 interface InterpolateExpression {
   operator?: string;

@@ -1,8 +1,6 @@
 // Per-tile images computed from raster-DEM tiles (hillshade, color-relief), drawn where the tiles lie.
 import type { DrawContext } from "../draw-context";
-import { encodeRenderPng } from "../png";
-import { dataUri, matrix, n } from "../svg";
-import { worldToScreen, type Camera, type TileId } from "../view";
+import { invert, worldToScreen, type Camera, type TileId } from "../view";
 
 export interface DemTileImage {
   id: TileId;
@@ -13,10 +11,13 @@ export interface DemTileImage {
 }
 
 /**
- * Draws translucent tile images as one layer: the tiles of each zoom joined into one image first. Drawn
- * one by one they leave seams: with the raster seam overlap, a darker hairline where two overlap, and
- * without it a lighter one where anti-aliased edges meet. An SVG mask over them joins them too, but costs
- * resvg about 100 ms per tile; one image per zoom has no seams to hide and is drawn as fast as one tile.
+ * Draws translucent tile images as one layer: the tiles of each zoom joined into one image, sampled here
+ * (bilinear, as a GPU samples a texture) into one image of the view's own pixels, laid on at the layer's
+ * place in the drawing order (compose.ts). Drawn tile by tile as SVG images they left seams (with the
+ * raster seam overlap a darker hairline where two overlap, without it a lighter one), and hiding those
+ * under an SVG mask cost resvg about 100 ms a tile; even one joined image placed with the map's
+ * transform cost it 65 ms for a 512x512 view, filtering every pixel of the image's whole extent, most of
+ * it off screen, and a view-sized PNG still 20 ms to encode, decode and draw.
  */
 export function drawDemTileImages(ctx: DrawContext, images: DemTileImage[]): void {
   if (!images.length) return;
@@ -27,11 +28,30 @@ export function drawDemTileImages(ctx: DrawContext, images: DemTileImage[]): voi
     if (group) group.push(image);
     else groups.set(key, [image]);
   }
-  ctx.svg.body.push(`<g>${[...groups.values()].map((group) => mosaicImage(ctx.cam, group)).join("")}</g>`);
+  // the render's pixels: the view at its pixel ratio, as resvg draws the body
+  const { width, height, pixelRatio } = ctx.cam.view;
+  const screenWidth = Math.round(width * pixelRatio);
+  const screenHeight = Math.round(height * pixelRatio);
+  const screen = { width: screenWidth, height: screenHeight, data: new Float32Array(screenWidth * screenHeight * 4) };
+  for (const group of groups.values()) sampleOnto(screen, ctx.cam, mosaic(group));
+  ctx.svg.image(premultipliedBytes(screen.data));
 }
 
-/** The tiles of one zoom and size as one image over the rectangle they span (transparent where none is). */
-function mosaicImage(cam: Camera, tiles: DemTileImage[]): string {
+interface Mosaic {
+  z: number;
+  /** tile size in pixels */
+  size: number;
+  /** the top-left tile's wrapped x and y */
+  left: number;
+  top: number;
+  width: number;
+  height: number;
+  /** straight-alpha RGBA, transparent where no tile is */
+  data: Uint8Array;
+}
+
+/** The tiles of one zoom and size as one image over the rectangle they span. */
+function mosaic(tiles: DemTileImage[]): Mosaic {
   const { z } = tiles[0]!.id;
   const size = tiles[0]!.size;
   let minX = Infinity, maxX = -Infinity, minY = Infinity, maxY = -Infinity;
@@ -41,17 +61,73 @@ function mosaicImage(cam: Camera, tiles: DemTileImage[]): string {
     minY = Math.min(minY, id.y);
     maxY = Math.max(maxY, id.y);
   }
-  const cols = maxX - minX + 1;
-  const rows = maxY - minY + 1;
-  const width = cols * size;
-  const rgba = new Uint8Array(width * rows * size * 4);
-  for (const { id, rgba: tile } of tiles) {
+  const width = (maxX - minX + 1) * size;
+  const height = (maxY - minY + 1) * size;
+  const data = new Uint8Array(width * height * 4);
+  for (const { id, rgba } of tiles) {
     const left = (id.wrappedX - minX) * size;
     const top = (id.y - minY) * size;
-    for (let y = 0; y < size; y++) rgba.set(tile.subarray(y * size * 4, (y + 1) * size * 4), ((top + y) * width + left) * 4);
+    for (let y = 0; y < size; y++) data.set(rgba.subarray(y * size * 4, (y + 1) * size * 4), ((top + y) * width + left) * 4);
   }
-  const tileWorld = cam.worldSize / 2 ** z;
-  const m = worldToScreen(cam, minX * tileWorld, minY * tileWorld, 1);
-  const png = encodeRenderPng({ width, height: rows * size, data: rgba });
-  return `<image x="0" y="0" width="${n(cols * tileWorld)}" height="${n(rows * tileWorld)}" preserveAspectRatio="none" transform="${matrix(m)}" xlink:href="${dataUri(png)}"/>`;
+  return { z, size, left: minX, top: minY, width, height, data };
+}
+
+/**
+ * Samples the mosaic at every screen pixel's centre (bilinear on premultiplied colour, edges clamped,
+ * as a GPU samples a texture) and lays it over `screen` (premultiplied, 0..255).
+ */
+function sampleOnto(screen: { width: number; height: number; data: Float32Array }, cam: Camera, m: Mosaic): void {
+  const tileWorld = cam.worldSize / 2 ** m.z;
+  // screen CSS px -> mosaic px
+  const inv = invert(worldToScreen(cam, m.left * tileWorld, m.top * tileWorld, tileWorld / m.size));
+  const ratio = screen.width / cam.view.width;
+  const { width: mw, height: mh, data: src } = m;
+  const out = screen.data;
+  for (let py = 0; py < screen.height; py++) {
+    const sy = (py + 0.5) / ratio;
+    for (let px = 0; px < screen.width; px++) {
+      const sx = (px + 0.5) / ratio;
+      // texel centres sit at half pixels
+      const u = inv.a * sx + inv.c * sy + inv.e - 0.5;
+      const v = inv.b * sx + inv.d * sy + inv.f - 0.5;
+      if (u < -0.5 || v < -0.5 || u > mw - 0.5 || v > mh - 0.5) continue;
+      const x0 = Math.floor(u);
+      const y0 = Math.floor(v);
+      const fx = u - x0;
+      const fy = v - y0;
+      const xa = x0 < 0 ? 0 : x0;
+      const xb = x0 + 1 >= mw ? mw - 1 : x0 + 1;
+      const ya = y0 < 0 ? 0 : y0;
+      const yb = y0 + 1 >= mh ? mh - 1 : y0 + 1;
+      const i00 = (ya * mw + xa) * 4, i10 = (ya * mw + xb) * 4, i01 = (yb * mw + xa) * 4, i11 = (yb * mw + xb) * 4;
+      // each tap's weight times its alpha (0..1): premultiplying on the fly
+      const w00 = (1 - fx) * (1 - fy) * (src[i00 + 3]! / 255);
+      const w10 = fx * (1 - fy) * (src[i10 + 3]! / 255);
+      const w01 = (1 - fx) * fy * (src[i01 + 3]! / 255);
+      const w11 = fx * fy * (src[i11 + 3]! / 255);
+      const a = w00 + w10 + w01 + w11;
+      if (a <= 0) continue;
+      const o = (py * screen.width + px) * 4;
+      const keep = 1 - a;
+      out[o] = src[i00]! * w00 + src[i10]! * w10 + src[i01]! * w01 + src[i11]! * w11 + out[o]! * keep;
+      out[o + 1] = src[i00 + 1]! * w00 + src[i10 + 1]! * w10 + src[i01 + 1]! * w01 + src[i11 + 1]! * w11 + out[o + 1]! * keep;
+      out[o + 2] = src[i00 + 2]! * w00 + src[i10 + 2]! * w10 + src[i01 + 2]! * w01 + src[i11 + 2]! * w11 + out[o + 2]! * keep;
+      out[o + 3] = a + out[o + 3]! * keep;
+    }
+  }
+}
+
+/** Premultiplied RGBA (colour 0..255, alpha 0..1) to premultiplied 8-bit RGBA, as resvg's pixels are. */
+function premultipliedBytes(premultiplied: Float32Array): Uint8Array {
+  // a clamped array rounds and clamps each value as it is stored
+  const rgba = new Uint8ClampedArray(premultiplied.length);
+  for (let o = 0; o < premultiplied.length; o += 4) {
+    const a = premultiplied[o + 3]!;
+    if (a <= 0) continue;
+    rgba[o] = premultiplied[o]!;
+    rgba[o + 1] = premultiplied[o + 1]!;
+    rgba[o + 2] = premultiplied[o + 2]!;
+    rgba[o + 3] = a * 255;
+  }
+  return new Uint8Array(rgba.buffer);
 }
