@@ -44,8 +44,8 @@ function reliefStyle(hillshade: Record<string, unknown> = {}, type = "hillshade"
   };
 }
 
-async function image(style: string, view = "7.5,46.5,8"): Promise<Pixels> {
-  const res = await t.fetch(`/static/v1/acme/${style}/${view}/300x300.png?attribution=false&logo=false`, { headers: { "x-api-key": key } });
+async function image(style: string, view = "7.5,46.5,8", size = "300x300"): Promise<Pixels> {
+  const res = await t.fetch(`/static/v1/acme/${style}/${view}/${size}.png?attribution=false&logo=false`, { headers: { "x-api-key": key } });
   if (res.status !== 200) throw new Error(`${style}: ${res.status} ${await res.text()}`);
   return pixelsOf(new Uint8Array(await res.arrayBuffer()));
 }
@@ -59,6 +59,22 @@ describe("hillshade in static images", () => {
     // rows a quarter of the way from the top and bottom: the north and south slopes
     expect(grey(px, 150, 75)).toBeGreaterThan(GREY + 30);
     expect(grey(px, 150, 225)).toBeLessThan(GREY - 30);
+  });
+
+  test("@2x and a turned map: the same shading at twice the pixels, the DEM tiles laid on as one seamless image", async () => {
+    const one = await image("relief", "7.5,46.5,8,30", "300x200");
+    const two = await image("relief", "7.5,46.5,8,30", "300x200@2x");
+    expect([two.width, two.height]).toEqual([600, 400]);
+    // the light is anchored to the viewport: turned 30°, the north slope still faces it
+    for (const [x, y] of [[150, 50], [150, 150], [60, 100], [240, 100]] as const) expect(Math.abs(grey(two, x * 2, y * 2) - grey(one, x, y))).toBeLessThanOrEqual(6);
+    expect(grey(one, 150, 50)).toBeGreaterThan(GREY + 30);
+    expect(grey(one, 150, 150)).toBeLessThan(GREY - 30);
+    // Centred on the seam between DEM tiles 132 and 133 of zoom 8 (lon 7.03125), turned: along a row of
+    // the evenly lit north slope no pixel stands out from its neighbours, as a hairline would.
+    const seam = await image("relief", "7.03125,46.62,9,20", "300x100");
+    const row = Array.from({ length: 300 }, (_, x) => grey(seam, x, 50));
+    expect(row[150]!).toBeGreaterThan(GREY + 30);
+    for (let x = 1; x < 300; x++) expect(Math.abs(row[x]! - row[x - 1]!), `x ${x}`).toBeLessThanOrEqual(3);
   });
 
   test("the light turns with the map: from the south (155°) the sides swap; the layer hidden draws only the background", async () => {
