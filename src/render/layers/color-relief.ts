@@ -5,7 +5,7 @@ import { colorRamp, colorReliefPixels, type ColorRamp, type StopColor } from "..
 import type { DemEncoding } from "../../tiles/dem/encoding";
 import type { DrawContext } from "../draw-context";
 import { num, propertyExpression } from "../style-eval";
-import { drawDemTileImages } from "./dem-tile-images";
+import { drawDemTileImages, resamplingOf } from "./dem-tile-images";
 import { Lru } from "../../lru";
 
 export function drawColorRelief(layer: ColorReliefLayerSpecification, ctx: DrawContext): void {
@@ -28,6 +28,7 @@ export function drawColorRelief(layer: ColorReliefLayerSpecification, ctx: DrawC
       }
       return { id: tile.id, size: tile.dem.size, rgba };
     }),
+    resamplingOf(layer, ctx.zoom),
   );
 }
 

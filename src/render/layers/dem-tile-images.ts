@@ -1,6 +1,16 @@
 // Per-tile images computed from raster-DEM tiles (hillshade, color-relief), drawn where the tiles lie.
+import type { LayerSpecification } from "@maplibre/maplibre-gl-style-spec";
 import type { DrawContext } from "../draw-context";
+import { prop } from "../style-eval";
 import { invert, worldToScreen, type Camera, type TileId } from "../view";
+
+/** The layer's `resampling`: how tiles are magnified, smoothly or each pixel as a square. */
+export type Resampling = "linear" | "nearest";
+
+/** A hillshade or color-relief layer's `resampling` paint property. */
+export function resamplingOf(layer: LayerSpecification, zoom: number): Resampling {
+  return prop(layer, "paint", "resampling", zoom) === "nearest" ? "nearest" : "linear";
+}
 
 export interface DemTileImage {
   id: TileId;
@@ -19,7 +29,7 @@ export interface DemTileImage {
  * transform cost it 65 ms for a 512x512 view, filtering every pixel of the image's whole extent, most of
  * it off screen, and a view-sized PNG still 20 ms to encode, decode and draw.
  */
-export function drawDemTileImages(ctx: DrawContext, images: DemTileImage[]): void {
+export function drawDemTileImages(ctx: DrawContext, images: DemTileImage[], resampling: Resampling = "linear"): void {
   if (!images.length) return;
   const groups = new Map<string, DemTileImage[]>();
   for (const image of images) {
@@ -33,7 +43,7 @@ export function drawDemTileImages(ctx: DrawContext, images: DemTileImage[]): voi
   const screenWidth = Math.round(width * pixelRatio);
   const screenHeight = Math.round(height * pixelRatio);
   const screen = { width: screenWidth, height: screenHeight, data: new Float32Array(screenWidth * screenHeight * 4) };
-  for (const group of groups.values()) sampleOnto(screen, ctx.cam, mosaic(group));
+  for (const group of groups.values()) sampleOnto(screen, ctx.cam, mosaic(group), resampling);
   ctx.svg.image(premultipliedBytes(screen.data));
 }
 
@@ -73,16 +83,17 @@ function mosaic(tiles: DemTileImage[]): Mosaic {
 }
 
 /**
- * Samples the mosaic at every screen pixel's centre (bilinear on premultiplied colour, edges clamped,
- * as a GPU samples a texture) and lays it over `screen` (premultiplied, 0..255).
+ * Samples the mosaic at every screen pixel's centre (bilinear on premultiplied colour, or the nearest
+ * texel, edges clamped, as a GPU samples a texture) and lays it over `screen` (premultiplied, 0..255).
  */
-function sampleOnto(screen: { width: number; height: number; data: Float32Array }, cam: Camera, m: Mosaic): void {
+function sampleOnto(screen: { width: number; height: number; data: Float32Array }, cam: Camera, m: Mosaic, resampling: Resampling): void {
   const tileWorld = cam.worldSize / 2 ** m.z;
   // screen CSS px -> mosaic px
   const inv = invert(worldToScreen(cam, m.left * tileWorld, m.top * tileWorld, tileWorld / m.size));
   const ratio = screen.width / cam.view.width;
   const { width: mw, height: mh, data: src } = m;
   const out = screen.data;
+  const nearest = resampling === "nearest";
   for (let py = 0; py < screen.height; py++) {
     const sy = (py + 0.5) / ratio;
     for (let px = 0; px < screen.width; px++) {
@@ -91,10 +102,17 @@ function sampleOnto(screen: { width: number; height: number; data: Float32Array 
       const u = inv.a * sx + inv.c * sy + inv.e - 0.5;
       const v = inv.b * sx + inv.d * sy + inv.f - 0.5;
       if (u < -0.5 || v < -0.5 || u > mw - 0.5 || v > mh - 0.5) continue;
-      const x0 = Math.floor(u);
-      const y0 = Math.floor(v);
-      const fx = u - x0;
-      const fy = v - y0;
+      let x0 = Math.floor(u);
+      let y0 = Math.floor(v);
+      let fx = u - x0;
+      let fy = v - y0;
+      if (nearest) {
+        // the texel whose square holds the point: all weight on one tap
+        if (fx >= 0.5) x0 += 1;
+        if (fy >= 0.5) y0 += 1;
+        fx = 0;
+        fy = 0;
+      }
       const xa = x0 < 0 ? 0 : x0;
       const xb = x0 + 1 >= mw ? mw - 1 : x0 + 1;
       const ya = y0 < 0 ? 0 : y0;

@@ -12,7 +12,8 @@ export function drawRaster(layer: RasterLayerSpecification, ctx: DrawContext): v
   const { cam, zoom } = ctx;
   const opacity = num(layer, "paint", "raster-opacity", zoom);
   if (opacity <= 0) return;
-  const nearest = prop(layer, "paint", "raster-resampling", zoom) === "nearest";
+  // `resampling` (MapLibre 5 and later) over the older `raster-resampling` when both are set
+  const nearest = prop(layer, "paint", layer.paint?.resampling !== undefined ? "resampling" : "raster-resampling", zoom) === "nearest";
   const parts = ctx.rasterTiles(layer.source).map(({ id, bytes }) => tileImage(cam, id, bytes));
   if (!parts.length) return;
   ctx.svg.body.push(`<g opacity="${opacity}"${nearest ? ' image-rendering="optimizeSpeed"' : ""}>${parts.join("")}</g>`);

@@ -108,6 +108,25 @@ describe("hillshade methods in static images", () => {
 });
 
 describe("color-relief in static images", () => {
+  test("resampling: nearest magnifies each DEM pixel as a square, linear blends them", async () => {
+    // zoom 13 over zoom-8 tiles of 256 px (each DEM pixel 64 screen pixels across), on the north slope
+    // (13.2-13.8 km high there), with the ramp spread over those heights
+    const steep = ["interpolate", ["linear"], ["elevation"], 13200, "#0000ff", 13800, "#ff0000"];
+    const changes = async (slug: string) => {
+      const px = await image(slug, "7.5,46.55,13", "300x300");
+      const column = Array.from({ length: 300 }, (_, y) => colorAt(px, 150, y)[0]);
+      return column.filter((v, i) => i > 0 && v !== column[i - 1]).length;
+    };
+    await createStyle(t, headers, "relief-linear", reliefStyle({ paint: { "color-relief-color": steep } }, "color-relief"));
+    await createStyle(t, headers, "relief-nearest", reliefStyle({ paint: { "color-relief-color": steep, resampling: "nearest" } }, "color-relief"));
+    // the column crosses about five DEM pixels: nearest changes colour only there, linear all along
+    expect(await changes("relief-nearest")).toBeLessThanOrEqual(8);
+    expect(await changes("relief-linear")).toBeGreaterThan(100);
+    // hillshade takes it too, and still shades
+    await createStyle(t, headers, "shade-nearest", reliefStyle({ paint: { resampling: "nearest" } }));
+    expect(grey(await image("shade-nearest"), 150, 75)).toBeGreaterThan(GREY + 30);
+  });
+
   test("the crest (15 km) takes the top stop's colour, the slope part way down a blend; translucent over the background", async () => {
     const blueToRed = ["interpolate", ["linear"], ["elevation"], 0, "#0000ff", 15000, "#ff0000"];
     await createStyle(t, headers, "colours", reliefStyle({ paint: { "color-relief-color": blueToRed } }, "color-relief"));

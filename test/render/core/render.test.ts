@@ -385,6 +385,24 @@ describe("sprites and rasters", () => {
     const faded = await render({ raster }, [BG, { id: "r", type: "raster", source: "r", paint: { "raster-opacity": 0.5 } }]);
     expect(near(faded.p.at(60, 128), [128, 228, 128], 3)).toBe(true);
   });
+
+  test("resampling: nearest (MapLibre 5's name, over raster-resampling) magnifies a raster tile's pixels as squares", async () => {
+    // a 2x2-pixel tile of black and white, stretched over the whole world at zoom 4
+    const checker = new Uint8Array(2 * 2 * 4).fill(255);
+    checker.set([0, 0, 0, 255], 0);
+    checker.set([0, 0, 0, 255], 12);
+    const png = encodePng({ width: 2, height: 2, data: checker });
+    const raster = { r: { tile: () => png, maxzoom: 0 } };
+    const greys = async (paint: Record<string, string>) => {
+      const { p } = await render({ raster }, [BG, { id: "r", type: "raster", source: "r", paint }], { zoom: 0, width: 512, height: 512 });
+      return new Set(Array.from({ length: 512 }, (_, x) => p.at(x, 100)[0]));
+    };
+    // each tile pixel covers 256 screen pixels: nearest leaves only black and white, linear every grey between
+    expect((await greys({ resampling: "nearest" })).size).toBeLessThanOrEqual(4);
+    expect((await greys({ resampling: "nearest", "raster-resampling": "linear" })).size).toBeLessThanOrEqual(4);
+    expect((await greys({ "raster-resampling": "nearest" })).size).toBeLessThanOrEqual(4);
+    expect((await greys({ resampling: "linear", "raster-resampling": "nearest" })).size).toBeGreaterThan(50);
+  });
 });
 
 describe("geojson sources (overlays)", () => {
