@@ -2,6 +2,7 @@
 // draw. Built once per render by render.ts.
 import type { LayerSpecification } from "@maplibre/maplibre-gl-style-spec";
 import type { LoadedDemTile } from "./dem-tiles";
+import type { RgbaImage } from "../sprites/png";
 import type { RenderFeature } from "./features";
 import type { SpriteImages } from "./sprite";
 import type { SvgDocument } from "./svg";
@@ -10,6 +11,8 @@ import type { Camera, TileId } from "./view";
 export interface RasterTile {
   id: TileId;
   bytes: Uint8Array;
+  /** the tile decoded (raster-pixels.ts), or null where it could not be */
+  pixels: RgbaImage | null;
 }
 
 export interface DrawContext {

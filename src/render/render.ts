@@ -6,6 +6,7 @@ import type { RgbaImage } from "../sprites/png";
 import { resvgReady } from "../sprites/rasterize";
 import { composeImage } from "./compose";
 import { loadDemTiles, type LoadedDemTile } from "./dem-tiles";
+import { decodeRasterTile } from "./raster-pixels";
 import type { DrawContext, RasterTile } from "./draw-context";
 import type { RenderFeature } from "./features";
 import { geojsonFeatures } from "./geojson";
@@ -158,8 +159,13 @@ async function loadRasterTiles(
   info: NonNullable<ReturnType<RenderResources["sourceInfo"]>>,
 ): Promise<RasterTile[]> {
   const ids = coveringTiles(cam, info, true);
-  const tiles = await Promise.all(ids.map(async (id) => ({ id, bytes: await res.tile(sourceId, id.z, id.x, id.y) })));
-  return tiles.filter((t): t is RasterTile => !!t.bytes && t.bytes.length > 0);
+  const tiles = await Promise.all(
+    ids.map(async (id) => {
+      const bytes = await res.tile(sourceId, id.z, id.x, id.y);
+      return bytes && bytes.length > 0 ? { id, bytes, pixels: await decodeRasterTile(bytes) } : null;
+    }),
+  );
+  return tiles.filter((t): t is RasterTile => t !== null);
 }
 
 /**

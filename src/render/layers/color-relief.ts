@@ -5,7 +5,7 @@ import { colorRamp, colorReliefPixels, type ColorRamp, type StopColor } from "..
 import type { DemEncoding } from "../../tiles/dem/encoding";
 import type { DrawContext } from "../draw-context";
 import { num, propertyExpression } from "../style-eval";
-import { drawDemTileImages, resamplingOf } from "./dem-tile-images";
+import { drawTileImages, resamplingOf } from "./tile-images";
 import { Lru } from "../../lru";
 
 export function drawColorRelief(layer: ColorReliefLayerSpecification, ctx: DrawContext): void {
@@ -17,7 +17,7 @@ export function drawColorRelief(layer: ColorReliefLayerSpecification, ctx: DrawC
   const opacity = num(layer, "paint", "color-relief-opacity", ctx.zoom);
   if (!(opacity > 0)) return;
   const rampKey = `${opacity}|${ramp.elevations.join(",")}|${ramp.colors.join(",")}`;
-  drawDemTileImages(
+  drawTileImages(
     ctx,
     tiles.map((tile) => {
       const key = `${rampKey}|${tile.key}`;

@@ -7,7 +7,7 @@ import { paddedHeights, paddedKey } from "../dem-tiles";
 import type { DrawContext } from "../draw-context";
 import { shadeHillshade, type HillshadeMethod, type HillshadePaint, type PremultipliedColor } from "../hillshade-shade";
 import { num, prop } from "../style-eval";
-import { drawDemTileImages, resamplingOf } from "./dem-tile-images";
+import { drawTileImages, resamplingOf } from "./tile-images";
 
 /**
  * Shaded tiles kept across renders, keyed by everything that determines their pixels (the paint, the
@@ -34,7 +34,7 @@ export function drawHillshade(layer: HillshadeLayerSpecification, ctx: DrawConte
     }
     return { id: tile.id, size, rgba };
   });
-  drawDemTileImages(ctx, images, resamplingOf(layer, ctx.zoom));
+  drawTileImages(ctx, images, resamplingOf(layer, ctx.zoom));
 }
 
 /**

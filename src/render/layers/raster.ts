@@ -1,9 +1,12 @@
-// raster: the source's tiles as images placed (scaled, rotated) in the view, with raster-opacity.
+// raster: the source's tiles placed (scaled, rotated) in the view, with raster-opacity, resampling and
+// MapLibre's colour adjustments (hue-rotate, saturation, contrast, brightness).
 import type { RasterLayerSpecification } from "@maplibre/maplibre-gl-style-spec";
 import type { DrawContext } from "../draw-context";
 import { num, prop } from "../style-eval";
 import { dataUri, matrix, n } from "../svg";
 import { worldToScreen, type Camera, type TileId } from "../view";
+import { applyRasterColour, rasterColour } from "../raster-colour";
+import { drawTileImages } from "./tile-images";
 
 /** Tiles drawn this much larger (CSS px) so anti-aliased edges of neighbours do not leave hairline seams. */
 const SEAM_OVERLAP_PX = 0.5;
@@ -14,8 +17,23 @@ export function drawRaster(layer: RasterLayerSpecification, ctx: DrawContext): v
   if (opacity <= 0) return;
   // `resampling` (MapLibre 5 and later) over the older `raster-resampling` when both are set
   const nearest = prop(layer, "paint", layer.paint?.resampling !== undefined ? "resampling" : "raster-resampling", zoom) === "nearest";
-  const parts = ctx.rasterTiles(layer.source).map(({ id, bytes }) => tileImage(cam, id, bytes));
-  if (!parts.length) return;
+  const tiles = ctx.rasterTiles(layer.source);
+  if (!tiles.length) return;
+  const colour = rasterColour(
+    num(layer, "paint", "raster-hue-rotate", zoom),
+    num(layer, "paint", "raster-saturation", zoom),
+    num(layer, "paint", "raster-contrast", zoom),
+    num(layer, "paint", "raster-brightness-min", zoom),
+    num(layer, "paint", "raster-brightness-max", zoom),
+  );
+  // Decoded tiles are sampled into the view's pixels here, seamless and without resvg filtering their
+  // whole extent; a tile this renderer cannot decode leaves the layer to resvg, unadjusted.
+  if (tiles.every((t) => t.pixels !== null)) {
+    const images = tiles.map(({ id, pixels }) => ({ id, size: pixels!.width, rgba: colour ? applyRasterColour(pixels!.data, colour) : pixels!.data }));
+    drawTileImages(ctx, images, nearest ? "nearest" : "linear", opacity);
+    return;
+  }
+  const parts = tiles.map(({ id, bytes }) => tileImage(cam, id, bytes));
   ctx.svg.body.push(`<g opacity="${opacity}"${nearest ? ' image-rendering="optimizeSpeed"' : ""}>${parts.join("")}</g>`);
 }
 

@@ -10,7 +10,7 @@ import { encodePng } from "../../../src/sprites/png";
 import { ARTIFACTS_DIR, launchBrowser, openMap } from "../../support/browser";
 import { pixels } from "./fixtures";
 import { applyBearing, serveScenes, type SceneServer } from "./maplibre-side";
-import { cityScene, colorReliefScene, hillshadeMethodScene, reliefScene, steppedColorReliefScene, worldScene, type Scene } from "./scenes";
+import { cityScene, colorReliefScene, hillshadeMethodScene, rasterColourScene, reliefScene, steppedColorReliefScene, worldScene, type Scene } from "./scenes";
 
 let browser: Browser;
 let scenes: SceneServer;
@@ -144,6 +144,15 @@ async function compareLevels(scene: Scene, background: [number, number, number])
   console.log(`${scene.name}: ${(result.close * 100).toFixed(1)}% of pixels within 8 levels of MapLibre's, mean difference ${result.mean.toFixed(2)}, ${(result.drawn * 100).toFixed(1)}% visibly drawn`);
   return result;
 }
+
+describe("raster layers as MapLibre GL JS draws them", () => {
+  test("magnified, turned imagery with hue-rotate, saturation, contrast, brightness and opacity: colours within a few levels", async () => {
+    const result = await compareLevels(rasterColourScene(), [0xa0, 0xa0, 0xa0]);
+    expect(result.drawn).toBeGreaterThan(0.5);
+    expect(result.close).toBeGreaterThan(0.9);
+    expect(result.mean).toBeLessThan(4);
+  });
+});
 
 describe("raster-DEM layers as MapLibre GL JS draws them", () => {
   test("relief view, hillshade: grey levels within a few steps of MapLibre's", async () => {

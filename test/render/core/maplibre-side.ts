@@ -1,6 +1,6 @@
 // The MapLibre GL JS side of renderer comparisons (test and bench): a local server for a scene's tiles,
 // glyph PBFs built from the bundled Noto Sans and the test sprite, and the scene's style pointed at it
-// (its vector source "v" and raster-dem source "d").
+// (its vector source "v", raster-dem source "d" and raster source "r").
 import notoSansRegular from "../../../node_modules/@expo-google-fonts/noto-sans/400Regular/NotoSans_400Regular.ttf" with { type: "file" };
 import type { Page } from "playwright-core";
 import { buildRangePbf, parseFont, RANGE_SIZE } from "../../../src/glyphs";
@@ -38,6 +38,11 @@ export async function serveScenes(): Promise<SceneServer> {
         const bytes = await current.tile("d", Number(dem[1]), Number(dem[2]), Number(dem[3]));
         return bytes ? new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { ...cors, "content-type": "image/png" } }) : new Response(null, { status: 404, headers: cors });
       }
+      const raster = /^\/raster\/(\d+)\/(\d+)\/(\d+)\.png$/.exec(path);
+      if (raster && current) {
+        const bytes = await current.tile("r", Number(raster[1]), Number(raster[2]), Number(raster[3]));
+        return bytes ? new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { ...cors, "content-type": "image/png" } }) : new Response(null, { status: 404, headers: cors });
+      }
       const glyphs = /^\/fonts\/([^/]+)\/(\d+)-\d+\.pbf$/.exec(path);
       if (glyphs) {
         const start = Number(glyphs[2]);
@@ -61,6 +66,7 @@ export async function serveScenes(): Promise<SceneServer> {
       sprite: `${origin}/sprite`,
       sources: {
         ...(scene.sources.vector?.v ? { v: { type: "vector", tiles: [`${origin}/tiles/{z}/{x}/{y}.pbf`], maxzoom: scene.sources.vector.v.maxzoom ?? 14 } } : {}),
+        ...(scene.sources.raster?.r ? { r: { type: "raster", tiles: [`${origin}/raster/{z}/{x}/{y}.png`], tileSize: scene.sources.raster.r.tileSize ?? 256, maxzoom: scene.sources.raster.r.maxzoom ?? 14 } } : {}),
         ...(scene.sources.dem?.d
           ? { d: { type: "raster-dem", tiles: [`${origin}/dem/{z}/{x}/{y}.png`], encoding: scene.sources.dem.d.encoding, tileSize: scene.sources.dem.d.tileSize ?? 512, maxzoom: scene.sources.dem.d.maxzoom ?? 14 } }
           : {}),

@@ -3,7 +3,9 @@ import { describe, expect, test } from "bun:test";
 import type { StyleSpecification } from "@maplibre/maplibre-gl-style-spec";
 import { renderMap, RenderInputError, RenderAborted } from "../../../src/render";
 import type { RenderView } from "../../../src/render/types";
+import jpeg from "jpeg-js";
 import { encodePng } from "../../../src/sprites/png";
+import { encodeImage } from "../../../src/read/render/encode";
 import { box, count, line, near, pixels, point, resources, type FixtureSources } from "./fixtures";
 
 const view = (over: Partial<RenderView> = {}): RenderView => ({ center: [0, 0], zoom: 4, bearing: 0, width: 256, height: 256, pixelRatio: 1, ...over });
@@ -384,6 +386,20 @@ describe("sprites and rasters", () => {
     expect(near(p.at(200, 128), [0, 0, 200], 2)).toBe(true);
     const faded = await render({ raster }, [BG, { id: "r", type: "raster", source: "r", paint: { "raster-opacity": 0.5 } }]);
     expect(near(faded.p.at(60, 128), [128, 228, 128], 3)).toBe(true);
+  });
+
+  test("JPEG and WebP raster tiles are drawn as PNG ones are; a tile that is no image leaves the layer to resvg, which skips it", async () => {
+    const rgb: [number, number, number] = [200, 40, 40];
+    const data = new Uint8Array(256 * 256 * 4);
+    for (let i = 0; i < data.length; i += 4) data.set([...rgb, 255], i);
+    const jpg = new Uint8Array(jpeg.encode({ data, width: 256, height: 256 }, 95).data);
+    for (const bytes of [jpg, await encodeImage({ width: 256, height: 256, data }, "webp")]) {
+      const { p } = await render({ raster: { r: { tile: () => bytes } } }, [BG, { id: "r", type: "raster", source: "r" }]);
+      expect(near(p.at(128, 128), rgb, 6)).toBe(true);
+    }
+    const garbage = new Uint8Array(300).fill(7);
+    const { p } = await render({ raster: { r: { tile: () => garbage } } }, [BG, { id: "r", type: "raster", source: "r" }]);
+    expect(near(p.at(128, 128), [255, 255, 255], 1)).toBe(true);
   });
 
   test("resampling: nearest (MapLibre 5's name, over raster-resampling) magnifies a raster tile's pixels as squares", async () => {

@@ -6,13 +6,14 @@ import * as topojson from "topojson-client";
 import world110 from "world-atlas/countries-110m.json";
 import type { RenderView } from "../../../src/render/types";
 import { encodeDemTile } from "../../../src/tiles/dem/encoding";
+import { encodePng } from "../../../src/sprites/png";
 import { box, line, point, type FixtureSources } from "./fixtures";
 
 export interface Scene {
   name: string;
   view: RenderView;
   sources: FixtureSources;
-  /** style layers; the source "v" is the scene's vector source, "d" its raster-dem source */
+  /** style layers; the source "v" is the scene's vector source, "d" its raster-dem source, "r" its raster source */
   style: StyleSpecification;
   /** colours the style draws, by class, for comparing renders pixel by pixel */
   palette: Record<string, [number, number, number][]>;
@@ -337,5 +338,47 @@ export function hillshadeMethodScene(method: string, paint: Record<string, unkno
       ...scene.style,
       layers: [scene.style.layers[0]!, { id: "hills", type: "hillshade", source: "d", paint: { "hillshade-method": method, ...paint } }],
     } as unknown as StyleSpecification,
+  };
+}
+
+/**
+ * A raster source of colour gradients (256-px tiles up to zoom 3, magnified at 4.3 and turned 20°) with
+ * MapLibre's colour adjustments: hue turned, colours desaturated, contrast raised, brightness squeezed.
+ */
+export function rasterColourScene(): Scene {
+  const tiles = new Map<string, Uint8Array>();
+  const tile = (z: number, x: number, y: number) => {
+    const key = `${z}/${x}/${y}`;
+    if (!tiles.has(key)) {
+      const data = new Uint8Array(256 * 256 * 4);
+      for (let py = 0; py < 256; py++)
+        for (let px = 0; px < 256; px++) {
+          // world-continuous gradients, so tile seams would show as steps
+          const wx = (x * 256 + px) / (256 * 2 ** z);
+          const wy = (y * 256 + py) / (256 * 2 ** z);
+          data.set([Math.round(255 * ((wx * 4) % 1)), Math.round(255 * ((wy * 3) % 1)), Math.round(128 + 127 * Math.sin(wx * 40 + wy * 25)), 255], (py * 256 + px) * 4);
+        }
+      tiles.set(key, encodePng({ width: 256, height: 256, data }));
+    }
+    return tiles.get(key)!;
+  };
+  return {
+    name: "raster-colour",
+    view: { center: [10, 20], zoom: 4.3, bearing: 20, width: 512, height: 512, pixelRatio: 1 },
+    sources: { raster: { r: { tile, tileSize: 256, maxzoom: 3 } } },
+    style: {
+      version: 8,
+      sources: { r: { type: "raster" } },
+      layers: [
+        { id: "bg", type: "background", paint: { "background-color": "#a0a0a0" } },
+        {
+          id: "imagery",
+          type: "raster",
+          source: "r",
+          paint: { "raster-hue-rotate": 90, "raster-saturation": -0.4, "raster-contrast": 0.3, "raster-brightness-min": 0.1, "raster-brightness-max": 0.9, "raster-opacity": 0.85 },
+        },
+      ],
+    } as unknown as StyleSpecification,
+    palette: {},
   };
 }

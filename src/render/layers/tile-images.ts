@@ -1,4 +1,5 @@
-// Per-tile images computed from raster-DEM tiles (hillshade, color-relief), drawn where the tiles lie.
+// Per-tile images (raster tiles decoded, hillshade and color-relief computed from raster-DEM tiles), drawn
+// where the tiles lie.
 import type { LayerSpecification } from "@maplibre/maplibre-gl-style-spec";
 import type { DrawContext } from "../draw-context";
 import { prop } from "../style-eval";
@@ -7,12 +8,12 @@ import { invert, worldToScreen, type Camera, type TileId } from "../view";
 /** The layer's `resampling`: how tiles are magnified, smoothly or each pixel as a square. */
 export type Resampling = "linear" | "nearest";
 
-/** A hillshade or color-relief layer's `resampling` paint property. */
+/** A raster, hillshade or color-relief layer's `resampling` paint property. */
 export function resamplingOf(layer: LayerSpecification, zoom: number): Resampling {
   return prop(layer, "paint", "resampling", zoom) === "nearest" ? "nearest" : "linear";
 }
 
-export interface DemTileImage {
+export interface TileImage {
   id: TileId;
   /** width and height in pixels */
   size: number;
@@ -29,9 +30,9 @@ export interface DemTileImage {
  * transform cost it 65 ms for a 512x512 view, filtering every pixel of the image's whole extent, most of
  * it off screen, and a view-sized PNG still 20 ms to encode, decode and draw.
  */
-export function drawDemTileImages(ctx: DrawContext, images: DemTileImage[], resampling: Resampling = "linear"): void {
+export function drawTileImages(ctx: DrawContext, images: TileImage[], resampling: Resampling = "linear", opacity = 1): void {
   if (!images.length) return;
-  const groups = new Map<string, DemTileImage[]>();
+  const groups = new Map<string, TileImage[]>();
   for (const image of images) {
     const key = `${image.id.z}/${image.size}`;
     const group = groups.get(key);
@@ -43,7 +44,7 @@ export function drawDemTileImages(ctx: DrawContext, images: DemTileImage[], resa
   const screenWidth = Math.round(width * pixelRatio);
   const screenHeight = Math.round(height * pixelRatio);
   const screen = { width: screenWidth, height: screenHeight, data: new Float32Array(screenWidth * screenHeight * 4) };
-  for (const group of groups.values()) sampleOnto(screen, ctx.cam, mosaic(group), resampling);
+  for (const group of groups.values()) sampleOnto(screen, ctx.cam, mosaic(group), resampling, opacity);
   ctx.svg.image(premultipliedBytes(screen.data));
 }
 
@@ -61,7 +62,7 @@ interface Mosaic {
 }
 
 /** The tiles of one zoom and size as one image over the rectangle they span. */
-function mosaic(tiles: DemTileImage[]): Mosaic {
+function mosaic(tiles: TileImage[]): Mosaic {
   const { z } = tiles[0]!.id;
   const size = tiles[0]!.size;
   let minX = Infinity, maxX = -Infinity, minY = Infinity, maxY = -Infinity;
@@ -86,7 +87,7 @@ function mosaic(tiles: DemTileImage[]): Mosaic {
  * Samples the mosaic at every screen pixel's centre (bilinear on premultiplied colour, or the nearest
  * texel, edges clamped, as a GPU samples a texture) and lays it over `screen` (premultiplied, 0..255).
  */
-function sampleOnto(screen: { width: number; height: number; data: Float32Array }, cam: Camera, m: Mosaic, resampling: Resampling): void {
+function sampleOnto(screen: { width: number; height: number; data: Float32Array }, cam: Camera, m: Mosaic, resampling: Resampling, opacity: number): void {
   const tileWorld = cam.worldSize / 2 ** m.z;
   // screen CSS px -> mosaic px
   const inv = invert(worldToScreen(cam, m.left * tileWorld, m.top * tileWorld, tileWorld / m.size));
@@ -118,11 +119,11 @@ function sampleOnto(screen: { width: number; height: number; data: Float32Array 
       const ya = y0 < 0 ? 0 : y0;
       const yb = y0 + 1 >= mh ? mh - 1 : y0 + 1;
       const i00 = (ya * mw + xa) * 4, i10 = (ya * mw + xb) * 4, i01 = (yb * mw + xa) * 4, i11 = (yb * mw + xb) * 4;
-      // each tap's weight times its alpha (0..1): premultiplying on the fly
-      const w00 = (1 - fx) * (1 - fy) * (src[i00 + 3]! / 255);
-      const w10 = fx * (1 - fy) * (src[i10 + 3]! / 255);
-      const w01 = (1 - fx) * fy * (src[i01 + 3]! / 255);
-      const w11 = fx * fy * (src[i11 + 3]! / 255);
+      // each tap's weight times its alpha (0..1) and the layer's opacity: premultiplying on the fly
+      const w00 = (1 - fx) * (1 - fy) * (src[i00 + 3]! / 255) * opacity;
+      const w10 = fx * (1 - fy) * (src[i10 + 3]! / 255) * opacity;
+      const w01 = (1 - fx) * fy * (src[i01 + 3]! / 255) * opacity;
+      const w11 = fx * fy * (src[i11 + 3]! / 255) * opacity;
       const a = w00 + w10 + w01 + w11;
       if (a <= 0) continue;
       const o = (py * screen.width + px) * 4;
