@@ -16,6 +16,7 @@ import { drawCircle } from "./layers/circle";
 import { drawColorRelief } from "./layers/color-relief";
 import { drawFill } from "./layers/fill";
 import { drawFillExtrusion } from "./layers/fill-extrusion";
+import { drawHeatmap } from "./layers/heatmap";
 import { drawHillshade } from "./layers/hillshade";
 import { drawLine } from "./layers/line";
 import { drawRaster } from "./layers/raster";
@@ -146,8 +147,10 @@ function drawLayer(layer: LayerSpecification, ctx: DrawContext, placed: Awaited<
       return drawHillshade(layer, ctx);
     case "color-relief":
       return drawColorRelief(layer, ctx);
+    case "heatmap":
+      return drawHeatmap(layer, ctx);
     default:
-      // heatmap: not drawn by the static renderer
+      // every layer type of the style spec is drawn above; a type it does not know draws nothing
       return;
   }
 }

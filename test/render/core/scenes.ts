@@ -382,3 +382,52 @@ export function rasterColourScene(): Scene {
     palette: {},
   };
 }
+
+/** A cluster of points (and a few strays) around 7.5, 46.5, each with a magnitude 0..6, made the same every time. */
+function heatPoints(): GeoJSON.Feature[] {
+  let seed = 12345;
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const out: GeoJSON.Feature[] = [];
+  for (let i = 0; i < 120; i++) {
+    // a Gaussian-ish cluster: the mean of three uniforms
+    const spread = i < 100 ? 0.35 : 2.5;
+    const dx = (random() + random() + random() - 1.5) * spread;
+    const dy = (random() + random() + random() - 1.5) * spread * 0.7;
+    out.push(point(7.5 + dx, 46.5 + dy, { mag: Math.round(random() * 60) / 10 }));
+  }
+  return out;
+}
+
+/**
+ * A heatmap as MapLibre's example styles one: weight by magnitude, radius and intensity by zoom, the
+ * classic blue-to-red ramp transparent at density 0, over a dark background (where the ramp's fringe,
+ * written as straight colour under premultiplied blending, shows).
+ */
+export function heatmapScene(): Scene {
+  return {
+    name: "heatmap",
+    view: { center: [7.5, 46.5], zoom: 7.5, bearing: 0, width: 512, height: 384, pixelRatio: 1 },
+    sources: { vector: { v: { maxzoom: 10, layers: { quakes: heatPoints() } } } },
+    style: {
+      version: 8,
+      sources: { v: { type: "vector" } },
+      layers: [
+        { id: "bg", type: "background", paint: { "background-color": "#303030" } },
+        {
+          id: "heat",
+          type: "heatmap",
+          source: "v",
+          "source-layer": "quakes",
+          paint: {
+            "heatmap-weight": ["interpolate", ["linear"], ["get", "mag"], 0, 0, 6, 1],
+            "heatmap-intensity": ["interpolate", ["linear"], ["zoom"], 0, 1, 9, 3],
+            "heatmap-color": ["interpolate", ["linear"], ["heatmap-density"], 0, "rgba(33,102,172,0)", 0.2, "rgb(103,169,207)", 0.4, "rgb(209,229,240)", 0.6, "rgb(253,219,199)", 0.8, "rgb(239,138,98)", 1, "rgb(178,24,43)"],
+            "heatmap-radius": ["interpolate", ["linear"], ["zoom"], 0, 2, 9, 20],
+            "heatmap-opacity": 0.9,
+          },
+        },
+      ],
+    } as unknown as StyleSpecification,
+    palette: {},
+  };
+}
