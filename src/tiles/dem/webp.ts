@@ -45,6 +45,8 @@ export async function decodeWebpPixels(bytes: Uint8Array): Promise<{ width: numb
     .then((wasm) => WebAssembly.compile(wasm))
     .then((module) => initWebpDecoder(module));
   await decoderReady;
-  const image = await decodeWebp(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer);
+  // A copy into a plain ArrayBuffer: tiles reach render workers in SharedArrayBuffers, which libwebp's
+  // bindings refuse (every WebP DEM tile failed to decode there, and relief layers drew nothing).
+  const image = await decodeWebp(bytes.slice().buffer);
   return { width: image.width, height: image.height, data: new Uint8Array(image.data.buffer, image.data.byteOffset, image.data.byteLength) };
 }

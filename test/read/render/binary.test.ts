@@ -1,11 +1,14 @@
 // The compiled executable renders: its render workers start from inside the binary, resvg's and
-// libwebp's WebAssembly and the built-in fonts are embedded, and nothing is fetched at run time.
+// libwebp's WebAssembly (encoder, and decoder for WebP DEM tiles) and the built-in fonts are embedded,
+// and nothing is fetched at run time.
 import { afterAll, expect, test } from "bun:test";
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { makeTestApp, tempDir } from "../../support/app";
 import { binaryEnv, ensureBinary, startBinary, type RunningBinary } from "../../support/binary";
-import { buildWorld, countColor, LAND, OCEAN, pixelsOf } from "./world";
+import { demWebpMbtiles } from "../../support/dem";
+import { createTileset, publish, upload, waitForVersion } from "../../routes/management/tilesets/fixtures";
+import { buildWorld, countColor, createStyle, LAND, OCEAN, pixelsOf } from "./world";
 
 const root = tempDir("mapstead-render-bin-");
 const dataDir = join(root, "data");
@@ -21,6 +24,23 @@ test("the compiled binary draws static images (png, jpg, webp) and raster tiles"
   const seeded = await makeTestApp({}, { dataDir });
   const w = await buildWorld(seeded);
   staticKey = w.staticKey;
+  // A relief style over lossless WebP DEM tiles: the render workers decode them with libwebp's
+  // WebAssembly, embedded in the binary, and shade and colour them.
+  const archive = join(root, "ridge.mbtiles");
+  await demWebpMbtiles(archive, "terrarium", 8, [7, 46, 8, 47], (_lon, lat) => 15000 - 30000 * Math.abs(lat - 46.5), { declareEncoding: true });
+  await createTileset(seeded, "acme", w.session.headers, { slug: "ridge" });
+  expect((await upload(seeded, "acme", "ridge", w.session.headers, new Uint8Array(readFileSync(archive)))).status).toBe(202);
+  expect(((await waitForVersion(seeded, "acme", "ridge", 1, w.session.headers)) as { state: string }).state).toBe("ready");
+  expect((await publish(seeded, "acme", "ridge", 1, w.session.headers)).status).toBe(200);
+  await createStyle(seeded, w.session.headers, "relief", {
+    version: 8,
+    sources: { dem: { type: "raster-dem", url: "mapstead://tilesets/acme/ridge", tileSize: 256 } },
+    layers: [
+      { id: "bg", type: "background", paint: { "background-color": "#808080" } },
+      { id: "colours", type: "color-relief", source: "dem", paint: { "color-relief-color": ["interpolate", ["linear"], ["elevation"], 12000, "#0000ff", 15000, "#ff0000"], "color-relief-opacity": 0.5 } },
+      { id: "shade", type: "hillshade", source: "dem" },
+    ],
+  });
   await seeded.close();
 
   running = await startBinary({ dataDir });
@@ -39,6 +59,14 @@ test("the compiled binary draws static images (png, jpg, webp) and raster tiles"
   const webp = await running.fetch("/static/v1/acme/world/10,30,1/300x200.webp", { headers });
   expect(webp.status).toBe(200);
   expect(new TextDecoder().decode(new Uint8Array(await webp.arrayBuffer()).subarray(8, 12))).toBe("WEBP");
+
+  const relief = await running.fetch("/static/v1/acme/relief/7.5,46.5,8/300x300.png?attribution=false&logo=false", { headers });
+  expect(relief.status).toBe(200);
+  const rpx = pixelsOf(new Uint8Array(await relief.arrayBuffer()));
+  const at = (x: number, y: number) => [...rpx.data.subarray((y * 300 + x) * 4, (y * 300 + x) * 4 + 3)];
+  // the crest red through the colours, the north slope lit and the south one shaded
+  expect(at(150, 150)[0]!).toBeGreaterThan(at(150, 150)[2]! + 40);
+  expect(at(150, 75)[1]!).toBeGreaterThan(at(150, 225)[1]! + 10);
 
   const tile = await running.fetch("/styles/v1/acme/world/tiles/256/1/1/0.png");
   expect(tile.status).toBe(200);

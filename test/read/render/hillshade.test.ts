@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeTestApp, tempDir, type TestApp } from "../../support/app";
-import { demMbtiles } from "../../support/dem";
+import { demMbtiles, demWebpMbtiles } from "../../support/dem";
 import { seedKey, seedOrg, seedSession } from "../../support/seed";
 import { createTileset, publish, upload, waitForVersion } from "../../routes/management/tilesets/fixtures";
 import { colorAt, createStyle, pixelsOf, type Pixels } from "./world";
@@ -75,6 +75,22 @@ describe("hillshade in static images", () => {
     const row = Array.from({ length: 300 }, (_, x) => grey(seam, x, 50));
     expect(row[150]!).toBeGreaterThan(GREY + 30);
     for (let x = 1; x < 300; x++) expect(Math.abs(row[x]! - row[x - 1]!), `x ${x}`).toBeLessThanOrEqual(3);
+  });
+
+  test("a DEM of lossless WebP tiles is shaded the same as a PNG one (its tiles reach the render workers in shared memory)", async () => {
+    const path = join(tempDir("hillshade-webp-"), "ridge.mbtiles");
+    await demWebpMbtiles(path, "terrarium", 8, [7, 46, 8, 47], ridge, { declareEncoding: true });
+    await createTileset(t, "acme", headers, { slug: "ridge-webp" });
+    expect((await upload(t, "acme", "ridge-webp", headers, new Uint8Array(readFileSync(path)))).status).toBe(202);
+    expect(((await waitForVersion(t, "acme", "ridge-webp", 1, headers)) as { state: string }).state).toBe("ready");
+    expect((await publish(t, "acme", "ridge-webp", 1, headers)).status).toBe(200);
+    const style = reliefStyle();
+    style.sources.dem.url = "mapstead://tilesets/acme/ridge-webp";
+    await createStyle(t, headers, "relief-webp", style);
+    const [png, webp] = [await image("relief"), await image("relief-webp")];
+    expect(grey(webp, 150, 75)).toBeGreaterThan(GREY + 30);
+    expect(grey(webp, 150, 225)).toBeLessThan(GREY - 30);
+    for (const [x, y] of [[150, 75], [150, 225], [40, 40]] as const) expect(grey(webp, x, y)).toBe(grey(png, x, y));
   });
 
   test("the light turns with the map: from the south (155°) the sides swap; the layer hidden draws only the background", async () => {
