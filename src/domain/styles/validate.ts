@@ -81,14 +81,20 @@ function missingGlyphs(style: Record<string, unknown>): RefProblem[] {
 /**
  * A vector source's tileSize must be 512 (or left out): MapLibre GL JS and Mapbox GL JS throw "vector tile
  * sources must have a tileSize of 512" and add no such source, so every layer of it fails in the browser.
+ * A raster or raster-dem source's is 256 or 512, the sizes tiles come in: a smaller one makes a client (and
+ * this server's renderer) fetch and draw four times the tiles per halving, thousands for one view.
  */
-function vectorTileSizeProblems(style: Record<string, unknown>): RefProblem[] {
+function tileSizeProblems(style: Record<string, unknown>): RefProblem[] {
   const sources = style.sources;
   if (!sources || typeof sources !== "object") return [];
   const problems: RefProblem[] = [];
   for (const [id, source] of Object.entries(sources as Record<string, { type?: unknown; tileSize?: unknown }>)) {
-    if (source?.type === "vector" && source.tileSize !== undefined && source.tileSize !== 512)
-      problems.push({ path: `sources.${id}.tileSize`, message: `a vector source's tileSize must be 512 (got ${JSON.stringify(source.tileSize)}): MapLibre GL JS and Mapbox GL JS refuse any other, and the source would draw nothing; remove tileSize` });
+    if (source?.tileSize === undefined) continue;
+    const got = JSON.stringify(source.tileSize);
+    if (source.type === "vector" && source.tileSize !== 512)
+      problems.push({ path: `sources.${id}.tileSize`, message: `a vector source's tileSize must be 512 (got ${got}): MapLibre GL JS and Mapbox GL JS refuse any other, and the source would draw nothing; remove tileSize` });
+    if ((source.type === "raster" || source.type === "raster-dem") && source.tileSize !== 256 && source.tileSize !== 512)
+      problems.push({ path: `sources.${id}.tileSize`, message: `a ${source.type} source's tileSize must be 256 or 512 (got ${got}), the sizes tiles come in` });
   }
   return problems;
 }
@@ -134,7 +140,7 @@ export function styleProblems(style: unknown, world: ReferenceWorld): RefProblem
   }
   problems.push(...sourceLayerProblems(s, tilesetLayers));
   problems.push(...missingGlyphs(s));
-  problems.push(...vectorTileSizeProblems(s));
+  problems.push(...tileSizeProblems(s));
   // Without glyphs the fonts are checked too, so the author sees every problem at once; glyphs on another
   // host are that host's business.
   if (s.glyphs === undefined || refs.some((r) => r.ref.kind === "glyphs")) {

@@ -86,7 +86,9 @@ export async function resolveSources(style: StyleSpecification, base: string, ca
       info: {
         type: source.type,
         ...(encoding ? { encoding } : {}),
-        tileSize: ("tileSize" in source ? source.tileSize : undefined) ?? 512,
+        // 256 or 512, as validation requires now: a style saved before with a smaller one would make one
+        // render load thousands of tiles
+        tileSize: ("tileSize" in source ? source.tileSize : undefined) === 256 ? 256 : 512,
         minzoom: Math.max(served.facts.minzoom, source.minzoom ?? 0),
         maxzoom: Math.min(served.facts.maxzoom, source.maxzoom ?? 30),
         attribution: source.attribution ?? served.attribution,

@@ -181,7 +181,7 @@ describe("style management", () => {
     expect((await t.fetch("/api/v1/orgs/acme/styles/no-glyphs", { method: "DELETE", headers: owner.headers })).status).toBe(204);
   });
 
-  test("a vector source with a tileSize other than 512 is refused, as MapLibre and Mapbox GL refuse to add it", async () => {
+  test("a vector source's tileSize other than 512 is refused, as MapLibre and Mapbox GL refuse to add it; a raster one's other than 256 or 512", async () => {
     for (const tileSize of [256, "512"]) {
       const style = mapStyle("acme") as Record<string, unknown> & { sources: Record<string, Record<string, unknown>> };
       const [id] = Object.entries(style.sources).find(([, s]) => s.type === "vector")!;
@@ -191,6 +191,16 @@ describe("style management", () => {
       const { error } = await res.json();
       const hit = (error.details as { path: string; message: string }[]).find((d) => d.path === `sources.${id}.tileSize`);
       expect(hit?.message).toStartWith(`a vector source's tileSize must be 512 (got ${JSON.stringify(tileSize)})`);
+    }
+    // A raster or raster-dem source takes 256 or 512: a smaller tile size multiplies the tiles one view needs.
+    for (const [type, tileSize] of [["raster", 64], ["raster-dem", 1]] as const) {
+      const style = mapStyle("acme") as Record<string, unknown> & { sources: Record<string, Record<string, unknown>> };
+      style.sources.imagery = { type, tiles: ["https://tiles.example.com/{z}/{x}/{y}.png"], tileSize };
+      const res = await create({ slug: "small-raster", style });
+      expect(res.status).toBe(422);
+      const { error } = await res.json();
+      const hit = (error.details as { path: string; message: string }[]).find((d) => d.path === "sources.imagery.tileSize");
+      expect(hit?.message).toBe(`a ${type} source's tileSize must be 256 or 512 (got ${tileSize}), the sizes tiles come in`);
     }
     // 512, as MapLibre wants it, or no tileSize at all, is fine.
     const style = mapStyle("acme") as Record<string, unknown> & { sources: Record<string, Record<string, unknown>> };
