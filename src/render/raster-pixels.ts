@@ -6,7 +6,7 @@ import jpeg from "jpeg-js";
 import { Lru } from "../lru";
 import type { RgbaImage } from "../sprites/png";
 import { readPng } from "../sprites/png";
-import { decodeWebpPixels, isWebp } from "../tiles/dem/webp";
+import { decodeWebpPixels, isWebp, webpSize } from "../tiles/dem/webp";
 
 const decoded = new Lru<RgbaImage | null>({ maxBytes: 64 * 1024 * 1024 });
 /** Raster tiles are at most this many pixels a side (a 512-px tile at @2x is 1024). */
@@ -23,7 +23,12 @@ export async function decodeRasterTile(bytes: Uint8Array): Promise<RgbaImage | n
 }
 
 async function decode(bytes: Uint8Array): Promise<RgbaImage | null> {
-  if (isWebp(bytes)) return decodeWebpPixels(bytes);
+  if (isWebp(bytes)) {
+    // checked before decoding, as DEM tiles are: a forged size must not make libwebp allocate gigabytes
+    const size = webpSize(bytes);
+    if (!size || size.width > MAX_SIDE || size.height > MAX_SIDE) return null;
+    return decodeWebpPixels(bytes);
+  }
   if (bytes[0] === 0x89 && bytes[1] === 0x50) {
     const png = readPng(bytes, { pixels: true, maxPixels: MAX_SIDE * MAX_SIDE });
     return png.data ? { width: png.width, height: png.height, data: png.data } : null;

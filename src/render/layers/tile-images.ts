@@ -43,16 +43,44 @@ export function drawTileImages(ctx: DrawContext, images: TileImage[], resampling
   const { width, height, pixelRatio } = ctx.cam.view;
   const screenWidth = Math.round(width * pixelRatio);
   const screenHeight = Math.round(height * pixelRatio);
-  const screen = { width: screenWidth, height: screenHeight, data: new Float32Array(screenWidth * screenHeight * 4) };
-  for (const group of groups.values()) sampleOnto(screen, ctx.cam, mosaic(group), resampling, opacity);
-  ctx.svg.image(premultipliedBytes(screen.data));
+  // premultiplied 8-bit RGBA; a clamped array rounds and clamps each value as it is stored
+  const screen = { width: screenWidth, height: screenHeight, data: new Uint8ClampedArray(screenWidth * screenHeight * 4) };
+  for (const group of groups.values()) sampleOnto(screen, ctx.cam, mosaic(withinBudget(group)), resampling, opacity);
+  ctx.svg.image(new Uint8Array(screen.data.buffer));
+}
+
+/**
+ * A joined image of at most this many pixels (64 MiB of RGBA). Tiles of 2048 px (a raster @2x tileset)
+ * or 4096 px (an imported DEM) over a large view would join into gigabytes; they are halved until they
+ * fit, which a view that shows each tile pixel smaller than a screen pixel does not miss.
+ */
+const MAX_MOSAIC_PIXELS = 16 * 1024 * 1024;
+
+/** The group's tiles, each halved (2x2 pixels averaged) as often as the joined image needs to fit. */
+function withinBudget(tiles: TileImage[]): TileImage[] {
+  let out = tiles;
+  while (out.length * out[0]!.size * out[0]!.size > MAX_MOSAIC_PIXELS && out[0]!.size > 1) out = out.map(halve);
+  return out;
+}
+
+function halve(tile: TileImage): TileImage {
+  const size = tile.size >> 1;
+  const src = tile.rgba;
+  const rgba = new Uint8Array(size * size * 4);
+  for (let y = 0; y < size; y++)
+    for (let x = 0; x < size; x++)
+      for (let k = 0; k < 4; k++) {
+        const i = (y * 2 * tile.size + x * 2) * 4 + k;
+        rgba[(y * size + x) * 4 + k] = (src[i]! + src[i + 4]! + src[i + tile.size * 4]! + src[i + tile.size * 4 + 4]! + 2) >> 2;
+      }
+  return { id: tile.id, size, rgba };
 }
 
 interface Mosaic {
   z: number;
   /** tile size in pixels */
   size: number;
-  /** the top-left tile's wrapped x and y */
+  /** the top-left tile's column (unwrapped, so world copies join) and row */
   left: number;
   top: number;
   width: number;
@@ -85,9 +113,9 @@ function mosaic(tiles: TileImage[]): Mosaic {
 
 /**
  * Samples the mosaic at every screen pixel's centre (bilinear on premultiplied colour, or the nearest
- * texel, edges clamped, as a GPU samples a texture) and lays it over `screen` (premultiplied, 0..255).
+ * texel, edges clamped, as a GPU samples a texture) and lays it over `screen` (premultiplied 8-bit).
  */
-function sampleOnto(screen: { width: number; height: number; data: Float32Array }, cam: Camera, m: Mosaic, resampling: Resampling, opacity: number): void {
+function sampleOnto(screen: { width: number; height: number; data: Uint8ClampedArray }, cam: Camera, m: Mosaic, resampling: Resampling, opacity: number): void {
   const tileWorld = cam.worldSize / 2 ** m.z;
   // screen CSS px -> mosaic px
   const inv = invert(worldToScreen(cam, m.left * tileWorld, m.top * tileWorld, tileWorld / m.size));
@@ -131,22 +159,7 @@ function sampleOnto(screen: { width: number; height: number; data: Float32Array 
       out[o] = src[i00]! * w00 + src[i10]! * w10 + src[i01]! * w01 + src[i11]! * w11 + out[o]! * keep;
       out[o + 1] = src[i00 + 1]! * w00 + src[i10 + 1]! * w10 + src[i01 + 1]! * w01 + src[i11 + 1]! * w11 + out[o + 1]! * keep;
       out[o + 2] = src[i00 + 2]! * w00 + src[i10 + 2]! * w10 + src[i01 + 2]! * w01 + src[i11 + 2]! * w11 + out[o + 2]! * keep;
-      out[o + 3] = a + out[o + 3]! * keep;
+      out[o + 3] = a * 255 + out[o + 3]! * keep;
     }
   }
-}
-
-/** Premultiplied RGBA (colour 0..255, alpha 0..1) to premultiplied 8-bit RGBA, as resvg's pixels are. */
-function premultipliedBytes(premultiplied: Float32Array): Uint8Array {
-  // a clamped array rounds and clamps each value as it is stored
-  const rgba = new Uint8ClampedArray(premultiplied.length);
-  for (let o = 0; o < premultiplied.length; o += 4) {
-    const a = premultiplied[o + 3]!;
-    if (a <= 0) continue;
-    rgba[o] = premultiplied[o]!;
-    rgba[o + 1] = premultiplied[o + 1]!;
-    rgba[o + 2] = premultiplied[o + 2]!;
-    rgba[o + 3] = a * 255;
-  }
-  return new Uint8Array(rgba.buffer);
 }

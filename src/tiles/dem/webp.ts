@@ -38,6 +38,28 @@ export function webpInfo(bytes: Uint8Array): WebpInfo | null {
 
 let decoderReady: Promise<unknown> | null = null;
 
+/**
+ * The width and height a WebP image declares (its canvas, for an extended file), read before decoding
+ * so a forged size cannot make libwebp allocate gigabytes; null when unreadable.
+ */
+export function webpSize(bytes: Uint8Array): { width: number; height: number } | null {
+  if (!isWebp(bytes) || bytes.length < 30) return null;
+  const id = fourcc(bytes, 12);
+  const at = 20; // the first chunk's payload
+  if (id === "VP8X") {
+    // flags (4 bytes), then canvas width - 1 and height - 1, 24 bits each
+    const u24 = (o: number) => bytes[o]! | (bytes[o + 1]! << 8) | (bytes[o + 2]! << 16);
+    return { width: u24(at + 4) + 1, height: u24(at + 7) + 1 };
+  }
+  if (id === "VP8 ") {
+    // frame tag (3 bytes), start code 9d 01 2a, then 14-bit width and height
+    if (bytes[at + 3] !== 0x9d || bytes[at + 4] !== 0x01 || bytes[at + 5] !== 0x2a) return null;
+    return { width: (bytes[at + 6]! | (bytes[at + 7]! << 8)) & 0x3fff, height: (bytes[at + 8]! | (bytes[at + 9]! << 8)) & 0x3fff };
+  }
+  const info = webpInfo(bytes);
+  return info?.kind === "lossless" ? { width: info.width, height: info.height } : null;
+}
+
 /** RGBA pixels of a WebP image; throws when libwebp cannot decode it. */
 export async function decodeWebpPixels(bytes: Uint8Array): Promise<{ width: number; height: number; data: Uint8Array }> {
   decoderReady ??= Bun.file(webpDecoderWasmPath)

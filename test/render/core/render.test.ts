@@ -5,6 +5,7 @@ import { renderMap, RenderInputError, RenderAborted } from "../../../src/render"
 import type { RenderView } from "../../../src/render/types";
 import jpeg from "jpeg-js";
 import { encodePng } from "../../../src/sprites/png";
+import { encodeRenderPng } from "../../../src/render/png";
 import { encodeImage } from "../../../src/read/render/encode";
 import { box, count, line, near, pixels, point, resources, type FixtureSources } from "./fixtures";
 
@@ -400,6 +401,16 @@ describe("sprites and rasters", () => {
     const garbage = new Uint8Array(300).fill(7);
     const { p } = await render({ raster: { r: { tile: () => garbage } } }, [BG, { id: "r", type: "raster", source: "r" }]);
     expect(near(p.at(128, 128), [255, 255, 255], 1)).toBe(true);
+  });
+
+  test("big raster tiles over a big view are halved before they are joined, and still drawn", async () => {
+    // 1024-px tiles (an @2x tileset of 512-px tiles), more than 16 under a 900x900 view: joined whole
+    // they would pass the 64 MiB budget; halved once they fit
+    const data = new Uint8Array(1024 * 1024 * 4);
+    for (let i = 0; i < data.length; i += 4) data.set([30, 160, 90, 255], i);
+    const big = encodeRenderPng({ width: 1024, height: 1024, data });
+    const { p } = await render({ raster: { r: { tile: () => big } } }, [BG, { id: "r", type: "raster", source: "r" }], { zoom: 3.5, width: 900, height: 900 });
+    for (const [x, y] of [[10, 10], [450, 450], [890, 890]] as const) expect(near(p.at(x, y), [30, 160, 90], 2)).toBe(true);
   });
 
   test("resampling: nearest (MapLibre 5's name, over raster-resampling) magnifies a raster tile's pixels as squares", async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { decodeDemTile, decodeElevation, encodeDemTile, encodeElevation } from "../../../src/tiles/dem/encoding";
 import { InvalidSource } from "../../../src/tiles/errors";
-import { webpInfo } from "../../../src/tiles/dem/webp";
+import { webpInfo, webpSize } from "../../../src/tiles/dem/webp";
 import { encodePng, readPng } from "../../../src/sprites/png";
 import { encodeDemTileWebp } from "../../support/dem";
 
@@ -118,5 +118,30 @@ describe("WebP DEM tiles", () => {
     const huge = webp.slice();
     new DataView(huge.buffer).setUint32(21, 0x3fff | (0x3fff << 14), true);
     await expect(decodeDemTile(huge, "terrarium", "t")).rejects.toThrow(/16384x16384 pixels, larger than 4096x4096/);
+  });
+});
+
+describe("webpSize: the size a WebP declares, read before decoding", () => {
+  const riff = (chunk: string, payload: number[]) => {
+    const bytes = new Uint8Array(20 + payload.length + 10);
+    bytes.set([..."RIFF"].map((c) => c.charCodeAt(0)), 0);
+    bytes.set([..."WEBP"].map((c) => c.charCodeAt(0)), 8);
+    bytes.set([...chunk].map((c) => c.charCodeAt(0)), 12);
+    new DataView(bytes.buffer).setUint32(16, payload.length, true);
+    bytes.set(payload, 20);
+    return bytes;
+  };
+
+  test("lossless, lossy (VP8 frame header) and extended (VP8X canvas) files", async () => {
+    const lossless = await encodeDemTileWebp(new Float32Array(256 * 256), 256, "terrarium");
+    expect(webpSize(lossless)).toEqual({ width: 256, height: 256 });
+    // VP8: frame tag, start code 9d 01 2a, width 640 and height 480 (14 bits each, little-endian)
+    expect(webpSize(riff("VP8 ", [0, 0, 0, 0x9d, 0x01, 0x2a, 640 & 255, 640 >> 8, 480 & 255, 480 >> 8]))).toEqual({ width: 640, height: 480 });
+    // VP8X: flags, then canvas width - 1 and height - 1 in 24 bits: a forged 16384 x 16384 canvas
+    const big = 16383;
+    expect(webpSize(riff("VP8X", [0x10, 0, 0, 0, big & 255, big >> 8, 0, big & 255, big >> 8, 0]))).toEqual({ width: 16384, height: 16384 });
+    // a VP8 chunk without its start code, or no WebP at all
+    expect(webpSize(riff("VP8 ", [0, 0, 0, 1, 2, 3, 0, 0, 0, 0]))).toBeNull();
+    expect(webpSize(new Uint8Array(40))).toBeNull();
   });
 });
