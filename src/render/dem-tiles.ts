@@ -48,7 +48,41 @@ export async function loadDemTiles(
       }
     }),
   );
-  return tiles.filter((t): t is LoadedDemTile => t !== null);
+  return withinBudget(tiles.filter((t): t is LoadedDemTile => t !== null));
+}
+
+/**
+ * Heights shaded or coloured in one render: at most this many pixels (16 Mi, a few hundred MB through
+ * shading). A tileset of big tiles (up to 4096 px are accepted) under a big view would need gigabytes, so
+ * its tiles are halved first, which a view showing each DEM pixel smaller than a screen pixel does not miss.
+ */
+const MAX_DEM_PIXELS = 16 * 1024 * 1024;
+
+function withinBudget(tiles: LoadedDemTile[]): LoadedDemTile[] {
+  let out = tiles;
+  while (out.length && out.reduce((sum, t) => sum + t.dem.size * t.dem.size, 0) > MAX_DEM_PIXELS) out = out.map(halveHeights);
+  return out;
+}
+
+/** The tile at half the size, each height the mean of four (no data only where all four are). */
+function halveHeights(tile: LoadedDemTile): LoadedDemTile {
+  const { size: full, heights } = tile.dem;
+  const size = full >> 1;
+  const half = new Float32Array(size * size);
+  for (let y = 0; y < size; y++)
+    for (let x = 0; x < size; x++) {
+      let sum = 0;
+      let n = 0;
+      for (const o of [(y * 2) * full + x * 2, (y * 2) * full + x * 2 + 1, (y * 2 + 1) * full + x * 2, (y * 2 + 1) * full + x * 2 + 1]) {
+        const h = heights[o]!;
+        if (!Number.isNaN(h)) {
+          sum += h;
+          n++;
+        }
+      }
+      half[y * size + x] = n ? sum / n : NaN;
+    }
+  return { ...tile, key: `${tile.key}/2`, dem: { size, heights: half } };
 }
 
 /**

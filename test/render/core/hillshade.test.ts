@@ -2,6 +2,10 @@
 // shaded, flat ground and exaggeration 0 transparent (but for the Lambert methods, which light flat
 // ground by the light's altitude), the light turning with the map in "viewport".
 import { describe, expect, test } from "bun:test";
+import type { StyleSpecification } from "@maplibre/maplibre-gl-style-spec";
+import { renderMap } from "../../../src/render";
+import { encodeDemTile } from "../../../src/tiles/dem/encoding";
+import { count, pixels, resources } from "./fixtures";
 import { hillshadeDerivatives, shadeHillshade, type DemGrid, type HillshadeLight, type HillshadePaint } from "../../../src/render/hillshade-shade";
 
 const SIZE = 16;
@@ -95,5 +99,28 @@ describe("the other hillshade methods, as MapLibre's shader computes them", () =
     const rgba = shadeHillshade(grid(() => 1234), withMethod("multidirectional", [noon([1, 0, 0, 1]), noon([0, 0, 1, 1])]));
     const o = ((SIZE / 2) * SIZE + SIZE / 2) * 4;
     expect([...rgba.subarray(o, o + 4)]).toEqual([128, 0, 128, 255]);
+  });
+});
+
+describe("big DEM tiles under a big view", () => {
+  test("are halved before shading, so one render stays bounded, and still shade their slopes", async () => {
+    // 1100-px tiles, every one ramps rising to the south-east, 300 m a pixel (16 tiles under a
+    // 1280x1280 view: 16 Mi pixels and more, over the budget)
+    const size = 1100;
+    const heights = new Float32Array(size * size);
+    for (let y = 0; y < size; y++) for (let x = 0; x < size; x++) heights[y * size + x] = ((x + y) % 64) * 300;
+    const tile = encodeDemTile(heights, size, "terrarium");
+    const res = await resources({ dem: { d: { tile: () => tile, encoding: "terrarium", tileSize: 512, maxzoom: 4 } } });
+    const style = {
+      version: 8,
+      sources: { d: { type: "raster-dem" } },
+      layers: [
+        { id: "bg", type: "background", paint: { "background-color": "#808080" } },
+        { id: "h", type: "hillshade", source: "d" },
+      ],
+    } as unknown as StyleSpecification;
+    const p = pixels(await renderMap(style, { center: [0, 0], zoom: 4, bearing: 0, width: 1280, height: 1280, pixelRatio: 1 }, res));
+    // the light comes from 335°: the ramps rising to the south-east face it, most of the view is lit
+    expect(count(p, (px) => px[0] > 128 + 20)).toBeGreaterThan(1280 * 1280 * 0.5);
   });
 });
