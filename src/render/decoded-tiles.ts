@@ -5,6 +5,7 @@ import { VectorTile, type VectorTileFeature, type VectorTileLayer } from "@mapbo
 import { PbfReader } from "pbf";
 import { Lru } from "../lru";
 import type { Ring } from "./geometry";
+import { contentHash } from "./content-hash";
 
 export interface DecodedFeature {
   type: 1 | 2 | 3;
@@ -31,7 +32,7 @@ const decoded = new Lru<DecodedTile>({ maxBytes: DECODED_CACHE_BYTES });
 
 /** The decoded tile; throws on a corrupt tile. */
 export function decodeTile(bytes: Uint8Array): DecodedTile {
-  const key = `${bytes.length}:${Bun.hash(bytes).toString(36)}`;
+  const key = `${bytes.length}:${contentHash(bytes)}`;
   let tile = decoded.get(key);
   if (!tile) {
     tile = decode(bytes);

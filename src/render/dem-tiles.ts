@@ -4,6 +4,7 @@ import { Lru } from "../lru";
 import { decodeDemTile, type DemEncoding, type DemTile } from "../tiles/dem/encoding";
 import type { RenderResources } from "./types";
 import { coveringTiles, type Camera, type TileId } from "./view";
+import { contentHash } from "./content-hash";
 
 export interface LoadedDemTile {
   id: TileId;
@@ -34,7 +35,7 @@ export async function loadDemTiles(
     ids.map(async (id) => {
       const bytes = await res.tile(sourceId, id.z, id.x, id.y);
       if (!bytes || bytes.length === 0) return null;
-      const key = `${bytes.length}:${Bun.hash(bytes).toString(36)}:${encoding}`;
+      const key = `${bytes.length}:${contentHash(bytes)}:${encoding}`;
       try {
         let dem = decodedHeights.get(key);
         if (dem === undefined) {

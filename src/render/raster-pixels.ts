@@ -7,13 +7,14 @@ import { Lru } from "../lru";
 import type { RgbaImage } from "../sprites/png";
 import { readPng } from "../sprites/png";
 import { decodeWebpPixels, isWebp, webpSize } from "../tiles/dem/webp";
+import { contentHash } from "./content-hash";
 
 const decoded = new Lru<RgbaImage | null>({ maxBytes: 64 * 1024 * 1024 });
 /** Raster tiles are at most this many pixels a side (a 512-px tile at @2x is 1024). */
 const MAX_SIDE = 2048;
 
 export async function decodeRasterTile(bytes: Uint8Array): Promise<RgbaImage | null> {
-  const key = `${bytes.length}:${Bun.hash(bytes).toString(36)}`;
+  const key = `${bytes.length}:${contentHash(bytes)}`;
   const known = decoded.entry(key);
   if (known !== undefined) return known.value;
   const image = await decode(bytes).catch(() => null);

@@ -5,6 +5,7 @@ import { Lru } from "../lru";
 import { encodePng, readPng } from "../sprites/png";
 import type { SvgDocument } from "./svg";
 import type { SpriteEntry } from "./types";
+import { contentHash } from "./content-hash";
 
 export interface SpriteImage {
   /** id of the <image> def, drawn at (0,0) with the CSS size below */
@@ -95,7 +96,7 @@ export class SpriteImages {
 }
 
 function sheetOf(png: Uint8Array): DecodedSheet | null {
-  const key = `${png.length}:${Bun.hash(png).toString(36)}`;
+  const key = `${png.length}:${contentHash(png)}`;
   let sheet = sheets.get(key);
   if (sheet === undefined) {
     sheet = null;
