@@ -5,7 +5,7 @@
 // between two pages neither repeats nor skips another.
 import { BadRequest } from "../../errors";
 
-/** Items sent when a request asks for no limit: every item, as before lists took one. */
+/** The largest `limit` a request may ask for (without one, every item is sent, as before lists took one). */
 export const MAX_PAGE_LIMIT = 1000;
 
 export interface PageRequest {
@@ -32,6 +32,8 @@ export function parsePage(query: { limit?: string; cursor?: string }): PageReque
  */
 export function pageOf<T>(items: readonly T[], page: PageRequest, positionOf: (item: T) => string | number, order: "asc" | "desc"): { items: T[]; nextCursor: string | null } {
   const after = page.after;
+  // A cursor of another list (a key's id on a list of slugs) would read as the end of this one.
+  if (after !== null && items.length > 0 && typeof positionOf(items[0]!) !== typeof after) throw invalidCursor();
   const start = after === null ? 0 : items.findIndex((item) => comesAfter(positionOf(item), after, order));
   const rest = start < 0 ? [] : items.slice(start);
   const cut = rest.slice(0, page.limit);
@@ -40,23 +42,23 @@ export function pageOf<T>(items: readonly T[], page: PageRequest, positionOf: (i
 }
 
 function comesAfter(position: string | number, after: string | number, order: "asc" | "desc"): boolean {
-  if (typeof position !== typeof after) return false;
   return order === "asc" ? position > after : position < after;
 }
+
+const invalidCursor = () => new BadRequest("cursor is not one this server gave: pass next_cursor from the previous page as it came", { parameter: "cursor" });
 
 function encodeCursor(position: string | number): string {
   return Buffer.from(JSON.stringify([position])).toString("base64url");
 }
 
 function decodeCursor(cursor: string): string | number {
-  const invalid = () => new BadRequest("cursor is not one this server gave: pass next_cursor from the previous page as it came", { parameter: "cursor" });
-  if (cursor.length > 512 || !/^[A-Za-z0-9_-]+$/.test(cursor)) throw invalid();
+  if (cursor.length > 512 || !/^[A-Za-z0-9_-]+$/.test(cursor)) throw invalidCursor();
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
   } catch {
-    throw invalid();
+    throw invalidCursor();
   }
-  if (!Array.isArray(parsed) || parsed.length !== 1 || (typeof parsed[0] !== "string" && typeof parsed[0] !== "number")) throw invalid();
+  if (!Array.isArray(parsed) || parsed.length !== 1 || (typeof parsed[0] !== "string" && typeof parsed[0] !== "number")) throw invalidCursor();
   return parsed[0];
 }

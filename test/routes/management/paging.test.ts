@@ -90,6 +90,11 @@ test("a limit outside 1-1000 or a cursor this server did not give is a 400 namin
     expect(error.details.parameter).toBe("limit");
     expect(error.message).toBe("limit must be a whole number from 1 to 1000");
   }
+  // a cursor of another list: a key's id on the list of tilesets
+  const keyPage = (await (await t.fetch("/api/v1/orgs/acme/keys?limit=1", { headers })).json()) as { next_cursor: string };
+  const crossed = await t.fetch(`/api/v1/orgs/acme/tilesets?cursor=${keyPage.next_cursor}`, { headers });
+  expect(crossed.status).toBe(400);
+  expect(((await crossed.json()) as { error: { details: { parameter: string } } }).error.details.parameter).toBe("cursor");
   const forged = [Buffer.from('{"after":"x"}').toString("base64url"), "not a cursor!", "x".repeat(600), Buffer.from("[[1]]").toString("base64url")];
   for (const cursor of forged) {
     const res = await t.fetch(`/api/v1/orgs/acme/keys?cursor=${encodeURIComponent(cursor)}`, { headers });
