@@ -13,6 +13,9 @@ import { checkJsonDepth } from "./json-depth";
 import { mapError } from "./error-response";
 import { checkRequestLine, ERROR_CONTENT_TYPE, logRequest, mapAndLogError, readRequestHeaders, safePathname } from "./request-rules";
 import type { RouteTable } from "./route-facts";
+import { ROUTING_PROFILES } from "../config";
+
+const PROFILES = ROUTING_PROFILES.join("|");
 
 /** Called once per finished request (metrics); kept in the access-log hook so there is one such hook. */
 export type RequestObserver = (group: string, method: string, status: number, ms: number) => void;
@@ -26,7 +29,7 @@ function routeHint(path: string): string | null {
   if (mapbox)
     return `No such route: static images are at /static/v1/${mapbox[1]!.slice(0, 64)}/${mapbox[2]!.slice(0, 64)}[/{overlay}]/{lon},{lat},{zoom}[,{bearing}]/{width}x{height}[@2x].{png|jpg|webp} (or [{bbox}] or auto in place of the position), with a static_maps key; Mapbox's /styles/v1/.../static/... form is not served`;
   if (/^\/routing\/v1(\/|$)/.test(path))
-    return "No such route: routes are at /routing/v1/{driving|walking|cycling}/{lon},{lat};{lon},{lat}[;...] and matrices at /routing/v1/matrix/{driving|walking|cycling}/{lon},{lat};{lon},{lat}[;...], with a routing key";
+    return `No such route: routes are at /routing/v1/{${PROFILES}}/{lon},{lat};{lon},{lat}[;...] and matrices at /routing/v1/matrix/{${PROFILES}}/{lon},{lat};{lon},{lat}[;...], with a routing key`;
   if (/^\/elevation\/v1(\/|$)/.test(path))
     return "No such route: heights are at /elevation/v1/{lon},{lat}[;{lon},{lat}...] and a profile along a path at /elevation/v1/along/{lon},{lat};{lon},{lat}[;...], with an elevation key";
   if (/^\/geocoding\/v1(\/|$)/.test(path))

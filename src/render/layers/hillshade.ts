@@ -8,6 +8,7 @@ import type { DrawContext } from "../draw-context";
 import { shadeHillshade, type HillshadeMethod, type HillshadePaint, type PremultipliedColor } from "../hillshade-shade";
 import { num, prop } from "../style-eval";
 import { drawTileImages, resamplingOf } from "./tile-images";
+import { fromUnitSquare } from "../../tiles/readers/mercator";
 
 /**
  * Shaded tiles kept across renders, keyed by everything that determines their pixels (the paint, the
@@ -77,6 +78,4 @@ function premultiplied(value: unknown): PremultipliedColor {
 }
 
 /** Latitude (degrees) of the top edge of tile row `y` at zoom `z` (Web Mercator). */
-function tileLatitude(y: number, z: number): number {
-  return (Math.atan(Math.sinh(Math.PI * (1 - (2 * y) / 2 ** z))) * 180) / Math.PI;
-}
+const tileLatitude = (y: number, z: number) => fromUnitSquare(0, y / 2 ** z)[1];

@@ -2,11 +2,11 @@
 // MapLibre's colour adjustments (hue-rotate, saturation, contrast, brightness).
 import type { RasterLayerSpecification } from "@maplibre/maplibre-gl-style-spec";
 import type { DrawContext } from "../draw-context";
-import { num, prop } from "../style-eval";
+import { num } from "../style-eval";
 import { dataUri, matrix, n } from "../svg";
 import { worldToScreen, type Camera, type TileId } from "../view";
 import { applyRasterColour, rasterColour } from "../raster-colour";
-import { drawTileImages } from "./tile-images";
+import { drawTileImages, resamplingOf } from "./tile-images";
 
 /** Tiles drawn this much larger (CSS px) so anti-aliased edges of neighbours do not leave hairline seams. */
 const SEAM_OVERLAP_PX = 0.5;
@@ -15,8 +15,7 @@ export function drawRaster(layer: RasterLayerSpecification, ctx: DrawContext): v
   const { cam, zoom } = ctx;
   const opacity = num(layer, "paint", "raster-opacity", zoom);
   if (opacity <= 0) return;
-  // `resampling` (MapLibre 5 and later) over the older `raster-resampling` when both are set
-  const nearest = prop(layer, "paint", layer.paint?.resampling !== undefined ? "resampling" : "raster-resampling", zoom) === "nearest";
+  const resampling = resamplingOf(layer, zoom);
   const tiles = ctx.rasterTiles(layer.source);
   if (!tiles.length) return;
   const colour = rasterColour(
@@ -30,11 +29,11 @@ export function drawRaster(layer: RasterLayerSpecification, ctx: DrawContext): v
   // whole extent; a tile this renderer cannot decode leaves the layer to resvg, unadjusted.
   if (tiles.every((t) => t.pixels !== null)) {
     const images = tiles.map(({ id, pixels }) => ({ id, size: pixels!.width, rgba: colour ? applyRasterColour(pixels!.data, colour) : pixels!.data }));
-    drawTileImages(ctx, images, nearest ? "nearest" : "linear", opacity);
+    drawTileImages(ctx, images, resampling, opacity);
     return;
   }
   const parts = tiles.map(({ id, bytes }) => tileImage(cam, id, bytes));
-  ctx.svg.body.push(`<g opacity="${opacity}"${nearest ? ' image-rendering="optimizeSpeed"' : ""}>${parts.join("")}</g>`);
+  ctx.svg.body.push(`<g opacity="${opacity}"${resampling === "nearest" ? ' image-rendering="optimizeSpeed"' : ""}>${parts.join("")}</g>`);
 }
 
 /** An image (PNG, JPEG or WebP bytes) covering tile `id` of the view, scaled and rotated with the map. */

@@ -8,9 +8,13 @@ import { invert, worldToScreen, type Camera, type TileId } from "../view";
 /** The layer's `resampling`: how tiles are magnified, smoothly or each pixel as a square. */
 export type Resampling = "linear" | "nearest";
 
-/** A raster, hillshade or color-relief layer's `resampling` paint property. */
+/**
+ * A raster, hillshade or color-relief layer's `resampling` paint property; a raster layer without it
+ * takes the older `raster-resampling`, as MapLibre 5 does.
+ */
 export function resamplingOf(layer: LayerSpecification, zoom: number): Resampling {
-  return prop(layer, "paint", "resampling", zoom) === "nearest" ? "nearest" : "linear";
+  const name = layer.type === "raster" && (layer.paint as { resampling?: unknown } | undefined)?.resampling === undefined ? "raster-resampling" : "resampling";
+  return prop(layer, "paint", name, zoom) === "nearest" ? "nearest" : "linear";
 }
 
 export interface TileImage {
