@@ -26,8 +26,9 @@ export interface PatternStroke {
  */
 export function drawPatternLine(svg: SvgDocument, image: SpriteImage, line: PatternStroke): void {
   const { width } = line;
-  // (a repeat under a pixel shows as a blend anyway; at least one keeps the copies per band bounded)
-  const period = Math.max(1, line.period);
+  // (a repeat under two pixels shows as a blend anyway; the floor keeps the copies per band bounded on
+  // dense networks of thin patterned lines)
+  const period = Math.max(2, line.period);
   if (!(width > 0) || !Number.isFinite(period)) return;
   const bands: string[] = [];
   for (const ring of line.whole) {

@@ -72,7 +72,7 @@ export function drawLine(layer: LineLayerSpecification, ctx: DrawContext): void 
       // along the line (line-dasharray does not apply to a pattern, as in MapLibre); the repeat is
       // measured with the width at the tile's zoom, at which MapLibre lays the line out
       const tileScale = 2 ** (zoom - layoutZoom(zoom));
-      const period = ((pattern.width * num(layer, "paint", "line-width", Math.floor(zoom), f)) / pattern.height) * tileScale;
+      const period = ((pattern.width * num(layer, "paint", "line-width", layoutZoom(zoom), f)) / pattern.height) * tileScale;
       const filter = blur.sigma ? ` filter="url(#${blurFilter(ctx, blur.sigma)})"` : "";
       const strokeAttributes = ` stroke-linecap="${cap}" stroke-linejoin="${join}" stroke-miterlimit="${miterLimit}"${filter}`;
       for (const o of offsets) {
