@@ -38,7 +38,9 @@ options.paths.root relative to the config's folder, the others relative to root)
            Noto Sans face (Bold, Italic, else Regular), or --font-fallback FONT. TileServer GL's fonts
            folder holds prebuilt glyphs, not fonts: install the real TTF/OTF with mapstead fonts add
            for the exact look.
-Then prints each tileset and style with its URL, every rewrite and fallback, and which Mapstead URL
+Tilesets and styles are created public, as TileServer GL serves everything to anyone (make one private
+with mapstead tilesets/styles, or in the console). Then prints each tileset and style with its URL,
+every rewrite and fallback, and which Mapstead URL
 replaces each TileServer GL URL (/styles/ID/style.json, /data/ID.json, raster tiles, wmts.xml,
 static images).
 
@@ -124,7 +126,7 @@ async function importConfig(ctx: AppContext, services: Services, config: Tileser
     rewriteTileserverStyle(s.json!, {
       org: org.slug,
       tilesets: slugs,
-      dataIdByFile: new Map(config.data.map((d) => [basename(d.file), d.id])),
+      dataIdByFile: uniqueByFileName(config.data),
       sprite: s.sprite ? `mapstead://sprites/${org.slug}/${s.slug}` : null,
       installedFonts: installed,
       fontFallback: opts.fontFallback,
@@ -154,7 +156,7 @@ async function importConfig(ctx: AppContext, services: Services, config: Tileser
       print(`  style ${org.slug}/${s.slug} from style '${s.id}' (${s.file})${s.sprite ? `, sprite ${s.sprite.base}.json/.png${s.sprite.json2x ? " and @2x" : ""}` : ""}`);
       printChanges(plans.get(s)!);
     }
-    printMapping(config.data.filter((d) => !d.problem), config.styles.filter((s) => !s.problem), base, org.slug, new Map());
+    printMapping(config.data.filter((d) => !d.problem), config.styles.filter((s) => !s.problem), base, org.slug, new Map(), opts.publish);
     const problems = [...config.data, ...config.styles].filter((i) => i.problem).length;
     print(problems ? red(`${problems} item(s) would not be imported; fix them and run again`) : green("Nothing in the way: run again without --dry-run to import"));
     return problems ? 1 : 0;
@@ -187,7 +189,7 @@ async function importConfig(ctx: AppContext, services: Services, config: Tileser
   }
 
   const created = new Set(outcome.ok);
-  printMapping(config.data.filter((d) => versions.has(d.id)), config.styles.filter((s) => created.has(`style ${org.slug}/${s.slug}`)), base, org.slug, versions);
+  printMapping(config.data.filter((d) => versions.has(d.id)), config.styles.filter((s) => created.has(`style ${org.slug}/${s.slug}`)), base, org.slug, versions, opts.publish);
   print();
   print(bold(`Imported ${outcome.ok.length} of ${config.data.length + config.styles.length} item(s)`) + (outcome.ok.length ? `: ${outcome.ok.join(", ")}` : ""));
   if (outcome.failed.length) {
@@ -196,6 +198,17 @@ async function importConfig(ctx: AppContext, services: Services, config: Tileser
     return 1;
   }
   return 0;
+}
+
+/**
+ * Data ids by their archive's file name, for styles that name the file (mbtiles://world.mbtiles); a
+ * name two entries share (data/a/world.mbtiles, data/b/world.mbtiles) is left out, so such a reference
+ * is refused as unknown rather than taken to mean either one.
+ */
+function uniqueByFileName(data: TileserverData[]): Map<string, string> {
+  const byName = new Map<string, string | null>();
+  for (const d of data) byName.set(basename(d.file), byName.has(basename(d.file)) ? null : d.id);
+  return new Map([...byName].filter((entry): entry is [string, string] => entry[1] !== null));
 }
 
 const exists = (get: () => unknown) => {
@@ -302,9 +315,12 @@ function importStyle(services: Services, org: NonNullable<ReturnType<Services["s
 }
 
 /** Which Mapstead URL answers for each TileServer GL URL a client may have stored. */
-function printMapping(data: TileserverData[], styles: TileserverStyle[], base: string, org: string, versions: Map<string, number>) {
+function printMapping(data: TileserverData[], styles: TileserverStyle[], base: string, org: string, versions: Map<string, number>, published: boolean) {
   print();
   print(bold("TileServer GL URL -> Mapstead URL"));
+  // Everything is created public, as TileServer GL serves everything to anyone; the stable URLs answer
+  // once the items are published.
+  print(dim(`  (tilesets and styles are public${published ? "" : "; these URLs answer once published: run again with --publish, or mapstead tilesets publish / styles publish"})`));
   const row = (from: string, to: string) => print(`  ${from.padEnd(52)} -> ${to}`);
   for (const d of data) {
     row(`/data/${d.id}.json`, `${base}/tiles/v1/${org}/${d.slug}.json`);

@@ -121,6 +121,7 @@ test("without --publish the style pins the imported versions and stays a draft; 
   expect(run.out).toContain("sources.shade.url: pmtiles://{shade} -> mapstead://tilesets/beta/shade@1");
   expect(run.out).toContain("drawn in Noto Sans Italic");
   expect(run.out).toContain("mapstead styles publish --org beta --slug basic");
+  expect(run.out).toContain("tilesets and styles are public; these URLs answer once published");
   expect(cli("styles", "publish", "--org", "beta", "--slug", "basic").code).toBe(0);
   const exported = JSON.parse(cli("styles", "export", "--org", "beta", "--slug", "basic").out);
   expect(exported.sources.shade.url).toBe("https://maps.example.com/tiles/v1/beta/shade@1.json");
@@ -167,4 +168,15 @@ test("user mistakes: each named with its file or id and fix, exit 1, the other i
   const styles = JSON.parse(cli("styles", "list", "--org", "gamma", "--json").out) as { slug: string }[];
   expect(styles.map((s) => s.slug)).toEqual(["basic"]);
   expect((JSON.parse(cli("tilesets", "list", "--org", "gamma", "--json").out) as { slug: string }[]).map((t) => t.slug)).toEqual(["world-data"]);
+});
+
+test("a style naming an archive file two data entries share is refused as unknown, not taken to mean either", () => {
+  const root = join(dir, "twins");
+  const config = layout(root, basicStyle("mbtiles://world.mbtiles"), { data: { Copy: { mbtiles: "copy/world.mbtiles" } } });
+  mkdirSync(join(root, "tsgl/tiles/copy"), { recursive: true });
+  writeFileSync(join(root, "tsgl/tiles/copy/world.mbtiles"), readFileSync(join(root, "tsgl/tiles/world.mbtiles")));
+  expect(cli("orgs", "create", "--slug", "delta").code).toBe(0);
+  const dry = cli("import-tileserver-gl", config, "--org", "delta", "--dry-run");
+  expect(dry.code).toBe(1);
+  expect(dry.out + dry.err).toContain("has no id 'world.mbtiles'");
 });
