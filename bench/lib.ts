@@ -3,6 +3,7 @@
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tempDir } from "../test/support/temp";
 import { join } from "node:path";
+import type { Page } from "playwright-core";
 
 export interface WrkResult {
   rps: number;
@@ -248,3 +249,28 @@ export function percentile(xs: number[], p: number): number {
 /** Short benches for CI smoke runs: BENCH_QUICK=1 shortens every wrk run. */
 export const QUICK = process.env.BENCH_QUICK === "1";
 export const DURATION_S = QUICK ? 2 : 5;
+
+export type Capture = "screenshot" | "dataUrl";
+
+/**
+ * MapLibre in a warm page (test/support/browser.ts openMap): jumpTo the view, wait for idle, PNG bytes
+ * into this process by element screenshot or canvas.toDataURL; the milliseconds it took.
+ */
+export async function chromiumImage(page: Page, v: { lon: number; lat: number; zoom: number }, capture: Capture): Promise<number> {
+  const started = performance.now();
+  await page.evaluate(
+    (view) =>
+      new Promise<void>((resolve) => {
+        const m = (window as any).map;
+        m.once("idle", () => resolve());
+        m.jumpTo({ center: [view.lon, view.lat], zoom: view.zoom });
+      }),
+    v,
+  );
+  const png =
+    capture === "screenshot"
+      ? await page.locator("#map").screenshot({ type: "png" })
+      : Buffer.from((await page.evaluate(() => (window as any).map.getCanvas().toDataURL("image/png") as string)).split(",")[1]!, "base64");
+  if (png.length < 1000) throw new Error("chromium: empty image");
+  return performance.now() - started;
+}

@@ -7,14 +7,13 @@
 // No target of its own yet (vector static images have >= 5x): the figures show where relief stands.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Page } from "playwright-core";
 import { serveTestApp, tempDir } from "../test/support/app";
 import { launchBrowser, openMap, stopHarness } from "../test/support/browser";
 import { demMbtiles } from "../test/support/dem";
 import { seedKey, seedOrg, seedSession } from "../test/support/seed";
 import { createTileset, publish, upload, waitForVersion } from "../test/routes/management/tilesets/fixtures";
 import { createStyle } from "../test/read/render/world";
-import { median, percentile, QUICK, report } from "./lib";
+import { chromiumImage, median, percentile, QUICK, report } from "./lib";
 
 const SIZE = 512;
 const SAMPLES = QUICK ? 6 : 20;
@@ -66,33 +65,17 @@ async function mapstead(v: View): Promise<number> {
   return performance.now() - started;
 }
 
-async function chromium(page: Page, v: View): Promise<number> {
-  const started = performance.now();
-  await page.evaluate(
-    (view) =>
-      new Promise<void>((resolve) => {
-        const m = (window as any).map;
-        m.once("idle", () => resolve());
-        m.jumpTo({ center: [view.lon, view.lat], zoom: view.zoom });
-      }),
-    v,
-  );
-  const png = Buffer.from((await page.evaluate(() => (window as any).map.getCanvas().toDataURL("image/png") as string)).split(",")[1]!, "base64");
-  if (png.length < 1000) throw new Error("chromium: empty image");
-  return performance.now() - started;
-}
-
 const browser = await launchBrowser();
 try {
   console.log(`  ${SAMPLES} views of ${SIZE}x${SIZE} at zoom 9-11 over a zoom-10 DEM (hillshade over color-relief), taken in turns, after ${WARM_UP} warm-up images per side`);
   for (const v of views(WARM_UP, 1)) await mapstead(v);
   const page = (await openMap(browser, { style: styleUrl, width: SIZE, height: SIZE, center: [7.5, 46.5], zoom: 9, timeoutMs: 120_000 })).page;
-  for (const v of views(WARM_UP, 2)) await chromium(page, v);
+  for (const v of views(WARM_UP, 2)) await chromiumImage(page, v, "dataUrl");
   const ours: number[] = [];
   const theirs: number[] = [];
   for (const v of views(SAMPLES, 0)) {
     ours.push(await mapstead(v));
-    theirs.push(await chromium(page, v));
+    theirs.push(await chromiumImage(page, v, "dataUrl"));
   }
   await page.close();
 

@@ -13,7 +13,7 @@ import type { Page } from "playwright-core";
 import { serveTestApp } from "../test/support/app";
 import { launchBrowser, openMap, stopHarness } from "../test/support/browser";
 import { buildWorld } from "../test/read/render/world";
-import { median, percentile, QUICK, report } from "./lib";
+import { chromiumImage, type Capture, median, percentile, QUICK, report } from "./lib";
 
 interface View {
   lon: number;
@@ -52,28 +52,6 @@ async function mapstead(v: View): Promise<number> {
   return performance.now() - started;
 }
 
-type Capture = "screenshot" | "dataUrl";
-
-/** MapLibre in a warm page: jumpTo, wait for idle, PNG bytes into this process. */
-async function chromium(page: Page, v: View, capture: Capture): Promise<number> {
-  const started = performance.now();
-  await page.evaluate(
-    (view) =>
-      new Promise<void>((resolve) => {
-        const m = (window as any).map;
-        m.once("idle", () => resolve());
-        m.jumpTo({ center: [view.lon, view.lat], zoom: view.zoom });
-      }),
-    v,
-  );
-  const png =
-    capture === "screenshot"
-      ? await page.locator("#map").screenshot({ type: "png" })
-      : Buffer.from((await page.evaluate(() => (window as any).map.getCanvas().toDataURL("image/png") as string)).split(",")[1]!, "base64");
-  if (png.length < 1000) throw new Error("chromium: empty image");
-  return performance.now() - started;
-}
-
 function line(label: string, times: number[]): void {
   console.log(`  ${label}: p50 ${median(times).toFixed(0)} ms, p95 ${percentile(times, 95).toFixed(0)} ms (${times.length} images)`);
 }
@@ -94,14 +72,14 @@ try {
     screenshot: (await openMap(browser, { style: styleUrl, width: SIZE, height: SIZE, center: [0, 0], zoom: 1, timeoutMs: 120_000 })).page,
     dataUrl: (await openMap(browser, { style: styleUrl, width: SIZE, height: SIZE, center: [0, 0], zoom: 1, timeoutMs: 120_000 })).page,
   };
-  for (const capture of ["screenshot", "dataUrl"] as const) for (const v of warm.slice(0, WARM_UP)) await chromium(pages[capture], v, capture);
+  for (const capture of ["screenshot", "dataUrl"] as const) for (const v of warm.slice(0, WARM_UP)) await chromiumImage(pages[capture], v, capture);
 
   const ours: number[] = [];
   const theirs: Record<Capture, number[]> = { screenshot: [], dataUrl: [] };
   for (const v of views(SAMPLES, 0)) {
     ours.push(await mapstead(v));
-    theirs.screenshot.push(await chromium(pages.screenshot, v, "screenshot"));
-    theirs.dataUrl.push(await chromium(pages.dataUrl, v, "dataUrl"));
+    theirs.screenshot.push(await chromiumImage(pages.screenshot, v, "screenshot"));
+    theirs.dataUrl.push(await chromiumImage(pages.dataUrl, v, "dataUrl"));
   }
   for (const page of Object.values(pages)) await page.close();
 

@@ -7,7 +7,8 @@ import { seedKey, seedOrg, seedSession } from "../../support/seed";
 import { cities, countries, createTileset, publish, upload, waitForVersion } from "../../routes/management/tilesets/fixtures";
 import { readPng } from "../../../src/sprites/png";
 
-export { countColor } from "../../support/browser";
+import { countColor, pixelAt } from "../../support/browser";
+export { countColor };
 
 export const OCEAN: [number, number, number] = [20, 60, 160];
 export const LAND: [number, number, number] = [40, 180, 60];
@@ -91,4 +92,19 @@ export function pixelsOf(png: Uint8Array): Pixels {
 export function colorAt(px: Pixels, x: number, y: number): [number, number, number, number] {
   const i = (y * px.width + x) * 4;
   return [px.data[i]!, px.data[i + 1]!, px.data[i + 2]!, px.data[i + 3]!];
+}
+
+/**
+ * The browser clients' view of the world style: zoom 2 on a 512x512 page centred at 10°E 30°N. Land and
+ * ocean each cover a tenth of the screen or more, the centre is the Sahara, and 50°W 30°N (170 px left of
+ * it at 1024 px per world) the North Atlantic.
+ */
+export const CLIENT_VIEW = { center: [10, 30] as [number, number], zoom: 2, width: 512, height: 512 };
+
+export function expectClientViewShown(px: { width: number; height: number; data: Uint8Array }): void {
+  const total = px.width * px.height;
+  expect(countColor(px, LAND, 16)).toBeGreaterThan(total * 0.1);
+  expect(countColor(px, OCEAN, 16)).toBeGreaterThan(total * 0.1);
+  expect(pixelAt(px, 256, 256).every((c, i) => Math.abs(c - LAND[i]!) <= 16)).toBe(true);
+  expect(pixelAt(px, 86, 256).every((c, i) => Math.abs(c - OCEAN[i]!) <= 16)).toBe(true);
 }
