@@ -4,7 +4,7 @@
 // least 90% of the open route's throughput. A second figure (no target) uses a key with a monthly
 // quota, which adds the quota check and four X-Quota-* headers.
 import { Elysia } from "elysia";
-import { makeTestApp, freePort } from "../test/support/app";
+import { freePort, listenAsServed, makeTestApp } from "../test/support/app";
 import { seedKey, seedOrg } from "../test/support/seed";
 import { authPlugin } from "../src/http/auth";
 import { median, QUICK, report, wrk, wrkLine, type WrkResult } from "./lib";
@@ -18,7 +18,7 @@ t.app.use(
     .get("/bench/authed", () => body, { scope: "geocoding" }),
 );
 const port = freePort();
-t.app.listen({ hostname: "127.0.0.1", port });
+listenAsServed(t.app, port);
 const base = `http://127.0.0.1:${port}`;
 const orgId = seedOrg(t.ctx, "bench").id;
 const key = seedKey(t.ctx, orgId, ["geocoding"]).secret;

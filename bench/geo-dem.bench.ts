@@ -7,7 +7,7 @@
 // The machine is shared: three rounds, each figure keeps its best round.
 import { join } from "node:path";
 import { readFileSync } from "node:fs";
-import { freePort, makeTestApp } from "../test/support/app";
+import { freePort, listenAsServed, makeTestApp } from "../test/support/app";
 import { seedKey, seedOrg } from "../test/support/seed";
 import { demMbtiles, ramp } from "../test/support/dem";
 import { createTileCatalog } from "../src/read/tiles";
@@ -17,7 +17,7 @@ import { bareConstantServer, median, percentile, QUICK, report } from "./lib";
 
 const port = freePort();
 const app = await makeTestApp({ HOST: "127.0.0.1", PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, ELEVATION_TILESET: "bench/dem", RATE_LIMIT_PER_MINUTE: "10000000" });
-app.app.listen({ hostname: "127.0.0.1", port });
+listenAsServed(app.app, port);
 const org = seedOrg(app.ctx, "bench");
 const headers = { "x-api-key": seedKey(app.ctx, org.id, ["elevation"]).secret };
 

@@ -4,7 +4,7 @@
 // - median latency a 100-point elevation lookup adds over calling the fake dataset directly (< 1 ms);
 // - median latency an uncached and a cached route (steps, full overview) add over calling the fake OSRM
 //   directly (< 1 ms each; a cache hit never calls OSRM, so it is usually faster than the direct call).
-import { freePort, makeTestApp } from "../test/support/app";
+import { freePort, listenAsServed, makeTestApp } from "../test/support/app";
 import { seedKey, seedOrg } from "../test/support/seed";
 import { startFakePelias } from "../test/support/fake-pelias";
 import { startFakeOpenTopoData } from "../test/support/fake-opentopodata";
@@ -28,7 +28,7 @@ let floorBody = "{}";
 (app.app as unknown as Elysia).use(
   new Elysia({ name: "bench-floor" }).use(authPlugin(app.services.auth)).get("/bench/floor", ({ set }) => ((set.headers["content-type"] = "application/json"), floorBody), { scope: "geocoding" }),
 );
-app.app.listen({ hostname: "127.0.0.1", port });
+listenAsServed(app.app, port);
 const baseUrl = app.baseUrl;
 const appFetch = (path: string, init?: RequestInit) => fetch(baseUrl + path, init);
 const key = seedKey(app.ctx, seedOrg(app.ctx, "bench").id, ["geocoding", "elevation", "routing"]).secret;

@@ -3,7 +3,7 @@
 // URL, a 304 revalidation with If-None-Match, and the stable style through Elysia alone (the fast
 // route's twin, to show what the fast path buys).
 import { createApp } from "../src/app";
-import { freePort, makeTestApp } from "../test/support/app";
+import { freePort, listenAsServed, makeTestApp } from "../test/support/app";
 import { seedOrg, seedSession } from "../test/support/seed";
 import { bareConstantServer, DURATION_S, headersOf, loadLine, median, QUICK, report, wrk, wrkLine } from "./lib";
 
@@ -16,10 +16,10 @@ app.app.get("/__bench/constant", ({ set }) => {
   set.headers["content-type"] = "application/json; charset=utf-8";
   return constantBytes;
 });
-app.app.listen({ hostname: "127.0.0.1", port });
+listenAsServed(app.app, port);
 const twin = createApp(app.services, { fastPath: false });
 const twinPort = freePort();
-twin.listen({ hostname: "127.0.0.1", port: twinPort });
+listenAsServed(twin, twinPort);
 const org = seedOrg(app.ctx, "bench");
 const session = await seedSession(app.ctx, { orgId: org.id });
 

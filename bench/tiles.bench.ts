@@ -11,7 +11,7 @@ import * as topojson from "topojson-client";
 import world50 from "world-atlas/countries-50m.json";
 import world10 from "world-atlas/countries-10m.json";
 import { createApp } from "../src/app";
-import { freePort, serveTestApp } from "../test/support/app";
+import { freePort, listenAsServed, serveTestApp } from "../test/support/app";
 import { seedOrg, seedSession } from "../test/support/seed";
 import { bareConstantServer, DURATION_S, headersOf, loadLine, median, QUICK, report, wrk, wrkLine, type WrkResult } from "./lib";
 
@@ -44,7 +44,7 @@ let bareIds = 0;
 // The same services answered by Elysia alone (no fast routes): the figure before the fast path.
 const twin = createApp(app.services, { fastPath: false });
 const twinPort = freePort();
-twin.listen({ hostname: "127.0.0.1", port: twinPort });
+listenAsServed(twin, twinPort);
 const twinUrl = `http://127.0.0.1:${twinPort}`;
 try {
   await must("/api/v1/orgs/bench/tilesets", { method: "POST", headers: json, body: JSON.stringify({ slug: "world" }) }, 201);

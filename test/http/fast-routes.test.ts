@@ -10,7 +10,7 @@ import { fastRoutes } from "../../src/http/fast-routes";
 import { factsOf } from "../../src/http/route-facts";
 import { createLogger, silentLogger } from "../../src/log";
 import { fastReads } from "../../src/routes/public/fast-reads";
-import { freePort, makeTestApp, type TestApp } from "../support/app";
+import { freePort, listenAsServed, makeTestApp, type TestApp } from "../support/app";
 import { seedKey, seedOrg, seedSession } from "../support/seed";
 import { countries, createTileset, publish, upload, waitForVersion } from "../routes/management/tilesets/fixtures";
 import { json, mapStyle } from "../routes/management/styles/helpers";
@@ -39,7 +39,7 @@ let tileJsonEtag: string;
 /** Listens with Elysia's listen(), as `mapstead serve` and the cluster workers do. */
 function listen(app: App): string {
   const port = freePort();
-  app.listen({ hostname: "127.0.0.1", port });
+  listenAsServed(app, port);
   return `http://127.0.0.1:${port}`;
 }
 

@@ -61,11 +61,19 @@ export function freePort(): number {
   return port;
 }
 
+/**
+ * Listens on 127.0.0.1 as `mapstead serve` does (src/cli/serve.ts), so tests and benches see the server
+ * that ships: Elysia's listen() otherwise turns on Bun's development mode and port sharing.
+ */
+export function listenAsServed(app: App, port: number): void {
+  app.listen({ hostname: "127.0.0.1", port, reusePort: false, development: false, maxRequestBodySize: BUN_BODY_LIMIT });
+}
+
 /** A listening app on 127.0.0.1 with PUBLIC_URL set to its own address (for browsers and real HTTP). */
 export async function serveTestApp(env: Record<string, string> = {}, opts: { dataDir?: string; log?: Logger } = {}): Promise<TestApp> {
   const port = freePort();
   const t = await makeTestApp({ HOST: "127.0.0.1", PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, ...env }, opts);
-  t.app.listen({ hostname: "127.0.0.1", port, maxRequestBodySize: BUN_BODY_LIMIT });
+  listenAsServed(t.app, port);
   const close = t.close;
   return {
     ...t,
