@@ -52,6 +52,32 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
+/** One point 130 CSS px east of the edge between raster tiles 2/1/1 and 2/2/1, at 30°N: beyond what a tile draws around itself. */
+const EDGE_POINT: [number, number] = [(130 / 256) * 90, 30];
+
+/** A heatmap of one point whose kernel (radius 160 px) reaches 30 px past the edge into the western tile. */
+async function createEdgeHeatmap() {
+  await createTileset(t, "acme", headers, { slug: "edge" });
+  const point = { type: "FeatureCollection", features: [{ type: "Feature", properties: {}, geometry: { type: "Point", coordinates: EDGE_POINT } }] };
+  expect((await upload(t, "acme", "edge", headers, JSON.stringify(point), "?maxzoom=4&layer=quakes")).status).toBe(202);
+  expect(((await waitForVersion(t, "acme", "edge", 1, headers)) as { state: string }).state).toBe("ready");
+  expect((await publish(t, "acme", "edge", 1, headers)).status).toBe(200);
+  await createStyle(t, headers, "edge-heat", {
+    version: 8,
+    sources: { edge: { type: "vector", url: "mapstead://tilesets/acme/edge" } },
+    layers: [
+      { id: "bg", type: "background", paint: { "background-color": `rgb(${BACKGROUND})` } },
+      { id: "heat", type: "heatmap", source: "edge", "source-layer": "quakes", paint: { "heatmap-radius": 160, "heatmap-intensity": 3 } },
+    ],
+  });
+}
+
+async function rasterTile(path: string): Promise<Pixels> {
+  const res = await t.fetch(`/styles/v1/acme/edge-heat/tiles/256/${path}.png`);
+  if (res.status !== 200) throw new Error(`${res.status} ${await res.text()}`);
+  return pixelsOf(new Uint8Array(await res.arrayBuffer()));
+}
+
 async function image(view: string, size: string): Promise<Pixels> {
   const res = await t.fetch(`/static/v1/acme/heat/${view}/${size}.png?attribution=false&logo=false`, { headers: { "x-api-key": key } });
   if (res.status !== 200) throw new Error(`${res.status} ${await res.text()}`);
@@ -90,5 +116,25 @@ describe("heatmap in static images", () => {
       const b = colorAt(two, 2 * x, 2 * y);
       expect(near(b, [a[0], a[1], a[2]], 24)).toBe(true);
     }
+  });
+});
+
+describe("heatmap in raster tiles", () => {
+  test("a kernel from a point past the drawn margin reaches into the neighbouring tile, with no seam between the two", async () => {
+    await createEdgeHeatmap();
+    const west = await rasterTile("2/1/1");
+    const east = await rasterTile("2/2/1");
+    // the point's row: 30°N in a 1024-px world, less the 256 px of row 0
+    const row = Math.round((1 - Math.log(Math.tan(Math.PI / 4 + (EDGE_POINT[1] * Math.PI) / 360)) / Math.PI) * 512 - 256);
+    // the western tile's last column is coloured by the kernel, 130 px from its point
+    expect(near(colorAt(west, 255, row), BACKGROUND, 8)).toBe(false);
+    let worst = 0;
+    for (let y = 0; y < 256; y++) {
+      const a = colorAt(west, 255, y);
+      const b = colorAt(east, 0, y);
+      worst = Math.max(worst, ...[0, 1, 2].map((k) => Math.abs(a[k]! - b[k]!)));
+    }
+    // one column apart, a smooth kernel changes by a few levels; a seam by far more
+    expect(worst).toBeLessThan(24);
   });
 });
