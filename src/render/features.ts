@@ -29,6 +29,12 @@ export interface RenderFeature extends EvalFeature {
   lineStarts(): [number, number][];
   /** points in screen px (each point once across tiles) */
   points(): [number, number][];
+  /**
+   * Where MapLibre puts a circle or heatmap kernel of this feature, in screen px, each once across tiles:
+   * its points, or every vertex of its lines and polygon rings (a ring's first vertex again at its end,
+   * as a vector tile closes it).
+   */
+  vertices(): [number, number][];
 }
 
 export interface LayoutLine {
@@ -64,6 +70,7 @@ export function renderFeature(
   let labelLines: Ring[] | undefined;
   let fromScreen: Affine | undefined;
   let points: [number, number][] | undefined;
+  let vertices: [number, number][] | undefined;
   /**
    * A screen point back in tile units. The round trip leaves a point on a tile edge (a street along it)
    * a hair off, outside both tiles, so neither placed its label; snapped to 1/1024 unit, the edge belongs
@@ -158,6 +165,21 @@ export function renderFeature(
         }
       }
       return points;
+    },
+    vertices() {
+      if (type === 1) return this.points();
+      if (vertices) return vertices;
+      vertices = [];
+      const m = space.toScreen;
+      const add = (x: number, y: number) => {
+        if (space.ownsPoint(x, y)) vertices!.push([m.a * x + m.c * y + m.e, m.b * x + m.d * y + m.f]);
+      };
+      for (const ring of rawRings()) {
+        for (let i = 0; i < ring.length; i += 2) add(ring[i]!, ring[i + 1]!);
+        const closedAlready = ring[0] === ring[ring.length - 2] && ring[1] === ring[ring.length - 1];
+        if (type === 3 && ring.length >= 4 && !closedAlready) add(ring[0]!, ring[1]!);
+      }
+      return vertices;
     },
   };
 }

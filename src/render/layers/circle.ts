@@ -16,7 +16,7 @@ export function drawCircle(layer: CircleLayerSpecification, ctx: DrawContext): v
   );
   const out = ctx.svg.body;
   for (const f of features) {
-    const points = f.points();
+    const points = f.vertices();
     if (!points.length) continue;
     const radius = num(layer, "paint", "circle-radius", zoom, f);
     const opacity = num(layer, "paint", "circle-opacity", zoom, f);

@@ -14,12 +14,11 @@ export function drawHeatmap(layer: HeatmapLayerSpecification, ctx: DrawContext):
   const grid = densityGrid(width, height, pixelRatio);
   if (!grid) return;
   const intensity = num(layer, "paint", "heatmap-intensity", zoom);
-  // Only points: MapLibre also puts a kernel on every vertex of a line or polygon (as it would a
-  // circle), at the vertices its tiler kept for that tile's zoom, which this renderer's features do not
-  // share; a heatmap of lines or polygons is rarely what a style means.
+  // A line or polygon puts a kernel on each of its vertices, as MapLibre does (and as it draws circles):
+  // those its tile holds, which MapLibre reads too.
   for (const f of ctx.features(layer)) {
-    if (f.type !== 1 || !passesFilter(layer, zoom, f)) continue;
-    const points = f.points();
+    if (!passesFilter(layer, zoom, f)) continue;
+    const points = f.vertices();
     if (!points.length) continue;
     const weight = num(layer, "paint", "heatmap-weight", zoom, f);
     const radius = num(layer, "paint", "heatmap-radius", zoom, f);

@@ -10,7 +10,7 @@ import { encodePng } from "../../../src/sprites/png";
 import { ARTIFACTS_DIR, launchBrowser, openMap } from "../../support/browser";
 import { pixels } from "./fixtures";
 import { applyBearing, serveScenes, type SceneServer } from "./maplibre-side";
-import { cityScene, colorReliefScene, heatmapScene, hillshadeMethodScene, rasterColourScene, reliefScene, steppedColorReliefScene, worldScene, type Scene } from "./scenes";
+import { cityScene, colorReliefScene, heatmapScene, vertexScene, hillshadeMethodScene, rasterColourScene, reliefScene, steppedColorReliefScene, worldScene, type Scene } from "./scenes";
 
 let browser: Browser;
 let scenes: SceneServer;
@@ -200,6 +200,13 @@ describe("raster-DEM layers as MapLibre GL JS draws them", () => {
 });
 
 describe("heatmap as MapLibre GL JS draws it", () => {
+  test("lines and polygons: a kernel and a circle on every vertex, within a few levels of MapLibre's", async () => {
+    const result = await compareLevels(vertexScene(), [0x30, 0x30, 0x30]);
+    expect(result.drawn).toBeGreaterThan(0.03);
+    expect(result.close).toBeGreaterThan(0.98);
+    expect(result.mean).toBeLessThan(1.5);
+  });
+
   test("a cluster of weighted points: colours within a few levels of MapLibre's", async () => {
     const result = await compareLevels(heatmapScene(), [0x30, 0x30, 0x30]);
     expect(result.drawn).toBeGreaterThan(0.1);

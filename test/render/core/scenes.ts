@@ -431,3 +431,35 @@ export function heatmapScene(): Scene {
     palette: {},
   };
 }
+
+/**
+ * A heatmap and circles over lines and polygons, which MapLibre draws at every vertex the tile holds (a
+ * polygon ring's first vertex twice, as the tile closes the ring): a zigzag street and two blocks.
+ */
+export function vertexScene(): Scene {
+  const zigzag = line(Array.from({ length: 7 }, (_, i) => [7 + i * 0.12, 46.4 + (i % 2) * 0.12] as [number, number]), { kind: "street" });
+  return {
+    name: "vertices",
+    view: { center: [7.4, 46.5], zoom: 9, bearing: 0, width: 512, height: 384, pixelRatio: 1 },
+    sources: { vector: { v: { maxzoom: 10, layers: { shapes: [zigzag, box(7.05, 46.6, 7.25, 46.72, { kind: "block" }), box(7.5, 46.55, 7.62, 46.65, { kind: "block" })] } } } },
+    style: {
+      version: 8,
+      sources: { v: { type: "vector" } },
+      layers: [
+        { id: "bg", type: "background", paint: { "background-color": "#303030" } },
+        {
+          id: "heat",
+          type: "heatmap",
+          source: "v",
+          "source-layer": "shapes",
+          paint: {
+            "heatmap-radius": 18,
+            "heatmap-color": ["interpolate", ["linear"], ["heatmap-density"], 0, "rgba(33,102,172,0)", 0.3, "rgb(103,169,207)", 0.6, "rgb(253,219,199)", 1, "rgb(178,24,43)"],
+          },
+        },
+        { id: "dots", type: "circle", source: "v", "source-layer": "shapes", filter: ["==", ["get", "kind"], "block"], paint: { "circle-radius": 4, "circle-color": "#ffffff", "circle-opacity": 0.6 } },
+      ],
+    } as unknown as StyleSpecification,
+    palette: {},
+  };
+}
