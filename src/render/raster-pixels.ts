@@ -1,7 +1,7 @@
 // Raster tiles decoded to straight-alpha RGBA, to be drawn in view space as DEM layers are
 // (layers/tile-images.ts), and kept across renders by their bytes (a republished tileset is never
-// served stale). PNG (8-bit, non-interlaced, as the PNG reader takes them), JPEG and WebP; a tile that
-// cannot be decoded here is null, and its layer is drawn through resvg as before.
+// served stale). PNG (any colour type, bit depth and interlacing, see sprites/png.ts), JPEG and WebP; a
+// tile that cannot be decoded here is null, and its layer is drawn through resvg as before.
 import jpeg from "jpeg-js";
 import { Lru } from "../lru";
 import type { RgbaImage } from "../sprites/png";

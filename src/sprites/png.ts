@@ -1,6 +1,6 @@
 // A small PNG codec for sprite sheets: encodes 8-bit RGBA, and reads any PNG far enough to prove it
 // decodes (every chunk CRC, IHDR, the zlib stream and the exact scanline byte count), decoding pixels
-// fully for non-interlaced 8-bit images. No dependency beyond fflate's zlib. Extra ancillary chunks can
+// of any valid PNG (every colour type and bit depth, tRNS, Adam7) to RGBA8. No dependency beyond fflate's zlib. Extra ancillary chunks can
 // be written and read back (DEM tiles carry their no-data mask in one, see tiles/dem/nodata.ts).
 import { unzlibSync, zlibSync } from "fflate";
 
@@ -119,26 +119,43 @@ const ADAM7 = [
   [0, 1, 1, 2],
 ] as const;
 
+/** One Adam7 pass (or the whole image, for a non-interlaced PNG): its first pixel and its steps. */
+type Pass = readonly [x0: number, y0: number, dx: number, dy: number];
+const WHOLE: readonly Pass[] = [[0, 0, 1, 1]];
+
+/** The passes of an image with their size in pixels; Adam7 passes that hold no pixel (small images) are left out. */
+function passes(info: PngInfo): { pass: Pass; index: number; width: number; height: number }[] {
+  return (info.interlaced ? ADAM7 : WHOLE).flatMap((pass, index) => {
+    const [x0, y0, dx, dy] = pass;
+    const width = Math.ceil((info.width - x0) / dx);
+    const height = Math.ceil((info.height - y0) / dy);
+    return width > 0 && height > 0 ? [{ pass, index, width, height }] : [];
+  });
+}
+
 function scanlineBytes(info: PngInfo, width: number): number {
   return Math.ceil((width * CHANNELS[info.colorType]! * info.bitDepth) / 8);
 }
 
+/** Filtered bytes the header promises: each pass's rows, each with its filter type byte. */
 function expectedLength(info: PngInfo): number {
-  if (!info.interlaced) return (scanlineBytes(info, info.width) + 1) * info.height;
-  let total = 0;
-  for (const [x0, y0, dx, dy] of ADAM7) {
-    const w = Math.ceil((info.width - x0) / dx);
-    const h = Math.ceil((info.height - y0) / dy);
-    if (w > 0 && h > 0) total += (scanlineBytes(info, w) + 1) * h;
+  return passes(info).reduce((n, p) => n + (scanlineBytes(info, p.width) + 1) * p.height, 0);
+}
+
+/** A typed array of `n` bytes, or a PngError where the header asks for more than this process can hold. */
+function allocate(n: number, what: string): Uint8Array {
+  try {
+    return new Uint8Array(n);
+  } catch {
+    throw new PngError(`${what} of ${n} bytes is too large`);
   }
-  return total;
 }
 
 /**
  * Reads a PNG: checks the structure and that the image data inflates to exactly the bytes its header
- * promises. Returns the header, plus RGBA pixels when `pixels` is set and the image is a
- * non-interlaced 8-bit PNG (what Mapstead writes), plus the payload of the first chunk of each type
- * named in `chunks` that the file holds. Throws PngError naming the defect.
+ * promises. Returns the header, plus RGBA pixels when `pixels` is set (every colour type and bit depth,
+ * tRNS transparency, Adam7 interlacing), plus the payload of the first chunk of each type named in
+ * `chunks` that the file holds. Throws PngError naming the defect.
  */
 export function readPng(bytes: Uint8Array, opts: { maxPixels?: number; pixels?: boolean; chunks?: string[] } = {}): PngInfo & { data?: Uint8Array; chunks?: Record<string, Uint8Array> } {
   if (bytes.length < 8 || !SIGNATURE.every((b, i) => bytes[i] === b)) throw new PngError("not a PNG file (bad signature)");
@@ -186,27 +203,65 @@ export function readPng(bytes: Uint8Array, opts: { maxPixels?: number; pixels?: 
     compressed.set(c, p);
     p += c.length;
   }
+  // The output buffer is the header's size: fflate writes no further, so a stream that inflates to
+  // more cannot allocate more (the excess is dropped, as libpng drops it with a warning).
   const expected = expectedLength(info);
+  const out = allocate(expected, "image data");
   let raw: Uint8Array;
   try {
-    raw = unzlibSync(compressed, { out: new Uint8Array(expected) });
+    raw = unzlibSync(compressed, { out });
   } catch {
     throw new PngError("image data does not inflate (corrupt zlib stream)");
   }
-  if (raw.length !== expected) throw new PngError(`image data holds ${raw.length} bytes, the header promises ${expected}`);
+  if (raw.length !== expected) throw new PngError(`image data holds ${raw.length} bytes, the header promises ${expected}${shortPass(info, raw.length)}`);
   const chunks = opts.chunks ? { chunks: kept } : {};
-  if (!opts.pixels || info.interlaced || info.bitDepth !== 8) return { ...info, ...chunks };
-  return { ...info, ...chunks, data: toRgba(info, unfilter(info, raw), palette, transparency) };
+  if (!opts.pixels) return { ...info, ...chunks };
+  return { ...info, ...chunks, data: decodePixels(info, raw, palette, transparency) };
 }
 
-function unfilter(info: PngInfo, raw: Uint8Array): Uint8Array {
-  const bpp = CHANNELS[info.colorType]!;
-  const stride = scanlineBytes(info, info.width);
-  const out = new Uint8Array(stride * info.height);
-  for (let y = 0; y < info.height; y++) {
-    const filter = raw[y * (stride + 1)]!;
-    if (filter > 4) throw new PngError(`bad filter type ${filter} on row ${y}`);
-    const src = y * (stride + 1) + 1;
+/** For an interlaced image whose data ends early: the pass it ends in, so the message says where. */
+function shortPass(info: PngInfo, length: number): string {
+  if (!info.interlaced) return "";
+  let end = 0;
+  for (const p of passes(info)) {
+    end += (scanlineBytes(info, p.width) + 1) * p.height;
+    if (length < end) return ` (the data ends in Adam7 pass ${p.index + 1})`;
+  }
+  return "";
+}
+
+/** Unfilters each pass on its own rows (a pass's first row has no row above it) and lays its pixels into the image. */
+function decodePixels(info: PngInfo, raw: Uint8Array, palette: Uint8Array | null, trns: Uint8Array | null): Uint8Array {
+  const out = allocate(info.width * info.height * 4, "RGBA pixels");
+  const channels = CHANNELS[info.colorType]!;
+  const toPixel = pixelWriter(info, palette, trns);
+  let offset = 0;
+  for (const { pass, index, width, height } of passes(info)) {
+    const [x0, y0, dx, dy] = pass;
+    const stride = scanlineBytes(info, width);
+    const rows = unfilter(info, raw, offset, stride, height, info.interlaced ? ` of Adam7 pass ${index + 1}` : "");
+    offset += (stride + 1) * height;
+    const samples = new Uint16Array(width * channels);
+    for (let y = 0; y < height; y++) {
+      readSamples(rows.subarray(y * stride, (y + 1) * stride), info.bitDepth, samples);
+      const row = (y0 + y * dy) * info.width;
+      for (let x = 0; x < width; x++) toPixel(samples, x * channels, out, (row + x0 + x * dx) * 4);
+    }
+  }
+  return out;
+}
+
+/**
+ * Undoes the filters of `height` rows of `stride` bytes starting at raw[start] (each row led by its
+ * filter type byte). Filters look back one whole pixel, or one byte when pixels are smaller (PNG 9.2).
+ */
+function unfilter(info: PngInfo, raw: Uint8Array, start: number, stride: number, height: number, where: string): Uint8Array {
+  const bpp = Math.max(1, (CHANNELS[info.colorType]! * info.bitDepth) >> 3);
+  const out = new Uint8Array(stride * height);
+  for (let y = 0; y < height; y++) {
+    const filter = raw[start + y * (stride + 1)]!;
+    if (filter > 4) throw new PngError(`bad filter type ${filter} on row ${y}${where}`);
+    const src = start + y * (stride + 1) + 1;
     const row = y * stride;
     for (let i = 0; i < stride; i++) {
       const x = raw[src + i]!;
@@ -219,39 +274,68 @@ function unfilter(info: PngInfo, raw: Uint8Array): Uint8Array {
   return out;
 }
 
-function toRgba(info: PngInfo, px: Uint8Array, palette: Uint8Array | null, trns: Uint8Array | null): Uint8Array {
-  const n = info.width * info.height;
-  const out = new Uint8Array(n * 4);
-  for (let i = 0; i < n; i++) {
-    let r: number, g: number, b: number, a = 255;
-    switch (info.colorType) {
-      case 0:
-        r = g = b = px[i]!;
-        break;
-      case 2:
-        r = px[i * 3]!;
-        g = px[i * 3 + 1]!;
-        b = px[i * 3 + 2]!;
-        break;
-      case 3: {
-        const k = px[i]!;
-        r = palette![k * 3] ?? 0;
-        g = palette![k * 3 + 1] ?? 0;
-        b = palette![k * 3 + 2] ?? 0;
-        a = trns && k < trns.length ? trns[k]! : 255;
-        break;
-      }
-      case 4:
-        r = g = b = px[i * 2]!;
-        a = px[i * 2 + 1]!;
-        break;
-      default:
-        r = px[i * 4]!;
-        g = px[i * 4 + 1]!;
-        b = px[i * 4 + 2]!;
-        a = px[i * 4 + 3]!;
+/** Splits one unfiltered row into its samples at their own depth: packed 1/2/4-bit (high bits first), bytes, or big-endian 16-bit. */
+function readSamples(row: Uint8Array, depth: number, into: Uint16Array): void {
+  if (depth === 8) into.set(row.subarray(0, into.length));
+  else if (depth === 16) for (let i = 0; i < into.length; i++) into[i] = (row[2 * i]! << 8) | row[2 * i + 1]!;
+  else {
+    const mask = (1 << depth) - 1;
+    for (let i = 0; i < into.length; i++) {
+      const bit = i * depth;
+      into[i] = (row[bit >> 3]! >> (8 - depth - (bit & 7))) & mask;
     }
-    out.set([r, g, b, a], i * 4);
   }
-  return out;
+}
+
+/**
+ * Writes one pixel's straight-alpha RGBA8 from its samples at the image's depth. tRNS is matched
+ * against the samples before they are reduced (all 16 bits, as the spec asks). 16-bit samples reduce
+ * as round(v * 255 / 65535), the nearest 8-bit value, rather than taking the high byte: both give an
+ * 8-bit image widened to 16 (v * 257) back exactly, and this one is what pngjs (the tests' oracle)
+ * does. 1/2/4-bit samples scale exactly to 0..255 (times 255, 85 or 17).
+ */
+function pixelWriter(info: PngInfo, palette: Uint8Array | null, trns: Uint8Array | null): (s: Uint16Array, i: number, out: Uint8Array, o: number) => void {
+  const depth = info.bitDepth;
+  const to8 = depth === 8 ? (v: number) => v : depth === 16 ? (v: number) => Math.round(v / 257) : (v: number) => v * (255 / ((1 << depth) - 1));
+  const key = (k: number) => (trns![2 * k]! << 8) | trns![2 * k + 1]!;
+  switch (info.colorType) {
+    case 0: {
+      const clear = trns && trns.length >= 2 ? key(0) : -1;
+      return (s, i, out, o) => {
+        const v = to8(s[i]!);
+        out[o] = out[o + 1] = out[o + 2] = v;
+        out[o + 3] = s[i] === clear ? 0 : 255;
+      };
+    }
+    case 2: {
+      const [r, g, b] = trns && trns.length >= 6 ? [key(0), key(1), key(2)] : [-1, -1, -1];
+      return (s, i, out, o) => {
+        out[o] = to8(s[i]!);
+        out[o + 1] = to8(s[i + 1]!);
+        out[o + 2] = to8(s[i + 2]!);
+        out[o + 3] = s[i] === r && s[i + 1] === g && s[i + 2] === b ? 0 : 255;
+      };
+    }
+    case 3:
+      // an index past the palette is opaque black, as before (the spec calls it an error; kept lenient)
+      return (s, i, out, o) => {
+        const k = s[i]!;
+        out[o] = palette![k * 3] ?? 0;
+        out[o + 1] = palette![k * 3 + 1] ?? 0;
+        out[o + 2] = palette![k * 3 + 2] ?? 0;
+        out[o + 3] = trns && k < trns.length ? trns[k]! : 255;
+      };
+    case 4:
+      return (s, i, out, o) => {
+        out[o] = out[o + 1] = out[o + 2] = to8(s[i]!);
+        out[o + 3] = to8(s[i + 1]!);
+      };
+    default:
+      return (s, i, out, o) => {
+        out[o] = to8(s[i]!);
+        out[o + 1] = to8(s[i + 1]!);
+        out[o + 2] = to8(s[i + 2]!);
+        out[o + 3] = to8(s[i + 3]!);
+      };
+  }
 }

@@ -45,7 +45,7 @@ export function encodeDemTile(heights: ArrayLike<number>, size: number, encoding
 
 const MAX_TILE_PIXELS = 4096 * 4096;
 
-/** RGBA of a PNG DEM tile and its no-data mark, if any; throws InvalidSource when it is not an 8-bit PNG. */
+/** RGBA of a PNG DEM tile (any bit depth or interlacing, reduced to 8 bits) and its no-data mark, if any; throws InvalidSource when it does not decode. */
 function pngPixels(png: Uint8Array, where: string): { width: number; height: number; data: Uint8Array; noData?: Uint8Array } {
   let decoded: ReturnType<typeof readPng>;
   try {
@@ -53,7 +53,7 @@ function pngPixels(png: Uint8Array, where: string): { width: number; height: num
   } catch (err) {
     throw new InvalidSource(`${where}: not a readable PNG DEM tile (${err instanceof PngError ? err.message : "decode error"})`);
   }
-  if (!decoded.data) throw new InvalidSource(`${where}: DEM tiles must be 8-bit non-interlaced PNG (found ${decoded.bitDepth}-bit${decoded.interlaced ? ", interlaced" : ""})`);
+  if (!decoded.data) throw new InvalidSource(`${where}: not a readable PNG DEM tile (no pixels decoded)`);
   return { width: decoded.width, height: decoded.height, data: decoded.data, noData: decoded.chunks?.[NO_DATA_CHUNK] };
 }
 
