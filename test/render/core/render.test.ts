@@ -5,6 +5,7 @@ import { renderMap, RenderInputError, RenderAborted } from "../../../src/render"
 import type { RenderView } from "../../../src/render/types";
 import jpeg from "jpeg-js";
 import { encodePng } from "../../../src/sprites/png";
+import { encodeAnyPng } from "../../support/png-any-encoder";
 import { encodeRenderPng } from "../../../src/render/png";
 import { encodeImage } from "../../../src/read/render/encode";
 import { box, count, line, near, pixels, point, resources, type FixtureSources } from "./fixtures";
@@ -401,6 +402,25 @@ describe("sprites and rasters", () => {
     const garbage = new Uint8Array(300).fill(7);
     const { p } = await render({ raster: { r: { tile: () => garbage } } }, [BG, { id: "r", type: "raster", source: "r" }]);
     expect(near(p.at(128, 128), [255, 255, 255], 1)).toBe(true);
+  });
+
+  test("16-bit and interlaced PNG raster tiles are decoded here, so raster-saturation: -1 turns them grey", async () => {
+    // resvg, the fallback for a tile that is not decoded, ignores raster colour paint: red would stay red
+    const rgb: [number, number, number] = [200, 40, 40];
+    const tiles = [
+      { colorType: 2, bitDepth: 16, samples: Uint16Array.from({ length: 256 * 256 * 3 }, (_, i) => rgb[i % 3]! * 257) },
+      { colorType: 2, bitDepth: 8, samples: Uint16Array.from({ length: 256 * 256 * 3 }, (_, i) => rgb[i % 3]!), interlaced: true },
+      { colorType: 3, bitDepth: 1, samples: new Uint16Array(256 * 256), palette: Uint8Array.from(rgb), interlaced: true },
+    ] as const;
+    for (const tile of tiles) {
+      const bytes = encodeAnyPng({ width: 256, height: 256, ...tile });
+      const raster = { r: { tile: () => bytes } };
+      const plain = await render({ raster }, [BG, { id: "r", type: "raster", source: "r" }]);
+      expect(near(plain.p.at(128, 128), rgb, 2)).toBe(true);
+      const { p } = await render({ raster }, [BG, { id: "r", type: "raster", source: "r", paint: { "raster-saturation": -1 } }]);
+      const [r, g, b] = p.at(128, 128);
+      expect({ tile: `${tile.bitDepth}-bit type ${tile.colorType}`, spread: Math.max(r!, g!, b!) - Math.min(r!, g!, b!), white: r === 255 }).toEqual({ tile: `${tile.bitDepth}-bit type ${tile.colorType}`, spread: 0, white: false });
+    }
   });
 
   test("big raster tiles over a big view are halved before they are joined, and still drawn", async () => {
