@@ -152,3 +152,20 @@ function expectPngError(fn: () => unknown, message: RegExp) {
   expect(caught).toBeInstanceOf(PngError);
   expect((caught as Error).message).toMatch(message);
 }
+
+describe("readPng takes what libpng takes", () => {
+  const img = testImage(9, 9, 6, 8, false, false);
+  const data = filteredData(img);
+
+  test("a zlib stream holding more than the header promises decodes, the excess dropped", () => {
+    const longer = new Uint8Array(data.length + 40);
+    longer.set(data);
+    expect(readPng(encodeAnyPng(img, zlibSync(longer)), { pixels: true }).data).toEqual(intended(img));
+  });
+
+  test("a zlib stream whose Adler-32 checksum is wrong still decodes (libpng and browsers draw it)", () => {
+    const z = zlibSync(data);
+    z[z.length - 1]! ^= 0xff;
+    expect(readPng(encodeAnyPng(img, z), { pixels: true }).data).toEqual(intended(img));
+  });
+});
