@@ -20,6 +20,17 @@ export interface PatternStroke {
 }
 
 /**
+ * What one render may spend on patterns turned along lines: copies of the pattern (each an SVG element
+ * for resvg to draw) and masks (one per feature, each drawn by resvg over the whole image: 400 of them
+ * took 9 s in a 256-px tile). A dense network of patterned lines asks for far more; past either, lines
+ * are drawn with the pattern tiled in the map's space instead (patternFill): no longer turned along
+ * them, but at the cost of one plain stroke.
+ */
+export const MAX_PATTERN_COPIES = 10_000;
+export const MAX_PATTERN_MASKS = 64;
+const spent = new WeakMap<SvgDocument, { copies: number; masks: number }>();
+
+/**
  * Draws one feature's patterned line: each segment of its whole lines is a band filled with the pattern
  * turned along it (and shifted by the distance before it), and the stroke of the view's lines masks
  * the bands, so caps, joins and the tile's edges come out as for a line of one colour.
@@ -30,6 +41,9 @@ export function drawPatternLine(svg: SvgDocument, image: SpriteImage, line: Patt
   // dense networks of thin patterned lines)
   const period = Math.max(2, line.period);
   if (!(width > 0) || !Number.isFinite(period)) return;
+  const used = spent.get(svg) ?? { copies: 0, masks: 0 };
+  if (used.masks >= MAX_PATTERN_MASKS) return patternFill(svg, image, line, period);
+  const budget = { left: MAX_PATTERN_COPIES - used.copies };
   const bands: string[] = [];
   for (const ring of line.whole) {
     let along = 0;
@@ -37,19 +51,33 @@ export function drawPatternLine(svg: SvgDocument, image: SpriteImage, line: Patt
       const [x0, y0, x1, y1] = [ring[i]!, ring[i + 1]!, ring[i + 2]!, ring[i + 3]!];
       const length = Math.hypot(x1 - x0, y1 - y0);
       if (length > 0) {
-        const drawn = band(svg, image, { x0, y0, x1, y1, length, along, width, period });
+        const drawn = band(svg, image, { x0, y0, x1, y1, length, along, width, period }, budget);
+        if (drawn === null) return patternFill(svg, image, line, period);
         if (drawn) bands.push(drawn);
       }
       along += length;
     }
   }
   if (!bands.length) return;
+  spent.set(svg, { copies: MAX_PATTERN_COPIES - budget.left, masks: used.masks + 1 });
   const mask = svg.id("m");
   svg.defs.push(
     `<mask id="${mask}" maskUnits="userSpaceOnUse" x="0" y="0" width="${svg.width}" height="${svg.height}">` +
       `<path d="${line.shape}" fill="none" stroke="#fff" stroke-width="${n(width)}"${line.strokeAttributes}/></mask>`,
   );
   svg.body.push(`<g mask="url(#${mask})"${line.opacity < 1 ? ` opacity="${n(line.opacity)}"` : ""}>${bands.join("")}</g>`);
+}
+
+/** The line stroked with its pattern tiled in the map's space (one SVG element, whatever the line's length). */
+function patternFill(svg: SvgDocument, image: SpriteImage, line: PatternStroke, period: number): void {
+  const tile = patternTile(svg, image, period, line.width);
+  const fill = svg.defOnce(
+    `line-pattern-fill:${tile}`,
+    (id) => `<pattern id="${id}" patternUnits="userSpaceOnUse" width="${n(period)}" height="${n(line.width)}"><use xlink:href="#${tile}"/></pattern>`,
+  );
+  svg.body.push(
+    `<path d="${line.shape}" fill="none" stroke="url(#${fill})" stroke-width="${n(line.width)}"${line.strokeAttributes}${line.opacity < 1 ? ` opacity="${n(line.opacity)}"` : ""}/>`,
+  );
 }
 
 interface Segment {
@@ -68,18 +96,23 @@ interface Segment {
  * The segment as a band of copies of the pattern turned its way, from half the line's width before it
  * to half after (the mask cuts what the joins and caps do not need), only where the view can show them.
  * Copies, not an SVG <pattern>: resvg draws a pattern's tile at a whole number of pixels, and a repeat
- * of 22.6 px drifted by a pixel every few repeats.
+ * of 22.6 px drifted by a pixel every few repeats. Null when the copies would overrun the render's budget.
  */
-function band(svg: SvgDocument, image: SpriteImage, s: Segment): string {
+function band(svg: SvgDocument, image: SpriteImage, s: Segment, budget: { left: number }): string | null {
   const dx = (s.x1 - s.x0) / s.length;
   const dy = (s.y1 - s.y0) / s.length;
   const half = s.width / 2;
   const [from, to] = visibleStretch(s, dx, dy, svg.width, svg.height);
   if (from >= to) return "";
   const phase = s.along % s.period;
+  const first = Math.floor((from + phase) / s.period);
+  const count = Math.max(0, Math.ceil((to + phase) / s.period) - first);
+  // null: the render's copies are spent
+  if (count > budget.left) return null;
+  budget.left -= count;
   const tile = patternTile(svg, image, s.period, s.width);
   let copies = "";
-  for (let k = Math.floor((from + phase) / s.period); k * s.period - phase < to; k++) {
+  for (let k = first; k * s.period - phase < to; k++) {
     copies += `<use xlink:href="#${tile}" x="${n(k * s.period - phase)}" y="${n(-half)}"/>`;
   }
   return `<g transform="matrix(${n(dx)} ${n(dy)} ${n(-dy)} ${n(dx)} ${n(s.x0)} ${n(s.y0)})">${copies}</g>`;

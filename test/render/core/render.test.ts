@@ -344,6 +344,19 @@ describe("sprites and rasters", () => {
     expect(count(p, yellow, column)).toBeGreaterThan(40);
   });
 
+  test("line-pattern past the render's budget (src/render/line-pattern.ts) still shows the pattern", async () => {
+    // 100 patterned lines: past the 64th, each is drawn with the pattern tiled in map space, whose
+    // colours must show as those of the copies along the first ones do
+    const roads = Array.from({ length: 100 }, (_, i) => line([[-4, -4 + i * 0.08], [4, -4 + i * 0.08]]));
+    const style = [BG, { id: "l", type: "line", source: "v", "source-layer": "roads", paint: { "line-pattern": "stripes", "line-width": 8 } }];
+    const { p } = await render({ vector: { v: { layers: { roads } } } }, style, {}, { sprite: true });
+    // the first lines, drawn along (south), and the last ones, tiled (north)
+    for (const band of [{ x1: 60, y1: 170, x2: 196, y2: 190 }, { x1: 60, y1: 70, x2: 196, y2: 90 }]) {
+      expect(count(p, (px) => near(px, [255, 255, 0], 40), band)).toBeGreaterThan(300);
+      expect(count(p, (px) => near(px, [0, 128, 0], 40), band)).toBeGreaterThan(300);
+    }
+  });
+
   test("line-blur fades the line toward its edges instead of a hard edge", async () => {
     const sources = { vector: { v: { layers: { roads: [line([[-4, 0], [4, 0]])] } } } };
     const blue = (blur: number) => [BG, { id: "l", type: "line", source: "v", "source-layer": "roads", paint: { "line-color": "#0000ff", "line-width": 12, "line-blur": blur } }];
