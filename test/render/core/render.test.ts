@@ -345,9 +345,9 @@ describe("sprites and rasters", () => {
   });
 
   test("line-pattern past the render's budget (src/render/line-pattern.ts) still shows the pattern", async () => {
-    // 100 patterned lines: past the 64th, each is drawn with the pattern tiled in map space, whose
-    // colours must show as those of the copies along the first ones do
-    const roads = Array.from({ length: 100 }, (_, i) => line([[-4, -4 + i * 0.08], [4, -4 + i * 0.08]]));
+    // 200 patterned lines ask for about 8 800 copies: past the budget, each is drawn with the pattern
+    // tiled in map space, whose colours must show as those of the copies along the first ones do
+    const roads = Array.from({ length: 200 }, (_, i) => line([[-4, -4 + i * 0.04], [4, -4 + i * 0.04]]));
     const style = [BG, { id: "l", type: "line", source: "v", "source-layer": "roads", paint: { "line-pattern": "stripes", "line-width": 8 } }];
     const { p } = await render({ vector: { v: { layers: { roads } } } }, style, {}, { sprite: true });
     // the first lines, drawn along (south), and the last ones, tiled (north)
