@@ -15,7 +15,7 @@ import { Lru } from "../lru";
 import type { LoadedFont } from "./text";
 
 /** MapLibre's halo fade: the shader's gamma is `text-halo-blur * 1.19` px either side of the halo's edge. */
-const BLUR_SPREAD = 1.19;
+export const BLUR_SPREAD = 1.19;
 /** Positions, em sizes, halo radii and blurs are rounded to this fraction of a pixel. */
 export const SUBPIXEL_STEPS = 4;
 /** Masks are a few hundred bytes; this bounds each render worker's share. */

@@ -9,6 +9,7 @@ import { num, passesFilter, prop, svgColor } from "../style-eval";
 import { Batches, n } from "../svg";
 import { layoutZoom } from "../view";
 import { drawPatternLine } from "../line-pattern";
+import { blurFilter } from "../blur-filter";
 import { sortByKey } from "./sort";
 
 interface LineStyle {
@@ -73,7 +74,7 @@ export function drawLine(layer: LineLayerSpecification, ctx: DrawContext): void 
       // measured with the width at the tile's zoom, at which MapLibre lays the line out
       const tileScale = 2 ** (zoom - layoutZoom(zoom));
       const period = ((pattern.width * num(layer, "paint", "line-width", layoutZoom(zoom), f)) / pattern.height) * tileScale;
-      const filter = blur.sigma ? ` filter="url(#${blurFilter(ctx, blur.sigma)})"` : "";
+      const filter = blur.sigma ? ` filter="url(#${blurFilter(ctx.svg, blur.sigma)})"` : "";
       const strokeAttributes = ` stroke-linecap="${cap}" stroke-linejoin="${join}" stroke-miterlimit="${miterLimit}"${filter}`;
       for (const o of offsets) {
         const at = (l: Ring) => (o === 0 ? l : offsetLine(l, o));
@@ -95,23 +96,10 @@ export function drawLine(layer: LineLayerSpecification, ctx: DrawContext): void 
     ctx.svg.body.push(`<path d="${data}" fill="${style.color}" fill-opacity="${style.opacity}"/>`);
   }
   for (const { style, data } of batches.entries()) {
-    const filter = style.blur ? ` filter="url(#${blurFilter(ctx, style.blur)})"` : "";
+    const filter = style.blur ? ` filter="url(#${blurFilter(ctx.svg, style.blur)})"` : "";
     ctx.svg.body.push(
       `<path d="${data}" fill="none" stroke="${style.color}" stroke-opacity="${style.opacity}" stroke-width="${n(style.width)}" ` +
         `stroke-linecap="${cap}" stroke-linejoin="${join}" stroke-miterlimit="${miterLimit}"${style.dash ? ` stroke-dasharray="${style.dash}"` : ""}${filter}/>`,
     );
   }
-}
-
-/**
- * A Gaussian blur filter over the whole view: its region in view units, since a straight horizontal
- * line has a bounding box of no height, and a region relative to it (the default) would blur nothing.
- */
-function blurFilter(ctx: DrawContext, sigma: number): string {
-  const { width, height } = ctx.cam.view;
-  const m = Math.ceil(sigma * 3);
-  return ctx.svg.defOnce(
-    `blur:${n(sigma)}`,
-    (id) => `<filter id="${id}" filterUnits="userSpaceOnUse" x="${-m}" y="${-m}" width="${width + 2 * m}" height="${height + 2 * m}"><feGaussianBlur stdDeviation="${n(sigma)}"/></filter>`,
-  );
 }

@@ -6,7 +6,8 @@ import type { PathCommand } from "opentype.js";
 import { CollisionIndex, type CollisionBox } from "../collision";
 import type { DrawContext } from "../draw-context";
 import type { RenderFeature } from "../features";
-import { maskable } from "../glyph-masks";
+import { BLUR_SPREAD, maskable } from "../glyph-masks";
+import { blurFilter } from "../blur-filter";
 import { glyphsAlongLine, lineAnchors } from "../line-label";
 import { labelPoint } from "../polylabel";
 import type { SpriteImage } from "../sprite";
@@ -379,7 +380,9 @@ export function drawSymbols(layer: SymbolLayerSpecification, ctx: DrawContext, p
   // Upright glyphs become glyph masks (compose.ts); turned ones (along lines, text-rotate, map-aligned
   // under a bearing) and very large ones stay SVG outlines. Either way a layer draws every halo before
   // any text.
-  const halos: string[] = [];
+  // turned halos by their text-halo-blur: one blur filter over each blur's halos (resvg draws a filter
+  // over its whole region, once per element that names it)
+  const halos = new Map<number, string[]>();
   const fills: string[] = [];
   const haloMasks: MaskGlyph[] = [];
   const fillMasks: MaskGlyph[] = [];
@@ -408,7 +411,9 @@ export function drawSymbols(layer: SymbolLayerSpecification, ctx: DrawContext, p
     const uses = turned.map((g) => ({ g, href: glyphDef(ctx, g) })).filter((u) => u.href);
     if (!uses.length) continue;
     if (drawHalo) {
-      halos.push(
+      const blurHalos = halos.get(haloBlur) ?? [];
+      halos.set(haloBlur, blurHalos);
+      blurHalos.push(
         `<g fill="${halo.rgb}" stroke="${halo.rgb}" fill-opacity="${halo.alpha * opacity}" stroke-opacity="${halo.alpha * opacity}" stroke-linejoin="round">` +
           uses.map(({ g, href }) => `<use xlink:href="#${href}" stroke-width="${n(2 * haloWidth * g.unitsPerPx)}" transform="${matrix(g.transform)}"/>`).join("") +
           "</g>",
@@ -423,7 +428,13 @@ export function drawSymbols(layer: SymbolLayerSpecification, ctx: DrawContext, p
     }
     for (const [attrs, parts] of groups) fills.push(`<g ${attrs}>${parts.join("")}</g>`);
   }
-  body.push(...halos, ...fills);
+  for (const [blur, groups] of halos) {
+    // MapLibre fades a blurred halo over 2 x 1.19 x blur px about its edge: a ramp that wide, as a
+    // Gaussian (line-blur's reckoning), has sigma = width / sqrt(12)
+    if (blur > 0) body.push(`<g filter="url(#${blurFilter(svg, (2 * BLUR_SPREAD * blur) / Math.sqrt(12))})">${groups.join("")}</g>`);
+    else body.push(...groups);
+  }
+  body.push(...fills);
   svg.text([...haloMasks, ...fillMasks]);
 }
 

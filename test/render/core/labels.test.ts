@@ -95,6 +95,20 @@ describe("text", () => {
     expect(reach(blurred).x2).toBeGreaterThan(reach(crisp).x2);
   });
 
+  test("text-halo-blur fades the halo of turned text too (drawn as outlines, not glyph masks)", async () => {
+    const features = [point(0, 0, { name: "Hamburg" })];
+    const paint = { "text-halo-color": "#ff0000", "text-halo-width": 2 };
+    const crisp = await render(features, [BG, labels({ "text-rotate": 30 }, paint)]);
+    const blurred = await render(features, [BG, labels({ "text-rotate": 30 }, { ...paint, "text-halo-blur": 2 })]);
+    const red = (px: [number, number, number, number]) => near(px, [255, 0, 0], 40);
+    const pink = (px: [number, number, number, number]) => px[0] > 200 && px[1] > 60 && px[1] < 200 && Math.abs(px[1] - px[2]) < 20;
+    expect(count(blurred, red)).toBeLessThan(count(crisp, red) * 0.7);
+    expect(count(blurred, pink)).toBeGreaterThan(count(crisp, pink) * 2);
+    const reach = (p: Pixels) => inkBox(p, (px) => px[1] < 250);
+    expect(reach(blurred).x1).toBeLessThan(reach(crisp).x1);
+    expect(reach(blurred).x2).toBeGreaterThan(reach(crisp).x2);
+  });
+
   test("text-anchor top puts the text below the point; text-offset moves it in ems", async () => {
     const top = inkBox(await render([point(0, 0, { name: "Hamburg" })], [BG, labels({ "text-anchor": "top" })]), dark);
     expect(top.y1).toBeGreaterThanOrEqual(128);
