@@ -49,6 +49,7 @@ export function servedUrlSettings(config: Readonly<Config>): Readonly<Config> | 
     publicUrl: served.publicUrl,
     publicUrlDefaulted: served.publicUrlDefaulted,
     host: served.host ?? config.host,
+    port: served.port ?? config.port,
     trustProxy: served.trustProxy ?? config.trustProxy,
   });
 }

@@ -19,6 +19,7 @@ import type { Config } from "../config";
 import { drain } from "../cluster/drain";
 import { startCluster, type Cluster } from "../cluster/supervisor";
 import { BUN_BODY_LIMIT } from "../http/body-limit";
+import { explainListenError } from "../domain/preflight/listen-problem";
 
 /**
  * Binds the port once before anything else happens, so a port in use fails before migrations touch the
@@ -35,7 +36,9 @@ function claimPort(config: Readonly<Config>): Readonly<Config> {
 }
 
 function cannotListen(config: Readonly<Config>, err: unknown): number {
-  printErr(`mapstead: cannot listen on ${config.host}:${config.port} (${err instanceof Error ? err.message : String(err)}); choose another PORT or HOST`);
+  const known = explainListenError(config.host, config.port, err);
+  if (known) printErr(`mapstead: cannot listen on ${config.host}:${config.port}: ${known.message}. ${known.fix}`);
+  else printErr(`mapstead: cannot listen on ${config.host}:${config.port} (${err instanceof Error ? err.message : String(err)}); choose another PORT or HOST`);
   return 1;
 }
 

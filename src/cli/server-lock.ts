@@ -27,6 +27,8 @@ export interface ServedUrl {
   /** absent in a lock written before they were recorded */
   host?: string;
   trustProxy?: boolean;
+  /** the port it listens on (0: one chosen at start, which the lock does not know) */
+  port?: number;
 }
 
 export class DataDirInUse extends Error {}
@@ -126,6 +128,7 @@ export function servedPublicUrl(dataDir: string): ServedUrl | null {
     publicUrlDefaulted: held.public_url_defaulted === true,
     host: typeof held.listen_host === "string" ? held.listen_host : undefined,
     trustProxy: typeof held.trust_proxy === "boolean" ? held.trust_proxy : undefined,
+    port: typeof held.port === "number" ? held.port : undefined,
   };
 }
 

@@ -143,6 +143,27 @@ describe("preflight", () => {
     expect(config.fix).toContain("0.0.0.0");
   }, 60_000);
 
+  test("a port another program holds fails the config check, naming it, before serve would crash on it", async () => {
+    const other = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("other") });
+    try {
+      const r = await runBinary(["preflight", "--json"], { env: { DATA_DIR: dataDir(), HOST: "127.0.0.1", PORT: String(other.port) } });
+      expect(r.exitCode).toBe(1);
+      const config = JSON.parse(r.stdout).checks[0];
+      expect(config).toMatchObject({ id: "config", status: "fail", message: `Port ${other.port} is already in use on 127.0.0.1 by another program` });
+      expect(config.fix).toContain("set PORT to a free port");
+    } finally {
+      other.stop(true);
+    }
+  }, 60_000);
+
+  test("a localhost PUBLIC_URL naming another port than the server's is a warning", async () => {
+    const r = await runBinary(["preflight", "--json"], { env: { DATA_DIR: dataDir(), HOST: "127.0.0.1", PORT: "18160", PUBLIC_URL: "http://localhost:18999" } });
+    expect(r.exitCode).toBe(0);
+    const publicUrl = JSON.parse(r.stdout).checks.find((c: { id: string }) => c.id === "public_url");
+    expect(publicUrl).toMatchObject({ status: "warn", message: "PUBLIC_URL is http://localhost:18999, port 18999, while the server listens on port 18160: the URLs in TileJSON and style documents point at port 18999" });
+    expect(publicUrl.fix).toBe("Set PUBLIC_URL=http://localhost:18160, or leave PUBLIC_URL unset on a single machine");
+  }, 60_000);
+
   test("--json with a bad setting still prints a report (its config check failing, naming it) and exits 2", async () => {
     const r = await runBinary(["preflight", "--json"], { env: { DATA_DIR: dataDir(), PORT: "eighty" } });
     expect(r.exitCode).toBe(2);

@@ -191,7 +191,7 @@ describe("two processes on one data dir", () => {
         (e: Error) => e.message,
       );
       expect(err).toContain("exited (1)");
-      expect(err).toContain(`cannot listen on 127.0.0.1:${first.port}`);
+      expect(err).toContain(`cannot listen on 127.0.0.1:${first.port}: Port ${first.port} is already in use on 127.0.0.1 by another program`);
       expect((await first.fetch("/health")).status).toBe(200);
       // It fails before opening its data dir: a mistaken second start creates or upgrades nothing.
       const otherDir = join(tempDir("mapstead-twin-other-"), "data");

@@ -12,6 +12,7 @@ import { probeElevationBackend } from "../../backends/elevation/embedded-probe";
 import { probeRouter } from "../../backends/routing/probe";
 import type { ProbeResult } from "../../backends/probe";
 import { FULL_DISK_BYTES, LOW_DISK_BYTES, READ_ONLY_FIX, gib, storageFacts } from "../health/storage";
+import { listenProblem } from "./listen-problem";
 import { MISSING_ARCHIVES_FIX, MISSING_FONTS_FIX, MISSING_SPRITES_FIX, archivesWords, fileProblems, fontsWords, spritesWords } from "../health/published-files";
 
 export type CheckStatus = "pass" | "warn" | "fail";
@@ -75,6 +76,16 @@ function publicUrlCheck(config: Config): Check {
       status: "warn",
       message: `PUBLIC_URL is ${config.publicUrl}, so a proxy terminates TLS in front of Mapstead, but TRUST_PROXY is off: every client shares the proxy's address for login throttling and rate limits`,
       fix: "Set TRUST_PROXY=true when Mapstead is reachable only through that proxy (which must set X-Forwarded-For)",
+    };
+  // A PUBLIC_URL on this machine that names another port than the server's sends every TileJSON and
+  // style URL to a dead port (a proxy on this machine would have a name of its own, not localhost).
+  const urlPort = Number(url.port || (url.protocol === "https:" ? 443 : 80));
+  if (isLoopbackHost(url.hostname) && config.port !== 0 && urlPort !== config.port)
+    return {
+      id: "public_url",
+      status: "warn",
+      message: `PUBLIC_URL is ${config.publicUrl}, port ${urlPort}, while the server listens on port ${config.port}: the URLs in TileJSON and style documents point at port ${urlPort}`,
+      fix: `Set PUBLIC_URL=http://${url.hostname}:${config.port}, or leave PUBLIC_URL unset on a single machine`,
     };
   return { id: "public_url", status: "pass", message: `Absolute URLs start with ${config.publicUrl}`, fix: "" };
 }
@@ -225,10 +236,15 @@ export async function runPreflight(deps: PreflightDeps): Promise<PreflightReport
         },
       ];
   const unresolved = deps.listening ? null : await unresolvedHost(config.host);
+  // The port is tried only where serve would open it next: not inside the server, and not while a server
+  // runs on this DATA_DIR (it holds the port; the check says where it listens).
+  const blocked = deps.listening || deps.running || unresolved ? null : listenProblem(config.host, config.port);
   const checks: Check[] = [
     unresolved
       ? { id: "config", status: "fail", message: unresolved, fix: "Set HOST to 0.0.0.0 (every interface), 127.0.0.1 (this machine only) or one of this machine's addresses" }
-      : { id: "config", status: "pass", message: `Settings valid; ${listenWords(config, deps)}`, fix: "" },
+      : blocked
+        ? { id: "config", ...blocked }
+        : { id: "config", status: "pass", message: `Settings valid; ${listenWords(config, deps)}`, fix: "" },
     publicUrlCheck(deps.servedUrl ?? config),
     ...dirChecks,
     ...databaseChecks,
