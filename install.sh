@@ -159,6 +159,8 @@ write_env_file() {
 # Mapstead settings, read by the systemd unit (EnvironmentFile) and by every mapstead command run on
 # this machine (sudo -u mapstead mapstead preflight); the environment and flags win over them.
 # Uncomment and edit; then: sudo systemctl restart mapstead
+# Commented values are the defaults, or examples where the default is none or depends on the machine
+# (WORKERS, RENDER_WORKERS: the comment above each says what it is).
 # Each setting can also be given as a --kebab-case flag. A bad value stops start-up with a message.
 
 # Where the SQLite database, tile archives, fonts, sprites and uploads live. The unit may write only
