@@ -5,7 +5,13 @@
 import type { Logger } from "../log";
 import { HEARTBEAT_MS, type JobQueue, type JobRow } from "./queue";
 
-export type JobHandler = (job: JobRow, signal: AbortSignal) => Promise<void>;
+/**
+ * What a handler ends with: nothing (done), or `{ failed }` when the job's purpose failed in a way it has
+ * recorded and logged itself (a tileset version whose data is invalid): the job row ends `failed` too, so
+ * the queue gauges (mapstead_jobs_failed) count it, without the runner's error log line.
+ */
+export type JobOutcome = void | { failed: string };
+export type JobHandler = (job: JobRow, signal: AbortSignal) => Promise<JobOutcome>;
 
 /** Thrown by a handler that gave up because it was aborted (shutdown): the job goes back to the queue. */
 export class JobAborted extends Error {}
@@ -22,8 +28,9 @@ export function createJobRunner(queue: JobQueue, kind: string, handler: JobHandl
     const beat = setInterval(() => queue.heartbeat(job.id), HEARTBEAT_MS);
     const done = (async () => {
       try {
-        await handler(job, controller.signal);
-        queue.done(job.id);
+        const outcome = await handler(job, controller.signal);
+        if (outcome) queue.failed(job.id, outcome.failed);
+        else queue.done(job.id);
       } catch (err) {
         if (err instanceof JobAborted || controller.signal.aborted) queue.requeue(job.id);
         else {

@@ -10,7 +10,7 @@ import { storageProblem } from "../health/storage-errors";
 import { nameOrSlug } from "../orgs/display-name";
 import { BadRequest, Conflict, NotFound, Unprocessable, UnsupportedMediaType } from "../../errors";
 import { createJobQueue, type JobRow } from "../../jobs/queue";
-import { createJobRunner, JobAborted, type JobRunner } from "../../jobs/runner";
+import { createJobRunner, JobAborted, type JobOutcome, type JobRunner } from "../../jobs/runner";
 import { ARCHIVE_FORMATS, detectFormat, type SourceFormat } from "../../tiles/detect";
 import type { ProcessInput } from "../../tiles/process";
 import { InvalidSource } from "../../tiles/errors";
@@ -227,7 +227,7 @@ export function createTilesetService(ctx: AppContext, deps: { changes: ChangePub
 
   // ---- the job: one version from its upload to a servable archive -------------------------------
 
-  async function processJob(job: JobRow, signal: AbortSignal): Promise<void> {
+  async function processJob(job: JobRow, signal: AbortSignal): Promise<JobOutcome> {
     const versionId = Number(job.payload.versionId);
     const v = db.select().from(tilesetVersions).where(eq(tilesetVersions.id, versionId)).get();
     if (!v || v.state === "ready" || v.state === "failed") return; // deleted, or finished before a crash
@@ -238,20 +238,19 @@ export function createTilesetService(ctx: AppContext, deps: { changes: ChangePub
     const org = ctx.sqlite.query<{ slug: string }, [number]>("SELECT slug FROM orgs WHERE id = ?").get(t.orgId);
     // Every outcome gets a log line naming the version (never the data, paths or recipe).
     const which = { org: org?.slug ?? null, tileset: t.slug, version: v.version, job_id: job.id };
-    /** A failure the uploader can act on: the version's error, logged at warn. */
-    const fail = (error: string) => {
+    /** A failure the uploader can act on: the version's error, logged at warn; the job fails with it. */
+    const fail = (error: string): JobOutcome => {
       update({ state: "failed", error, sourcePath: null, progress: 0 });
       ctx.log.warn("tileset version failed", { ...which, error });
+      return { failed: error };
     };
     const deleted = () => ctx.log.info("tileset version deleted while processing; stopped", which);
     if (job.attempts > MAX_ATTEMPTS) {
       removeRel(ctx, v.sourcePath);
-      fail(`Processing was interrupted ${MAX_ATTEMPTS} times (server stopped or crashed); upload the data again`);
-      return;
+      return fail(`Processing was interrupted ${MAX_ATTEMPTS} times (server stopped or crashed); upload the data again`);
     }
     if (!v.sourcePath || !existsSync(join(ctx.config.dataDir, v.sourcePath))) {
-      fail("The uploaded file is gone from the data directory; upload it again");
-      return;
+      return fail("The uploaded file is gone from the data directory; upload it again");
     }
     update({ state: "processing", progress: 0, error: null });
     ctx.log.info("tileset version processing", { ...which, format: v.sourceFormat });
@@ -295,14 +294,13 @@ export function createTilesetService(ctx: AppContext, deps: { changes: ChangePub
       if (!stillThere()) return deleted();
       // The raw message of an internal failure may name paths: logged at error, not shown to the uploader.
       if (!outcome.invalid) ctx.log.error("tileset processing failed", { ...which, error: outcome.message });
-      fail(
+      return fail(
         outcome.invalid
           ? outcome.message
           : storageProblem(outcome.message) === "full"
             ? "Processing stopped: the disk holding DATA_DIR filled up. Free some space (GET /health/detailed shows how much is left), then upload again"
             : `Processing failed because of an internal error (job ${job.id}); the server log has the details`,
       );
-      return;
     }
     const r = outcome.result;
     if (!stillThere()) {

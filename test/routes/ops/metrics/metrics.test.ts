@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { makeTestApp, type TestApp } from "../../../support/app";
-import { seedSession } from "../../../support/seed";
+import { seedOrg, seedSession } from "../../../support/seed";
+import { createTileset, upload, waitForVersion } from "../../management/tilesets/fixtures";
 
 let t: TestApp;
 let remote: TestApp;
@@ -56,4 +57,19 @@ test("behind a proxy on this machine without TRUST_PROXY, relayed visitors are n
   const admin = await seedSession(t.ctx, { isAdmin: true });
   expect((await t.fetch("/metrics", { headers: { "x-forwarded-for": "203.0.113.9", cookie: admin.cookie } })).status).toBe(200);
   expect((await t.fetch("/metrics")).status).toBe(200);
+});
+
+test("an import that fails on its data counts in mapstead_jobs_failed, as monitoring expects", async () => {
+  const app = await makeTestApp();
+  try {
+    const orgId = seedOrg(app.ctx, "acme").id;
+    const { headers } = await seedSession(app.ctx, { orgId });
+    await createTileset(app, "acme", headers, { slug: "broken" });
+    expect((await upload(app, "acme", "broken", headers, '{"type":"FeatureCollection","features":[{"type":"Feature"')).status).toBe(202);
+    expect(((await waitForVersion(app, "acme", "broken", 1, headers)) as { state: string }).state).toBe("failed");
+    const body = await (await app.fetch("/metrics")).text();
+    expect(body).toContain("mapstead_jobs_failed 1");
+  } finally {
+    await app.close();
+  }
 });
