@@ -17,12 +17,23 @@ export interface AppContext {
   /** run in order on shutdown, after the server stopped accepting requests and before the DB closes */
   onShutdown(hook: () => void | Promise<void>): void;
   shutdown(): Promise<void>;
+  /**
+   * Aborted when a stopping server's requests have run out of time to finish (cluster/drain.ts): long
+   * requests still in flight (an upload streaming in) answer 503 with Retry-After then, rather than have
+   * their connection cut.
+   */
+  overdue: AbortSignal;
+  /** Aborts `overdue`. */
+  endRequests(): void;
 }
 
 export function createContext(config: Readonly<Config>, handle: { db: Db; sqlite: Database }, log: Logger): AppContext {
   const hooks: (() => void | Promise<void>)[] = [];
   let closed = false;
+  const overdue = new AbortController();
   return {
+    overdue: overdue.signal,
+    endRequests: () => overdue.abort(),
     config,
     db: handle.db,
     sqlite: handle.sqlite,

@@ -84,7 +84,7 @@ export const serveCommand: CliCommand = {
       if (stopping) return;
       stopping = true;
       log.info("shutting down", { signal });
-      if (app) await drain(app.server, log);
+      if (app) await drain(app.server, log, () => ctx.endRequests());
       else await cluster?.stop();
       await ctx.shutdown();
       lock.release();

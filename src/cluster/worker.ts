@@ -52,7 +52,7 @@ export async function runWorker(): Promise<number> {
     if (stopping) return;
     stopping = true;
     log.debug("worker stopping", { worker: start.worker, reason });
-    await drain(served.server, log);
+    await drain(served.server, log, () => ctx.endRequests());
     await ctx.shutdown();
     counters.report();
     if (process.connected) {

@@ -2,7 +2,7 @@
 // DATA_DIR. Proves migrations and assets are embedded and shutdown is clean.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { existsSync, statSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { ensureBinary, runBinary, startBinary, type RunningBinary } from "../support/binary";
 import { tempDir } from "../support/app";
@@ -152,6 +152,34 @@ describe("shutdown", () => {
     } finally {
       slow.stop(true);
     }
+  }, 60_000);
+
+  test("an upload still streaming in when the drain runs out answers 503 SERVER_STOPPING with Retry-After, and leaves no file", async () => {
+    const dataDir = join(tempDir("mapstead-upload-stop-"), "data");
+    const env = { DATA_DIR: dataDir };
+    expect((await runBinary(["orgs", "create", "--slug", "acme", "--name", "Acme"], { env })).exitCode).toBe(0);
+    const key = JSON.parse((await runBinary(["keys", "create", "--org", "acme", "--name", "up", "--scopes", "tilesets:write", "--json"], { env })).stdout).secret as string;
+    const app = await startBinary({ dataDir, env: { WORKERS: "1" } });
+    expect((await app.fetch("/api/v1/orgs/acme/tilesets", { method: "POST", headers: { "x-api-key": key, "content-type": "application/json" }, body: JSON.stringify({ slug: "slow" }) })).status).toBe(201);
+    // A client that sends the start of a GeoJSON file and then stalls (a slow link), never finishing.
+    let sent!: () => void;
+    const started = new Promise<void>((r) => (sent = r));
+    const body = new ReadableStream<Uint8Array>({
+      async start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"type":"FeatureCollection","features":['));
+        sent();
+      },
+    });
+    const answer = fetch(`${app.baseUrl}/api/v1/orgs/acme/tilesets/slow/versions`, { method: "POST", headers: { "x-api-key": key }, body, duplex: "half" } as RequestInit);
+    await started;
+    await Bun.sleep(300);
+    app.proc.kill("SIGTERM");
+    const res = await answer;
+    expect(res.status).toBe(503);
+    expect(res.headers.get("retry-after")).toBe("30");
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe("SERVER_STOPPING");
+    expect(await app.proc.exited).toBe(0);
+    expect(readdirSync(join(dataDir, "uploads"))).toEqual([]);
   }, 60_000);
 
   test("SIGINT stops it too", async () => {

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { BadRequest, PayloadTooLarge } from "../../errors";
 import { boundaryOf, readMultipart } from "./multipart";
 import { decodedBody } from "./content-encoding";
+import { untilOverdue } from "./upload-stopping";
 import { storageFacts } from "../health/storage";
 import { refuseUploadWithoutRoom } from "../health/storage-errors";
 
@@ -38,10 +39,11 @@ export interface ReceivedUpload {
   files?: UploadedFile[];
 }
 
-export async function receiveUpload(request: Request, dataDir: string, maxUploadMb: number): Promise<ReceivedUpload> {
+export async function receiveUpload(request: Request, dataDir: string, maxUploadMb: number, overdue?: AbortSignal): Promise<ReceivedUpload> {
   // Content-Encoding undone as it streams (415 for a coding not read, before anything is written): every
-  // count below is of decoded bytes.
-  const decoded = decodedBody(request);
+  // count below is of decoded bytes. A server stopping that runs out of time for it ends it with 503.
+  const body = decodedBody(request);
+  const decoded = body && { ...body, body: untilOverdue(body.body, overdue) };
   const limit = maxUploadMb * 1024 * 1024;
   const dir = join(dataDir, "uploads");
   mkdirSync(dir, { recursive: true });

@@ -143,7 +143,7 @@ export function gazetteerModule(services: Services, authPlugin: AuthPlugin) {
         const queryName = checkName(query.name);
         // Before the body is read: an upload that could not be imported is not worth receiving.
         imports.refuseWhileImporting();
-        const upload = await receiveUpload(request, ctx.config.dataDir, ctx.config.maxUploadMb);
+        const upload = await receiveUpload(request, ctx.config.dataDir, ctx.config.maxUploadMb, ctx.overdue);
         try {
           if (upload.files) throw new BadRequest(`send one GeoNames file per import (got ${upload.files.length})`, { parameter: "file" });
           const name = queryName ?? checkName(upload.fields.name);
@@ -158,7 +158,7 @@ export function gazetteerModule(services: Services, authPlugin: AuthPlugin) {
         session: true,
         parse: "none",
         query: UploadQuery,
-        response: { 202: Queued, 400: ErrorEnvelope, 401: ErrorEnvelope, 403: ErrorEnvelope, 409: ErrorEnvelope, 413: ErrorEnvelope },
+        response: { 202: Queued, 400: ErrorEnvelope, 401: ErrorEnvelope, 403: ErrorEnvelope, 409: ErrorEnvelope, 413: ErrorEnvelope, 503: ErrorEnvelope },
         detail: {
           tags,
           summary: "Upload a GeoNames dump and queue its import into a gazetteer dataset (admin session; 202)",
@@ -169,7 +169,8 @@ export function gazetteerModule(services: Services, authPlugin: AuthPlugin) {
             "the answer is 202 with the import's status and `status_url` (also in Location); GET it until `state` is done or failed. The import runs " +
             "in one transaction: a bad line fails it with the line in `error` and `details`, and nothing is written. Zip entries pointing outside " +
             "the archive and suspicious compression ratios fail it too. 409 IMPORT_IN_PROGRESS while another import is queued or running; " +
-            "413 over MAX_UPLOAD_MB. Geocoding answers use the new data as soon as the import is done.",
+            "413 over MAX_UPLOAD_MB; 503 SERVER_STOPPING (with Retry-After) when the server is restarting and stops receiving an upload still streaming in. " +
+            "Geocoding answers use the new data as soon as the import is done.",
           requestBody: {
             required: true,
             content: {

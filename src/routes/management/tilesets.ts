@@ -170,7 +170,7 @@ export function tilesetsModule(services: Services, authPlugin: AuthPlugin) {
       async ({ caller, params, query, request, set }) => {
         const org = access(caller, params.org);
         service.get(org, params.ts); // 404 before reading a large body
-        const upload = await receiveUpload(request, ctx.config.dataDir, ctx.config.maxUploadMb);
+        const upload = await receiveUpload(request, ctx.config.dataDir, ctx.config.maxUploadMb, ctx.overdue);
         if (!upload.filename && query.filename) upload.filename = query.filename;
         let recipe: Recipe;
         try {
@@ -244,7 +244,8 @@ export function tilesetsModule(services: Services, authPlugin: AuthPlugin) {
             "Content-Encoding: gzip (or x-gzip, deflate) bodies are decoded as they stream, MAX_UPLOAD_MB applying to the decoded size; a body that does not decode is 400, " +
             "any other coding (br, zstd, compress...) 415 naming it; without the header a gzip file is refused (415), not unpacked. " +
             "413 over MAX_UPLOAD_MB, 415 for other types, 422 INVALID_SOURCE_DATA when the data is invalid at a glance (e.g. `encoding` on vector data, lossy WebP DEM tiles, " +
-            "an .hgt without its corner in the name); later problems end the version `failed` with a message.",
+            "an .hgt without its corner in the name); later problems end the version `failed` with a message. " +
+            "503 SERVER_STOPPING (with Retry-After) when the server is restarting and stops receiving an upload still streaming in: send it again.",
         },
       },
     )
