@@ -22,6 +22,7 @@ import { drawLine } from "./layers/line";
 import { drawRaster } from "./layers/raster";
 import { drawSymbols, placeSymbols } from "./layers/symbol";
 import { SpriteImages } from "./sprite";
+import { textFieldHasImages } from "./symbol-layout";
 import { SvgDocument } from "./svg";
 import { FontBook } from "./text";
 import { withTranslate } from "./translate";
@@ -186,7 +187,7 @@ function prefetchFonts(layers: LayerSpecification[], zoom: number, fonts: FontBo
 function usesSprite(layer: LayerSpecification): boolean {
   const paint = (layer.paint ?? {}) as Record<string, unknown>;
   const layout = (layer.layout ?? {}) as Record<string, unknown>;
-  return paint["fill-pattern"] !== undefined || paint["background-pattern"] !== undefined || paint["line-pattern"] !== undefined || layout["icon-image"] !== undefined;
+  return paint["fill-pattern"] !== undefined || paint["background-pattern"] !== undefined || paint["line-pattern"] !== undefined || layout["icon-image"] !== undefined || (layer.type === "symbol" && textFieldHasImages(layer));
 }
 
 function checkView(view: RenderView): void {

@@ -32,10 +32,16 @@ export async function textSections(
   const defaultStack = Array.isArray(fontNames) ? fontNames.map(String) : ["Open Sans Regular", "Arial Unicode MS Regular"];
   const mode = prop(layer, "layout", "text-transform", ctx.zoom, f);
   const plainString = typeof raw === "string";
-  const parts: { text: string; scale: number; stack: string[]; color?: unknown }[] = [];
+  const parts: { text: string; scale: number; stack: string[]; color?: unknown; image?: SpriteImage }[] = [];
   if (value instanceof Formatted) {
     for (const s of value.sections) {
-      if (!s.text) continue; // image sections inside text are not drawn
+      if (s.image) {
+        // an image the sprite lacks is left out, as MapLibre leaves it (with a warning)
+        const image = ctx.sprite.get(s.image.name);
+        if (image) parts.push({ text: "", scale: 1, stack: [], image });
+        continue;
+      }
+      if (!s.text) continue;
       const text = plainString ? resolveTokens(f.properties, s.text) : s.text;
       parts.push({ text, scale: s.scale ?? 1, stack: s.fontStack ? s.fontStack.split(",") : defaultStack, color: s.textColor ?? undefined });
     }
@@ -45,12 +51,22 @@ export async function textSections(
   }
   const sections: TextSection[] = [];
   for (const p of parts) {
+    if (p.image) {
+      sections.push({ text: "", scale: 1, fonts: [], image: p.image });
+      continue;
+    }
     const text = transform(p.text, mode);
     // A section of spaces or a newline alone still counts: it separates, or breaks, its neighbours.
     if (!text) continue;
     sections.push({ text, scale: p.scale, fonts: await fonts.stack(p.stack), color: p.color });
   }
-  return sections.some((s) => s.text.trim()) ? sections : null;
+  return sections.some((s) => s.image || s.text.trim()) ? sections : null;
+}
+
+/** Whether text-field holds an ["image", ...] expression anywhere (the render must load the sprite for it). */
+export function textFieldHasImages(layer: SymbolLayerSpecification): boolean {
+  const has = (v: unknown): boolean => Array.isArray(v) && (v[0] === "image" || v.some(has));
+  return has(layer.layout?.["text-field"]);
 }
 
 export function iconImage(layer: SymbolLayerSpecification, f: RenderFeature, ctx: DrawContext): SpriteImage | null {

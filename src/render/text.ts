@@ -2,6 +2,7 @@
 // the glyph PBFs Mapstead serves (24-px em, advances rounded to whole pixels, no kerning, baseline
 // 17 px above the line box plus the font's ascender), so labels land where MapLibre puts them.
 import { parseFont, type ParsedFont } from "../glyphs";
+import type { SpriteImage } from "./sprite";
 import type { RenderResources } from "./types";
 import { Lru } from "../lru";
 
@@ -71,6 +72,8 @@ export interface TextSection {
   fonts: LoadedFont[];
   /** text-color override of a format section */
   color?: unknown;
+  /** an inline image (format's ["image", name] section; its text is empty) */
+  image?: SpriteImage;
 }
 
 export interface ShapedGlyph {
@@ -85,8 +88,22 @@ export interface ShapedGlyph {
   section: number;
 }
 
+/** An inline image laid out among the glyphs, in the same 24-px units. */
+export interface ShapedImage {
+  image: SpriteImage;
+  /** pen position, as a glyph's (lines along paths centre each mark on x + advance / 2) */
+  x: number;
+  /** where the image's left and top edges are drawn */
+  left: number;
+  y: number;
+  advance: number;
+  /** 24-px units per image CSS px */
+  scale: number;
+  section: number;
+}
+
 export interface Shaping {
-  glyphs: ShapedGlyph[];
+  glyphs: (ShapedGlyph | ShapedImage)[];
   left: number;
   right: number;
   top: number;
@@ -104,11 +121,13 @@ export interface ShapeOptions {
   justify: string;
   /** text-offset in ems */
   offset: [number, number];
+  /** text-size (px) at the zoom symbols are laid out at: inline images keep their sprite size there */
+  textSize: number;
 }
 
 interface Positioned {
-  font: LoadedFont;
-  glyphIndex: number;
+  /** the glyph, or the inline image, drawn */
+  mark: { font: LoadedFont; glyphIndex: number } | { image: SpriteImage };
   advance: number;
   scale: number;
   section: number;
@@ -120,6 +139,13 @@ interface Positioned {
 }
 
 const NEWLINE = 0x0a;
+/** Stands in for an inline image among the code points (MapLibre gives each a private-use character): no break after it. */
+const IMAGE_CODE_POINT = 0xe000;
+/**
+ * Where MapLibre draws an inline image from its pen position, in image px: its quads keep the image
+ * padding (1 px) on the left and the glyph border (3 px) on top that glyph metrics hold.
+ */
+const IMAGE_INSET = { left: 1, top: 3 };
 /** Characters a line may break after, as MapLibre's shaping has them. */
 const BREAKABLE = new Set([NEWLINE, 0x20, 0x26, 0x29, 0x2b, 0x2d, 0x2f, 0xad, 0xb7, 0x200b, 0x2010, 0x2013, 0x2027]);
 
@@ -142,10 +168,18 @@ export function anchorAlignment(anchor: string): { horizontal: number; vertical:
 export function shapeText(sections: TextSection[], opts: ShapeOptions): Shaping | null {
   const spacing = opts.letterSpacing * ONE_EM;
   const positioned: Positioned[] = [];
-  const codePoints = sections.map((section) => Array.from(section.text, (ch) => ch.codePointAt(0)!));
+  // an image keeps its sprite size at the layout zoom's text-size (MapLibre scales its section by 24 / size)
+  const imageScale = ONE_EM / (opts.textSize > 0 ? opts.textSize : ONE_EM);
+  const codePoints = sections.map((section) => (section.image ? [IMAGE_CODE_POINT] : Array.from(section.text, (ch) => ch.codePointAt(0)!)));
   const all = codePoints.flat();
   let at = 0;
   sections.forEach((section, sectionIndex) => {
+    if (section.image) {
+      const next = all[++at];
+      const advance = section.image.width * imageScale;
+      positioned.push({ mark: { image: section.image }, advance, scale: imageScale, section: sectionIndex, isSpace: false, breakable: false, penalty: breakPenalty(IMAGE_CODE_POINT, next) });
+      return;
+    }
     for (const cp of codePoints[sectionIndex]!) {
       const next = all[++at];
       const breaks = { breakable: BREAKABLE.has(cp), penalty: breakPenalty(cp, next) };
@@ -153,7 +187,7 @@ export function shapeText(sections: TextSection[], opts: ShapeOptions): Shaping 
       // font of the stack maps it.
       if (cp === NEWLINE) {
         const font = section.fonts[0];
-        if (font) positioned.push({ font, glyphIndex: 0, advance: 0, scale: section.scale, section: sectionIndex, isSpace: true, ...breaks });
+        if (font) positioned.push({ mark: { font, glyphIndex: 0 }, advance: 0, scale: section.scale, section: sectionIndex, isSpace: true, ...breaks });
         continue;
       }
       const font = section.fonts.find((f) => f.parsed.cmap[cp] !== undefined);
@@ -161,7 +195,7 @@ export function shapeText(sections: TextSection[], opts: ShapeOptions): Shaping 
       const glyphIndex = font.parsed.cmap[cp]!;
       const glyph = font.parsed.font.glyphs.get(glyphIndex);
       const advance = Math.max(0, Math.round((glyph.advanceWidth ?? 0) * (ONE_EM / font.upm))) * section.scale;
-      positioned.push({ font, glyphIndex, advance, scale: section.scale, section: sectionIndex, isSpace: /\s/.test(String.fromCodePoint(cp)), ...breaks });
+      positioned.push({ mark: { font, glyphIndex }, advance, scale: section.scale, section: sectionIndex, isSpace: /\s/.test(String.fromCodePoint(cp)), ...breaks });
     }
   });
   if (!positioned.some((p) => !p.isSpace)) return null;
@@ -170,39 +204,55 @@ export function shapeText(sections: TextSection[], opts: ShapeOptions): Shaping 
   const { horizontal, vertical } = anchorAlignment(opts.anchor);
   const justify = opts.justify === "auto" ? horizontal : opts.justify === "right" ? 1 : opts.justify === "left" ? 0 : 0.5;
   const lineHeight = opts.lineHeight * ONE_EM;
-  const glyphs: ShapedGlyph[] = [];
+  const glyphs: (ShapedGlyph | ShapedImage)[] = [];
   let y = 0;
   let maxLineLength = 0;
   let maxLineHeight = 0;
   for (const line of lines) {
     const trimmed = trim(line);
-    const maxScale = trimmed.reduce((m, g) => Math.max(m, g.scale), 1);
+    // an image's section counts with font-scale 1 (MapLibre's), its height only through imageOffset
+    const maxScale = trimmed.reduce((m, g) => ("image" in g.mark ? m : Math.max(m, g.scale)), 1);
+    const imageHeight = trimmed.reduce((m, g) => ("image" in g.mark ? Math.max(m, g.mark.image.height * g.scale) : m), 0);
+    // an image taller than the line's em pushes the line down and grows its height; every mark sits on
+    // the bottom of the line's content (MapLibre's default vertical-align)
+    const imageOffset = Math.max(0, imageHeight - maxScale * ONE_EM);
+    const contentBottom = y + SHAPING_DEFAULT_OFFSET + maxScale * ONE_EM + imageOffset;
     let x = 0;
     const start = glyphs.length;
     for (const g of trimmed) {
-      const baseline = y + SHAPING_DEFAULT_OFFSET + g.font.ascender + (maxScale - 1) * ONE_EM;
-      glyphs.push({ font: g.font, glyphIndex: g.glyphIndex, x, y: baseline, advance: g.advance, scale: g.scale, section: g.section });
-      x += g.advance + spacing;
+      const { advance, scale, section } = g;
+      if ("image" in g.mark) {
+        const { image } = g.mark;
+        const top = contentBottom - image.height * scale + IMAGE_INSET.top * scale;
+        glyphs.push({ image, x, left: x + IMAGE_INSET.left * scale, y: top, advance, scale, section });
+      } else {
+        const baseline = y + SHAPING_DEFAULT_OFFSET + g.mark.font.ascender + (maxScale - 1) * ONE_EM + imageOffset;
+        glyphs.push({ ...g.mark, x, y: baseline, advance, scale, section });
+      }
+      x += advance + spacing;
     }
     if (trimmed.length) {
       const lineLength = x - spacing;
       maxLineLength = Math.max(maxLineLength, lineLength);
-      for (let i = start; i < glyphs.length; i++) glyphs[i]!.x -= lineLength * justify;
+      for (let i = start; i < glyphs.length; i++) moveBy(glyphs[i]!, -lineLength * justify, 0);
     }
-    const currentLineHeight = lineHeight * maxScale;
+    const currentLineHeight = lineHeight * maxScale + imageOffset;
     y += currentLineHeight;
     maxLineHeight = Math.max(maxLineHeight, currentLineHeight);
   }
   const shiftX = (justify - horizontal) * maxLineLength + opts.offset[0] * ONE_EM;
   const shiftY =
     (maxLineHeight !== lineHeight ? -y * vertical + 17 : -vertical * lines.length * lineHeight + 0.5 * lineHeight) + opts.offset[1] * ONE_EM;
-  for (const g of glyphs) {
-    g.x += shiftX;
-    g.y += shiftY;
-  }
+  for (const g of glyphs) moveBy(g, shiftX, shiftY);
   const top = -vertical * y + opts.offset[1] * ONE_EM;
   const left = -horizontal * maxLineLength + opts.offset[0] * ONE_EM;
   return { glyphs, left, right: left + maxLineLength, top, bottom: top + y };
+}
+
+function moveBy(g: ShapedGlyph | ShapedImage, dx: number, dy: number): void {
+  g.x += dx;
+  g.y += dy;
+  if ("image" in g) g.left += dx;
 }
 
 function trim(line: Positioned[]): Positioned[] {

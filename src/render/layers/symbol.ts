@@ -27,10 +27,18 @@ interface PlacedGlyph {
   color: unknown;
 }
 
+/** A sprite image drawn with its CSS size at (0,0) mapped by the transform: an icon, or an image inside text. */
+interface PlacedImage {
+  image: SpriteImage;
+  transform: Affine;
+}
+
 interface PlacedSymbol {
   feature: RenderFeature;
   glyphs: PlacedGlyph[];
-  icon: { image: SpriteImage; transform: Affine } | null;
+  /** inline images of the text (format's image sections) */
+  images: PlacedImage[];
+  icon: PlacedImage | null;
 }
 
 export type Placements = Map<LayerSpecification, PlacedSymbol[]>;
@@ -100,6 +108,7 @@ async function placeLayer(layer: SymbolLayerSpecification, ctx: DrawContext, fon
       placed.push({
         feature: f,
         glyphs: showText ? text!.glyphs : [],
+        images: showText ? text!.images : [],
         icon: showIcon ? { image: iconDraw!.image, transform: iconDraw!.transform } : null,
       });
     }
@@ -115,6 +124,7 @@ function shapeCandidates(layer: SymbolLayerSpecification, f: RenderFeature, zoom
     maxWidth: alongLine ? 0 : num(layer, "layout", "text-max-width", zoom, f),
     lineHeight: num(layer, "layout", "text-line-height", zoom, f),
     letterSpacing: num(layer, "layout", "text-letter-spacing", zoom, f),
+    textSize: num(layer, "layout", "text-size", layoutZoom(zoom), f),
   };
   const justify = String(prop(layer, "layout", "text-justify", zoom, f));
   const offset = pair(prop(layer, "layout", "text-offset", zoom, f));
@@ -238,21 +248,24 @@ function layoutText(
   scale: number,
   sections: TextSection[],
   padding: number,
-): { glyphs: PlacedGlyph[]; boxes: CollisionBox[] } {
+): { glyphs: PlacedGlyph[]; images: PlacedImage[]; boxes: CollisionBox[] } {
   const glyphs: PlacedGlyph[] = [];
+  const images: PlacedImage[] = [];
   const boxes: CollisionBox[] = [];
+  // a mark (glyph or inline image) whose pen position lands at (x, y), turned by angle
   const glyph = (i: number, x: number, y: number, angle: number): void => {
     const g = shaping.glyphs[i]!;
-    const k = scale * g.scale; // glyph defs are drawn at the 24-px em
+    const k = scale * g.scale; // glyph defs are drawn at the 24-px em, image defs at their CSS size
     const cos = Math.cos(angle);
     const sin = Math.sin(angle);
-    glyphs.push({
-      font: g.font,
-      glyphIndex: g.glyphIndex,
-      transform: { a: k * cos, b: k * sin, c: -k * sin, d: k * cos, e: x, f: y },
-      unitsPerPx: 1 / k,
-      color: sections[g.section]?.color,
-    });
+    const turn = { a: k * cos, b: k * sin, c: -k * sin, d: k * cos };
+    if ("image" in g) {
+      // its y is already its top; its left edge sits a little right of the pen, along the turned baseline
+      const inset = (g.left - g.x) * scale;
+      images.push({ image: g.image, transform: { ...turn, e: x + inset * cos, f: y + inset * sin } });
+      return;
+    }
+    glyphs.push({ font: g.font, glyphIndex: g.glyphIndex, transform: { ...turn, e: x, f: y }, unitsPerPx: 1 / k, color: sections[g.section]?.color });
   };
   if (anchor.kind === "line") {
     const half = (ONE_EM * scale) / 2 + padding;
@@ -260,7 +273,7 @@ function layoutText(
       glyph(p.index, p.x, p.y, p.angle);
       boxes.push({ x1: p.cx - half, y1: p.cy - half, x2: p.cx + half, y2: p.cy + half });
     }
-    return { glyphs, boxes };
+    return { glyphs, images, boxes };
   }
   const rotation = labelRotation(layer, f, ctx, "text");
   const cos = Math.cos(rotation);
@@ -272,7 +285,7 @@ function layoutText(
     glyph(i, anchor.x + lx * cos - ly * sin, anchor.y + lx * sin + ly * cos, rotation);
   }
   boxes.push(rotatedBox(anchor.x, anchor.y, shaping.left * scale, shaping.top * scale, shaping.right * scale, shaping.bottom * scale, rotation, padding));
-  return { glyphs, boxes };
+  return { glyphs, images, boxes };
 }
 
 function layoutIcon(
@@ -375,7 +388,7 @@ export function drawSymbols(layer: SymbolLayerSpecification, ctx: DrawContext, p
     const opacity = num(layer, "paint", "icon-opacity", zoom, s.feature);
     if (opacity <= 0) continue;
     const image = s.icon.image.sdf ? (ctx.sprite.get(s.icon.image.name, tintOf(prop(layer, "paint", "icon-color", zoom, s.feature))) ?? s.icon.image) : s.icon.image;
-    body.push(`<use xlink:href="#${image.id}" transform="${matrix(s.icon.transform)}"${opacity < 1 ? ` opacity="${opacity}"` : ""}/>`);
+    body.push(imageUse({ image, transform: s.icon.transform }, opacity));
   }
   // Upright glyphs become glyph masks (compose.ts); turned ones (along lines, text-rotate, map-aligned
   // under a bearing) and very large ones stay SVG outlines. Either way a layer draws every halo before
@@ -384,13 +397,16 @@ export function drawSymbols(layer: SymbolLayerSpecification, ctx: DrawContext, p
   // over its whole region, once per element that names it)
   const halos = new Map<number, string[]>();
   const fills: string[] = [];
+  // images inside text, drawn as they are (an sdf one too: MapLibre's text shader samples it untinted)
+  const inline: string[] = [];
   const haloMasks: MaskGlyph[] = [];
   const fillMasks: MaskGlyph[] = [];
   for (const s of placed) {
-    if (!s.glyphs.length) continue;
+    if (!s.glyphs.length && !s.images.length) continue;
     const f = s.feature;
     const opacity = num(layer, "paint", "text-opacity", zoom, f);
     if (opacity <= 0) continue;
+    for (const image of s.images) inline.push(imageUse(image, opacity));
     const haloWidth = Math.min(num(layer, "paint", "text-halo-width", zoom, f), (num(layer, "layout", "text-size", zoom, f) || ONE_EM) / 4);
     const haloBlur = Math.max(0, num(layer, "paint", "text-halo-blur", zoom, f));
     const haloValue = prop(layer, "paint", "text-halo-color", zoom, f);
@@ -434,8 +450,18 @@ export function drawSymbols(layer: SymbolLayerSpecification, ctx: DrawContext, p
     if (blur > 0) body.push(`<g filter="url(#${blurFilter(svg, (2 * BLUR_SPREAD * blur) / Math.sqrt(12))})">${groups.join("")}</g>`);
     else body.push(...groups);
   }
+  // images go over every halo and under the text; masks are drawn apart from the body, so their halos
+  // need a run of their own below the images (a run costs a compose pass: only when there are images)
+  if (inline.length) {
+    svg.text(haloMasks);
+    body.push(...inline);
+  }
   body.push(...fills);
-  svg.text([...haloMasks, ...fillMasks]);
+  svg.text(inline.length ? fillMasks : [...haloMasks, ...fillMasks]);
+}
+
+function imageUse(placed: PlacedImage, opacity: number): string {
+  return `<use xlink:href="#${placed.image.id}" transform="${matrix(placed.transform)}"${opacity < 1 ? ` opacity="${opacity}"` : ""}/>`;
 }
 
 /** Drawn without turning (the transform only scales and moves), so a cached mask fits. */

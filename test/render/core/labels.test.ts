@@ -223,6 +223,113 @@ describe("icons with text", () => {
   });
 });
 
+describe("images inside text (format's image sections)", () => {
+  const formatted = (image: unknown[] | null) => ["format", "Ab ", {}, ...(image ? [image, {}] : []), " cd", {}];
+  const renderWithSprite = async (features: GeoJSON.Feature[], layers: unknown[]) => {
+    const res = await resources({ vector: { v: { layers: { pts: features } } } }, { sprite: true });
+    return pixels(await renderMap({ version: 8, sources: { v: { type: "vector" } }, layers } as StyleSpecification, view, res));
+  };
+  const green = (px: [number, number, number, number]) => near(px, [0, 128, 0], 30);
+  const yellow = (px: [number, number, number, number]) => near(px, [255, 255, 0], 30);
+  const red = (px: [number, number, number, number]) => near(px, [255, 0, 0], 30);
+
+  test("an image is drawn inline between the text parts, at its sprite size", async () => {
+    const p = await renderWithSprite([point(0, 0)], [BG, labels({ "text-field": formatted(["image", "stripes"]) })]);
+    const g = inkBox(p, green);
+    const y = inkBox(p, yellow);
+    // the 8-px stripes image: green half, then yellow half, left to right
+    expect(count(p, green)).toBeGreaterThan(20);
+    expect(count(p, yellow)).toBeGreaterThan(20);
+    expect(g.x2).toBeLessThan(y.x1);
+    expect(y.x2 - g.x1 + 1).toBeGreaterThanOrEqual(7);
+    expect(y.x2 - g.x1 + 1).toBeLessThanOrEqual(9);
+    // text on both sides of it, on the same line
+    const ink = inkBox(p, dark);
+    expect(count(p, dark, { x1: 0, y1: 0, x2: g.x1 - 2, y2: 256 })).toBeGreaterThan(20);
+    expect(count(p, dark, { x1: y.x2 + 2, y1: 0, x2: 256, y2: 256 })).toBeGreaterThan(20);
+    expect(g.y1).toBeGreaterThanOrEqual(ink.y1 - 2);
+    expect(g.y2).toBeLessThanOrEqual(ink.y2 + 2);
+  });
+
+  test("the image widens the label by its advance; an expression may name it", async () => {
+    const plain = inkBox(await renderWithSprite([point(0, 0)], [BG, labels({ "text-field": formatted(null) })]), dark);
+    const p = await renderWithSprite([point(0, 0, { shield: "square" })], [BG, labels({ "text-field": formatted(["image", ["get", "shield"]]) })]);
+    const withImage = inkBox(p, dark);
+    expect(inkBox(p, red).width).toBe(20);
+    expect(withImage.width - plain.width).toBeGreaterThanOrEqual(18);
+    expect(withImage.width - plain.width).toBeLessThanOrEqual(22);
+  });
+
+  test("an image the sprite lacks is left out: the text is drawn alone", async () => {
+    const plain = await renderWithSprite([point(0, 0)], [BG, labels({ "text-field": formatted(null) })]);
+    const missing = await renderWithSprite([point(0, 0)], [BG, labels({ "text-field": formatted(["image", "no-such-image"]) })]);
+    expect(inkBox(missing, dark)).toEqual(inkBox(plain, dark));
+    expect(count(missing, dark)).toBe(count(plain, dark));
+  });
+
+  test("an image alone is a label, and text-opacity fades it", async () => {
+    const layer = (opacity: number) => labels({ "text-field": ["format", ["image", "square"], {}] }, { "text-opacity": opacity });
+    const full = await renderWithSprite([point(0, 0)], [BG, layer(1)]);
+    // the 20x20 square, less a row or column where it straddles pixels
+    expect(count(full, red)).toBeGreaterThanOrEqual(360);
+    expect(count(full, red)).toBeLessThanOrEqual(400);
+    const faded = await renderWithSprite([point(0, 0)], [BG, layer(0.5)]);
+    expect(near(faded.at(128, 128), [255, 128, 128], 3)).toBe(true);
+  });
+
+  test("a tall image makes its line taller, and the next line moves down", async () => {
+    const field = (image: unknown[] | null) => ["format", "Ab\ncd ", {}, ...(image ? [image, {}] : [])];
+    const plain = inkBox(await renderWithSprite([point(0, 0)], [BG, labels({ "text-field": field(null) })]), dark);
+    const tall = inkBox(await renderWithSprite([point(0, 0)], [BG, labels({ "text-field": field(["image", "square"]), "text-size": 10 })]), dark);
+    const short = inkBox(await renderWithSprite([point(0, 0)], [BG, labels({ "text-field": field(null), "text-size": 10 })]), dark);
+    expect(plain.height).toBeGreaterThan(short.height); // text-size still scales the text
+    // the 20-px image is taller than the 10-px em: the second line grows by the difference
+    expect(tall.height - short.height).toBeGreaterThanOrEqual(8);
+    expect(tall.height - short.height).toBeLessThanOrEqual(12);
+  });
+
+  test("text-max-width counts the image, which is never split from its neighbours", async () => {
+    const field = ["format", "Ab cd", {}, ["image", "square"], {}, "ef", {}];
+    const one = inkBox(await renderWithSprite([point(0, 0)], [BG, labels({ "text-field": field, "text-max-width": 20 })]), dark);
+    const p = await renderWithSprite([point(0, 0)], [BG, labels({ "text-field": field, "text-max-width": 3 })]);
+    const two = inkBox(p, dark);
+    expect(two.height).toBeGreaterThan(one.height + 10);
+    // the image stays on the second line, between "cd" and "ef"
+    const r = inkBox(p, red);
+    expect(r.y1).toBeGreaterThan(two.y1 + 10);
+    expect(count(p, dark, { x1: 0, y1: r.y1, x2: r.x1, y2: r.y2 + 1 })).toBeGreaterThan(20);
+    expect(count(p, dark, { x1: r.x2 + 1, y1: r.y1, x2: 256, y2: r.y2 + 1 })).toBeGreaterThan(20);
+  });
+
+  test("along a line the image is drawn on the line, turned with it", async () => {
+    const res = await resources({ vector: { v: { layers: { roads: [line([[-4, -4], [4, 4]], { name: "Long Street" })] } } } }, { sprite: true });
+    const style = {
+      version: 8,
+      sources: { v: { type: "vector" } },
+      layers: [
+        BG,
+        {
+          id: "t",
+          type: "symbol",
+          source: "v",
+          "source-layer": "roads",
+          layout: { "symbol-placement": "line", "text-field": ["format", "Long ", {}, ["image", "square"], {}, " Street", {}], "text-font": ["Noto Sans Regular"], "text-size": 14 },
+          paint: { "text-color": "#000000" },
+        },
+      ],
+    } as StyleSpecification;
+    const p = pixels(await renderMap(style, view, res));
+    const r = inkBox(p, red);
+    expect(count(p, red)).toBeGreaterThan(250);
+    // turned 45 degrees: its box is wider than the 20-px image, and it lies on the diagonal
+    expect(r.width).toBeGreaterThan(24);
+    expect(Math.abs((r.x1 + r.x2) / 2 + (r.y1 + r.y2) / 2 - 256)).toBeLessThan(12);
+    // text on both sides of it along the line
+    expect(count(p, dark, { x1: 0, y1: r.y2, x2: r.x1, y2: 256 })).toBeGreaterThan(20);
+    expect(count(p, dark, { x1: r.x2, y1: 0, x2: 256, y2: r.y1 })).toBeGreaterThan(20);
+  });
+});
+
 describe("SDF icons", () => {
   test("an SDF sprite image is drawn in icon-color", async () => {
     // a 16x16 SDF disc: distance encoded in alpha, 0.75 at radius 6
