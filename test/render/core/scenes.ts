@@ -463,3 +463,72 @@ export function vertexScene(): Scene {
     palette: {},
   };
 }
+
+/**
+ * Labels with sprite images inside their text (format's image sections) over white: images between
+ * words, one alone, a 20-px image in 10-px text (the line grows to fit it), a missing image, and one
+ * along a street. The test sprite's colours (red square, blue dot, green and yellow stripes) find them.
+ */
+export function inlineImageScene(): Scene {
+  return {
+    name: "inline-image",
+    view: { center: [0, 0], zoom: 5, bearing: 0, width: 384, height: 256, pixelRatio: 1 },
+    sources: {
+      vector: {
+        v: {
+          maxzoom: 8,
+          layers: {
+            pts: [point(-2, 2, { name: "a" }), point(2, 2, { name: "b" }), point(-2, 0.3, { name: "c" }), point(2, 0.3, { name: "d" })],
+            roads: [line([[-5, -1.9], [5, -1.3]], { name: "Main Street" })],
+          },
+        },
+      },
+    },
+    style: {
+      version: 8,
+      sources: { v: { type: "vector" } },
+      layers: [
+        { id: "bg", type: "background", paint: { "background-color": "#ffffff" } },
+        { id: "road", type: "line", source: "v", "source-layer": "roads", paint: { "line-color": "#d0d0d0", "line-width": 2 } },
+        {
+          id: "labels",
+          type: "symbol",
+          source: "v",
+          "source-layer": "pts",
+          layout: {
+            "text-field": [
+              "match",
+              ["get", "name"],
+              "a",
+              ["format", "Ab ", {}, ["image", "stripes"], {}, " cd", {}],
+              "b",
+              ["format", ["image", "square"], {}, " A1", {}],
+              "c",
+              ["format", "Tall ", {}, ["image", "dot"], {}, "\nnext", {}],
+              ["format", "Gone ", {}, ["image", "no-such-image"], {}, " x", {}],
+            ],
+            "text-font": FONT,
+            "text-size": ["match", ["get", "name"], "c", 10, 16],
+            "text-allow-overlap": true,
+          },
+          paint: { "text-color": "#000000" },
+        },
+        {
+          id: "road-label",
+          type: "symbol",
+          source: "v",
+          "source-layer": "roads",
+          layout: {
+            "symbol-placement": "line",
+            "text-field": ["format", "Main ", {}, ["image", "square"], {}, " Street", {}],
+            "text-font": FONT,
+            "text-size": 14,
+            "symbol-spacing": 1000,
+          },
+          paint: { "text-color": "#000000" },
+        },
+      ],
+    } as unknown as StyleSpecification,
+    palette: {},
+  };
+}
