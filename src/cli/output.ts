@@ -9,3 +9,9 @@ export const dim = wrap(2);
 
 export const print = (s = "") => process.stdout.write(s + "\n");
 export const printErr = (s: string) => process.stderr.write(s + "\n");
+
+/** What a visibility change means for the URLs, the way the other commands say what their change does. */
+export function visibilityNote(patch: { visibility?: string }, visibility: string): string {
+  if (patch.visibility === undefined) return "";
+  return visibility === "private" ? ". Its URLs answer only to the organization's sessions and API keys now (404 to others)" : ". Its published URLs answer anyone now";
+}

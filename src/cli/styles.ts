@@ -1,4 +1,4 @@
-// `mapstead styles create|list|draft|publish|unpublish|export|delete`: styles from the machine itself (same
+// `mapstead styles create|list|update|draft|publish|unpublish|export|delete`: styles from the machine itself (same
 // rules as the API).
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import { inputFileProblem } from "./input-file";
@@ -6,7 +6,7 @@ import { unknownOrgWords } from "./unknown-org";
 import { basename, join } from "node:path";
 import type { CliCommand } from "./command";
 import { UsageError, settingsHelp } from "./args";
-import { bold, dim, green, print, printErr, red } from "./output";
+import { bold, dim, green, print, printErr, red, visibilityNote } from "./output";
 import { parse } from "./args";
 import { withContext } from "./runtime";
 import { AppError } from "../errors";
@@ -18,6 +18,7 @@ import { svgIconsFromZip } from "../sprites/unzip";
 const HELP = `Usage:
   mapstead styles create --org ORG --slug SLUG [--name NAME] [--private] [--sprite ICONS] [STYLE.json|-] [settings]
   mapstead styles list --org ORG [--json] [settings]
+  mapstead styles update --org ORG --slug SLUG [--private|--public] [--name NAME] [--json] [settings]
   mapstead styles draft --org ORG --slug SLUG STYLE.json|- [settings]
   mapstead styles publish --org ORG --slug SLUG [--version N] [settings]
   mapstead styles unpublish --org ORG --slug SLUG [settings]
@@ -29,6 +30,9 @@ create   Creates a style whose draft is STYLE.json (or stdin with -; an empty st
          .svg files, so the style may use "sprite": "mapstead://sprites/ORG/SLUG".
          The style is validated like the API does: MapLibre style spec and every mapstead:// reference.
 list     Lists the organization's styles with their published version.
+update   Renames the style (--name) or changes its visibility: --private (its URLs answer only to the
+         organization's sessions and keys) or --public. Same rules as the API's PATCH; a running server
+         sees the change within a second. --json prints the style's name and visibility.
 draft    Replaces the style's draft with STYLE.json (or stdin with -), validated as on create; what
          clients load changes only when you publish.
 publish  Publishes the draft as a new immutable version (pinning the tileset versions published now),
@@ -71,9 +75,16 @@ function printProblems(err: unknown): void {
       printErr(`  ${d.path || "(style)"}${d.layer !== undefined ? ` (layer ${JSON.stringify(d.layer)})` : ""}: ${d.message}`);
 }
 
-const SUBCOMMANDS = ["create", "list", "draft", "publish", "unpublish", "export", "delete"];
+const SUBCOMMANDS = ["create", "list", "update", "draft", "publish", "unpublish", "export", "delete"];
 /** The subcommands each optional flag belongs to. */
-const FLAG_USERS: Record<"version" | "sprite" | "name" | "private" | "json", readonly string[]> = { version: ["publish", "export"], sprite: ["create"], name: ["create"], private: ["create"], json: ["list"] };
+const FLAG_USERS: Record<"version" | "sprite" | "name" | "private" | "public" | "json", readonly string[]> = {
+  version: ["publish", "export"],
+  sprite: ["create"],
+  name: ["create", "update"],
+  private: ["create", "update"],
+  public: ["update"],
+  json: ["list", "update"],
+};
 
 export const stylesCommand: CliCommand = {
   name: "styles",
@@ -85,6 +96,7 @@ export const stylesCommand: CliCommand = {
       slug: { type: "string" },
       name: { type: "string" },
       private: { type: "boolean" },
+      public: { type: "boolean" },
       sprite: { type: "string" },
       version: { type: "string" },
       json: { type: "boolean" },
@@ -96,8 +108,18 @@ export const stylesCommand: CliCommand = {
     if (rest.length > (sub === "create" || sub === "draft" ? 1 : 0)) throw new UsageError(`unexpected argument '${rest[rest.length - 1]}'`);
     if (sub === "draft" && !rest[0]) throw new UsageError("styles draft needs the style: a STYLE.json file, or - for stdin");
     // A flag another subcommand takes would otherwise be ignored without a word (`draft --sprite icons.zip`).
-    const misplaced = (["version", "sprite", "name", "private", "json"] as const).find((f) => values[f] !== undefined && !FLAG_USERS[f].includes(sub));
+    const misplaced = (["version", "sprite", "name", "private", "public", "json"] as const).find((f) => values[f] !== undefined && !FLAG_USERS[f].includes(sub));
     if (misplaced) throw new UsageError(`--${misplaced} is for ${FLAG_USERS[misplaced].join(" and ")}, not ${sub}`);
+    let patch: { name?: string; visibility?: "public" | "private" } = {};
+    if (sub === "update") {
+      if (values.private && values.public) throw new UsageError("--private and --public contradict each other; give one");
+      // The PATCH route's limits (UpdateStyleBody): a name of 1-200 characters.
+      if (values.name !== undefined && (values.name.trim() === "" || values.name.length > 200)) throw new UsageError("--name must be 1-200 characters, not blank");
+      if (values.name !== undefined) patch.name = values.name;
+      if (values.private) patch.visibility = "private";
+      if (values.public) patch.visibility = "public";
+      if (!Object.keys(patch).length) throw new UsageError("update needs something to change: --private or --public, or --name");
+    }
     let version: number | undefined;
     if (values.version !== undefined) {
       if (!isVersion(values.version)) throw new UsageError("--version must be a positive integer");
@@ -151,6 +173,15 @@ export const stylesCommand: CliCommand = {
               }
             }
             print(`Created style ${bold(`${org.slug}/${slug}`)}${sprite ? ` with ${Object.keys(sprite["1x"].index).length} sprite icons` : ""}. Publish it with: mapstead styles publish --org ${org.slug} --slug ${slug}`);
+            return 0;
+          }
+          case "update": {
+            const before = styles.get(org, slug);
+            const changed = (Object.keys(patch) as (keyof typeof patch)[]).filter((k) => (k === "name" ? patch.name!.trim() : patch[k]) !== before[k]);
+            const after = changed.length ? styles.update(org, slug, patch) : before;
+            if (values.json) print(JSON.stringify({ slug: after.slug, name: after.name, visibility: after.visibility, published_version: after.publishedVersion, urls: styles.urls(org, after) }, null, 2));
+            else if (!changed.length) print(`${org.slug}/${slug} has these values already; nothing changed`);
+            else print(`Updated style ${bold(`${org.slug}/${slug}`)}: ${changed.map((k) => `${k} ${JSON.stringify(before[k])} -> ${JSON.stringify(after[k])}`).join(", ")}${visibilityNote(patch, after.visibility)}`);
             return 0;
           }
           case "draft": {

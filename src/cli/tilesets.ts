@@ -1,4 +1,4 @@
-// `mapstead tilesets create|list|import|export|publish|delete`: tilesets from the machine itself, for
+// `mapstead tilesets create|list|import|update|export|publish|unpublish|delete`: tilesets from the machine itself, for
 // air-gapped bulk loads. `import` copies the file into DATA_DIR, processes it in this process (a running
 // server sees the result within seconds) and draws a progress bar with rate and ETA.
 import { accessSync, constants, existsSync, mkdirSync, statSync } from "node:fs";
@@ -6,7 +6,7 @@ import { inputFileProblem } from "./input-file";
 import { basename, dirname, join, resolve } from "node:path";
 import type { CliCommand } from "./command";
 import { UsageError, settingsHelp } from "./args";
-import { bold, dim, green, print, printErr, red, yellow } from "./output";
+import { bold, dim, green, print, printErr, red, visibilityNote, yellow } from "./output";
 import { parse } from "./args";
 import { withContext } from "./runtime";
 import type { AppContext } from "../context";
@@ -23,6 +23,7 @@ const HELP = `Usage:
   mapstead tilesets create --org ORG --slug SLUG [--name NAME] [--description TEXT] [--attribution TEXT] [--private] [settings]
   mapstead tilesets list --org ORG [--json] [settings]
   mapstead tilesets import --org ORG --slug SLUG FILE... [--create [--name NAME] [--attribution TEXT] [--private]] [--publish] [recipe options] [settings]
+  mapstead tilesets update --org ORG --slug SLUG [--private|--public] [--name NAME] [--description TEXT] [--attribution TEXT] [--json] [settings]
   mapstead tilesets export --org ORG --slug SLUG [--version N] [--format mbtiles|pmtiles] OUT [settings]
   mapstead tilesets publish --org ORG --slug SLUG --version N [settings]
   mapstead tilesets unpublish --org ORG --slug SLUG [settings]
@@ -47,6 +48,9 @@ import   Loads FILE (or several, one layer each, named after the file) into a ne
          --layers '{"places.csv": {"layer": "towns"}}'), --encoding terrarium|mapbox (raster DEM: the RGB
          encoding of an imported MBTiles/PMTiles of elevation tiles, or the one to build), --tile-bytes N, --output mbtiles|pmtiles, --recipe FILE.json (the whole
          recipe, see the README; options given beside it win)
+update   Changes what create set: --private (its URLs answer only to the organization's sessions and
+         keys) or --public, --name, --description, --attribution. Same rules as the API's PATCH; a
+         running server sees the change within a second. --json prints the tileset as the API does.
 export   Writes a ready version (default: the published one, else the newest ready one) to the file
          OUT as MBTiles or PMTiles (default: from OUT's extension, else the archive's own format),
          e.g. for a CDN. OUT must not exist yet.
@@ -153,6 +157,7 @@ export const tilesetsCommand: CliCommand = {
       description: { type: "string" },
       attribution: { type: "string" },
       private: { type: "boolean" },
+      public: { type: "boolean" },
       json: { type: "boolean" },
       version: { type: "string" },
       create: { type: "boolean" },
@@ -178,11 +183,13 @@ export const tilesetsCommand: CliCommand = {
       format: { type: "string" },
     });
     const [sub, ...rest] = positionals;
-    if (!sub || !["create", "list", "import", "export", "publish", "unpublish", "delete"].includes(sub)) throw new UsageError("expected `tilesets create|list|import|export|publish|unpublish|delete` (see --help)");
+    if (!sub || !["create", "list", "import", "update", "export", "publish", "unpublish", "delete"].includes(sub)) throw new UsageError("expected `tilesets create|list|import|update|export|publish|unpublish|delete` (see --help)");
     if (!values.org) throw new UsageError("--org is required");
     if (sub !== "list" && !values.slug) throw new UsageError("--slug is required");
     if (sub === "export" && rest.length !== 1) throw new UsageError("export needs exactly one OUT file");
     if (sub !== "import" && sub !== "export" && rest.length) throw new UsageError(`unexpected argument '${rest[rest.length - 1]}'`);
+    const patch = sub === "update" ? updatePatch(values) : null;
+    if (values.public && sub !== "update") throw new UsageError(`--public is for update, not ${sub}`);
     if (values.format !== undefined && values.format !== "mbtiles" && values.format !== "pmtiles") throw new UsageError("--format must be mbtiles or pmtiles");
     if (sub === "export" && existsSync(rest[0]!)) throw new UsageError(`${rest[0]} exists already; export writes a new file`);
     if (sub === "export") {
@@ -272,6 +279,15 @@ export const tilesetsCommand: CliCommand = {
         case "publish": {
           const t = service.publish(org, slug, version!);
           print(`${green("Published")} ${org.slug}/${slug} v${version}: ${t.tilejson_url}`);
+          return 0;
+        }
+        case "update": {
+          const before = service.get(org, slug);
+          const changed = changedFields(before, patch!);
+          const after = changed.length ? service.update(org, slug, patch!) : before;
+          if (values.json) print(JSON.stringify(after, null, 2));
+          else if (!changed.length) print(`${org.slug}/${slug} has these values already; nothing changed`);
+          else print(`${green("Updated")} tileset ${bold(`${org.slug}/${slug}`)}: ${changed.map((k) => `${k} ${show(before[k])} -> ${show(after[k])}`).join(", ")}${visibilityNote(patch!, after.visibility)}`);
           return 0;
         }
         case "unpublish": {
@@ -405,3 +421,34 @@ function exportNameProblem(out: string, format: string | undefined): void {
     throw new UsageError(`${out} ends in .${ext}, but an export is a tile archive: name it .mbtiles or .pmtiles (the tiles themselves are served at /tiles/v1/...)`);
   if (format !== undefined && format !== ext) throw new UsageError(`${out} ends in .${ext}, but --format is ${format}: make them agree`);
 }
+
+type TilesetPatch = { name?: string; description?: string; attribution?: string; visibility?: "public" | "private" };
+/** The PATCH route's limits (UpdateTilesetBody), so the CLI takes no more than the API does. */
+const UPDATE_LIMITS = { name: 200, description: 2000, attribution: 1000 } as const;
+
+/** What `tilesets update` is asked to change, as the PATCH route takes it; refuses nothing or a contradiction. */
+function updatePatch(values: Record<string, string | boolean | undefined>): TilesetPatch {
+  const allowed = new Set(["org", "slug", "name", "description", "attribution", "private", "public", "json"]);
+  const stray = Object.keys(values).find((k) => values[k] !== undefined && !allowed.has(k));
+  if (stray) throw new UsageError(`--${stray} is not for update (see --help)`);
+  if (values.private && values.public) throw new UsageError("--private and --public contradict each other; give one");
+  const patch: TilesetPatch = {};
+  for (const k of ["name", "description", "attribution"] as const) {
+    const v = values[k];
+    if (typeof v !== "string") continue;
+    if (k === "name" && v.trim() === "") throw new UsageError("--name must not be blank; leave it out to keep the name");
+    if (v.length > UPDATE_LIMITS[k]) throw new UsageError(`--${k} may be at most ${UPDATE_LIMITS[k]} characters`);
+    patch[k] = v;
+  }
+  if (values.private) patch.visibility = "private";
+  if (values.public) patch.visibility = "public";
+  if (!Object.keys(patch).length) throw new UsageError("update needs something to change: --private or --public, --name, --description or --attribution");
+  return patch;
+}
+
+/** The fields the patch sets to another value than the tileset has (names are trimmed, as the service does). */
+function changedFields(t: { slug: string; name: string; description: string; attribution: string; visibility: string }, patch: TilesetPatch): (keyof TilesetPatch)[] {
+  return (Object.keys(patch) as (keyof TilesetPatch)[]).filter((k) => (k === "name" ? patch.name!.trim() : patch[k]) !== t[k]);
+}
+
+const show = (v: unknown) => JSON.stringify(v);
