@@ -13,6 +13,7 @@ import { stylesCommand } from "./styles";
 import { tilesetsCommand } from "./tilesets";
 import { importTileserverGlCommand } from "./import-tileserver-gl";
 import { gazetteerCommand } from "./gazetteer";
+import { elevationCommand } from "./elevation";
 import { VERSION } from "../build-info";
 import { backupCommand } from "./backup";
 
@@ -27,4 +28,4 @@ export const versionCommand: CliCommand = {
   },
 };
 
-export const COMMANDS: CliCommand[] = [serveCommand, migrateCommand, preflightCommand, adminCommand, usersCommand, orgsCommand, keysCommand, fontsCommand, tilesetsCommand, stylesCommand, importTileserverGlCommand, gazetteerCommand, backupCommand, versionCommand];
+export const COMMANDS: CliCommand[] = [serveCommand, migrateCommand, preflightCommand, adminCommand, usersCommand, orgsCommand, keysCommand, fontsCommand, tilesetsCommand, stylesCommand, importTileserverGlCommand, gazetteerCommand, elevationCommand, backupCommand, versionCommand];

@@ -18,6 +18,7 @@ import type { VersionRecord } from "../domain/tilesets/service";
 import { exportArchive, type ArchiveFormat } from "../tiles/export";
 import { recipeProblem, type Recipe } from "../tiles/recipe";
 import { MAX_FILES, storedName, type ReceivedUpload } from "../domain/tilesets/upload";
+import { storedDemTileset } from "../backends/elevation/dem-setting";
 
 const HELP = `Usage:
   mapstead tilesets create --org ORG --slug SLUG [--name NAME] [--description TEXT] [--attribution TEXT] [--private] [settings]
@@ -403,6 +404,7 @@ export const tilesetsCommand: CliCommand = {
         if (values.publish) {
           const t = service.publish(org, slug, v.version);
           print(`${green("Published")}: ${t.tilejson_url}`);
+          if (v.encoding && !ctx.config.elevationTileset && !storedDemTileset(ctx.sqlite)) print(dim(`No elevation DEM is chosen yet; to answer the elevation API from this one: mapstead elevation use --org ${org.slug} --tileset ${slug}`));
         }
         return 0;
       }
