@@ -39,7 +39,8 @@ options.paths.root relative to the config's folder, the others relative to root)
            folder holds prebuilt glyphs, not fonts: install the real TTF/OTF with mapstead fonts add
            for the exact look.
 Tilesets and styles are created public, as TileServer GL serves everything to anyone (make one private
-with mapstead tilesets/styles, or in the console). Then prints each tileset and style with its URL,
+with mapstead tilesets update or mapstead styles update --org ORG --slug SLUG --private, or in the
+console). Then prints each tileset and style with its URL,
 every rewrite and fallback, and which Mapstead URL
 replaces each TileServer GL URL (/styles/ID/style.json, /data/ID.json, raster tiles, wmts.xml,
 static images).

@@ -148,7 +148,7 @@ const JSON_EXAMPLE = { filter: `'[">=", "population", 100000]'`, types: `'{"popu
 
 export const tilesetsCommand: CliCommand = {
   name: "tilesets",
-  summary: "Create, list, import, publish and delete tilesets",
+  summary: "Create, list, import, update, publish and delete tilesets",
   help: HELP,
   async run(args, overrides) {
     const { values, positionals } = parse(args, {

@@ -102,6 +102,6 @@ export async function probeElevationBackend(config: Config, sqlite: Database | n
     status: "not_configured",
     backend: "none",
     detail: "No DEM tileset chosen and ELEVATION_INTERNAL_URL is not set; elevation routes answer 503 ELEVATION_NOT_CONFIGURED",
-    fix: "Import a DEM tileset (GeoTIFF or SRTM .hgt, built in the server) and choose it in the console (Elevation) or set ELEVATION_TILESET=owner/slug, or set ELEVATION_INTERNAL_URL to an OpenTopoData dataset URL",
+    fix: "Import a DEM tileset (GeoTIFF or SRTM .hgt, built in the server) and choose it with mapstead elevation use --org ORG --tileset SLUG or in the console (Elevation), or set ELEVATION_TILESET=owner/slug, or set ELEVATION_INTERNAL_URL to an OpenTopoData dataset URL",
   };
 }
