@@ -38,6 +38,10 @@ test("a tileset made private answers 404 to anonymous clients of the running ser
   const priv = cli("tilesets", "update", "--org", "acme", "--slug", "mb", "--private");
   expect(priv.code).toBe(0);
   expect(priv.out).toContain('Updated tileset acme/mb: visibility "public" -> "private"');
+  // Left to the server's own change-bus watcher (no poll here): it hears it within a second.
+  const started = Date.now();
+  while ((await server.fetch("/tiles/v1/acme/mb.json")).status !== 404 && Date.now() - started < 3000) await Bun.sleep(100);
+  expect(Date.now() - started).toBeLessThan(2500);
   expect(await anonymous("/tiles/v1/acme/mb.json")).toBe(404);
 
   const again = cli("tilesets", "update", "--org", "acme", "--slug", "mb", "--private");
