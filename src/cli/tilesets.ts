@@ -1,7 +1,7 @@
 // `mapstead tilesets create|list|import|update|export|publish|unpublish|delete`: tilesets from the machine itself, for
 // air-gapped bulk loads. `import` copies the file into DATA_DIR, processes it in this process (a running
 // server sees the result within seconds) and draws a progress bar with rate and ETA.
-import { accessSync, constants, existsSync, mkdirSync, statSync } from "node:fs";
+import { accessSync, constants, existsSync, mkdirSync, rmSync, statSync } from "node:fs";
 import { inputFileProblem } from "./input-file";
 import { basename, dirname, join, resolve } from "node:path";
 import type { CliCommand } from "./command";
@@ -324,20 +324,41 @@ export const tilesetsCommand: CliCommand = {
       }
       // A tileset --create made for an import that then fails would stay behind empty (a mistyped slug
       // as clutter, where the next --create run would find it): it goes with the failure.
-      const undoCreate = () => {
+      const undoCreate = (quiet = false) => {
         if (!createdHere) return;
         try {
           service.remove(org, slug);
-          printErr(dim(`Removed tileset ${org.slug}/${slug} again, which this import had created`));
+          if (!quiet) printErr(dim(`Removed tileset ${org.slug}/${slug} again, which this import had created`));
         } catch {
           // Deleted meanwhile: nothing to undo.
         }
       };
+      // Ctrl-C (or SIGTERM) cancels the import for good rather than leaving a version "processing" that a
+      // server would pick up and finish later; a second one while cleaning up exits at once.
+      const cancel = new AbortController();
+      let jobStarted = false;
+      let uploadPath: string | null = null;
+      const what = `the import of ${files.map((f) => basename(f)).join(", ")} into ${org.slug}/${slug}`;
+      const onSignal = (signal: NodeJS.Signals) => {
+        if (cancel.signal.aborted) process.exit(130);
+        cancel.abort(`cancelled from the command line (${signal === "SIGINT" ? "Ctrl-C" : signal})`);
+        if (jobStarted) return; // the import loop below stops the job and cleans up
+        // Still copying the file: no version exists yet.
+        if (uploadPath) rmSync(uploadPath, { force: true, recursive: true });
+        undoCreate(true);
+        printErr(red(`mapstead tilesets: cancelled ${what} before it started; nothing was kept`));
+        process.exit(130);
+      };
+      process.on("SIGINT", onSignal);
+      process.on("SIGTERM", onSignal);
       try {
         return await importFiles();
       } catch (err) {
         undoCreate();
         throw err;
+      } finally {
+        process.off("SIGINT", onSignal);
+        process.off("SIGTERM", onSignal);
       }
 
       async function importFiles(): Promise<number> {
@@ -346,12 +367,14 @@ export const tilesetsCommand: CliCommand = {
         if (files.length === 1) {
           const relativePath = join("uploads", name);
           const path = join(ctx.config.dataDir, relativePath);
+          uploadPath = path;
           const bytes = await Bun.write(path, Bun.file(files[0]!));
           upload = { path, relativePath, bytes, filename: basename(files[0]!), contentType: null, fields: {} };
         } else {
           // Several files: one directory, one layer per file (as a multipart upload of several files).
           const relativePath = join("uploads", `${name}.d`);
           const path = join(ctx.config.dataDir, relativePath);
+          uploadPath = path;
           mkdirSync(path, { recursive: true });
           let bytes = 0;
           const stored = files.map((f, i) => ({ stored: storedName(i, basename(f)), name: basename(f), contentType: null }));
@@ -359,9 +382,10 @@ export const tilesetsCommand: CliCommand = {
           upload = { path, relativePath, bytes, filename: null, contentType: null, fields: {}, files: stored };
         }
         const { record, jobId } = await service.createVersion(org, slug, upload, recipe, { claim: true });
+        jobStarted = true;
         print(`Importing ${files.map((f) => basename(f)).join(", ")} (${record.source_format}, ${fmt(upload.bytes)} bytes) into ${org.slug}/${slug} v${record.version}`);
         const bar = progressBar();
-        const run = service.processNow(jobId);
+        const run = service.processNow(jobId, { cancel: cancel.signal });
         let finished = false;
         void run.finally(() => (finished = true));
         // The server (or another CLI) may delete the version meanwhile; processNow then stops and
@@ -379,10 +403,21 @@ export const tilesetsCommand: CliCommand = {
           if (now) bar.update(now);
           await Promise.race([run, Bun.sleep(250)]);
         }
-        await run;
+        const { cancelled } = await run;
         const v = current();
-        if (v) bar.update(v);
+        if (v && !cancelled) bar.update(v);
         bar.done();
+        if (cancelled) {
+          // A tileset this command created goes with it, as after any failed import; an existing
+          // tileset keeps the version as failed, saying why, so `tilesets list` tells what happened.
+          undoCreate(true);
+          printErr(
+            red(
+              `mapstead tilesets: cancelled ${what}: ${createdHere ? `removed the tileset again, which this import had created` : `version ${record.version} is marked failed (${String(cancel.signal.reason)})`}; its files are removed`,
+            ),
+          );
+          return 130;
+        }
         if (!v) {
           printErr(red(`mapstead tilesets: version ${record.version} of ${org.slug}/${slug} was deleted while it was being imported`));
           undoCreate();

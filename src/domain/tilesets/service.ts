@@ -200,9 +200,39 @@ export function createTilesetService(ctx: AppContext, deps: { changes: ChangePub
       );
   }
 
+  /**
+   * A version's half-written archive and the scratch files beside it (`v3.mbtiles.tmp-12.features`, journals):
+   * an interrupted job leaves them, and only a server's hourly sweep would find them otherwise.
+   */
+  function removeScratch(v: Pick<VersionRow, "tilesetId" | "version">) {
+    const dir = join(ctx.config.dataDir, "tilesets", String(v.tilesetId));
+    const prefix = `v${v.version}.`;
+    for (const f of existsSync(dir) ? readdirSync(dir) : []) if (f.startsWith(prefix) && f.includes(".tmp-")) rmSync(join(dir, f), { force: true });
+  }
+
   function deleteVersionFiles(v: VersionRow) {
     removeRel(ctx, v.sourcePath);
     removeRel(ctx, v.archivePath);
+    removeScratch(v);
+  }
+
+  /**
+   * Cancels a queued or processing version's job for good (the CLI's Ctrl-C): the version fails with
+   * `message` and the job is failed, in one transaction, before any file goes, so a process killed
+   * during the clean-up leaves a failed version (no server re-queues it) whose files the sweep removes.
+   * Null when there was nothing to cancel (finished or deleted meanwhile).
+   */
+  function cancelJob(jobId: number, message: string): VersionRow | null {
+    return ctx.sqlite.transaction(() => {
+      const job = ctx.sqlite.query<{ payload: string }, [number]>("SELECT payload FROM jobs WHERE id = ?").get(jobId);
+      if (!job) return null;
+      const versionId = Number((JSON.parse(job.payload) as { versionId?: unknown }).versionId);
+      const v = db.select().from(tilesetVersions).where(eq(tilesetVersions.id, versionId)).get();
+      if (!v || (v.state !== "queued" && v.state !== "processing")) return null;
+      db.update(tilesetVersions).set({ state: "failed", error: message, sourcePath: null, progress: 0, updatedAt: Date.now() }).where(eq(tilesetVersions.id, v.id)).run();
+      queue.failed(jobId, message);
+      return v;
+    })();
   }
 
   /**
@@ -284,7 +314,9 @@ export function createTilesetService(ctx: AppContext, deps: { changes: ChangePub
     if (outcome.type === "aborted" || signal.aborted) {
       removeTemp(tmpAbs);
       if (!stillThere()) return deleted();
-      update({ state: "queued", progress: 0, stats: {} });
+      // Cancelled (cancelJob failed it and its job): it stays failed, and the job is not re-queued.
+      const now = db.select({ state: tilesetVersions.state }).from(tilesetVersions).where(eq(tilesetVersions.id, versionId)).get();
+      if (now?.state !== "failed") update({ state: "queued", progress: 0, stats: {} });
       throw new JobAborted();
     }
     if (outcome.type === "failed") {
@@ -359,18 +391,37 @@ export function createTilesetService(ctx: AppContext, deps: { changes: ChangePub
       return runner;
     },
 
-    /** Runs one version's job in this process now (the CLI's import); `running` jobs are claimed already. */
-    async processNow(jobId: number) {
+    /**
+     * Runs one version's job in this process now (the CLI's import); `running` jobs are claimed already.
+     * Aborting `opts.cancel` (Ctrl-C) cancels it for good: the version fails with the abort's reason as
+     * its error, the job is not re-queued by a server, and its upload and scratch files are removed once
+     * the processing thread has stopped. Says whether it was cancelled (false: it finished first).
+     */
+    async processNow(jobId: number, opts: { cancel?: AbortSignal } = {}): Promise<{ cancelled: boolean }> {
       const row = ctx.sqlite.query<{ id: number; kind: string; payload: string; state: JobRow["state"]; attempts: number }, [number]>("SELECT id, kind, payload, state, attempts FROM jobs WHERE id = ?").get(jobId);
-      if (!row) return;
+      if (!row) return { cancelled: false };
       const own = createJobRunner(queue, PROCESS_JOB, processJob, ctx.log);
       // The server (or another CLI) may delete the version meanwhile.
       const unwatch = stopWhenDeleted(own);
+      let cancelled: VersionRow | null = null;
+      const onCancel = () => {
+        cancelled = cancelJob(jobId, String(opts.cancel!.reason ?? "cancelled"));
+        if (cancelled) own.abortIf(() => true);
+      };
+      if (opts.cancel?.aborted) onCancel();
+      else opts.cancel?.addEventListener("abort", onCancel, { once: true });
       try {
-        await own.runClaimed({ ...row, payload: JSON.parse(row.payload) });
+        if (!cancelled) await own.runClaimed({ ...row, payload: JSON.parse(row.payload) });
       } finally {
+        opts.cancel?.removeEventListener("abort", onCancel);
         unwatch();
       }
+      const v = cancelled as VersionRow | null;
+      if (!v) return { cancelled: false };
+      removeRel(ctx, v.sourcePath);
+      removeScratch(v);
+      ctx.log.info("tileset version cancelled", { tileset_id: v.tilesetId, version: v.version, job_id: jobId });
+      return { cancelled: true };
     },
 
     list(org: Org): TilesetRecord[] {
