@@ -2,6 +2,7 @@
 // CLI entry: `mapstead [command] [settings] [options]`; serve is the default command.
 import { COMMANDS } from "./cli/index";
 import { UsageError, settingsHelp, splitSettingFlags } from "./cli/args";
+import { JsonTextError } from "./json-text";
 import { printErr } from "./cli/output";
 import { WORKER_ARG } from "./cluster/protocol";
 import { runWorker } from "./cluster/worker";
@@ -99,6 +100,11 @@ async function main(argv: string[]): Promise<number> {
     if (err instanceof UsageError) {
       printErr(`mapstead ${command.name}: ${err.message}`);
       return 2;
+    }
+    // A file named on the command line whose contents are wrong: not a usage error.
+    if (err instanceof JsonTextError) {
+      printErr(`mapstead ${command.name}: ${err.message}`);
+      return 1;
     }
     throw err;
   }

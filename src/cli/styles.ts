@@ -1,6 +1,7 @@
 // `mapstead styles create|list|update|draft|publish|unpublish|export|delete`: styles from the machine itself (same
 // rules as the API).
 import { readFileSync, readdirSync, statSync } from "node:fs";
+import { parseJsonText } from "../json-text";
 import { inputFileProblem } from "./input-file";
 import { unknownOrgWords } from "./unknown-org";
 import { basename, join } from "node:path";
@@ -61,11 +62,7 @@ function readStyle(path: string): unknown {
   const problem = path === "-" ? null : inputFileProblem(path);
   if (problem) throw new UsageError(problem);
   const text = path === "-" ? readFileSync(0, "utf8") : readFileSync(path, "utf8");
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw new UsageError(`${path === "-" ? "stdin" : path} is not valid JSON (${err instanceof Error ? err.message : String(err)})`);
-  }
+  return parseJsonText(text, path === "-" ? "stdin" : path);
 }
 
 /** The error's message already names the first problem; list the others, one per line. */

@@ -4,6 +4,7 @@
 // `{styleJsonFolder}` and `{style}` placeholders). Reads files, writes nothing: a problem of one data
 // entry or style is kept on that item, so the others can still be imported.
 import { readFileSync } from "node:fs";
+import { JsonTextError, parseJsonText } from "../json-text";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { UsageError } from "./args";
 import { inputFileProblem } from "./input-file";
@@ -60,20 +61,22 @@ export function slugFromId(id: string, taken: Set<string>): string {
   return slug;
 }
 
-function readJson(file: string, what: string): { json: Record<string, unknown> } | { problem: string } {
+/** `contents`: the file is there but is not a JSON object (exit 1 for the config, not a usage error). */
+function readJson(file: string, what: string): { json: Record<string, unknown> } | { problem: string; contents?: true } {
   const missing = inputFileProblem(file);
   if (missing) return { problem: `${what}: ${missing}` };
   try {
-    const parsed: unknown = JSON.parse(readFileSync(file, "utf8"));
-    return isObject(parsed) ? { json: parsed } : { problem: `${what}: ${file} holds JSON, but not an object` };
+    const parsed: unknown = parseJsonText(readFileSync(file, "utf8"), file);
+    return isObject(parsed) ? { json: parsed } : { problem: `${what}: ${file} holds JSON, but not an object`, contents: true };
   } catch (err) {
-    return { problem: `${what}: ${file} is not valid JSON (${(err as Error).message}); fix the file` };
+    if (!(err instanceof JsonTextError)) throw err;
+    return { problem: `${what}: ${err.message}; fix the file`, contents: true };
   }
 }
 
 export function readTileserverConfig(configFile: string): TileserverConfig {
   const read = readJson(configFile, "config");
-  if ("problem" in read) throw new UsageError(read.problem);
+  if ("problem" in read) throw read.contents ? new JsonTextError(read.problem) : new UsageError(read.problem);
   const config = read.json;
   const paths = isObject(config.options) && isObject(config.options.paths) ? config.options.paths : {};
   const str = (v: unknown) => (typeof v === "string" ? v : "");

@@ -3,6 +3,7 @@
 // server sees the result within seconds) and draws a progress bar with rate and ETA.
 import { accessSync, constants, existsSync, mkdirSync, rmSync, statSync } from "node:fs";
 import { inputFileProblem } from "./input-file";
+import { parseJsonText } from "../json-text";
 import { basename, dirname, join, resolve } from "node:path";
 import type { CliCommand } from "./command";
 import { UsageError, settingsHelp } from "./args";
@@ -216,12 +217,9 @@ export const tilesetsCommand: CliCommand = {
     }
     let recipe: Recipe = {};
     if (values.recipe !== undefined) {
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(await Bun.file(values.recipe).text());
-      } catch (err) {
-        throw new UsageError(`--recipe ${values.recipe}: not a readable JSON file (${(err as Error).message})`);
-      }
+      const problem = inputFileProblem(values.recipe);
+      if (problem) throw new UsageError(`--recipe: ${problem}`);
+      const parsed = parseJsonText(await Bun.file(values.recipe).text(), `--recipe ${values.recipe}`);
       if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new UsageError(`--recipe ${values.recipe}: the recipe must be a JSON object`);
       recipe = parsed as Recipe;
     }

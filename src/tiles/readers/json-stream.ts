@@ -1,6 +1,7 @@
 // An incremental scanner for one big JSON document: yields the text of each element of the top-level
 // "features" array as it streams past, so a multi-gigabyte FeatureCollection never sits in memory whole.
 // Only brackets, strings and top-level keys are tracked; each element is then parsed by JSON.parse.
+import { endsEarlyWords } from "../../json-text";
 
 export interface ScannedDocument {
   /** the top-level "type" value, when it is a string */
@@ -147,6 +148,5 @@ export async function* scanFeatureCollection(chunks: AsyncIterable<string>, doc:
     }
   }
   if (!started) throw new JsonScanError("the file holds no JSON");
-  if (inString) throw new JsonScanError(`the file ends inside a string (line ${line}): it looks truncated; upload it again`);
-  if (depth > 0) throw new JsonScanError(`the file ends before the JSON is complete (${depth} unclosed bracket${depth > 1 ? "s" : ""} at line ${line}): it looks truncated; upload it again`);
+  if (inString || depth > 0) throw new JsonScanError(`${endsEarlyWords({ line, openBrackets: depth, inString })}; upload it again`);
 }
