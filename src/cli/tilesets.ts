@@ -1,8 +1,8 @@
 // `mapstead tilesets create|list|import|update|export|publish|unpublish|delete`: tilesets from the machine itself, for
 // air-gapped bulk loads. `import` copies the file into DATA_DIR, processes it in this process (a running
 // server sees the result within seconds) and draws a progress bar with rate and ETA.
-import { accessSync, constants, existsSync, mkdirSync, rmSync, statSync } from "node:fs";
-import { inputFileProblem } from "./input-file";
+import { accessSync, constants, existsSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { copyInputFile, inputFileProblem } from "./input-file";
 import { parseJsonText } from "../json-text";
 import { basename, dirname, join, resolve } from "node:path";
 import type { CliCommand } from "./command";
@@ -366,8 +366,8 @@ export const tilesetsCommand: CliCommand = {
           const relativePath = join("uploads", name);
           const path = join(ctx.config.dataDir, relativePath);
           uploadPath = path;
-          const bytes = await Bun.write(path, Bun.file(files[0]!));
-          upload = { path, relativePath, bytes, filename: basename(files[0]!), contentType: null, fields: {} };
+          const { bytes, name: filename } = await copyInputFile(files[0]!, path, ctx.config.maxUploadMb);
+          upload = { path, relativePath, bytes, filename, contentType: null, fields: {} };
         } else {
           // Several files: one directory, one layer per file (as a multipart upload of several files).
           const relativePath = join("uploads", `${name}.d`);
@@ -376,7 +376,16 @@ export const tilesetsCommand: CliCommand = {
           mkdirSync(path, { recursive: true });
           let bytes = 0;
           const stored = files.map((f, i) => ({ stored: storedName(i, basename(f)), name: basename(f), contentType: null }));
-          for (const [i, f] of files.entries()) bytes += await Bun.write(join(path, stored[i]!.stored), Bun.file(f));
+          for (const [i, f] of files.entries()) {
+            const copied = await copyInputFile(f, join(path, stored[i]!.stored), ctx.config.maxUploadMb);
+            bytes += copied.bytes;
+            if (copied.name !== stored[i]!.name) {
+              // Decompressed: named as the data now is (a.geojson, not a.geojson.gz).
+              const renamed = storedName(i, copied.name);
+              renameSync(join(path, stored[i]!.stored), join(path, renamed));
+              stored[i] = { ...stored[i]!, stored: renamed, name: copied.name };
+            }
+          }
           upload = { path, relativePath, bytes, filename: null, contentType: null, fields: {}, files: stored };
         }
         const { record, jobId } = await service.createVersion(org, slug, upload, recipe, { claim: true });
