@@ -209,6 +209,9 @@ DATA_DIR=$STATE_DIR
 #RENDER_WORKERS=2
 #RENDER_QUEUE=64
 #RENDER_TIMEOUT_MS=15000
+# Raster tiles drawn per minute for one client address without a key or session (tiles the render
+# caches answer do not count; 0 = no limit); over it, 429 RATE_LIMITED.
+#ANONYMOUS_RENDERS_PER_MINUTE=600
 
 # Behind a reverse proxy: take the client address from the last X-Forwarded-For entry (only then).
 # URLs always start with PUBLIC_URL (set it to the public address); ALLOWED_HOSTS has no effect.

@@ -53,6 +53,8 @@ export interface Config {
   renderWorkers: number;
   renderQueue: number;
   renderTimeoutMs: number;
+  /** raster tiles drawn per minute for one address without a key or session (0: no limit) */
+  anonymousRendersPerMinute: number;
   /** HTTP worker processes sharing the port; 1 serves from the one process */
   workers: number;
   /** answer X-Mapstead-Worker naming the worker process (debugging, cluster tests) */
@@ -114,6 +116,7 @@ export const SETTINGS: SettingSpec[] = [
   { name: "RENDER_WORKERS", accepts: "an integer from 1 to 64", description: "worker threads drawing static images and raster tiles, per HTTP worker process (default: the CPU cores divided among WORKERS, at least 1)" },
   { name: "RENDER_QUEUE", accepts: "an integer from 0 to 10000", default: "64", description: "renders waiting for a worker before 503 RENDER_BUSY" },
   { name: "RENDER_TIMEOUT_MS", accepts: "an integer from 100 to 120000", default: "15000", description: "time limit of one render (then 503 RENDER_TIMEOUT)" },
+  { name: "ANONYMOUS_RENDERS_PER_MINUTE", accepts: "an integer from 0 to 10000000", default: "600", description: "raster tiles drawn per minute for one client address without a key or session (tiles served from the render caches do not count; 0 = no limit); over it, 429 RATE_LIMITED" },
   { name: "LOG_LEVEL", accepts: "one of debug, info, warn, error", default: "info", description: "JSON log lines on stdout at or above this level" },
   { name: "WORKERS", accepts: "an integer from 1 to 256", default: String(availableParallelism()), description: "HTTP worker processes sharing the port (the default is the number of cores, here; 1 = one process)" },
   { name: "WORKER_HEADER", accepts: "true or false", default: "false", description: "answer X-Mapstead-Worker naming the worker that served the request (debugging)" },
@@ -273,6 +276,7 @@ export function loadConfig(env: Record<string, string | undefined>, overrides: R
     renderWorkers: raw("RENDER_WORKERS") === undefined ? defaultRenderWorkers(workers) : integer("RENDER_WORKERS", value("RENDER_WORKERS"), 1, 64, spec("RENDER_WORKERS").accepts),
     renderQueue: integer("RENDER_QUEUE", value("RENDER_QUEUE"), 0, 10000, spec("RENDER_QUEUE").accepts),
     renderTimeoutMs: ms("RENDER_TIMEOUT_MS"),
+    anonymousRendersPerMinute: integer("ANONYMOUS_RENDERS_PER_MINUTE", value("ANONYMOUS_RENDERS_PER_MINUTE"), 0, 10_000_000, spec("ANONYMOUS_RENDERS_PER_MINUTE").accepts),
     workers,
     workerHeader: bool("WORKER_HEADER", value("WORKER_HEADER")),
   });

@@ -44,6 +44,7 @@ describe("defaults", () => {
       renderWorkers: defaultRenderWorkers(availableParallelism()),
       renderQueue: 64,
       renderTimeoutMs: 15000,
+      anonymousRendersPerMinute: 600,
       workers: availableParallelism(),
       workerHeader: false,
     });
@@ -195,7 +196,7 @@ describe("bad values name the setting and what it accepts", () => {
 
   test("every setting in SETTINGS says what it accepts", () => {
     expect(SETTINGS.map((s) => s.name).sort()).toEqual(
-      ["ALLOWED_HOSTS", "DATA_DIR", "ELEVATION", "ELEVATION_INTERNAL_URL", "ELEVATION_TILESET", "ELEVATION_TIMEOUT_MS", "GEOCODER", "GEOCODER_INTERNAL_URL", "GEOCODER_TIMEOUT_MS", "HOST", "LOG_LEVEL", "MAX_UPLOAD_MB", "PORT", "PUBLIC_URL", "RATE_LIMIT_PER_MINUTE", "RENDER_QUEUE", "RENDER_TIMEOUT_MS", "RENDER_WORKERS", "ROUTING_ENGINE", "ROUTING_INTERNAL_URL", "ROUTING_PROFILES", "ROUTING_TIMEOUT_MS", "TILING_MEMORY_MB", "TRUST_PROXY", "WORKERS", "WORKER_HEADER"].sort(),
+      ["ALLOWED_HOSTS", "ANONYMOUS_RENDERS_PER_MINUTE", "DATA_DIR", "ELEVATION", "ELEVATION_INTERNAL_URL", "ELEVATION_TILESET", "ELEVATION_TIMEOUT_MS", "GEOCODER", "GEOCODER_INTERNAL_URL", "GEOCODER_TIMEOUT_MS", "HOST", "LOG_LEVEL", "MAX_UPLOAD_MB", "PORT", "PUBLIC_URL", "RATE_LIMIT_PER_MINUTE", "RENDER_QUEUE", "RENDER_TIMEOUT_MS", "RENDER_WORKERS", "ROUTING_ENGINE", "ROUTING_INTERNAL_URL", "ROUTING_PROFILES", "ROUTING_TIMEOUT_MS", "TILING_MEMORY_MB", "TRUST_PROXY", "WORKERS", "WORKER_HEADER"].sort(),
     );
     for (const s of SETTINGS) expect(s.accepts.length).toBeGreaterThan(5);
   });

@@ -498,6 +498,24 @@ export function createAuthService(ctx: AppContext, changes: ChangeBus, counters?
     sessionCache.deleteWhere((_token, entry) => userId === undefined || entry.caller.userId === userId);
   }
 
+
+  /**
+   * Takes one render from the bucket of a caller without a key or session, by its address: drawing a
+   * raster tile costs a render thread tens of milliseconds, and nothing else bounds what one address asks
+   * for. 429 RATE_LIMITED when the bucket is empty (ANONYMOUS_RENDERS_PER_MINUTE; 0: no limit).
+   */
+  function anonymousRender(ip: string): void {
+    const limit = ctx.config.anonymousRendersPerMinute;
+    if (limit === 0) return;
+    const bucket = limiter.take(`ip:${ip}`, "renders", limit);
+    if (!bucket.allowed)
+      throw new TooManyRequests(
+        "RATE_LIMITED",
+        `Callers without an API key may have ${limit} map tiles drawn per minute from one address; retry after ${bucket.retryAfterS} s, or send a key`,
+        bucket.retryAfterS,
+        { "x-ratelimit-limit": String(bucket.limit), "x-ratelimit-remaining": "0", "x-ratelimit-reset": String(bucket.resetAt) },
+      );
+  }
   return {
     keyFromRequest,
     sessionFromRequest,
@@ -507,6 +525,7 @@ export function createAuthService(ctx: AppContext, changes: ChangeBus, counters?
     chargeUnits,
     settle,
     viewerFromRequest,
+    anonymousRender,
     invalidateUser,
     usage,
     publicOrigin,

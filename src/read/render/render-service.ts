@@ -178,7 +178,11 @@ export function createRenderService(ctx: AppContext, deps: RenderDeps, opts: { w
   }
 
   /** Renders (or serves from memory) one image; `key` must name everything that decides its pixels. */
-  async function image(key: string, job: Omit<RenderJob, "sources">, resolved: ResolvedStyle, sources: ResolvedSources): Promise<Uint8Array> {
+  /**
+   * The image from the render caches, or drawn. `beforeDrawing` runs only when it must be drawn (a raster
+   * tile's budget for callers without a key: what the caches answer costs next to nothing).
+   */
+  async function image(key: string, job: Omit<RenderJob, "sources">, resolved: ResolvedStyle, sources: ResolvedSources, beforeDrawing?: () => void): Promise<Uint8Array> {
     const hit = images.get(key);
     if (hit) return hit;
     // Only versioned styles go to disk: what they show never changes (their tilesets are pinned).
@@ -188,6 +192,7 @@ export function createRenderService(ctx: AppContext, deps: RenderDeps, opts: { w
       images.set(key, stored, stored.length + key.length);
       return stored;
     }
+    beforeDrawing?.();
     const info: Record<string, RenderSourceInfo> = Object.fromEntries([...sources.sources].map(([id, s]) => [id, s.info]));
     // The overlay, attribution and logo sources were added to the style after its sources were resolved.
     for (const [id, source] of Object.entries(job.style.sources))
@@ -259,7 +264,7 @@ export function createRenderService(ctx: AppContext, deps: RenderDeps, opts: { w
   const cacheControlOf = (resolved: ResolvedStyle, sources: ResolvedSources) =>
     resolved.visibility === "private" || sources.private ? "private" : resolved.stable ? STABLE : IMMUTABLE;
 
-  async function rasterTile(req: RasterTileRequest, viewer: Viewer, request: Request): Promise<Answer> {
+  async function rasterTile(req: RasterTileRequest, viewer: Viewer, request: Request, beforeDrawing?: () => void): Promise<Answer> {
     const resolved = readableStyle(req.owner, req.style, viewer);
     if (req.z > RASTER_MAX_ZOOM) throw new NotFound(`Raster tiles go up to zoom ${RASTER_MAX_ZOOM}`, "TILE_NOT_FOUND");
     if (req.x >= 2 ** req.z || req.y >= 2 ** req.z) throw new NotFound(`Tile ${req.z}/${req.x}/${req.y} does not exist`, "TILE_NOT_FOUND");
@@ -277,7 +282,7 @@ export function createRenderService(ctx: AppContext, deps: RenderDeps, opts: { w
     const headers: Record<string, string> = { "content-type": CONTENT_TYPES[req.format], "cache-control": cacheControlOf(resolved, sources), etag };
     if (ifNoneMatchHits(request, etag)) return { status: 304, headers, body: null };
     const job = { style: base, view, format: req.format, margin: TILE_MARGIN * req.pixelRatio };
-    return { status: 200, headers, body: await image(key, job, resolved, sources) };
+    return { status: 200, headers, body: await image(key, job, resolved, sources, beforeDrawing) };
   }
 
   /**

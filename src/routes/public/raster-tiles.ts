@@ -14,6 +14,7 @@ import { parseTileSize } from "../../read/render/render-service";
 import { parseRasterTile } from "../../read/render/tile-request";
 import { send } from "../services/static";
 import { REPEATED_PARAMETER_RULE, singleQueryOf } from "../../http/query-params";
+import { clientIp } from "../../http/client-ip";
 
 const TAGS = ["Raster tiles"];
 const envelope = (description: string) => ({ description, content: { "application/json": { schema: ErrorEnvelope } } });
@@ -81,9 +82,11 @@ export function rasterTilesModule(services: Services, authPlugin: AuthPlugin) {
     )
     .get(
       "/styles/v1/:owner/:style/tiles/:size/:z/:x/:y",
-      async ({ params, request, set, viewer }) => {
+      async ({ params, request, set, viewer, server }) => {
         singleQueryOf(request);
-        return send(set, await render.rasterTile(parseRasterTile(params), viewer, request));
+        // A caller without a key or session draws from its address's budget (ANONYMOUS_RENDERS_PER_MINUTE).
+        const budget = viewer.authenticated ? undefined : () => services.auth.anonymousRender(clientIp(request, server, services.ctx.config));
+        return send(set, await render.rasterTile(parseRasterTile(params), viewer, request, budget));
       },
       {
         viewer: true,
@@ -92,13 +95,14 @@ export function rasterTilesModule(services: Services, authPlugin: AuthPlugin) {
         detail: {
           tags: TAGS,
           summary: "One raster tile of a published style, drawn on the server (256 or 512 px, @2x for high-DPI screens; PNG, JPEG or WebP)",
-          description: `A 512 tile at z shows what MapLibre shows at zoom z; a 256 tile at z what it shows at zoom z-1 (the numbering of Leaflet, OpenLayers and QGIS). Zoom 0-22. The extension picks the format as for static images: .png, .jpg (or .jpeg), .webp; without one the tile is a PNG, so Mapbox's Static Tiles URLs (/styles/v1/{owner}/{style}/tiles/{tilesize}/{z}/{x}/{y}{@2x}) work as they are; another extension is a 400 naming it. ${CACHING} ${PRIVATE} 503 RENDER_BUSY (Retry-After) when the render queue is full. ${REPEATED_PARAMETER_RULE}`,
+          description: `A 512 tile at z shows what MapLibre shows at zoom z; a 256 tile at z what it shows at zoom z-1 (the numbering of Leaflet, OpenLayers and QGIS). Zoom 0-22. The extension picks the format as for static images: .png, .jpg (or .jpeg), .webp; without one the tile is a PNG, so Mapbox's Static Tiles URLs (/styles/v1/{owner}/{style}/tiles/{tilesize}/{z}/{x}/{y}{@2x}) work as they are; another extension is a 400 naming it. ${CACHING} ${PRIVATE} 503 RENDER_BUSY (Retry-After) when the render queue is full. A caller without a key or session may have ANONYMOUS_RENDERS_PER_MINUTE tiles drawn per minute from one address (default 600; tiles answered from the render caches do not count), then 429 RATE_LIMITED with Retry-After. ${REPEATED_PARAMETER_RULE}`,
           security: SECURITY,
           responses: {
             200: { description: "The tile in the format of its extension (PNG without one)", content: { "image/png": { schema: { type: "string", format: "binary" } }, "image/jpeg": { schema: { type: "string", format: "binary" } }, "image/webp": { schema: { type: "string", format: "binary" } } } },
             304: { description: "Not modified" },
             400: envelope("BAD_REQUEST: malformed z, x, y or size, an extension other than .png, .jpg, .jpeg or .webp, or a query parameter given more than once (details.parameter)"),
             404: envelope("STYLE_NOT_FOUND, or TILE_NOT_FOUND for an address outside the world or above zoom 22"),
+            429: envelope("RATE_LIMITED: a caller without a key or session had ANONYMOUS_RENDERS_PER_MINUTE tiles drawn in the last minute (Retry-After)"),
             503: envelope("RENDER_BUSY or RENDER_TIMEOUT, with Retry-After"),
           },
         },

@@ -279,3 +279,36 @@ function commonBlobWidth(px: Pixels, rgb: [number, number, number]): number {
   }
   return [...counts].sort((a, b) => b[1] - a[1] || a[0] - b[0])[0]?.[0] ?? 0;
 }
+
+describe("renders for callers without a key", () => {
+  test("one address gets ANONYMOUS_RENDERS_PER_MINUTE tiles drawn a minute, then 429; cached tiles and keyed callers go on", async () => {
+    const limited = await makeTestApp({ ANONYMOUS_RENDERS_PER_MINUTE: "3" });
+    try {
+      const world = await buildWorld(limited);
+      const get = (path: string, headers: Record<string, string> = {}) => limited.fetch(`/styles/v1/acme/world/tiles/256/${path}.png`, { headers });
+      for (const path of ["2/0/0", "2/1/0", "2/2/0"]) expect((await get(path)).status).toBe(200);
+      const refused = await get("2/3/0");
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+      const error = await errorOf(refused);
+      expect(error.code).toBe("RATE_LIMITED");
+      expect(error.message).toContain("3 map tiles drawn per minute");
+      // a tile drawn already comes from the render cache: no render, no token
+      expect((await get("2/1/0")).status).toBe(200);
+      // a caller with a key is not an anonymous address
+      expect((await get("2/3/0", { "x-api-key": world.privateKey })).status).toBe(200);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  test("0 turns the limit off", async () => {
+    const open = await makeTestApp({ ANONYMOUS_RENDERS_PER_MINUTE: "0" });
+    try {
+      await buildWorld(open);
+      for (const path of ["2/0/0", "2/1/0", "2/2/0", "2/3/0"]) expect((await open.fetch(`/styles/v1/acme/world/tiles/256/${path}.png`)).status).toBe(200);
+    } finally {
+      await open.close();
+    }
+  });
+});
