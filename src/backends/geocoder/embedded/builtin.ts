@@ -35,6 +35,7 @@ import uk from "i18n-iso-countries/langs/uk.json";
 import vi from "i18n-iso-countries/langs/vi.json";
 import zh from "i18n-iso-countries/langs/zh.json";
 import { GEONAMES_ATTRIBUTION, importanceOf, layerOf } from "./geonames";
+import localNames from "./local-names.json";
 import shortNames from "./short-names.json";
 import { builtinRegions, REGIONS_ATTRIBUTION } from "./regions";
 import type { NameRecord, PlaceRecord } from "./writer";
@@ -110,6 +111,9 @@ export async function builtinPlaces(): Promise<{ cities: PlaceRecord[]; countrie
     // The name people use for New York City, Mexico City, Washington, D.C. (scripts/generate-short-names.ts).
     const short = (shortNames as Record<string, string>)[c.id];
     const names: NameRecord[] = short ? [{ name: short, lang: "" }] : [];
+    // A few dozen large cities' well-known other names, Roma, München, Geneva (scripts/generate-local-names.ts);
+    // the one equal to the city's own name is dropped by the writer.
+    for (const name of (localNames as Record<string, string[]>)[c.id] ?? []) names.push({ name, lang: "" });
     return { extId: String(c.id), layer, name: c.name, countryCode: c.country || null, admin1: c.adminCode || null, population: c.population, importance: importanceOf(layer, c.featureCode), lon: c.lon, lat: c.lat, names };
   });
   const names = countryNames();

@@ -100,6 +100,44 @@ describe("forward", () => {
     expect((await places("/geocoding/v1/forward?q=zurich&limit=1")).features[0]!.properties).toMatchObject({ layer: "locality", region: "Canton of Zurich", region_a: "ZH" });
   });
 
+  test("a big city's well-known other name finds it first, before small namesakes, prefixes and regions", async () => {
+    // The built-in data names these cities in one form only (Rome, Munich, Genève...): local-names.json
+    // gives them the other.
+    const first = async (q: string) => (await places(`/geocoding/v1/forward?q=${encodeURIComponent(q)}&limit=5`)).features[0]?.properties;
+    const cases: [string, string, string][] = [
+      ["Roma", "Rome", "IT"],
+      ["roma", "Rome", "IT"],
+      ["Milano", "Milan", "IT"],
+      ["München", "Munich", "DE"],
+      ["MUNCHEN", "Munich", "DE"],
+      ["Geneva", "Genève", "CH"],
+      ["Genf", "Genève", "CH"],
+      ["Wien", "Vienna", "AT"],
+      ["Praha", "Prague", "CZ"],
+      ["Moskva", "Moscow", "RU"],
+      ["Lisboa", "Lisbon", "PT"],
+      ["Köln", "Köln", "DE"],
+      ["Cologne", "Köln", "DE"],
+      ["Napoli", "Naples", "IT"],
+      ["Warszawa", "Warsaw", "PL"],
+      ["Den Haag", "The Hague", "NL"],
+    ];
+    for (const [q, name, country] of cases) expect({ q, ...(await first(q)) }).toMatchObject({ q, name, country_code: country, layer: "locality", confidence: 1 });
+    // The canton and Geneva, Illinois still answer, after the city.
+    const geneva = labels((await places("/geocoding/v1/forward?q=geneva&limit=5")).features);
+    expect(geneva).toContain("Canton of Geneva, Switzerland");
+    expect(geneva).toContain("Geneva, Illinois, United States of America");
+    // The names people gave before still find the same places.
+    expect((await first("Rome"))).toMatchObject({ name: "Rome", country_code: "IT" });
+    expect((await first("Munich"))).toMatchObject({ name: "Munich", country_code: "DE" });
+    expect((await first("Genève"))).toMatchObject({ name: "Genève", country_code: "CH" });
+    // Other places named Roma are still there, after Rome.
+    const roma = (await places("/geocoding/v1/forward?q=roma&limit=5")).features.map((f) => `${f.properties.name} ${f.properties.country_code}`);
+    expect(roma).toEqual(expect.arrayContaining(["Roma US", "Roma AU"]));
+    // Monaco is the country, not Munich (whose Italian name it is: only well-known names are added).
+    expect(await first("Monaco")).toMatchObject({ layer: "country", country_code: "MC" });
+  });
+
   test("bbox keeps only places inside it", async () => {
     // Around Paris, Texas.
     const { features } = await places("/geocoding/v1/forward?q=paris&bbox=-96,33,-95,34");
@@ -142,6 +180,13 @@ describe("autocomplete", () => {
     expect(focused[0]!.properties).toMatchObject({ name: "London", country_code: "CA" });
     expect(focused[0]!.properties.distance as number).toBeLessThan(10);
     expect(labels(focused)).toContain("London, England, United Kingdom");
+  });
+
+  test("autocomplete still completes prefixes, and a big city's other name completes to it", async () => {
+    const names = (await places("/geocoding/v1/autocomplete?text=m%C3%BCnch&limit=5")).features.map((f) => f.properties.name);
+    expect(names).toEqual(expect.arrayContaining(["Münchenstein"]));
+    expect((await places("/geocoding/v1/autocomplete?text=M%C3%BCnchen&limit=1")).features[0]!.properties).toMatchObject({ name: "Munich", country_code: "DE" });
+    expect((await places("/geocoding/v1/autocomplete?text=milan&limit=1")).features[0]!.properties).toMatchObject({ name: "Milan", country_code: "IT" });
   });
 
   test("a typo in the typed prefix still completes", async () => {
