@@ -11,7 +11,7 @@ import { WORD_DELETES } from "./word-typos";
 
 export const GAZETTEER_FILE = "gazetteer.sqlite";
 /** Bumped when the schema or the built-in data changes: an older file is rebuilt. */
-export const SCHEMA_VERSION = "7";
+export const SCHEMA_VERSION = "8";
 
 export const gazetteerPath = (dataDir: string) => join(dataDir, GAZETTEER_FILE);
 

@@ -7,7 +7,8 @@
 // doubled the cost of filling it, and is filled again without; names before version 6 carried their
 // dataset's name, indexed, where now a dataset's own names carry ''; version 6 ranked by priors on
 // another scale and its regions had no population (see rankByNewPriors), and its built-in places are
-// brought to this release's (refreshBuiltin). Every step can run again: a process stopped halfway
+// brought to this release's (refreshBuiltin); version 7's built-in cities lacked the well-known other
+// names of local-names.json, which refreshBuiltin gives them. Every step can run again: a process stopped halfway
 // finishes the upgrade at its next start (the last step and the new version number are one transaction).
 import type { Database } from "bun:sqlite";
 import { BUILTIN_DATASETS, builtinPlaces } from "./builtin";
@@ -90,15 +91,17 @@ function rankByNewPriors(db: Database) {
   }).immediate();
 }
 
-/** True when the file at `path` was of version 2 to 6 and is now current. */
+/** True when the file at `path` was of version 2 to 7 and is now current. */
 export async function upgradeGazetteerFile(path: string): Promise<boolean> {
   const db: Database = openGazetteerFile(path);
   try {
     const version = metaValue(db, "schema_version");
-    if (version !== "2" && version !== "3" && version !== "4" && version !== "5" && version !== "6") return false;
-    if (version !== "6") await upgradeTo6(db, version);
+    if (version !== "2" && version !== "3" && version !== "4" && version !== "5" && version !== "6" && version !== "7") return false;
+    if (version !== "6" && version !== "7") await upgradeTo6(db, version);
     await refreshBuiltin(db);
-    rankByNewPriors(db);
+    // Version 7 ranks as this one: only the refreshed names were missing.
+    if (version === "7") db.query("UPDATE meta SET value = ? WHERE key = 'schema_version'").run(SCHEMA_VERSION);
+    else rankByNewPriors(db);
     return true;
   } finally {
     db.close(false);

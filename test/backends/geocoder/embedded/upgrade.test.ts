@@ -5,7 +5,8 @@
 // words are found in what it had imported; a version 5 file (a word index with a size per name, every
 // name carrying its dataset's name) gets the word index without and '' for its datasets' own names,
 // and deleting a dataset removes its words; a version 6 file (ranking priors on another scale, regions
-// without population) ranks as a new build does.
+// without population) ranks as a new build does; a version 7 file (built-in cities without the
+// well-known other names of local-names.json) gains them.
 import { expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
@@ -216,3 +217,30 @@ test("a version 6 file ranks by this release's priors and populations, and its b
   expect(after.query("SELECT COUNT(*) AS n FROM names WHERE place_id = (SELECT id FROM places WHERE dataset = 'regions' AND ext_id = '5332921') AND population = 0").get()).toEqual({ n: 0 });
   after.close();
 }, 60_000);
+
+test("a version 7 file gains the built-in cities' well-known other names and keeps its imports", async () => {
+  const dataDir = await dataDirWithSwissImport();
+  // What version 7 wrote: Rome (geonameid 3169070), Munich (2867714) and Genève (2660646) had only their own names.
+  const db = new Database(join(dataDir, GAZETTEER_FILE));
+  const added = "place_id IN (SELECT id FROM places WHERE dataset = 'geonames-cities1000' AND ext_id IN ('3169070', '2867714', '2660646')) AND lang = ''";
+  db.exec(unindexNames(added));
+  db.exec(`DELETE FROM names WHERE ${added}`);
+  db.exec("UPDATE meta SET value = '7' WHERE key = 'schema_version'");
+  db.close();
+
+  const upgraded = createGazetteer({ dataDir, log: silentLogger });
+  try {
+    await upgraded.start();
+    const first = async (q: string) => (await upgraded.geocoder.forward({ q, limit: 5, language: "en" })).features[0]?.properties;
+    expect(await first("roma")).toMatchObject({ name: "Rome", country_code: "IT" });
+    expect(await first("münchen")).toMatchObject({ name: "Munich", country_code: "DE" });
+    expect(await first("geneva")).toMatchObject({ name: "Genève", country_code: "CH", layer: "locality" });
+    expect(await first("hintertupfingen")).toMatchObject({ source: "swiss" });
+    expect(await first("new york")).toMatchObject({ name: "New York City" });
+  } finally {
+    upgraded.close();
+  }
+  const after = new Database(join(dataDir, GAZETTEER_FILE), { readonly: true });
+  expect(after.query("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: SCHEMA_VERSION });
+  after.close();
+});
