@@ -14,6 +14,8 @@ export function untilOverdue(body: ReadableStream<Uint8Array>, overdue: AbortSig
   if (!overdue) return body;
   const reader = body.getReader();
   let stopped = false;
+  // The signal lives as long as the process: each upload's listener goes once the upload ends, however.
+  let detach = () => {};
   return new ReadableStream<Uint8Array>({
     start(controller) {
       const stop = () => {
@@ -21,17 +23,27 @@ export function untilOverdue(body: ReadableStream<Uint8Array>, overdue: AbortSig
         controller.error(serverStopping());
         reader.cancel().catch(() => {});
       };
-      if (overdue.aborted) stop();
-      else overdue.addEventListener("abort", stop, { once: true });
+      if (overdue.aborted) return stop();
+      overdue.addEventListener("abort", stop, { once: true });
+      detach = () => overdue.removeEventListener("abort", stop);
     },
     async pull(controller) {
-      const { done, value } = await reader.read();
+      let read: Awaited<ReturnType<typeof reader.read>>;
+      try {
+        read = await reader.read();
+      } catch (err) {
+        detach();
+        throw err;
+      }
       // the stream is errored already when the server stopping cancelled the read
       if (stopped) return;
-      if (done) controller.close();
-      else controller.enqueue(value);
+      if (read.done) {
+        detach();
+        controller.close();
+      } else controller.enqueue(read.value);
     },
     cancel(reason) {
+      detach();
       return reader.cancel(reason);
     },
   });

@@ -45,7 +45,12 @@ export function encodeDemTile(heights: ArrayLike<number>, size: number, encoding
 
 const MAX_TILE_PIXELS = 4096 * 4096;
 
-/** RGBA of a PNG DEM tile (any bit depth or interlacing, reduced to 8 bits) and its no-data mark, if any; throws InvalidSource when it does not decode. */
+/**
+ * RGBA of a PNG DEM tile and its no-data mark, if any; throws InvalidSource when it does not decode or
+ * has 16-bit samples. Terrarium and Terrain-RGB pack heights into 8-bit channels: a 16-bit image (a
+ * greyscale heightmap, as GDAL writes them) is no such tile, and its samples reduced to 8 bits would
+ * give every height wrong. Fewer bits, a palette or interlacing hold the same 8-bit values exactly.
+ */
 function pngPixels(png: Uint8Array, where: string): { width: number; height: number; data: Uint8Array; noData?: Uint8Array } {
   let decoded: ReturnType<typeof readPng>;
   try {
@@ -53,6 +58,8 @@ function pngPixels(png: Uint8Array, where: string): { width: number; height: num
   } catch (err) {
     throw new InvalidSource(`${where}: not a readable PNG DEM tile (${err instanceof PngError ? err.message : "decode error"})`);
   }
+  if (decoded.bitDepth === 16)
+    throw new InvalidSource(`${where}: a 16-bit PNG is not a Terrarium or Terrain-RGB DEM tile (those pack heights into 8-bit RGB); import the elevation data itself (a GeoTIFF) to build one`);
   if (!decoded.data) throw new InvalidSource(`${where}: not a readable PNG DEM tile (no pixels decoded)`);
   return { width: decoded.width, height: decoded.height, data: decoded.data, noData: decoded.chunks?.[NO_DATA_CHUNK] };
 }

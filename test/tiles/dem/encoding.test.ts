@@ -4,6 +4,7 @@ import { InvalidSource } from "../../../src/tiles/errors";
 import { webpInfo, webpSize } from "../../../src/tiles/dem/webp";
 import { encodePng, readPng } from "../../../src/sprites/png";
 import { encodeDemTileWebp } from "../../support/dem";
+import { encodeAnyPng } from "../../support/png-any-encoder";
 
 describe("DEM RGB encodings", () => {
   test("terrarium and mapbox round-trip within their step (1/256 m, 0.1 m)", () => {
@@ -50,6 +51,24 @@ describe("DEM RGB encodings", () => {
     await expect(decodeDemTile(new Uint8Array([1, 2, 3]), "terrarium", "z/x/y")).rejects.toThrow(InvalidSource);
     const wide = encodePng({ width: 4, height: 2, data: new Uint8Array(32) });
     await expect(decodeDemTile(wide, "terrarium", "z/x/y")).rejects.toThrow(/4x2 pixels; tiles must be square/);
+  });
+
+  test("a 16-bit heightmap PNG is refused (its samples cut to 8 bits would give every height wrong); a palette or interlaced tile of the same colours reads the same", async () => {
+    const grey16 = encodeAnyPng({ width: 4, height: 4, colorType: 0, bitDepth: 16, samples: Uint16Array.from({ length: 16 }, (_, i) => 1000 + i * 37) });
+    await expect(decodeDemTile(grey16, "terrarium", "3/1/2")).rejects.toThrow(/3\/1\/2: a 16-bit PNG is not a Terrarium or Terrain-RGB DEM tile/);
+    // sea level in Terrarium (128, 0, 0) and 100 m: the same heights from an RGB, a palette and an interlaced tile
+    const rgb = Uint16Array.from({ length: 16 * 3 }, (_, i) => (i % 3 === 0 ? 128 : i % 3 === 1 && i >= 24 ? 100 : 0));
+    const plain = await decodeDemTile(encodeAnyPng({ width: 4, height: 4, colorType: 2, bitDepth: 8, samples: rgb }), "terrarium", "t");
+    const interlaced = await decodeDemTile(encodeAnyPng({ width: 4, height: 4, colorType: 2, bitDepth: 8, samples: rgb, interlaced: true }), "terrarium", "t");
+    const palette = await decodeDemTile(
+      encodeAnyPng({ width: 4, height: 4, colorType: 3, bitDepth: 2, palette: Uint8Array.from([128, 0, 0, 128, 100, 0]), samples: Uint16Array.from({ length: 16 }, (_, i) => (i >= 8 ? 1 : 0)) }),
+      "terrarium",
+      "t",
+    );
+    expect([...interlaced.heights]).toEqual([...plain.heights]);
+    expect([...palette.heights]).toEqual([...plain.heights]);
+    expect(plain.heights[0]).toBe(0);
+    expect(plain.heights[15]).toBe(100);
   });
 });
 
