@@ -17,7 +17,8 @@ export class JsonTextError extends Error {}
 /** JSON.parse, with a JsonTextError naming `name`, the line and the column when the text is not JSON. */
 export function parseJsonText(text: string, name: string): unknown {
   try {
-    return JSON.parse(text);
+    // a byte order mark (Windows editors write one) is no part of the JSON
+    return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   } catch {
     throw new JsonTextError(`${name} is not valid JSON: ${firstProblem(text)}`);
   }

@@ -27,10 +27,13 @@ export function inputFileProblem(path: string): string | null {
   return null;
 }
 
-/** Whether the file starts with gzip's magic bytes (1f 8b), whatever its name. */
+/**
+ * Whether the file starts as gzip does (1f 8b, then 08 for deflate, the only method gzip defines),
+ * whatever its name: two bytes alone also begin raw data (an SRTM .hgt whose first height is 8075 m).
+ */
 async function isGzip(path: string): Promise<boolean> {
-  const head = new Uint8Array(await Bun.file(path).slice(0, 2).arrayBuffer());
-  return head[0] === 0x1f && head[1] === 0x8b;
+  const head = new Uint8Array(await Bun.file(path).slice(0, 3).arrayBuffer());
+  return head[0] === 0x1f && head[1] === 0x8b && head[2] === 0x08;
 }
 
 /**

@@ -30,3 +30,23 @@ export function isOnServerItself(request: Request, server: ServerLike, config: C
   if (!isLoopbackIp(clientIp(request, server, config))) return false;
   return config.trustProxy || !PROXY_HEADERS.some((h) => request.headers.has(h));
 }
+
+/**
+ * What one client is in per-address limits: an IPv4 address itself, an IPv6 address by its /64 (a
+ * subscriber's prefix: whoever holds one can send from any of its 2^64 addresses, and would otherwise
+ * get that many budgets). An IPv4 address mapped into IPv6 is the IPv4 address.
+ */
+export function clientNetwork(ip: string): string {
+  const address = ip.replace(/%.*$/, "").toLowerCase();
+  if (!address.includes(":")) return address;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(address);
+  if (mapped) return mapped[1]!;
+  const [head, tail] = address.split("::");
+  const left = head ? head.split(":") : [];
+  const right = tail ? tail.split(":") : [];
+  const groups = tail === undefined ? left : [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill("0"), ...right];
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.replace(/^0+(?=.)/, ""))
+    .join(":")}::/64`;
+}

@@ -68,3 +68,7 @@ test("parseJsonText: the place and the words of common mistakes", () => {
   expect(problem('{"a": tru')).toBe("the file ends before the JSON is complete (1 unclosed bracket at line 1, column 10): it looks truncated");
   expect(problem("")).toBe("the file is empty");
 });
+
+test("parseJsonText: a byte order mark before valid JSON (as Windows editors save it) is no error", () => {
+  expect(parseJsonText('\uFEFF{"version":8}', "style.json")).toEqual({ version: 8 });
+});

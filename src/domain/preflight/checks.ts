@@ -85,7 +85,7 @@ function publicUrlCheck(config: Config): Check {
       id: "public_url",
       status: "warn",
       message: `PUBLIC_URL is ${config.publicUrl}, port ${urlPort}, while the server listens on port ${config.port}: the URLs in TileJSON and style documents point at port ${urlPort}`,
-      fix: `Set PUBLIC_URL=http://${url.hostname}:${config.port}, or leave PUBLIC_URL unset on a single machine`,
+      fix: `Set PUBLIC_URL=${url.protocol}//${url.hostname}:${config.port}, or leave PUBLIC_URL unset on a single machine`,
     };
   return { id: "public_url", status: "pass", message: `Absolute URLs start with ${config.publicUrl}`, fix: "" };
 }

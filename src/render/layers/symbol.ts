@@ -427,8 +427,11 @@ export function drawSymbols(layer: SymbolLayerSpecification, ctx: DrawContext, p
     const uses = turned.map((g) => ({ g, href: glyphDef(ctx, g) })).filter((u) => u.href);
     if (!uses.length) continue;
     if (drawHalo) {
-      const blurHalos = halos.get(haloBlur) ?? [];
-      halos.set(haloBlur, blurHalos);
+      // to a quarter pixel, as glyph masks round it: a blur taken from each feature's properties must not
+      // make one full-view filter per feature
+      const blurKey = Math.round(haloBlur * 4) / 4;
+      const blurHalos = halos.get(blurKey) ?? [];
+      halos.set(blurKey, blurHalos);
       blurHalos.push(
         `<g fill="${halo.rgb}" stroke="${halo.rgb}" fill-opacity="${halo.alpha * opacity}" stroke-opacity="${halo.alpha * opacity}" stroke-linejoin="round">` +
           uses.map(({ g, href }) => `<use xlink:href="#${href}" stroke-width="${n(2 * haloWidth * g.unitsPerPx)}" transform="${matrix(g.transform)}"/>`).join("") +

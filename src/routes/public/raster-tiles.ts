@@ -14,7 +14,7 @@ import { parseTileSize } from "../../read/render/render-service";
 import { parseRasterTile } from "../../read/render/tile-request";
 import { send } from "../services/static";
 import { REPEATED_PARAMETER_RULE, singleQueryOf } from "../../http/query-params";
-import { clientIp } from "../../http/client-ip";
+import { clientIp, clientNetwork, isLoopbackIp, isOnServerItself, type ServerLike } from "../../http/client-ip";
 
 const TAGS = ["Raster tiles"];
 const envelope = (description: string) => ({ description, content: { "application/json": { schema: ErrorEnvelope } } });
@@ -26,6 +26,22 @@ const SECURITY: Record<string, string[]>[] = [{}, { apiKey: [] }, { accessToken:
 const accessToken = t.Optional(t.String({ description: "An API key with maps:read, for a private style (when the X-API-Key header cannot be sent)" }));
 
 export function rasterTilesModule(services: Services, authPlugin: AuthPlugin) {
+  const { config, log } = services.ctx;
+  let warnedRelayed = false;
+  /**
+   * The network whose render budget an anonymous tile draws from. Relayed by a proxy on this machine
+   * without TRUST_PROXY, every visitor is 127.0.0.1 and shares one budget: the log says so, once.
+   */
+  const anonymousClient = (request: Request, server: ServerLike): string => {
+    const ip = clientIp(request, server, config);
+    if (!warnedRelayed && isLoopbackIp(ip) && !isOnServerItself(request, server, config)) {
+      warnedRelayed = true;
+      log.warn("raster tiles arrive through a proxy on this machine but TRUST_PROXY is off: every visitor without a key shares one render budget (ANONYMOUS_RENDERS_PER_MINUTE)", {
+        fix: "Set TRUST_PROXY=true when Mapstead is reachable only through that proxy (which must set X-Forwarded-For)",
+      });
+    }
+    return clientNetwork(ip);
+  };
   const render = services.render;
   return withRouteFacts({ cors: "public", group: "raster_tiles", accessToken: true }, new Elysia({ name: "raster-tiles" })
     .use(authPlugin)
@@ -85,7 +101,7 @@ export function rasterTilesModule(services: Services, authPlugin: AuthPlugin) {
       async ({ params, request, set, viewer, server }) => {
         singleQueryOf(request);
         // A caller without a key or session draws from its address's budget (ANONYMOUS_RENDERS_PER_MINUTE).
-        const budget = viewer.authenticated ? undefined : () => services.auth.anonymousRender(clientIp(request, server, services.ctx.config));
+        const budget = viewer.authenticated ? undefined : () => services.auth.anonymousRender(anonymousClient(request, server));
         return send(set, await render.rasterTile(parseRasterTile(params), viewer, request, budget));
       },
       {
