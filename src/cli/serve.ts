@@ -19,7 +19,7 @@ import type { Config } from "../config";
 import { drain } from "../cluster/drain";
 import { startCluster, type Cluster } from "../cluster/supervisor";
 import { BUN_BODY_LIMIT } from "../http/body-limit";
-import { explainListenError } from "../domain/preflight/listen-problem";
+import { explainListenError, probePort } from "../domain/preflight/listen-problem";
 
 /**
  * Binds the port once before anything else happens, so a port in use fails before migrations touch the
@@ -28,9 +28,7 @@ import { explainListenError } from "../domain/preflight/listen-problem";
  * still handles the port being taken in between.
  */
 function claimPort(config: Readonly<Config>): Readonly<Config> {
-  const probe = Bun.serve({ hostname: config.host, port: config.port, reusePort: false, fetch: () => new Response() });
-  const port = probe.port!;
-  probe.stop(true);
+  const port = probePort(config.host, config.port);
   if (config.port !== 0) return config;
   return Object.freeze({ ...config, port, publicUrl: config.publicUrlDefaulted ? `http://localhost:${port}` : config.publicUrl });
 }

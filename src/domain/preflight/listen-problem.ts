@@ -36,14 +36,21 @@ export function explainListenError(host: string, port: number, err: unknown): Li
 }
 
 /**
- * Opens HOST:PORT for a moment and closes it again: null when it can be opened (or PORT is 0, a port
- * chosen at start), else what stops it.
+ * Opens HOST:PORT for a moment, as serve will (no port sharing), and closes it again; returns the port
+ * (the one chosen for PORT=0). Throws what listening throws.
  */
+export function probePort(host: string, port: number): number {
+  const probe = Bun.serve({ hostname: host, port, reusePort: false, fetch: () => new Response(null, { status: 503 }) });
+  const opened = probe.port!;
+  probe.stop(true);
+  return opened;
+}
+
+/** Null when HOST:PORT can be opened (or PORT is 0, a port chosen at start), else what stops it. */
 export function listenProblem(host: string, port: number): ListenProblem | null {
   if (port === 0) return null;
   try {
-    const probe = Bun.serve({ hostname: host, port, fetch: () => new Response(null, { status: 503 }) });
-    probe.stop(true);
+    probePort(host, port);
     return null;
   } catch (err) {
     return explainListenError(host, port, err) ?? { status: "fail", message: `Cannot listen on ${host}:${port}: ${err instanceof Error ? err.message : String(err)}`, fix: "Choose another PORT or HOST" };
