@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { zlibSync } from "fflate";
 import { encodePng, readPng, PngError } from "../../src/sprites/png";
+import { pngChunk } from "../support/png-any-encoder";
 
 function gradient(width: number, height: number) {
   const data = new Uint8Array(width * height * 4);
@@ -50,22 +51,8 @@ describe("PNG codec", () => {
 /** A PNG with the given IHDR size and IDAT bytes, correct CRCs: for structural tests. */
 function handmade(width: number, height: number, idat: Uint8Array): Uint8Array {
   const sample = encodePng({ width: 1, height: 1, data: new Uint8Array(4) });
-  // Reuse the encoder's chunk writer by swapping IHDR/IDAT through a tiny re-encode.
   const parts: Uint8Array[] = [sample.slice(0, 8)];
-  const chunk = (type: string, payload: Uint8Array) => {
-    const out = new Uint8Array(12 + payload.length);
-    const v = new DataView(out.buffer);
-    v.setUint32(0, payload.length);
-    for (let i = 0; i < 4; i++) out[4 + i] = type.charCodeAt(i);
-    out.set(payload, 8);
-    let c = 0xffffffff;
-    for (let i = 4; i < 8 + payload.length; i++) {
-      c ^= out[i]!;
-      for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    }
-    v.setUint32(8 + payload.length, (c ^ 0xffffffff) >>> 0);
-    return out;
-  };
+  const chunk = pngChunk; // the test encoder's, with its own CRC-32
   const ihdr = new Uint8Array(13);
   new DataView(ihdr.buffer).setUint32(0, width);
   new DataView(ihdr.buffer).setUint32(4, height);
