@@ -308,6 +308,8 @@ export function createTilesetService(ctx: AppContext, deps: { changes: ChangePub
     };
     const track = progressTracker(Date.now());
     const outcome = await processInWorker(input, signal, (p) => {
+      // a report the worker sent before it heard of a cancel or shutdown must not move the version on
+      if (signal.aborted) return;
       queue.progress(job.id, p.progress);
       update({ progress: p.progress, stats: { ...track(p, Date.now()) } });
     });
