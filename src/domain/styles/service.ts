@@ -45,6 +45,9 @@ export interface PublishedStyle {
   styleId: number;
   orgId: number;
   visibility: Visibility;
+  /** the style's name in its organization (what the console and the API list), for documents made from
+   * a style JSON that names itself nothing */
+  name: string;
   /** the version served (for the stable URL: the published one) */
   version: number;
   stable: boolean;
@@ -65,9 +68,9 @@ export function createStylesService(ctx: AppContext, deps: { tilesets: TilesetLo
   const { tilesets, fonts, sprites } = deps;
 
   const publicStyleRow = ctx.sqlite.query<
-    { id: number; org_id: number; visibility: Visibility; published_version: number | null },
+    { id: number; org_id: number; name: string; visibility: Visibility; published_version: number | null },
     [string, string]
-  >("SELECT s.id, s.org_id, s.visibility, s.published_version FROM styles s JOIN orgs o ON o.id = s.org_id WHERE o.slug = ? AND s.slug = ?");
+  >("SELECT s.id, s.org_id, s.name, s.visibility, s.published_version FROM styles s JOIN orgs o ON o.id = s.org_id WHERE o.slug = ? AND s.slug = ?");
   const versionRow = ctx.sqlite.query<{ style: string; tileset_pins: string; sprite_path: string | null }, [number, number]>(
     "SELECT style, tileset_pins, sprite_path FROM style_versions WHERE style_id = ? AND version = ?",
   );
@@ -130,7 +133,7 @@ export function createStylesService(ctx: AppContext, deps: { tilesets: TilesetLo
     const stable = parsed.version === null;
     const json = JSON.stringify(resolve(owner, parsed.slug, stored, stable ? null : (JSON.parse(v.tileset_pins) as Record<string, number>), stable ? null : version));
     const body = new TextEncoder().encode(json);
-    return { styleId: row.id, orgId: row.org_id, visibility: row.visibility, version, stable, body, spritePath: v.sprite_path };
+    return { styleId: row.id, orgId: row.org_id, name: row.name, visibility: row.visibility, version, stable, body, spritePath: v.sprite_path };
   }
 
   function orgBySlug(slug: string): OrgRef | null {

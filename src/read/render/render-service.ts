@@ -331,7 +331,7 @@ export function createRenderService(ctx: AppContext, deps: RenderDeps, opts: { w
     const { style, resolved } = layer;
     const tilejson: Record<string, unknown> = {
       tilejson: "3.0.0",
-      name: style.name ?? layer.slug,
+      name: style.name ?? resolved.name,
       version: `${resolved.version}.0.0`,
       scheme: "xyz",
       tiles: [layer.tilesUrl("{z}/{x}/{y}")],
@@ -352,7 +352,7 @@ export function createRenderService(ctx: AppContext, deps: RenderDeps, opts: { w
   async function wmts(owner: string, styleParam: string, tileSize: 256 | 512, viewer: Viewer, request: Request): Promise<Answer> {
     const layer = await rasterLayer(owner, styleParam, tileSize, viewer, request);
     const body = wmtsCapabilities({
-      title: layer.style.name ?? layer.slug,
+      title: layer.style.name ?? layer.resolved.name,
       identifier: styleParam,
       tileTemplate: layer.tilesUrl("{TileMatrix}/{TileCol}/{TileRow}"),
       tileSize,

@@ -228,6 +228,23 @@ describe("TileJSON", () => {
     expect(big.center).toEqual([10, 20, 3]);
   });
 
+  test("a style JSON without a name is named as the style is in the console (TileJSON and WMTS), renames included", async () => {
+    const session = await seedSession(t.ctx, { orgId: w.orgId, email: "unnamed@example.com" });
+    const { name: _, ...unnamed } = worldStyle();
+    const created = await t.fetch("/api/v1/orgs/acme/styles", {
+      method: "POST",
+      headers: { ...session.headers, "content-type": "application/json" },
+      body: JSON.stringify({ slug: "unnamed", name: "Harbour Map", style: unnamed }),
+    });
+    expect(created.status).toBe(201);
+    expect((await t.fetch("/api/v1/orgs/acme/styles/unnamed/publish", { method: "POST", headers: session.headers })).status).toBe(200);
+    expect((await (await t.fetch("/styles/v1/acme/unnamed/tiles.json")).json()).name).toBe("Harbour Map");
+    expect(await (await t.fetch("/styles/v1/acme/unnamed/wmts.xml")).text()).toContain("<ows:Title>Harbour Map</ows:Title>");
+    const renamed = await t.fetch("/api/v1/orgs/acme/styles/unnamed", { method: "PATCH", headers: { ...session.headers, "content-type": "application/json" }, body: JSON.stringify({ name: "Port Map" }) });
+    expect(renamed.status).toBe(200);
+    expect((await (await t.fetch("/styles/v1/acme/unnamed/tiles.json")).json()).name).toBe("Port Map");
+  });
+
   test("a URL from the TileJSON serves a tile; bad tile_size is 400, private styles 404", async () => {
     const tj = await (await t.fetch("/styles/v1/acme/world/tiles.json")).json();
     const url = (tj.tiles[0] as string).replace(t.baseUrl, "").replace("{z}/{x}/{y}", "1/0/0");
