@@ -38,19 +38,26 @@ async function isGzip(path: string): Promise<boolean> {
 
 /**
  * Copies an input file into DATA_DIR (`to`) for an import; a gzip-compressed one (big.geojson.gz) is
- * decompressed as it streams, as the HTTP upload does for Content-Encoding: gzip, and may come to at
- * most MAX_UPLOAD_MB decompressed, so a gzip bomb stops early with a clear message instead of filling
- * the disk. `name` is the file's name with the .gz the decompressed data no longer has taken off.
+ * decompressed as it streams, as the HTTP upload does for Content-Encoding: gzip. The gzip files of one
+ * import come to at most MAX_UPLOAD_MB decompressed together, as one HTTP upload of them would, so a gzip
+ * bomb (or many small ones) stops early with a clear message instead of filling the disk:
+ * `decompressedBefore` is what earlier files of the same import decompressed to. `name` is the file's
+ * name with the .gz the decompressed data no longer has taken off; `decompressed` what this file
+ * decompressed to (0 for a file copied as it is).
  */
-export async function copyInputFile(from: string, to: string, maxUploadMb: number): Promise<{ bytes: number; name: string }> {
+export async function copyInputFile(from: string, to: string, maxUploadMb: number, decompressedBefore = 0): Promise<{ bytes: number; name: string; decompressed: number }> {
   const name = basename(from);
-  if (!(await isGzip(from))) return { bytes: await Bun.write(to, Bun.file(from)), name };
+  if (!(await isGzip(from))) return { bytes: await Bun.write(to, Bun.file(from)), name, decompressed: 0 };
   const limit = maxUploadMb * 1024 * 1024;
   let bytes = 0;
+  const over = () =>
+    decompressedBefore > 0
+      ? `${from} and the gzip files before it decompress to over MAX_UPLOAD_MB (${maxUploadMb} MiB) together; stopped there. If the data is really that large, raise MAX_UPLOAD_MB (--max-upload-mb)`
+      : `${from} decompresses to over MAX_UPLOAD_MB (${maxUploadMb} MiB); stopped there. If the data is really that large, raise MAX_UPLOAD_MB (--max-upload-mb)`;
   const count = new Transform({
     transform(chunk: Buffer, _enc, done) {
       bytes += chunk.length;
-      if (bytes > limit) done(new PayloadTooLarge(`${from} decompresses to over MAX_UPLOAD_MB (${maxUploadMb} MiB); stopped there. If the data is really that large, raise MAX_UPLOAD_MB (--max-upload-mb)`));
+      if (decompressedBefore + bytes > limit) done(new PayloadTooLarge(over()));
       else done(null, chunk);
     },
   });
@@ -63,5 +70,5 @@ export async function copyInputFile(from: string, to: string, maxUploadMb: numbe
     if (!String((err as { code?: unknown }).code ?? "").startsWith("Z_")) throw err;
     throw new BadRequest(`${from} starts as gzip-compressed data but does not decompress (${(err as Error).message}); it may be truncated`);
   }
-  return { bytes, name: name.replace(/\.gz$/i, "").replace(/\.tgz$/i, ".tar") || name };
+  return { bytes, name: name.replace(/\.gz$/i, "").replace(/\.tgz$/i, ".tar") || name, decompressed: bytes };
 }

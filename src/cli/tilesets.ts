@@ -352,6 +352,9 @@ export const tilesetsCommand: CliCommand = {
       try {
         return await importFiles();
       } catch (err) {
+        // Failed while copying (a file of several that does not decompress, the limit reached): the files
+        // copied so far are no version's yet. Once a version holds them, it cleans up after itself.
+        if (!jobStarted && uploadPath) rmSync(uploadPath, { force: true, recursive: true });
         undoCreate();
         throw err;
       } finally {
@@ -375,10 +378,12 @@ export const tilesetsCommand: CliCommand = {
           uploadPath = path;
           mkdirSync(path, { recursive: true });
           let bytes = 0;
+          let decompressed = 0;
           const stored = files.map((f, i) => ({ stored: storedName(i, basename(f)), name: basename(f), contentType: null }));
           for (const [i, f] of files.entries()) {
-            const copied = await copyInputFile(f, join(path, stored[i]!.stored), ctx.config.maxUploadMb);
+            const copied = await copyInputFile(f, join(path, stored[i]!.stored), ctx.config.maxUploadMb, decompressed);
             bytes += copied.bytes;
+            decompressed += copied.decompressed;
             if (copied.name !== stored[i]!.name) {
               // Decompressed: named as the data now is (a.geojson, not a.geojson.gz).
               const renamed = storedName(i, copied.name);

@@ -1,6 +1,6 @@
 // `mapstead tilesets import` takes gzip-compressed files (found by their magic bytes, not their name) as
 // the HTTP upload takes Content-Encoding: gzip, and MAX_UPLOAD_MB applies to the decompressed size, so a
-// gzip bomb is refused early with a clear message.
+// gzip bomb is refused early with a clear message; the gzip files of one import share the limit.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -46,6 +46,20 @@ test("a gzip bomb stops at MAX_UPLOAD_MB of decompressed data, saying so, and le
   expect(r.err).toContain(`${bomb} decompresses to over MAX_UPLOAD_MB (4 MiB)`);
   expect(uploads()).toEqual([]);
   expect((JSON.parse(cli("tilesets", "list", "--org", "acme", "--json").out) as any[]).map((t) => t.slug)).not.toContain("bomb");
+});
+
+test("the gzip files of one import share MAX_UPLOAD_MB, as one upload of them would", () => {
+  // Each decompresses to 3 MiB, under the 4 MiB limit alone, 6 MiB together.
+  const parts = ["east", "west"].map((side) => {
+    const path = join(dir, `${side}.geojson.gz`);
+    writeFileSync(path, gzipSync(Buffer.alloc(3 * 1024 * 1024, 32)));
+    return path;
+  });
+  const r = cli("tilesets", "import", "--org", "acme", "--slug", "halves", ...parts, "--create", "--max-upload-mb", "4");
+  expect(r.code).toBe(1);
+  expect(r.err).toContain(`${parts[1]} and the gzip files before it decompress to over MAX_UPLOAD_MB (4 MiB) together`);
+  expect(uploads()).toEqual([]);
+  expect((JSON.parse(cli("tilesets", "list", "--org", "acme", "--json").out) as any[]).map((t) => t.slug)).not.toContain("halves");
 });
 
 test("a gzip file cut short is refused as such", () => {
