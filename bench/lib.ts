@@ -15,6 +15,12 @@ export interface WrkResult {
   socketErrors: number;
   /** CPU time (user + system) the server's process spent per request during the run, in microseconds */
   cpuUsPerRequest: number;
+  /**
+   * The share of this machine's CPU time the hypervisor gave to other guests during the run (steal, in
+   * percent): a shared VM's rounds can differ by a third in speed with nothing changed here, and a
+   * round with high steal says why its figures are off.
+   */
+  stealPct: number;
 }
 
 export interface WrkOptions {
@@ -58,6 +64,16 @@ export function cpuMicros(pid?: number): number {
     // The process (or one of its children) has just exited.
   }
   return micros;
+}
+
+/** The machine's CPU time counters (/proc/stat's first line, in ticks): [steal, total]. */
+function cpuTicks(): [number, number] {
+  try {
+    const fields = readFileSync("/proc/stat", "utf8").split("\n", 1)[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
+    return [fields[7] ?? 0, fields.reduce((a, b) => a + b, 0)];
+  } catch {
+    return [0, 0]; // not Linux: no steal figure
+  }
 }
 
 function toMs(value: string): number {
@@ -119,17 +135,20 @@ export async function wrk(url: string, opts: WrkOptions = {}): Promise<WrkResult
   // into the app's p99. With it, 1 against 2.
   Bun.gc(true);
   const cpuBefore = cpuMicros(opts.serverPid);
+  const [stealBefore, totalBefore] = cpuTicks();
   const proc = Bun.spawn(args, { stdout: "pipe", stderr: "pipe" });
   const out = await new Response(proc.stdout).text();
   await proc.exited;
   const cpuUs = cpuMicros(opts.serverPid) - cpuBefore;
+  const [stealAfter, totalAfter] = cpuTicks();
+  const stealPct = totalAfter > totalBefore ? (100 * (stealAfter - stealBefore)) / (totalAfter - totalBefore) : 0;
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? NaN);
   const pct = (p: string) => toMs(new RegExp(`\\s${p}%\\s+(\\S+)`).exec(out)?.[1] ?? "");
   const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
   const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
   const se = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
   const socketErrors = se ? se.slice(1).reduce((a, b) => a + Number(b), 0) : 0;
-  return { rps, p50Ms: pct("50"), p90Ms: pct("90"), p99Ms: pct("99"), requests, non2xx, socketErrors, cpuUsPerRequest: requests ? cpuUs / requests : NaN };
+  return { rps, p50Ms: pct("50"), p90Ms: pct("90"), p99Ms: pct("99"), requests, non2xx, socketErrors, cpuUsPerRequest: requests ? cpuUs / requests : NaN, stealPct };
 }
 
 /** A bare Bun.serve answering one constant response: the "nothing but HTTP" baseline. */
@@ -226,7 +245,7 @@ export function report(name: string, value: number, unit: string, target?: strin
 }
 
 export function wrkLine(label: string, r: WrkResult): void {
-  console.log(`  ${label}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50Ms.toFixed(2)} ms, p99 ${r.p99Ms.toFixed(2)} ms, server CPU ${r.cpuUsPerRequest.toFixed(1)} us/request${r.non2xx ? `, ${r.non2xx} non-2xx` : ""}${r.socketErrors ? `, ${r.socketErrors} socket errors` : ""}`);
+  console.log(`  ${label}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50Ms.toFixed(2)} ms, p99 ${r.p99Ms.toFixed(2)} ms, server CPU ${r.cpuUsPerRequest.toFixed(1)} us/request${r.stealPct >= 0.5 ? `, ${r.stealPct.toFixed(1)}% stolen by other guests` : ""}${r.non2xx ? `, ${r.non2xx} non-2xx` : ""}${r.socketErrors ? `, ${r.socketErrors} socket errors` : ""}`);
 }
 
 /** The load average (1, 5, 15 min) for the record: wall-clock figures on a busy 2-core machine mean little without it. */
