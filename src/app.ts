@@ -8,6 +8,7 @@ import { routeTableFrom } from "./http/route-facts";
 import { fastRoutes } from "./http/fast-routes";
 import { fastReads } from "./routes/public/fast-reads";
 import type { Services } from "./services";
+import { stripBasePath } from "./http/base-path";
 import { docsModule } from "./routes/ops/docs";
 import { healthModule } from "./routes/ops/health";
 import { preflightModule } from "./routes/ops/preflight";
@@ -73,10 +74,24 @@ export function createApp(services: Services, opts: AppOptions = {}) {
     .use(consoleModule(ctx));
   // Elysia's listen() puts these in Bun.serve's `routes` over its own entries for the same paths;
   // requests that go through app.handle() (most tests) take the Elysia twins.
+  const base = ctx.config.basePath;
+  const strip = (request: Request) => stripBasePath(request, base);
+  const served: Record<string, unknown> = {};
   if (opts.fastPath !== false) {
-    const fast = fastRoutes(fastReads(services), { log: ctx.log, observe: services.metrics.observe, fixedHeaders: opts.fixedHeaders, twins: app.routes, elysia: (request) => app.fetch(request) });
-    app.config.serve = { ...app.config.serve, routes: fast };
+    const fast = fastRoutes(fastReads(services), { log: ctx.log, observe: services.metrics.observe, fixedHeaders: opts.fixedHeaders, twins: app.routes, elysia: (request) => app.fetch(strip(request)) });
+    Object.assign(served, fast);
+    // A proxy that keeps PUBLIC_URL's path prefix gets the fast path too: Bun hands these the same params.
+    if (base) for (const [path, handler] of Object.entries(fast)) served[base + path] = handler;
   }
+  if (base) {
+    // Everything else under the prefix is routed by Elysia as if the proxy had stripped it (base-path.ts).
+    const prefixed = (request: Request) => app.fetch(strip(request));
+    served[base] = prefixed;
+    served[`${base}/*`] = prefixed;
+    const handle = app.handle;
+    app.handle = (request: Request) => handle(strip(request));
+  }
+  if (Object.keys(served).length) app.config.serve = { ...app.config.serve, routes: served as never };
   return app;
 }
 

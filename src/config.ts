@@ -21,7 +21,13 @@ export const DEFAULT_ROUTING_PROFILES: Record<RoutingEngine, Record<RoutingProfi
 };
 
 export interface Config {
+  /** PUBLIC_URL without a trailing slash: an origin, or an origin and a path prefix */
   publicUrl: string;
+  /**
+   * PUBLIC_URL's path ("/maps"), "" for a bare origin: what a reverse proxy puts in front of Mapstead's
+   * routes. Every root-relative URL Mapstead writes starts with it; the routes themselves do not move.
+   */
+  basePath: string;
   /** true when PUBLIC_URL was not set and was derived from PORT */
   publicUrlDefaulted: boolean;
   host: string;
@@ -79,7 +85,7 @@ interface SettingSpec {
 }
 
 export const SETTINGS: SettingSpec[] = [
-  { name: "PUBLIC_URL", accepts: "an http(s) origin, scheme://host[:port], without a path, query or fragment", description: "public origin every absolute URL starts with (default http://localhost:{PORT})" },
+  { name: "PUBLIC_URL", accepts: "an http(s) origin, scheme://host[:port], optionally with a path prefix (/maps) whose first segment is none of Mapstead's own (/api, /tiles, ...), without a query or fragment", description: "public URL every absolute URL starts with; a path (https://example.org/maps) for a reverse proxy that publishes Mapstead under it (default http://localhost:{PORT})" },
   { name: "HOST", accepts: "an IP address or host name", default: "0.0.0.0", description: "listen address" },
   { name: "PORT", accepts: "an integer from 0 to 65535", default: "8080", description: "listen port (0 picks a free one)" },
   { name: "DATA_DIR", accepts: "a directory path", default: "./data", description: "SQLite database, tile archives, fonts, sprites, uploads" },
@@ -159,15 +165,30 @@ function httpUrl(name: string, raw: string, accepts: string): string {
 }
 
 /**
- * PUBLIC_URL is an origin: Mapstead serves from "/" (its console and pages link root-relative), so a
- * path would put every URL it writes where nothing answers.
+ * The first path segments of Mapstead's own routes. A PUBLIC_URL path starting with one of them would
+ * make a request for a prefixed URL and one for a route of the same name look alike (Mapstead also
+ * answers requests whose path still carries the prefix). test/config checks this list against the app.
  */
-function publicOrigin(raw: string): string {
-  const url = httpUrl("PUBLIC_URL", raw, SETTINGS.find((s) => s.name === "PUBLIC_URL")!.accepts);
-  const path = new URL(url).pathname;
-  if (path !== "/" && path !== "")
-    throw new ConfigError("PUBLIC_URL", `PUBLIC_URL=${JSON.stringify(raw)} has a path (${path}); Mapstead is served from the root of its host, so give the origin alone (${new URL(url).origin}), e.g. a host name of its own for the proxy`);
-  return url;
+export const ROUTE_SEGMENTS = ["api", "console", "docs", "elevation", "favicon.ico", "fonts", "geocoding", "health", "metrics", "openapi.json", "routing", "setup", "static", "styles", "tiles"] as const;
+
+/**
+ * PUBLIC_URL: an origin, or an origin and the path a reverse proxy publishes Mapstead under. The path's
+ * segments are limited to characters that need no escaping anywhere Mapstead writes them (HTML, JS,
+ * cookies, headers).
+ */
+function publicUrlSetting(raw: string): { publicUrl: string; basePath: string } {
+  const accepts = SETTINGS.find((s) => s.name === "PUBLIC_URL")!.accepts;
+  const url = httpUrl("PUBLIC_URL", raw, accepts);
+  const parsed = new URL(url);
+  const path = parsed.pathname.replace(/\/+$/, "");
+  if (path === "") return { publicUrl: parsed.origin, basePath: "" };
+  const segments = path.slice(1).split("/");
+  if (segments.some((s) => !/^[A-Za-z0-9._~-]+$/.test(s) || s === "." || s === ".."))
+    throw new ConfigError("PUBLIC_URL", `PUBLIC_URL=${JSON.stringify(raw)} has a path (${path}) with an empty segment or a character other than letters, digits and -._~: expected ${accepts}`);
+  const clash = ROUTE_SEGMENTS.find((r) => r === segments[0]!.toLowerCase());
+  if (clash)
+    throw new ConfigError("PUBLIC_URL", `PUBLIC_URL=${JSON.stringify(raw)} has a path (${path}) that starts like Mapstead's own /${clash} routes, so a request under it could not be told from one for /${clash}; choose another prefix, e.g. /maps`);
+  return { publicUrl: parsed.origin + path, basePath: path };
 }
 
 function bool(name: string, raw: string): boolean {
@@ -218,7 +239,7 @@ export function loadConfig(env: Record<string, string | undefined>, overrides: R
   const host = value("HOST").trim();
   if (!host || /\s/.test(host)) throw new ConfigError("HOST", `HOST=${JSON.stringify(host)} is invalid: expected ${spec("HOST").accepts}`);
   const publicRaw = raw("PUBLIC_URL");
-  const publicUrl = publicRaw ? publicOrigin(publicRaw) : `http://localhost:${port}`;
+  const { publicUrl, basePath } = publicRaw ? publicUrlSetting(publicRaw) : { publicUrl: `http://localhost:${port}`, basePath: "" };
   const optionalUrl = (name: string) => {
     const v = raw(name);
     return v ? httpUrl(name, v, spec(name).accepts) : null;
@@ -252,6 +273,7 @@ export function loadConfig(env: Record<string, string | undefined>, overrides: R
   const workers = integer("WORKERS", value("WORKERS"), 1, 256, spec("WORKERS").accepts);
   return Object.freeze({
     publicUrl,
+    basePath,
     publicUrlDefaulted: !publicRaw,
     host,
     port,

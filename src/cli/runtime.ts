@@ -1,4 +1,5 @@
 // Shared start-up for CLI commands: settings, the database (migrated), a context.
+import { basePathOf } from "../http/base-path";
 import { ConfigError, loadConfig, processEnv, type Config } from "../config";
 import { existsSync } from "node:fs";
 import { basename } from "node:path";
@@ -32,7 +33,7 @@ export function configOrExit(overrides: Record<string, string>): Readonly<Config
 function withServedPublicUrl(config: Readonly<Config>): Readonly<Config> {
   if (!config.publicUrlDefaulted) return config;
   const served = servedPublicUrl(config.dataDir);
-  return served ? Object.freeze({ ...config, publicUrl: served.publicUrl, publicUrlDefaulted: false }) : config;
+  return served ? Object.freeze({ ...config, publicUrl: served.publicUrl, basePath: basePathOf(served.publicUrl), publicUrlDefaulted: false }) : config;
 }
 
 /**
@@ -47,6 +48,7 @@ export function servedUrlSettings(config: Readonly<Config>): Readonly<Config> | 
   return Object.freeze({
     ...config,
     publicUrl: served.publicUrl,
+    basePath: basePathOf(served.publicUrl),
     publicUrlDefaulted: served.publicUrlDefaulted,
     host: served.host ?? config.host,
     port: served.port ?? config.port,

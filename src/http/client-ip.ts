@@ -1,6 +1,7 @@
 // The address a request came from. X-Forwarded-For is honoured only with TRUST_PROXY. Requests handled
 // in-process (app.handle in tests, no socket) count as loopback.
 import type { Config } from "../config";
+import { requestAsSent } from "./base-path";
 
 export type ServerLike = { requestIP(req: Request): { address: string } | null } | null | undefined;
 
@@ -11,7 +12,8 @@ export function clientIp(request: Request, server: ServerLike, config: Config): 
     const forwarded = request.headers.get("x-forwarded-for")?.split(",").at(-1)?.trim();
     if (forwarded) return forwarded;
   }
-  return server?.requestIP(request)?.address ?? "127.0.0.1";
+  // A request routed without PUBLIC_URL's path prefix is a copy (base-path.ts): Bun knows the address of the original only.
+  return server?.requestIP(requestAsSent(request))?.address ?? "127.0.0.1";
 }
 
 export function isLoopbackIp(ip: string): boolean {

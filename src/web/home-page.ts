@@ -2,6 +2,7 @@
 // (no external assets) so it works on an air-gapped machine.
 import type { DetailedHealth } from "../domain/health/service";
 import { addressCheck, addressWarningStyle } from "./address-check";
+import { basePathOf } from "../http/base-path";
 
 const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const COLOR: Record<string, string> = { ok: "#1a7f37", degraded: "#9a6700", down: "#cf222e", not_configured: "#57606a" };
@@ -11,6 +12,7 @@ const COLOR: Record<string, string> = { ok: "#1a7f37", degraded: "#9a6700", down
  * `check` is addressCheck(publicUrl), made once per process.
  */
 export function homePage(health: DetailedHealth, publicUrl: string, needsSetup: boolean, check: { html: string; script: string }): string {
+  const base = escape(basePathOf(publicUrl));
   const rows = Object.entries(health.components)
     .map(
       ([name, c]) =>
@@ -28,17 +30,17 @@ a{color:#0969da}.go{display:flex;gap:.8rem;margin:1rem 0}.go a{padding:.6rem 1re
 <h1>Mapstead ${escape(health.version)}</h1>
 ${check.html}
 <p>Self-hosted map publishing at <code>${escape(publicUrl)}</code>. Overall status: <strong style="color:${COLOR[health.status]}">${health.status}</strong>.</p>
-${needsSetup ? `<p class="cta">No admin account exists yet. <a href="/setup">Create it</a> with the one-time setup token (in <code>DATA_DIR/setup-token</code> on the server, and shown at start-up when Mapstead runs in a terminal), or run <code>mapstead admin create --email you@example.com</code>.</p>` : ""}
-<p class="go"><a href="${needsSetup ? "/setup" : "/console"}">${needsSetup ? "Set up the admin account" : "Open the console"}</a><a class="alt" href="/docs">API reference</a></p>
+${needsSetup ? `<p class="cta">No admin account exists yet. <a href="${base}/setup">Create it</a> with the one-time setup token (in <code>DATA_DIR/setup-token</code> on the server, and shown at start-up when Mapstead runs in a terminal), or run <code>mapstead admin create --email you@example.com</code>.</p>` : ""}
+<p class="go"><a href="${base}${needsSetup ? "/setup" : "/console"}">${needsSetup ? "Set up the admin account" : "Open the console"}</a><a class="alt" href="${base}/docs">API reference</a></p>
 <table>${rows}</table>
 <ul>
-<li><a href="/console">Management console</a>: organizations, tilesets, styles, API keys</li>
-<li><a href="/docs">API reference</a> (<a href="/openapi.json">OpenAPI document</a>)</li>
-<li><a href="/setup/preflight">Setup checks</a> with fixes</li>
-<li><a href="/health/detailed">Component health (JSON)</a></li>
-<li><a href="/fonts/v1">Installed fonts</a></li>
+<li><a href="${base}/console">Management console</a>: organizations, tilesets, styles, API keys</li>
+<li><a href="${base}/docs">API reference</a> (<a href="${base}/openapi.json">OpenAPI document</a>)</li>
+<li><a href="${base}/setup/preflight">Setup checks</a> with fixes</li>
+<li><a href="${base}/health/detailed">Component health (JSON)</a></li>
+<li><a href="${base}/fonts/v1">Installed fonts</a></li>
 </ul>
-${health.status === "ok" ? "" : `<p>More checks, each with its fix: <a href="/setup/preflight">setup checks</a> (for admins once setup is done), or <code>mapstead preflight</code> on the server.</p>`}
+${health.status === "ok" ? "" : `<p>More checks, each with its fix: <a href="${base}/setup/preflight">setup checks</a> (for admins once setup is done), or <code>mapstead preflight</code> on the server.</p>`}
 <script>${check.script}</script>
 </body></html>`;
 }

@@ -1,17 +1,19 @@
 // The preflight checks as a self-contained page (no external assets): what is set up, what is not,
 // and what to do about it.
 import type { PreflightReport } from "../domain/preflight/checks";
+import { basePathOf } from "../http/base-path";
 
 const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** For a browser that may not see the checks (setup is done, and it is no admin): where they can be seen. */
-export function preflightHiddenPage(version: string): string {
+export function preflightHiddenPage(version: string, publicUrl: string): string {
+  const base = escape(basePathOf(publicUrl));
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Mapstead setup check</title><style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;color:#1d2733}</style></head><body>
 <h1>Mapstead ${escape(version)}: setup check</h1>
-<p>Once an admin account exists, the setup checks are shown to admins only. <a href="/console">Sign in to the console</a> as an admin and open this page again, or run <code>mapstead preflight</code> on the server.</p>
-<p><a href="/">Overview</a></p>
+<p>Once an admin account exists, the setup checks are shown to admins only. <a href="${base}/console">Sign in to the console</a> as an admin and open this page again, or run <code>mapstead preflight</code> on the server.</p>
+<p><a href="${base}/">Overview</a></p>
 </body></html>`;
 }
 const ICON = { pass: "✔", warn: "!", fail: "✖" } as const;
@@ -19,7 +21,8 @@ const ICON = { pass: "✔", warn: "!", fail: "✖" } as const;
 /** What needs doing comes first: failures, then warnings, then what passed. */
 const ORDER = { fail: 0, warn: 1, pass: 2 } as const;
 
-export function preflightPage(report: PreflightReport, version: string, needsSetup: boolean): string {
+export function preflightPage(report: PreflightReport, version: string, needsSetup: boolean, publicUrl: string): string {
+  const base = escape(basePathOf(publicUrl));
   const rows = [...report.checks]
     .sort((a, b) => ORDER[a.status] - ORDER[b.status])
     .map(
@@ -43,6 +46,6 @@ h1{font-size:1.5rem}ul{list-style:none;padding:0}li{display:flex;gap:.8rem;paddi
 <ul>
 ${rows}
 </ul>
-<p><a href="/console">Open the console</a>${needsSetup ? ` · <a href="/setup">First-run setup</a>` : ""} · <a href="/">Overview</a></p>
+<p><a href="${base}/console">Open the console</a>${needsSetup ? ` · <a href="${base}/setup">First-run setup</a>` : ""} · <a href="${base}/">Overview</a></p>
 </body></html>`;
 }

@@ -2,6 +2,7 @@
 // setup token printed at first start creates the admin account. It posts to /api/v1/setup, which logs
 // the new admin in, then sends the browser to the console.
 import { addressCheck, addressWarningStyle } from "./address-check";
+import { basePathOf } from "../http/base-path";
 
 const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -14,8 +15,9 @@ button[disabled]{opacity:.6}.hint{color:#57606a;font-size:.9rem}#message{margin-
 
 export function setupPage(opts: { version: string; complete: boolean; publicUrl: string }): string {
   const check = addressCheck(opts.publicUrl);
+  const base = basePathOf(opts.publicUrl);
   const body = opts.complete
-    ? `<p>Setup is complete: an admin account exists. <a href="/console">Open the console</a> and log in.</p>
+    ? `<p>Setup is complete: an admin account exists. <a href="${escape(base)}/console">Open the console</a> and log in.</p>
 <p class="hint">More accounts: an admin adds them in the console, or on the server run <code>mapstead users create --email …</code>.</p>`
     : `${check.html}
 <p class="hint">Create the first admin account. The one-time setup token is in the file <code>DATA_DIR/setup-token</code> on
@@ -41,9 +43,9 @@ form.addEventListener("submit", async (ev) => {
   if ([...String(f.get("password"))].length < 10) return show("The password needs at least 10 characters.", "error");
   const button = form.querySelector("button"); button.disabled = true;
   try {
-    const res = await fetch("/api/v1/setup", { method: "POST", headers: { "content-type": "application/json" },
+    const res = await fetch(${JSON.stringify(`${base}/api/v1/setup`)}, { method: "POST", headers: { "content-type": "application/json" },
       body: JSON.stringify({ token: String(f.get("token")).trim(), email: f.get("email"), password: f.get("password") }) });
-    if (res.ok) { show("Admin account created; you are logged in. Opening the console…", "ok"); setTimeout(() => location.assign("/console"), 800); return; }
+    if (res.ok) { show("Admin account created; you are logged in. Opening the console…", "ok"); setTimeout(() => location.assign(${JSON.stringify(`${base}/console`)}), 800); return; }
     const err = await res.json().catch(() => null);
     const retry = res.headers.get("retry-after");
     show((err && err.error ? err.error.message : "Setup failed (HTTP " + res.status + ")") + (retry ? " Try again in " + retry + " s." : ""), "error");

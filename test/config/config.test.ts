@@ -2,7 +2,7 @@
 import { describe, expect, test } from "bun:test";
 import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
-import { ConfigError, SETTINGS, defaultRenderWorkers, kebab, loadConfig } from "../../src/config";
+import { ConfigError, ROUTE_SEGMENTS, SETTINGS, defaultRenderWorkers, kebab, loadConfig } from "../../src/config";
 import { splitSettingFlags, UsageError } from "../../src/cli/args";
 
 function configError(env: Record<string, string>, overrides: Record<string, string> = {}): ConfigError {
@@ -20,6 +20,7 @@ describe("defaults", () => {
     const c = loadConfig({});
     expect(c).toEqual({
       publicUrl: "http://localhost:8080",
+      basePath: "",
       publicUrlDefaulted: true,
       host: "0.0.0.0",
       port: 8080,
@@ -54,6 +55,49 @@ describe("defaults", () => {
   test("PUBLIC_URL defaults to localhost on the configured PORT; empty values count as unset", () => {
     expect(loadConfig({ PORT: "9000" }).publicUrl).toBe("http://localhost:9000");
     expect(loadConfig({ PORT: "", LOG_LEVEL: "" }).port).toBe(8080);
+  });
+});
+
+describe("PUBLIC_URL with a path prefix", () => {
+  test("a path is kept as the base path, with or without a trailing slash", () => {
+    for (const raw of ["https://gis.city.example/maps", "https://gis.city.example/maps/", "https://GIS.city.example:443/maps//"]) {
+      const c = loadConfig({ PUBLIC_URL: raw });
+      expect(c.publicUrl).toBe("https://gis.city.example/maps");
+      expect(c.basePath).toBe("/maps");
+    }
+    const deep = loadConfig({ PUBLIC_URL: "http://127.0.0.1:9000/gis/Maps-2.x/" });
+    expect(deep.publicUrl).toBe("http://127.0.0.1:9000/gis/Maps-2.x");
+    expect(deep.basePath).toBe("/gis/Maps-2.x");
+  });
+
+  test("a bare origin has no base path", () => {
+    expect(loadConfig({ PUBLIC_URL: "https://maps.example.com/" }).basePath).toBe("");
+    expect(loadConfig({}).basePath).toBe("");
+  });
+
+  test("a prefix may not start with a segment of Mapstead's own routes, and the list names them all", async () => {
+    const { makeTestApp } = await import("../support/app");
+    const t = await makeTestApp();
+    try {
+      const segments = [...new Set(t.app.routes.map((r) => r.path.split("/")[1]!).filter(Boolean))].sort();
+      expect([...ROUTE_SEGMENTS].sort() as string[]).toEqual(segments);
+    } finally {
+      await t.close();
+    }
+    for (const segment of ROUTE_SEGMENTS) {
+      const refused = (() => {
+        try {
+          loadConfig({ PUBLIC_URL: `https://gis.example.com/${segment}/x` });
+          return null;
+        } catch (e) {
+          return e as ConfigError;
+        }
+      })();
+      expect(refused?.message).toContain(`starts like Mapstead's own /${segment} routes`);
+    }
+    // Only whole segments clash: /tilesets and /apis are prefixes of their own.
+    expect(loadConfig({ PUBLIC_URL: "https://gis.example.com/tilesets" }).basePath).toBe("/tilesets");
+    expect(loadConfig({ PUBLIC_URL: "https://gis.example.com/apis" }).basePath).toBe("/apis");
   });
 });
 
@@ -146,7 +190,11 @@ describe("bad values name the setting and what it accepts", () => {
     [{ PORT: "80.5" }, "PORT", "an integer"],
     [{ HOST: "my host" }, "HOST", "an IP address or host name"],
     [{ PUBLIC_URL: "maps.example.com" }, "PUBLIC_URL", "an http(s) origin"],
-    [{ PUBLIC_URL: "https://maps.example.com/maps" }, "PUBLIC_URL", "has a path (/maps); Mapstead is served from the root of its host, so give the origin alone (https://maps.example.com)"],
+    [{ PUBLIC_URL: "https://gis.example.com/tiles" }, "PUBLIC_URL", "has a path (/tiles) that starts like Mapstead's own /tiles routes"],
+    [{ PUBLIC_URL: "https://gis.example.com/api/maps/" }, "PUBLIC_URL", "has a path (/api/maps) that starts like Mapstead's own /api routes"],
+    [{ PUBLIC_URL: "https://gis.example.com/Console" }, "PUBLIC_URL", "starts like Mapstead's own /console routes"],
+    [{ PUBLIC_URL: "https://gis.example.com/maps//x" }, "PUBLIC_URL", "an empty segment or a character other than"],
+    [{ PUBLIC_URL: "https://gis.example.com/my%20maps" }, "PUBLIC_URL", "an empty segment or a character other than"],
     [{ PUBLIC_URL: "ftp://maps.example.com" }, "PUBLIC_URL", "must use http or https"],
     [{ PUBLIC_URL: "https://maps.example.com/?x=1" }, "PUBLIC_URL", "must not carry a query"],
     [{ PUBLIC_URL: "https://user:pw@maps.example.com" }, "PUBLIC_URL", "credentials"],

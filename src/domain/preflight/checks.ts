@@ -79,15 +79,19 @@ function publicUrlCheck(config: Config): Check {
     };
   // A PUBLIC_URL on this machine that names another port than the server's sends every TileJSON and
   // style URL to a dead port (a proxy on this machine would have a name of its own, not localhost).
+  // With a path prefix the other port is a reverse proxy's on this machine, publishing Mapstead under it.
   const urlPort = Number(url.port || (url.protocol === "https:" ? 443 : 80));
-  if (isLoopbackHost(url.hostname) && config.port !== 0 && urlPort !== config.port)
+  if (isLoopbackHost(url.hostname) && config.port !== 0 && urlPort !== config.port && !config.basePath)
     return {
       id: "public_url",
       status: "warn",
       message: `PUBLIC_URL is ${config.publicUrl}, port ${urlPort}, while the server listens on port ${config.port}: the URLs in TileJSON and style documents point at port ${urlPort}`,
       fix: `Set PUBLIC_URL=${url.protocol}//${url.hostname}:${config.port}, or leave PUBLIC_URL unset on a single machine`,
     };
-  return { id: "public_url", status: "pass", message: `Absolute URLs start with ${config.publicUrl}`, fix: "" };
+  const under = config.basePath
+    ? `; a reverse proxy publishes Mapstead under ${config.basePath} (requests are answered with the prefix stripped by the proxy or still in the path)`
+    : "";
+  return { id: "public_url", status: "pass", message: `Absolute URLs start with ${config.publicUrl}${under}`, fix: "" };
 }
 
 /** The nearest directory above `path` that exists. */

@@ -31,8 +31,10 @@ export function authModule(services: Services, authPlugin: AuthPlugin) {
   );
   const sessionRow = ctx.sqlite.query<{ expires_at: number }, [number]>("SELECT expires_at FROM sessions WHERE id = ?");
 
+  // Under a PUBLIC_URL path prefix only Mapstead's URLs get the cookie, not other apps on the same host.
+  const cookiePath = ctx.config.basePath || "/";
   const cookie = (token: string, maxAgeS: number) =>
-    `${SESSION_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAgeS}${secure ? "; Secure" : ""}`;
+    `${SESSION_COOKIE}=${token}; Path=${cookiePath}; HttpOnly; SameSite=Lax; Max-Age=${maxAgeS}${secure ? "; Secure" : ""}`;
 
   function info(user: { id: number; email: string; isAdmin: boolean }, csrfToken: string, expiresAt: number) {
     const orgs = user.isAdmin

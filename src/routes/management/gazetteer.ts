@@ -110,8 +110,9 @@ function checkName(name: string | undefined): string | undefined {
   }
 }
 
-const queued = (status: ImportStatus, set: { status?: number | string; headers: Record<string, string | number> }) => {
-  const url = `/api/v1/gazetteer/imports/${status.id}`;
+/** `base` is PUBLIC_URL's path prefix: the status URL is where the client reaches it. */
+const queued = (status: ImportStatus, set: { status?: number | string; headers: Record<string, string | number> }, base: string) => {
+  const url = `${base}/api/v1/gazetteer/imports/${status.id}`;
   set.status = 202;
   set.headers.location = url;
   return { import: status, status_url: url };
@@ -148,7 +149,7 @@ export function gazetteerModule(services: Services, authPlugin: AuthPlugin) {
           if (upload.files) throw new BadRequest(`send one GeoNames file per import (got ${upload.files.length})`, { parameter: "file" });
           const name = queryName ?? checkName(upload.fields.name);
           const filename = (upload.filename ?? query.filename)?.slice(0, 200) || "upload";
-          return queued(imports.importFile({ path: upload.path, filename, bytes: upload.bytes }, { dataset: name, mode }), set);
+          return queued(imports.importFile({ path: upload.path, filename, bytes: upload.bytes }, { dataset: name, mode }), set, services.ctx.config.basePath);
         } finally {
           // Queued, the upload was moved away; otherwise it is removed here.
           rmSync(upload.path, { recursive: true, force: true });
@@ -187,7 +188,7 @@ export function gazetteerModule(services: Services, authPlugin: AuthPlugin) {
         requireAdmin(caller);
         const mode = checkMode(body.mode);
         const name = checkName(body.name);
-        return queued(imports.importTileset(body.tileset, body.name_field, { dataset: name, mode }), set);
+        return queued(imports.importTileset(body.tileset, body.name_field, { dataset: name, mode }), set, services.ctx.config.basePath);
       },
       {
         session: true,

@@ -27,11 +27,13 @@ const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt
 
 export function docsModule({ ctx }: Services) {
   const script = Bun.file(scalarScript);
+  // The page's own URLs carry PUBLIC_URL's path prefix; the routes stay where they are.
+  const base = ctx.config.basePath;
   const page = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Mapstead API ${escapeHtml(ctx.version)}</title><style>body{margin:0}</style></head>
-<body><script id="api-reference" data-configuration="${escapeHtml(JSON.stringify(SCALAR_CONFIG))}"></script>
-<script src="${ASSET_PATH}"></script></body></html>`;
+<body><script id="api-reference" data-configuration="${escapeHtml(JSON.stringify({ ...SCALAR_CONFIG, url: base + SPEC_PATH }))}"></script>
+<script src="${escapeHtml(base + ASSET_PATH)}"></script></body></html>`;
   return withRouteFacts({ cors: "none", group: "docs" }, new Elysia({ name: "docs" })
     // The plugin's spec route is registered below, inside this module, so this hook reaches it.
     .onAfterHandle(({ path, response }) => {

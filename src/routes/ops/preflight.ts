@@ -34,7 +34,7 @@ export function preflightModule(services: Services) {
           set.status = 404;
           set.headers["content-type"] = "text/html; charset=utf-8";
           set.headers["cache-control"] = "no-store";
-          return preflightHiddenPage(ctx.version);
+          return preflightHiddenPage(ctx.version, ctx.config.publicUrl);
         }
         throw new NotFound("Preflight is visible to admins and loopback callers once an admin exists");
       }
@@ -42,7 +42,7 @@ export function preflightModule(services: Services) {
       set.headers["cache-control"] = "no-store";
       if (html) {
         set.headers["content-type"] = "text/html; charset=utf-8";
-        return preflightPage(report, ctx.version, !hasAdmin(ctx.sqlite));
+        return preflightPage(report, ctx.version, !hasAdmin(ctx.sqlite), ctx.config.publicUrl);
       }
       return report;
     },

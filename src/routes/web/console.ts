@@ -33,7 +33,7 @@ export function consoleModule(ctx: AppContext) {
     const body = Bun.file(file);
     assets.set(path, { body, type: assetContentType(path), etag: `"${ctx.version}-${body.size}"` });
   }
-  const pages = consolePages(ctx.version);
+  const pages = consolePages(ctx.version, ctx.config.basePath);
   const pageHeaders = {
     "content-type": "text/html; charset=utf-8",
     "cache-control": "no-store",

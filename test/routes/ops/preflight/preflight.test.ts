@@ -165,6 +165,20 @@ describe("checks that warn or fail", () => {
     }
   });
 
+  test("a PUBLIC_URL path on this machine's other port is a local reverse proxy, not a wrong port", async () => {
+    for (const [publicUrl, status] of [["http://localhost:9999", "warn"], ["http://localhost/maps", "pass"], ["http://127.0.0.1:9999/gis/maps/", "pass"]] as const) {
+      const t = await makeTestApp({ HOST: "127.0.0.1", PUBLIC_URL: publicUrl });
+      try {
+        const c = (await (await t.fetch("/setup/preflight")).json()).checks.find((c: { id: string }) => c.id === "public_url");
+        expect(`${publicUrl} ${c.status}`).toBe(`${publicUrl} ${status}`);
+        if (status === "pass") expect(c.message).toContain(`a reverse proxy publishes Mapstead under ${new URL(publicUrl).pathname.replace(/\/$/, "")}`);
+        else expect(c.message).toContain("while the server listens on port 8080");
+      } finally {
+        await t.close();
+      }
+    }
+  });
+
   test("a dead geocoder fails the geocoder check and ok becomes false; no secret or query string is shown", async () => {
     const s = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
     const port = s.port;
