@@ -1,7 +1,7 @@
 // The management API client: JSON in and out, the session's CSRF token on every unsafe request (kept
 // in memory, never in storage or URLs), API errors as ApiError with the envelope's code, message and
 // details. A 401 on a session call means the session ended: the handler set with onSessionEnded runs.
-import { state } from "./state.js";
+import { state, withBase } from "./state.js";
 
 export class ApiError extends Error {
   constructor(status, code, message, details) {
@@ -33,6 +33,7 @@ function onUnauthorized(err) {
   }
 }
 
+/** `path` is the server's own ("/api/v1/..."): the PUBLIC_URL path prefix is added here. */
 export async function api(method, path, body, extra = {}) {
   const headers = { accept: "application/json", ...(extra.headers || {}) };
   if (method !== "GET" && method !== "HEAD" && state.session) headers["x-csrf-token"] = state.session.csrf_token;
@@ -43,7 +44,7 @@ export async function api(method, path, body, extra = {}) {
   }
   let res;
   try {
-    res = await fetch(path, { method, headers, body: payload, credentials: "same-origin", cache: "no-store" });
+    res = await fetch(withBase(path), { method, headers, body: payload, credentials: "same-origin", cache: "no-store" });
   } catch {
     throw new ApiError(0, "NETWORK", "The server cannot be reached; check that Mapstead is running");
   }
@@ -61,7 +62,7 @@ export function upload(method, path, body, onProgress, contentType, control = {}
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
     control.abort = () => xhr.abort();
-    xhr.open(method, path);
+    xhr.open(method, withBase(path));
     xhr.withCredentials = true;
     xhr.setRequestHeader("accept", "application/json");
     xhr.setRequestHeader("x-csrf-token", state.session.csrf_token);

@@ -5,7 +5,7 @@ import { current, state } from "./state.js";
 
 let maplibre = null;
 async function loadMaplibre() {
-  maplibre ||= await import("/console/assets/maplibre-gl.mjs");
+  maplibre ||= await import("../maplibre-gl.mjs");
   return maplibre;
 }
 

@@ -8,6 +8,14 @@ export const state = {
   map: null,
 };
 
+/**
+ * PUBLIC_URL's path prefix ("/maps", or "" at the root of the host), written by the server into
+ * <html data-base>: every root-relative URL the console asks for starts with it (api.js, withBase).
+ */
+export const base = document.documentElement.dataset.base || "";
+/** A root-relative path of the server ("/api/v1/...") as the browser must ask for it. */
+export const withBase = (path) => (path.startsWith("/") ? base + path : path);
+
 export const enc = encodeURIComponent;
 export const current = (view) => view === state.view;
 export const orgPath = (rest = "") => `/api/v1/orgs/${enc(state.org)}${rest}`;

@@ -5,7 +5,7 @@
 // URL template and raster TileJSON for Leaflet, OpenLayers and QGIS.
 import { api } from "../lib/api.js";
 import { fill, h } from "../lib/dom.js";
-import { current, enc, orgPath, state } from "../lib/state.js";
+import { current, enc, orgPath, state, withBase } from "../lib/state.js";
 import { copyButton, errorBox } from "../lib/widgets.js";
 
 const PLACEHOLDER = "YOUR_KEY";
@@ -121,7 +121,7 @@ export function staticImageCard(style, view) {
     status.className = "muted small";
     image.dataset.loaded = "false";
     try {
-      const res = await fetch(imagePath(state.org, styleRef(), values()), { headers: { accept: "image/*" } });
+      const res = await fetch(withBase(imagePath(state.org, styleRef(), values())), { headers: { accept: "image/*" } });
       if (!current(view)) return;
       if (!res.ok) {
         const body = await res.json().catch(() => ({}));
