@@ -168,7 +168,9 @@ write_env_file() {
 DATA_DIR=$STATE_DIR
 
 # The origin clients use; every absolute URL the service writes starts with it.
-# Set it whenever clients reach this machine by another name than localhost.
+# Set it whenever clients reach this machine by another name than localhost. Behind a reverse
+# proxy that publishes Mapstead under a path of another host, include the path
+# (https://gis.example.org/maps; see "Installing on a server" in the README).
 #PUBLIC_URL=https://maps.example.com
 
 # Listen address and port.
