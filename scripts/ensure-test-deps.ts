@@ -1,5 +1,5 @@
 // Run by `bun run test` before the suite: the browser tests need Debian's chromium (MapLibre GL JS
-// renders there with WebGL through SwiftShader), other tests shellcheck and /usr/bin/time. As root on Debian it is installed here; otherwise
+// renders there with WebGL through SwiftShader), other tests shellcheck, /usr/bin/time and GDAL's tools. As root on Debian it is installed here; otherwise
 // the message says what to install.
 import { existsSync } from "node:fs";
 
@@ -9,6 +9,8 @@ const needed: { bin: string; pkg: string }[] = [
   { bin: "shellcheck", pkg: "shellcheck" },
   // the large-input tiling test reads the importer's own peak RSS from /usr/bin/time
   { bin: "time", pkg: "time" },
+  // the desktop-GIS interop tests run GDAL's own tools (gdalinfo, gdal_translate, ogrinfo, ogr2ogr)
+  { bin: "gdalinfo", pkg: "gdal-bin" },
 ];
 const missing = needed.filter((n) => !Bun.which(n.bin));
 if (missing.length) {
