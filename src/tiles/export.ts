@@ -71,14 +71,18 @@ export async function exportArchive(src: ExportSource, out: string, format: Arch
         }
         count = writer.count;
         const meta = { name: f.name ?? "", description: f.description ?? "", attribution: f.attribution ?? "", vector_layers: f.vector_layers };
+        // A DEM's tiles are heights only with their encoding (terrarium or mapbox): without it the importer
+        // takes the archive for plain PNG tiles, so the export would not import again as the DEM it is.
+        const encoding: Record<string, string> = f.encoding ? { encoding: f.encoding } : {};
         if (writer instanceof PmtilesWriter)
-          writer.finish({ format: f.format, gzip, minzoom: f.minzoom, maxzoom: f.maxzoom, bounds: f.bounds, center: f.center, metadata: { ...meta, type: "overlay" } });
+          writer.finish({ format: f.format, gzip, minzoom: f.minzoom, maxzoom: f.maxzoom, bounds: f.bounds, center: f.center, metadata: { ...meta, type: "overlay", ...encoding } });
         else
           writer.finish({
             name: meta.name,
             description: meta.description,
             attribution: meta.attribution,
             format: f.format,
+            ...encoding,
             type: "overlay",
             version: "2",
             minzoom: String(f.minzoom),

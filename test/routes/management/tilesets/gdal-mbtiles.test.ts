@@ -9,7 +9,10 @@ import { seedOrg, seedSession } from "../../../support/seed";
 import { gdalOk, mercator } from "../../../support/gdal";
 import { hgtBytes, ramp } from "../../../support/dem";
 import { exportArchive } from "../../../../src/tiles/export";
-import { cities, createTileset, upload, waitForVersion } from "./fixtures";
+import { encodeDemTile } from "../../../../src/tiles/dem/encoding";
+import { inspectMbtiles } from "../../../../src/tiles/mbtiles";
+import { inspectPmtiles } from "../../../../src/tiles/pmtiles";
+import { cities, createTileset, pmtiles, upload, waitForVersion } from "./fixtures";
 
 let t: TestApp;
 let org: ReturnType<typeof seedOrg>;
@@ -31,6 +34,9 @@ beforeAll(async () => {
   await ready(headers, "towns", towns, "?maxzoom=4&layer=cities");
   await ready(headers, "towns-pm", towns, "?maxzoom=4&layer=cities&output=pmtiles");
   await ready(headers, "alps", hgtBytes(121, { lon: 7, lat: 46 }, ramp), "?filename=N46E007.hgt&maxzoom=9");
+  // A DEM kept as the PMTiles it was uploaded as: one Terrarium tile of the whole world at 321 m.
+  const flat = encodeDemTile(new Float32Array(256 * 256).fill(321), 256, "terrarium");
+  await ready(headers, "flat", pmtiles([[0, 0, 0, flat]], { tileType: 2, tileCompression: 1, metadata: { name: "flat" }, bounds: [-180, -85, 180, 85], minzoom: 0, maxzoom: 0 }), "?encoding=terrarium");
 }, 60_000);
 afterAll(() => t?.close());
 
@@ -120,5 +126,22 @@ describe("raster-DEM", () => {
     const [r, g, b] = out.trim().split("\n").map(Number);
     const height = r! * 256 + g! + b! / 256 - 32768;
     expect(Math.abs(height - ramp(7.5, 46.5))).toBeLessThan(5);
+  });
+
+  test("`tilesets export` of a DEM keeps its encoding: gdalinfo shows it in the MBTiles of a PMTiles DEM, which imports again as that DEM, and the other way round", async () => {
+    const a = archive("flat");
+    expect(a.format).toBe("pmtiles");
+    const out = join(dir, "flat.mbtiles");
+    expect(await exportArchive(a, out, "mbtiles")).toBe(1);
+    const info = JSON.parse(await gdalOk("gdalinfo", ["-json", out])) as { size: [number, number]; metadata: { "": Record<string, string> } };
+    expect(info.size[0]).toBe(256); // the whole world across one 256 px tile
+    // Without `encoding` the heights read as a picture: Mapstead itself (and TileServer GL) take the file for
+    // plain PNG tiles, or guess Terrain-RGB.
+    expect(info.metadata[""]).toMatchObject({ name: "flat", format: "png", encoding: "terrarium", minzoom: "0", maxzoom: "0" });
+    expect(inspectMbtiles(out, "flat.mbtiles").facts.encoding).toBe("terrarium");
+    // And the other way: an MBTiles DEM exported as PMTiles.
+    const pm = join(dir, "alps.pmtiles");
+    await exportArchive(archive("alps"), pm, "pmtiles");
+    expect((await inspectPmtiles(pm, "alps.pmtiles")).facts.encoding).toBe("terrarium");
   });
 });
