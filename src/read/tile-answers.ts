@@ -1,7 +1,7 @@
 // The public tile read path without a framework: TileJSON and tiles as (parsed request, viewer) ->
 // { status, headers, body }. The tile rules live here in one place (martin's habit): gzip passed through
-// or decoded per Accept-Encoding, strong ETag and 304, 204 for an empty tile inside range and bounds,
-// 404 outside, immutable caching for versioned URLs, `private` for private tilesets (the same 404 as a
+// or decoded per Accept-Encoding, strong ETag and 304, 204 for an empty tile inside the zoom range (inside
+// the bounds or not: see tileInRange), 404 outside it, immutable caching for versioned URLs, `private` for private tilesets (the same 404 as a
 // missing one when the viewer may not read them). Errors are thrown as AppErrors.
 import { BadRequest, NotFound } from "../errors";
 import type { Viewer } from "../domain/accounts/auth";
@@ -107,7 +107,7 @@ export function createTileReads(catalog: TileCatalog, published: PublishedCache)
   }
 
   function remember(served: Served, a: TileAddress, tile: Tile | null): CachedTile {
-    const cached = { tile, gzipAnswer: answerOf(served, a, tile, true, tileInRange(served.facts, a.z, a.x, a.y)) };
+    const cached = { tile, gzipAnswer: answerOf(served, a, tile, true, tileInRange(served.facts, a.z)) };
     tileCache.set(served.owner, served.name, `${a.z}/${a.x}/${a.y}`, cached, tileBytes(tile) + ANSWER_BYTES);
     return cached;
   }
@@ -120,7 +120,7 @@ export function createTileReads(catalog: TileCatalog, published: PublishedCache)
     if (z > 30 || x >= 2 ** z || y >= 2 ** z) throw new NotFound(`Tile ${z}/${x}/${y} does not exist`, "TILE_NOT_FOUND");
     const gzipOk = format !== "pbf" || acceptsGzip(request.headers.get("accept-encoding"));
     const ifNoneMatch = request.headers.get("if-none-match");
-    if (ifNoneMatch !== null && etagListHits(ifNoneMatch, tileEtag(served, a, gzipOk)) && tileInRange(served.facts, z, x, y))
+    if (ifNoneMatch !== null && etagListHits(ifNoneMatch, tileEtag(served, a, gzipOk)) && tileInRange(served.facts, z))
       return { status: 304, headers: { etag: tileEtag(served, a, gzipOk), "cache-control": served.private ? "private" : IMMUTABLE, vary: "Accept-Encoding" }, body: null };
     const cached = tileCache.get(served.owner, served.name, `${z}/${x}/${y}`);
     if (cached !== undefined) return answered(served, a, cached, gzipOk);
@@ -130,9 +130,9 @@ export function createTileReads(catalog: TileCatalog, published: PublishedCache)
   }
 
   function answered(served: Served, a: TileAddress, cached: CachedTile, gzipOk: boolean): ReadAnswer {
-    const answer = gzipOk ? cached.gzipAnswer : answerOf(served, a, cached.tile, false, tileInRange(served.facts, a.z, a.x, a.y));
+    const answer = gzipOk ? cached.gzipAnswer : answerOf(served, a, cached.tile, false, tileInRange(served.facts, a.z));
     if (answer === null)
-      throw new NotFound(`Tile ${a.z}/${a.x}/${a.y} is outside the tileset's zoom range ${served.facts.minzoom}-${served.facts.maxzoom} or bounds`, "TILE_NOT_FOUND");
+      throw new NotFound(`Tile ${a.z}/${a.x}/${a.y} is outside the tileset's zoom range ${served.facts.minzoom}-${served.facts.maxzoom}`, "TILE_NOT_FOUND");
     return answer;
   }
 

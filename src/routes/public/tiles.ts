@@ -41,7 +41,7 @@ export function tilesModule(services: Services, authPlugin: AuthPlugin) {
         detail: {
           responses: openApiResponses({
             200: [["application/vnd.mapbox-vector-tile", "image/png", "image/jpeg", "image/webp"], "The tile, in the archive's format (vector tiles gzipped with Content-Encoding: gzip when the client accepts it)"],
-            204: "Empty tile inside the zoom range and bounds",
+            204: "Empty tile inside the zoom range (outside the bounds too)",
             304: "Not modified (If-None-Match matched the ETag)",
             400: ErrorEnvelope,
             404: ErrorEnvelope,
@@ -50,7 +50,7 @@ export function tilesModule(services: Services, authPlugin: AuthPlugin) {
           summary: "One tile of one version: .mvt (alias .pbf), .png, .jpg or .webp matching the archive",
           description:
             "Vector tiles stored gzip are sent as is with Content-Encoding: gzip when Accept-Encoding allows, else decoded. Strong ETag, 304 on If-None-Match. " +
-            "204 for an empty tile inside the zoom range and bounds; 404 TILE_NOT_FOUND outside them. Cache-Control: public, max-age=31536000, immutable (private tilesets and versions never published: private, and only for a member session or a key of the org with maps:read; otherwise 404).",
+            "204 for an empty tile inside the zoom range, outside the bounds too (as TileServer GL, martin and pmtiles serve answer, and as GDAL needs); 404 TILE_NOT_FOUND outside the zoom range. Cache-Control: public, max-age=31536000, immutable (private tilesets and versions never published: private, and only for a member session or a key of the org with maps:read; otherwise 404).",
         },
       },
     ));
