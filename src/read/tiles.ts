@@ -128,6 +128,8 @@ export function createTileCatalog(ctx: AppContext, published: PublishedCache, un
       if (words.description || facts.description) tilejson.description = words.description || facts.description;
       if (words.attribution || facts.attribution) tilejson.attribution = words.attribution || facts.attribution;
       if (facts.format === "pbf") tilejson.vector_layers = facts.vector_layers;
+      // tippecanoe's tilestats, as TileServer GL passes them on: GDAL and QGIS read a layer's geometry type there.
+      if (facts.format === "pbf" && facts.tilestats) tilejson.tilestats = facts.tilestats;
       // Raster-DEM tilesets: what a style's `raster-dem` source needs to decode the heights (MapLibre takes
       // `encoding` and `tileSize` from the TileJSON when the style does not set them).
       if (facts.encoding) tilejson.encoding = facts.encoding;

@@ -70,7 +70,7 @@ export async function exportArchive(src: ExportSource, out: string, format: Arch
           writer.put(t.z, t.x, t.y, t.data);
         }
         count = writer.count;
-        const meta = { name: f.name ?? "", description: f.description ?? "", attribution: f.attribution ?? "", vector_layers: f.vector_layers };
+        const meta = { name: f.name ?? "", description: f.description ?? "", attribution: f.attribution ?? "", vector_layers: f.vector_layers, ...(f.tilestats ? { tilestats: f.tilestats } : {}) };
         // A DEM's tiles are heights only with their encoding (terrarium or mapbox): without it the importer
         // takes the archive for plain PNG tiles, so the export would not import again as the DEM it is.
         const encoding: Record<string, string> = f.encoding ? { encoding: f.encoding } : {};
@@ -89,7 +89,7 @@ export async function exportArchive(src: ExportSource, out: string, format: Arch
             maxzoom: String(f.maxzoom),
             bounds: f.bounds.join(","),
             center: f.center.join(","),
-            ...(f.format === "pbf" ? { json: JSON.stringify({ vector_layers: f.vector_layers }) } : {}),
+            ...(f.format === "pbf" ? { json: JSON.stringify({ vector_layers: f.vector_layers, ...(f.tilestats ? { tilestats: f.tilestats } : {}) }) } : {}),
           });
       } catch (err) {
         writer.abort();

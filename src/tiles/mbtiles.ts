@@ -3,7 +3,7 @@
 import { Database } from "bun:sqlite";
 import { rmSync } from "node:fs";
 import { refuseBadSamples, SAMPLE_POINTS, type SampledTile } from "./tile-check";
-import { cleanBounds, isGzip, type TileFacts, type TileFormat, type TileSource, type VectorLayer } from "./source";
+import { cleanBounds, isGzip, tileStatsFrom, type TileFacts, type TileFormat, type TileSource, type TileStats, type VectorLayer } from "./source";
 import { InvalidSource } from "./errors";
 import { isDemEncoding, type DemEncoding } from "./dem/encoding";
 
@@ -122,9 +122,11 @@ export function inspectMbtiles(path: string, label: string): { facts: TileFacts;
         ? [centerRaw[0]!, centerRaw[1]!, Math.max(minzoom, Math.min(maxzoom, Math.round(centerRaw[2] ?? minzoom)))]
         : [(bounds[0] + bounds[2]) / 2, (bounds[1] + bounds[3]) / 2, minzoom];
     let vectorLayers: VectorLayer[] = [];
+    let tilestats: TileStats | undefined;
     if (format === "pbf") {
       try {
-        const json = JSON.parse(meta.get("json") ?? "{}") as { vector_layers?: VectorLayer[] };
+        const json = JSON.parse(meta.get("json") ?? "{}") as { vector_layers?: VectorLayer[]; tilestats?: unknown };
+        tilestats = tileStatsFrom(json.tilestats);
         vectorLayers = Array.isArray(json.vector_layers) ? json.vector_layers.filter((l) => l && typeof l.id === "string").map((l) => ({ ...l, fields: l.fields ?? {} })) : [];
       } catch {
         warnings.push(`${label}: metadata 'json' is not valid JSON; vector_layers left empty`);
@@ -139,6 +141,7 @@ export function inspectMbtiles(path: string, label: string): { facts: TileFacts;
       bounds,
       center,
       vector_layers: vectorLayers,
+      tilestats,
       encoding: isDemEncoding(meta.get("encoding")) ? (meta.get("encoding") as DemEncoding) : undefined,
       attribution: meta.get("attribution"),
       name: meta.get("name"),

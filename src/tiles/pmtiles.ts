@@ -2,7 +2,7 @@
 // directories through a Source over Bun.file slices; tiles come back as stored (gzip or plain).
 import { Compression, PMTiles, SharedPromiseCache, TileType, findTile, zxyToTileId, type Header, type RangeResponse, type Source } from "pmtiles";
 import { statSync } from "node:fs";
-import { cleanBounds, type TileFacts, type TileFormat, type TileSource, type VectorLayer } from "./source";
+import { cleanBounds, tileStatsFrom, type TileFacts, type TileFormat, type TileSource, type VectorLayer } from "./source";
 import { InvalidSource } from "./errors";
 import { isDemEncoding } from "./dem/encoding";
 import { samplePmtiles } from "./pmtiles-samples";
@@ -47,6 +47,7 @@ function factsOf(header: Header, metadata: Record<string, unknown>): TileFacts {
     bounds,
     center: [header.centerLon, header.centerLat, Math.max(header.minZoom, Math.min(header.maxZoom, header.centerZoom))],
     vector_layers: layers.map((l) => ({ ...l, fields: l.fields ?? {} })),
+    tilestats: format === "pbf" ? tileStatsFrom(metadata.tilestats) : undefined,
     encoding: isDemEncoding(metadata.encoding) ? metadata.encoding : undefined,
     attribution: str(metadata.attribution),
     name: str(metadata.name),

@@ -27,7 +27,7 @@ import {
   type LayerRecipe,
   type Recipe,
 } from "./recipe";
-import { type TileFacts } from "./source";
+import { type GeometryKind, type TileFacts, type TileStats } from "./source";
 import { dataExtent } from "./extent";
 import { asDemFacts, processElevation, sampleTile } from "./dem/process";
 import { imageWidth } from "./image-size";
@@ -141,7 +141,12 @@ interface PlannedLayer {
   bbox: [number, number, number, number];
   points: number;
   features: number;
+  /** the geometry kinds its features have (for tilestats: one kind names the layer's geometry type) */
+  kinds: Set<GeometryKind | "other">;
 }
+
+/** The tilestats kind of a GeoJSON geometry type. */
+const KIND_OF: Record<string, GeometryKind | undefined> = { Point: "Point", MultiPoint: "Point", LineString: "LineString", MultiLineString: "LineString", Polygon: "Polygon", MultiPolygon: "Polygon" };
 
 /** The names a `layers` entry may pick a file by, most telling first. */
 const namesOf = (s: SourceFile) => [s.entryPath, s.fileName].filter((n): n is string => typeof n === "string");
@@ -356,7 +361,7 @@ async function processWithStore(input: ProcessInput, sources: SourceFile[], stor
     const name = recipe.layer ?? (sources.length === 1 ? layerNameFrom(input.defaultLayer) : (source.layerName ?? layerNameFrom(source.fileName ?? source.label)));
     const clash = layers.find((l) => l.name === name);
     if (clash) throw new InvalidSource(`${fileOf(source)}: makes layer '${name}' like ${clash.file}; ${renameHint(source, sources, name)}`);
-    const layer: PlannedLayer = { id: layers.length, name, file: fileOf(source), recipe, fields: new Map(), bbox: [Infinity, Infinity, -Infinity, -Infinity], points: 0, features: 0 };
+    const layer: PlannedLayer = { id: layers.length, name, file: fileOf(source), recipe, fields: new Map(), bbox: [Infinity, Infinity, -Infinity, -Infinity], points: 0, features: 0, kinds: new Set() };
     layers.push(layer);
     const attributes = new AttributeNames(recipe);
     checked.push({ name, key, attributes });
@@ -422,6 +427,7 @@ async function processWithStore(input: ProcessInput, sources: SourceFile[], stor
       }
       const box = unitBox(bbox);
       layer.features++;
+      layer.kinds.add(KIND_OF[geometry.type] ?? "other");
       const rank = recipe.rank !== undefined ? properties[recipe.rank] : undefined;
       let text: number;
       if (geometry.type === "Point") {
@@ -523,6 +529,13 @@ async function processWithStore(input: ProcessInput, sources: SourceFile[], stor
       for (const [k, v] of layers[t.id]!.fields) fields[k] = v === "Mixed" ? "String" : v;
       return { id: t.name, fields, minzoom: t.minzoom, maxzoom: t.maxzoom };
     });
+    const tilestats: TileStats = {
+      layerCount: tilerLayers.length,
+      layers: tilerLayers.map((t) => {
+        const { features, kinds } = layers[t.id]!;
+        return { layer: t.name, count: features, ...(kinds.size === 1 && !kinds.has("other") ? { geometry: [...kinds][0] as GeometryKind } : {}) };
+      }),
+    };
     const facts: TileFacts = {
       format: "pbf",
       minzoom,
@@ -530,6 +543,7 @@ async function processWithStore(input: ProcessInput, sources: SourceFile[], stor
       bounds,
       center: [...center, centerZoom],
       vector_layers: vectorLayers,
+      tilestats,
       attribution: input.attribution || undefined,
       name: input.name,
       description: input.description || undefined,
@@ -540,7 +554,7 @@ async function processWithStore(input: ProcessInput, sources: SourceFile[], stor
         maxzoom,
         bounds,
         center: facts.center,
-        metadata: { name: input.name, description: input.description, attribution: input.attribution, type: "overlay", vector_layers: facts.vector_layers, generator: GENERATOR },
+        metadata: { name: input.name, description: input.description, attribution: input.attribution, type: "overlay", vector_layers: facts.vector_layers, tilestats, generator: GENERATOR },
       });
     } else
       writer.finish({
@@ -554,7 +568,7 @@ async function processWithStore(input: ProcessInput, sources: SourceFile[], stor
         maxzoom: String(maxzoom),
         bounds: bounds.join(","),
         center: facts.center.join(","),
-        json: JSON.stringify({ vector_layers: facts.vector_layers }),
+        json: JSON.stringify({ vector_layers: facts.vector_layers, tilestats }),
         generator: GENERATOR,
       });
     return {

@@ -21,6 +21,8 @@ export interface TileFacts {
   /** [lon, lat, zoom] */
   center: [number, number, number];
   vector_layers: VectorLayer[];
+  /** vector tilesets: each layer's feature count and geometry kind (see TileStats) */
+  tilestats?: TileStats;
   /** raster-DEM tilesets: how heights are packed into the PNG pixels (MapLibre's raster-dem `encoding`) */
   encoding?: "terrarium" | "mapbox";
   /** raster-DEM tilesets: tile width in pixels, when known (MapLibre reads `tileSize` from the TileJSON) */
@@ -33,6 +35,34 @@ export interface TileFacts {
    * TileJSON keeps them (it is served as immutable); the stable TileJSON follows later edits.
    */
   tileset?: TilesetWords;
+}
+
+/** A geometry kind as tilestats name it: MultiPoint counts as Point, and so on. */
+export type GeometryKind = "Point" | "LineString" | "Polygon";
+const KINDS: readonly string[] = ["Point", "LineString", "Polygon"];
+
+/**
+ * The part of tippecanoe's `tilestats` (mapbox-geostats) that desktop GIS reads: GDAL (ogrinfo, ogr2ogr,
+ * QGIS) takes a layer's geometry type from it, and without it shows every layer as "Unknown (any)".
+ * `geometry` is set only for a layer of one kind (GDAL itself warns that a majority kind misleads).
+ * Attribute statistics are left out: they can list a thousand values per attribute.
+ */
+export interface TileStats {
+  layerCount: number;
+  layers: { layer: string; count: number; geometry?: GeometryKind }[];
+}
+
+/** The tilestats an archive's metadata carries (tippecanoe's, or ours), cut down to TileStats; undefined when none are usable. */
+export function tileStatsFrom(raw: unknown): TileStats | undefined {
+  const layers = (raw as { layers?: unknown } | null)?.layers;
+  if (!Array.isArray(layers)) return undefined;
+  const kept: TileStats["layers"] = [];
+  for (const l of layers.slice(0, 1000)) {
+    const { layer, count, geometry } = (l ?? {}) as Record<string, unknown>;
+    if (typeof layer !== "string" || !layer) continue;
+    kept.push({ layer, count: typeof count === "number" && Number.isFinite(count) && count >= 0 ? Math.floor(count) : 0, ...(typeof geometry === "string" && KINDS.includes(geometry) ? { geometry: geometry as GeometryKind } : {}) });
+  }
+  return kept.length ? { layerCount: kept.length, layers: kept } : undefined;
 }
 
 export interface TilesetWords {

@@ -54,6 +54,7 @@ async function vectorMbtiles(path: string) {
     meta,
     layers: [...text.matchAll(/^Layer name: (.+)$/gm)].map((m) => m[1]),
     fields: Object.fromEntries([...text.matchAll(/^(\w+): (String|Real|Integer|Integer64) \(/gm)].map((m) => [m[1], m[2]])),
+    geometry: /^Geometry: (.+)$/m.exec(text)?.[1],
     extent,
   };
 }
@@ -62,7 +63,7 @@ async function vectorMbtiles(path: string) {
 async function featuresOf(path: string, name: string) {
   const out = join(dir, `${name}.geojson`);
   await gdalOk("ogr2ogr", ["-f", "GeoJSON", "-t_srs", "EPSG:4326", out, path]);
-  return (await Bun.file(out).json()) as { features: { properties: Record<string, unknown>; geometry: { coordinates: number[] } }[] };
+  return (await Bun.file(out).json()) as { features: { properties: Record<string, unknown>; geometry: { type: string; coordinates: number[][] } }[] };
 }
 
 async function expectTownsMbtiles(path: string, name: string, title: string, facts: { bounds: number[] }) {
@@ -74,6 +75,8 @@ async function expectTownsMbtiles(path: string, name: string, title: string, fac
   // GDAL lists a vector MBTiles' layers, and their fields, only from the `json` metadata's vector_layers.
   expect(m.layers).toEqual(["cities"]);
   expect(m.fields).toEqual({ mvt_id: "Integer64", name: "String", country: "String", population: "Real" });
+  // Its geometry type, from the `json` metadata's tilestats (without them: "Unknown (any)").
+  expect(m.geometry).toBe("Multi Point");
   // The layer's extent is the metadata bounds, in Web Mercator.
   const [w, s] = mercator(bounds[0]!, bounds[1]!);
   const [e, n] = mercator(bounds[2]!, bounds[3]!);
@@ -85,8 +88,10 @@ async function expectTownsMbtiles(path: string, name: string, title: string, fac
   expect(fc.features).toHaveLength(300);
   const paris = fc.features.find((f) => f.properties.name === "Paris")!;
   expect(paris.properties.country).toBe("FR");
-  expect(paris.geometry.coordinates[0]).toBeCloseTo(2.35, 1);
-  expect(paris.geometry.coordinates[1]).toBeCloseTo(48.86, 1);
+  // Typed Point by the tilestats, the layer's features come out as MultiPoint (as tippecanoe's do).
+  expect(paris.geometry.type).toBe("MultiPoint");
+  expect(paris.geometry.coordinates[0]![0]).toBeCloseTo(2.35, 1);
+  expect(paris.geometry.coordinates[0]![1]).toBeCloseTo(48.86, 1);
 }
 
 describe("vector", () => {
