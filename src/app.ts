@@ -20,6 +20,7 @@ import { stylesModule } from "./routes/management/styles";
 import { fontsModule } from "./routes/management/fonts";
 import { tilesetsModule } from "./routes/management/tilesets";
 import { tilesModule } from "./routes/public/tiles";
+import { tilequeryModule } from "./routes/public/tilequery";
 import { publicStylesModule } from "./routes/public/styles";
 import { publicSpritesModule } from "./routes/public/sprites";
 import { publicFontsModule } from "./routes/public/fonts";
@@ -69,6 +70,7 @@ export function createApp(services: Services, opts: AppOptions = {}) {
     .use(fontsModule(services, callers))
     .use(tilesetsModule(services, callers))
     .use(tilesModule(services, callers))
+    .use(tilequeryModule(services, callers))
     .use(staticModule(services, callers))
     .use(rasterTilesModule(services, callers))
     .use(consoleModule(ctx));

@@ -29,6 +29,7 @@ import { createSpriteFiles } from "./read/sprite-files";
 import { createStyleReads } from "./read/styles";
 import { createTileReads } from "./read/tile-answers";
 import { createTileCatalog } from "./read/tiles";
+import { createTilequery } from "./read/tilequery";
 import { createPublishedCache } from "./read/published-cache";
 
 /** A value made on first call and the same one after. */
@@ -78,6 +79,7 @@ export function createServices(ctx: AppContext, opts: ServiceOptions = {}) {
     ctx.onShutdown(() => reads.close());
     return reads;
   });
+  const tilequery = once(() => createTilequery(tileCatalog()));
   const render = once(() => createRenderService(ctx, { styles: styles(), styleReads: styleReads(), catalog: tileCatalog(), fonts: fonts(), published: published() }));
   const gazetteer = once(() => {
     const g = createGazetteer({ dataDir: ctx.config.dataDir, log: ctx.log, changes });
@@ -127,6 +129,8 @@ export function createServices(ctx: AppContext, opts: ServiceOptions = {}) {
     get glyphs() { return glyphs(); },
     /** TileJSON and tiles of published archives (kept open, dropped when a tileset changes) */
     get tiles() { return tiles(); },
+    /** features of published vector tilesets at or near a point (read from the tiles' open archives) */
+    get tilequery() { return tilequery(); },
     /** static images and raster tiles: the renderer's worker pool and its image caches */
     get render() { return render(); },
     get geocoding() { return geocoding(); },

@@ -1,0 +1,201 @@
+// The Tilequery API (Mapbox's, on published vector tilesets): which features of a tileset are at or near
+// a point. The tiles are those the tile routes serve, read from the same open archives (the catalog in
+// tiles.ts), at the tileset's highest zoom: the tile holding the point and, when the radius reaches
+// past its edges, its neighbours. Access is the tiles' access: a private tileset, or a version never
+// published, answers only to its organization (the same 404 as a missing tileset otherwise).
+import { VectorTile } from "@mapbox/vector-tile";
+import { PbfReader } from "pbf";
+import { BadRequest, NotFound } from "../errors";
+import type { Viewer } from "../domain/accounts/auth";
+import { isSlug } from "../domain/orgs/slug";
+import { parseVersionedSlug } from "../domain/orgs/versioned-slug";
+import { IMMUTABLE, STABLE, type ReadAnswer } from "./answer";
+import { EARTH_RADIUS_M, nearestOnFeature, type Nearest } from "../tiles/nearest";
+import type { Served, TileCatalog } from "./tiles";
+
+export const MAX_RADIUS_M = 10_000;
+export const MAX_LIMIT = 50;
+/** More tiles than this around the point and the query reads a lower zoom, whose tiles are larger. */
+export const MAX_TILES = 36;
+export const GEOMETRY_TYPES = ["point", "linestring", "polygon"] as const;
+type GeometryType = (typeof GEOMETRY_TYPES)[number];
+const TYPE_NAMES: Record<number, GeometryType> = { 1: "point", 2: "linestring", 3: "polygon" };
+
+export interface TilequeryRequest {
+  lon: number;
+  lat: number;
+  radius: number;
+  limit: number;
+  dedupe: boolean;
+  geometry: GeometryType | null;
+  layers: string[] | null;
+}
+
+const NUMBER_RE = /^[+-]?(?:\d+\.?\d*|\.\d+)$/;
+
+/** The point of `{lon},{lat}.json` and the query parameters, validated (400s name the parameter). */
+export function parseTilequery(coordinates: string, query: URLSearchParams): TilequeryRequest {
+  if (!coordinates.endsWith(".json")) throw new BadRequest("The point must be written {lon},{lat}.json", { parameter: "lon,lat" });
+  const parts = coordinates.slice(0, -5).split(",");
+  if (parts.length !== 2) throw new BadRequest("The point must be written {lon},{lat}.json: two numbers separated by a comma", { parameter: "lon,lat" });
+  const lon = coordinate(parts[0]!, "lon", 180);
+  const lat = coordinate(parts[1]!, "lat", 90);
+
+  let radius = 0;
+  const radiusText = query.get("radius");
+  if (radiusText !== null) {
+    if (!NUMBER_RE.test(radiusText) || Number(radiusText) < 0 || Number(radiusText) > MAX_RADIUS_M)
+      throw new BadRequest(`radius must be a number of metres from 0 to ${MAX_RADIUS_M}`, { parameter: "radius" });
+    radius = Number(radiusText);
+  }
+  let limit = 5;
+  const limitText = query.get("limit");
+  if (limitText !== null) {
+    if (!/^\d{1,3}$/.test(limitText) || Number(limitText) < 1 || Number(limitText) > MAX_LIMIT)
+      throw new BadRequest(`limit must be a whole number from 1 to ${MAX_LIMIT}`, { parameter: "limit" });
+    limit = Number(limitText);
+  }
+  const dedupeText = query.get("dedupe");
+  if (dedupeText !== null && dedupeText !== "true" && dedupeText !== "false") throw new BadRequest("dedupe must be true or false", { parameter: "dedupe" });
+  const geometryText = query.get("geometry");
+  if (geometryText !== null && !(GEOMETRY_TYPES as readonly string[]).includes(geometryText))
+    throw new BadRequest(`geometry must be one of ${GEOMETRY_TYPES.join(", ")}`, { parameter: "geometry" });
+  const layersText = query.get("layers");
+  let layers: string[] | null = null;
+  if (layersText !== null) {
+    layers = layersText.split(",");
+    if (layers.some((name) => name === "") || layersText.length > 2000) throw new BadRequest("layers must be layer names separated by commas, none empty", { parameter: "layers" });
+  }
+  return { lon, lat, radius, limit, dedupe: dedupeText !== "false", geometry: (geometryText as GeometryType | null) ?? null, layers };
+}
+
+function coordinate(text: string, name: "lon" | "lat", max: number): number {
+  if (!NUMBER_RE.test(text) || text.length > 40) throw new BadRequest(`${name} must be a number in degrees, not '${text.slice(0, 40)}'`, { parameter: name });
+  const value = Number(text);
+  if (Math.abs(value) > max) throw new BadRequest(`${name} must be from -${max} to ${max}`, { parameter: name });
+  return value;
+}
+
+/** One feature of the answer, before its properties are built. */
+interface Found extends Nearest {
+  layer: string;
+  type: GeometryType;
+  id: number | undefined;
+  properties: Record<string, unknown>;
+  /** what makes two copies of a feature (from different tiles) the same feature */
+  key: string;
+}
+
+const tilesetMissing = (owner: string, name: string) => new NotFound(`Tileset '${owner.slice(0, 100)}/${name.slice(0, 100)}' not found`, "TILESET_NOT_FOUND");
+const visible = (served: Served | null, viewer: Viewer): served is Served => served !== null && (!served.private || viewer.privateOrgIds.has(served.orgId));
+
+/** The tiles at zoom z whose area the circle of `radius` metres around the point may reach. */
+function tileSpan(lon: number, lat: number, radius: number, z: number): { x0: number; width: number; minY: number; maxY: number } {
+  const n = 2 ** z;
+  const row = (phi: number) => {
+    const r = (Math.max(-85.0511287798066, Math.min(85.0511287798066, phi)) * Math.PI) / 180;
+    return Math.min(n - 1, Math.max(0, Math.floor(((1 - Math.log(Math.tan(r) + 1 / Math.cos(r)) / Math.PI) / 2) * n)));
+  };
+  const dLat = (radius / EARTH_RADIUS_M) * (180 / Math.PI);
+  const dLon = Math.min(180, dLat / Math.cos((Math.min(89.9, Math.abs(lat)) * Math.PI) / 180));
+  const x0 = Math.floor(((lon - dLon + 180) / 360) * n);
+  const x1 = Math.floor(((lon + dLon + 180) / 360) * n);
+  return { x0, width: Math.min(n, x1 - x0 + 1), minY: row(lat + dLat), maxY: row(lat - dLat) };
+}
+
+/** Addresses of the tiles at zoom z the query reads (columns past the antimeridian wrap around). */
+export function tilesAround(lon: number, lat: number, radius: number, z: number): { x: number; y: number }[] {
+  const { x0, width, minY, maxY } = tileSpan(lon, lat, radius, z);
+  const n = 2 ** z;
+  const tiles: { x: number; y: number }[] = [];
+  for (let y = minY; y <= maxY; y++) for (let i = 0; i < width; i++) tiles.push({ x: (((x0 + i) % n) + n) % n, y });
+  return tiles;
+}
+
+/** How many tiles the query would read at zoom z. */
+const tileCount = (lon: number, lat: number, radius: number, z: number) => {
+  const { width, minY, maxY } = tileSpan(lon, lat, radius, z);
+  return width * (maxY - minY + 1);
+};
+
+export function createTilequery(catalog: TileCatalog) {
+  async function featuresNear(served: Served, q: TilequeryRequest): Promise<Found[]> {
+    const { facts } = served;
+    let z = facts.maxzoom;
+    while (z > facts.minzoom && tileCount(q.lon, q.lat, q.radius, z) > MAX_TILES) z--;
+    const query: [number, number] = [q.lon, q.lat];
+    const found: Found[] = [];
+    for (const { x, y } of tilesAround(q.lon, q.lat, q.radius, z)) {
+      const tile = await served.source.getTile(z, x, y);
+      if (!tile || tile.data.length === 0) continue;
+      const bytes = tile.encoding === "gzip" ? Bun.gunzipSync(tile.data as Uint8Array<ArrayBuffer>) : tile.data;
+      const decoded = new VectorTile(new PbfReader(bytes));
+      for (const [layerName, layer] of Object.entries(decoded.layers)) {
+        if (q.layers && !q.layers.includes(layerName)) continue;
+        for (let i = 0; i < layer.length; i++) {
+          const feature = layer.feature(i);
+          const type = TYPE_NAMES[feature.type];
+          if (!type || (q.geometry && q.geometry !== type)) continue;
+          const nearest = nearestOnFeature(feature.type, feature.loadGeometry(), { z, x, y, extent: layer.extent }, query);
+          if (!nearest || nearest.distance > q.radius) continue;
+          const properties = feature.properties as Record<string, unknown>;
+          const key = feature.id !== undefined ? `${layerName}\u0000${feature.id}` : `${layerName}\u0000${type}\u0000${JSON.stringify(properties)}`;
+          found.push({ ...nearest, layer: layerName, type, id: feature.id, properties, key });
+        }
+      }
+    }
+    return found;
+  }
+
+  function answerOf(served: Served, stable: boolean, q: TilequeryRequest, found: Found[]): ReadAnswer {
+    let kept = found;
+    if (q.dedupe) {
+      const closest = new Map<string, Found>();
+      for (const f of found) {
+        const seen = closest.get(f.key);
+        if (!seen || f.distance < seen.distance) closest.set(f.key, f);
+      }
+      kept = [...closest.values()];
+    }
+    kept.sort((a, b) => a.distance - b.distance);
+    const features = kept.slice(0, q.limit).map((f) => ({
+      type: "Feature",
+      ...(f.id !== undefined ? { id: f.id } : {}),
+      geometry: { type: "Point", coordinates: [round(f.point[0], 1e7), round(f.point[1], 1e7)] },
+      properties: { ...f.properties, tilequery: { distance: round(f.distance, 100), geometry: f.type, layer: f.layer } },
+    }));
+    const cache = served.private ? "private" : stable ? STABLE : IMMUTABLE;
+    return { status: 200, headers: { "content-type": "application/json; charset=utf-8", "cache-control": cache }, body: JSON.stringify({ type: "FeatureCollection", features }) };
+  }
+
+  return {
+    /** GET /tilequery/v1/{owner}/{tileset}[@{version}]/{lon},{lat}.json */
+    async query(owner: string, name: string, coordinates: string, query: URLSearchParams, viewer: Viewer): Promise<ReadAnswer> {
+      const q = parseTilequery(coordinates, query);
+      const parsed = parseVersionedSlug(name);
+      if (!parsed || !isSlug(owner)) throw tilesetMissing(owner, name);
+      let version = parsed.version;
+      if (version === null) {
+        const st = catalog.stable(owner, parsed.slug);
+        if (!st || (st.visibility === "private" && !viewer.privateOrgIds.has(st.org_id))) throw tilesetMissing(owner, parsed.slug);
+        if (st.published_version === null) throw new NotFound(`Tileset '${owner}/${parsed.slug}' has no published version`, "TILESET_NOT_FOUND");
+        version = st.published_version;
+      }
+      const served = await catalog.version(owner, parsed.slug, version);
+      if (!visible(served, viewer)) throw tilesetMissing(owner, name);
+      if (served.facts.format !== "pbf")
+        throw new BadRequest(`Tilequery needs a vector tileset: '${owner}/${name}' holds ${served.facts.format} (raster) tiles`, { parameter: "tileset" });
+      if (q.layers) {
+        const known = served.facts.vector_layers.map((l) => l.id);
+        const unknown = q.layers.filter((l) => !known.includes(l));
+        if (unknown.length)
+          throw new BadRequest(`layers: no layer ${unknown.map((l) => `'${l.slice(0, 64)}'`).slice(0, 10).join(", ")} in this tileset; its layers are ${known.map((l) => `'${l}'`).join(", ")}`, { parameter: "layers", unknown: unknown.slice(0, 10), layers: known });
+      }
+      return answerOf(served, parsed.version === null, q, await featuresNear(served, q));
+    },
+  };
+}
+
+const round = (value: number, per: number) => Math.round(value * per) / per;
+
+export type Tilequery = ReturnType<typeof createTilequery>;
