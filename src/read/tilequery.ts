@@ -1,6 +1,6 @@
 // The Tilequery API (Mapbox's, on published vector tilesets): which features of a tileset are at or near
 // a point. The tiles are those the tile routes serve, read from the same open archives (the catalog in
-// tiles.ts), at the tileset's highest zoom: the tile holding the point and, when the radius reaches
+// tiles.ts), each layer at its highest zoom: the tile holding the point and, when the radius reaches
 // past its edges, its neighbours. Access is the tiles' access: a private tileset, or a version never
 // published, answers only to its organization (the same 404 as a missing tileset otherwise).
 import { VectorTile } from "@mapbox/vector-tile";
@@ -15,7 +15,7 @@ import type { Served, TileCatalog } from "./tiles";
 
 export const MAX_RADIUS_M = 10_000;
 export const MAX_LIMIT = 50;
-/** More tiles than this around the point and the query reads a lower zoom, whose tiles are larger. */
+/** More tiles than this around the point and a layer is read at a lower zoom, whose tiles are larger. */
 export const MAX_TILES = 36;
 export const GEOMETRY_TYPES = ["point", "linestring", "polygon"] as const;
 type GeometryType = (typeof GEOMETRY_TYPES)[number];
@@ -119,28 +119,59 @@ const tileCount = (lon: number, lat: number, radius: number, z: number) => {
 };
 
 export function createTilequery(catalog: TileCatalog) {
-  async function featuresNear(served: Served, q: TilequeryRequest): Promise<Found[]> {
+  /**
+   * The zoom each layer is read at: its own highest (a layer may stop below the tileset's maxzoom, and
+   * its tiles above that hold nothing of it), lowered while the radius would need more than MAX_TILES
+   * tiles there. Layers the TileJSON does not list are read at the tileset's maxzoom.
+   */
+  function layersByZoom(served: Served, q: TilequeryRequest): Map<number, Set<string> | null> {
     const { facts } = served;
-    let z = facts.maxzoom;
-    while (z > facts.minzoom && tileCount(q.lon, q.lat, q.radius, z) > MAX_TILES) z--;
+    const zoomFor = (top: number, bottom: number) => {
+      let z = Math.max(facts.minzoom, Math.min(facts.maxzoom, top));
+      while (z > Math.max(facts.minzoom, bottom) && tileCount(q.lon, q.lat, q.radius, z) > MAX_TILES) z--;
+      return z;
+    };
+    const byZoom = new Map<number, Set<string> | null>();
+    // null: every layer found at that zoom and not read at another.
+    const others = zoomFor(facts.maxzoom, facts.minzoom);
+    if (!q.layers) byZoom.set(others, null);
+    for (const layer of facts.vector_layers) {
+      if (q.layers && !q.layers.includes(layer.id)) continue;
+      const z = zoomFor(layer.maxzoom ?? facts.maxzoom, layer.minzoom ?? facts.minzoom);
+      if (!q.layers && z === others) continue;
+      const names = byZoom.get(z) ?? new Set<string>();
+      names.add(layer.id);
+      byZoom.set(z, names);
+    }
+    return byZoom;
+  }
+
+  async function featuresNear(served: Served, q: TilequeryRequest): Promise<Found[]> {
     const query: [number, number] = [q.lon, q.lat];
     const found: Found[] = [];
-    for (const { x, y } of tilesAround(q.lon, q.lat, q.radius, z)) {
-      const tile = await served.source.getTile(z, x, y);
-      if (!tile || tile.data.length === 0) continue;
-      const bytes = tile.encoding === "gzip" ? Bun.gunzipSync(tile.data as Uint8Array<ArrayBuffer>) : tile.data;
-      const decoded = new VectorTile(new PbfReader(bytes));
-      for (const [layerName, layer] of Object.entries(decoded.layers)) {
-        if (q.layers && !q.layers.includes(layerName)) continue;
-        for (let i = 0; i < layer.length; i++) {
-          const feature = layer.feature(i);
-          const type = TYPE_NAMES[feature.type];
-          if (!type || (q.geometry && q.geometry !== type)) continue;
-          const nearest = nearestOnFeature(feature.type, feature.loadGeometry(), { z, x, y, extent: layer.extent }, query);
-          if (!nearest || nearest.distance > q.radius) continue;
-          const properties = feature.properties as Record<string, unknown>;
-          const key = feature.id !== undefined ? `${layerName}\u0000${feature.id}` : `${layerName}\u0000${type}\u0000${JSON.stringify(properties)}`;
-          found.push({ ...nearest, layer: layerName, type, id: feature.id, properties, key });
+    const byZoom = layersByZoom(served, q);
+    // Layers read at another zoom than the one of the layers the TileJSON does not list.
+    const elsewhere = new Set<string>();
+    for (const names of byZoom.values()) if (names) for (const name of names) elsewhere.add(name);
+    for (const [z, names] of byZoom) {
+      const wanted = (layerName: string) => (names ? names.has(layerName) : !elsewhere.has(layerName));
+      for (const { x, y } of tilesAround(q.lon, q.lat, q.radius, z)) {
+        const tile = await served.source.getTile(z, x, y);
+        if (!tile || tile.data.length === 0) continue;
+        const bytes = tile.encoding === "gzip" ? Bun.gunzipSync(tile.data as Uint8Array<ArrayBuffer>) : tile.data;
+        const decoded = new VectorTile(new PbfReader(bytes));
+        for (const [layerName, layer] of Object.entries(decoded.layers)) {
+          if (!wanted(layerName)) continue;
+          for (let i = 0; i < layer.length; i++) {
+            const feature = layer.feature(i);
+            const type = TYPE_NAMES[feature.type];
+            if (!type || (q.geometry && q.geometry !== type)) continue;
+            const nearest = nearestOnFeature(feature.type, feature.loadGeometry(), { z, x, y, extent: layer.extent }, query);
+            if (!nearest || nearest.distance > q.radius) continue;
+            const properties = feature.properties as Record<string, unknown>;
+            const key = feature.id !== undefined ? `${layerName}\u0000${feature.id}` : `${layerName}\u0000${type}\u0000${JSON.stringify(properties)}`;
+            found.push({ ...nearest, layer: layerName, type, id: feature.id, properties, key });
+          }
         }
       }
     }

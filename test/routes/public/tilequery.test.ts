@@ -37,10 +37,10 @@ const shops: FeatureCollection = {
   features: SHOPS.map(([id, name, coordinates]) => ({ type: "Feature", id, properties: { name }, geometry: { type: "Point", coordinates } })),
 };
 
-function form(files: [string, string][]) {
+function form(files: [string, string][], recipe: Record<string, unknown> = {}) {
   const f = new FormData();
   for (const [name, body] of files) f.append("file", new Blob([body]), name);
-  f.append("recipe", JSON.stringify({ maxzoom: 12, simplification: 0 }));
+  f.append("recipe", JSON.stringify({ maxzoom: 12, simplification: 0, ...recipe }));
   return f;
 }
 
@@ -53,7 +53,7 @@ async function ready(slug: string, body: BodyInit, extra: Record<string, unknown
   if (publishIt) expect((await publish(t, "acme", slug, 1, headers)).status).toBe(200);
 }
 
-const town = () => form([["zones.geojson", JSON.stringify(zones)], ["roads.geojson", JSON.stringify(roads)], ["shops.geojson", JSON.stringify(shops)]]);
+const town = (recipe: Record<string, unknown> = {}) => form([["zones.geojson", JSON.stringify(zones)], ["roads.geojson", JSON.stringify(roads)], ["shops.geojson", JSON.stringify(shops)]], recipe);
 
 beforeAll(async () => {
   t = await makeTestApp();
@@ -63,6 +63,8 @@ beforeAll(async () => {
   otherKey = seedKey(t.ctx, orgId, ["geocoding"]).secret;
   await ready("town", town());
   await ready("secret", town(), { visibility: "private" });
+  // The shops stop at z10, two zooms below the other layers.
+  await ready("layered", town({ layers: { shops: { maxzoom: 10 } } }));
   const raster = join(t.dataDir, "raster.mbtiles");
   writeMbtiles(raster, [[0, 0, 0, PNG_1x1]], { name: "Raster", format: "png", minzoom: "0", maxzoom: "0" });
   await ready("raster", Bun.file(raster));
@@ -136,6 +138,17 @@ describe("GET /tilequery/v1/{owner}/{tileset}/{lon},{lat}.json", () => {
     expect((await query(`${base}&geometry=linestring`)).features.map((f) => f.id)).toEqual([20]);
     expect((await query(`${base}&geometry=polygon`)).features.map((f) => f.id)).toEqual([1]);
     expect((await query(`${base}&geometry=point&layers=zones`)).features).toEqual([]);
+  });
+
+  test("a layer that stops below the tileset's maxzoom is read at its own highest zoom", async () => {
+    const layers = ((await (await t.fetch("/tiles/v1/acme/layered.json")).json()) as { vector_layers: { id: string; maxzoom: number }[] }).vector_layers;
+    expect(layers.find((l) => l.id === "shops")!.maxzoom).toBe(10);
+    const q: [number, number] = [10.046, 50.01];
+    const fc = await query(`/tilequery/v1/acme/layered/${q[0]},${q[1]}.json?radius=1000`);
+    expect(fc.features.map((f) => f.id)).toEqual([10, 20, 11]);
+    // Quantised on z10's coarser grid: four times the z12 unit.
+    expect(Math.abs(fc.features[0]!.properties.tilequery.distance - haversine(q, [10.05, 50.01]))).toBeLessThan(8 * UNIT_M);
+    expect((await query(`/tilequery/v1/acme/layered/${q[0]},${q[1]}.json?radius=1000&layers=shops`)).features.map((f) => f.id)).toEqual([10, 11]);
   });
 
   test("dedupe: a polygon split across tiles comes once; dedupe=false gives each tile's copy", async () => {
