@@ -1,0 +1,61 @@
+// The Tilequery request's parsing (each refusal names its parameter) and which tiles a query reads.
+import { describe, expect, test } from "bun:test";
+import { parseTilequery, tilesAround } from "../../src/read/tilequery";
+import { AppError } from "../../src/errors";
+
+const parse = (coordinates: string, query = "") => parseTilequery(coordinates, new URLSearchParams(query));
+
+function parameterOf(fn: () => unknown): string | undefined {
+  try {
+    fn();
+  } catch (err) {
+    expect(err).toBeInstanceOf(AppError);
+    expect((err as AppError).status).toBe(400);
+    return ((err as AppError).details as { parameter?: string }).parameter;
+  }
+  throw new Error("not refused");
+}
+
+describe("parseTilequery", () => {
+  test("Mapbox's defaults: radius 0, limit 5, dedupe on, every geometry and layer", () => {
+    expect(parse("-122.42901,37.80633.json")).toEqual({ lon: -122.42901, lat: 37.80633, radius: 0, limit: 5, dedupe: true, geometry: null, layers: null });
+  });
+
+  test("every parameter read", () => {
+    expect(parse("10,50.json", "radius=250.5&limit=50&dedupe=false&geometry=linestring&layers=roads,zones")).toEqual({
+      lon: 10, lat: 50, radius: 250.5, limit: 50, dedupe: false, geometry: "linestring", layers: ["roads", "zones"],
+    });
+    expect(parse("180,-90.json", "radius=10000&limit=1").radius).toBe(10000);
+  });
+
+  test("refusals name the parameter", () => {
+    expect(parameterOf(() => parse("180.1,0.json"))).toBe("lon");
+    expect(parameterOf(() => parse("Infinity,0.json"))).toBe("lon");
+    expect(parameterOf(() => parse("0,-90.5.json"))).toBe("lat");
+    expect(parameterOf(() => parse("0,0x10.json"))).toBe("lat");
+    expect(parameterOf(() => parse("0,0"))).toBe("lon,lat");
+    expect(parameterOf(() => parse("0,0.json", "radius=1e4"))).toBe("radius");
+    expect(parameterOf(() => parse("0,0.json", "limit=05000"))).toBe("limit");
+    expect(parameterOf(() => parse("0,0.json", "dedupe=1"))).toBe("dedupe");
+    expect(parameterOf(() => parse("0,0.json", "geometry=Point"))).toBe("geometry");
+    expect(parameterOf(() => parse("0,0.json", "layers=a,"))).toBe("layers");
+  });
+});
+
+describe("tilesAround", () => {
+  test("radius 0: the one tile holding the point", () => {
+    expect(tilesAround(10.005, 50.01, 0, 12)).toEqual([{ x: 2161, y: 1388 }]);
+  });
+
+  test("a radius past the tile's edge adds its neighbours", () => {
+    const tiles = tilesAround(10.0194, 50.01, 100, 12);
+    expect(tiles).toContainEqual({ x: 2161, y: 1388 });
+    expect(tiles).toContainEqual({ x: 2162, y: 1388 });
+    expect(tiles).toHaveLength(2);
+  });
+
+  test("across the antimeridian, columns wrap to the other side of the world", () => {
+    const xs = new Set(tilesAround(179.999, 0.5, 1000, 10).map((t) => t.x));
+    expect(xs).toEqual(new Set([1023, 0]));
+  });
+});
