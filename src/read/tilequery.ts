@@ -11,12 +11,18 @@ import { isSlug } from "../domain/orgs/slug";
 import { parseVersionedSlug } from "../domain/orgs/versioned-slug";
 import { IMMUTABLE, STABLE, type ReadAnswer } from "./answer";
 import { EARTH_RADIUS_M, nearestOnFeature, type Nearest } from "../tiles/nearest";
+import { tileInRange } from "../tiles/source";
 import type { Served, TileCatalog } from "./tiles";
 
 export const MAX_RADIUS_M = 10_000;
 export const MAX_LIMIT = 50;
 /** More tiles than this around the point and a layer is read at a lower zoom, whose tiles are larger. */
 export const MAX_TILES = 36;
+/**
+ * The most tiles one query reads, the nearest first: reached only where even the lowest zoom the
+ * tileset holds needs more (a tileset starting at z14 queried 10 km wide near the poles).
+ */
+const MAX_TILES_READ = 4 * MAX_TILES;
 export const GEOMETRY_TYPES = ["point", "linestring", "polygon"] as const;
 type GeometryType = (typeof GEOMETRY_TYPES)[number];
 const TYPE_NAMES: Record<number, GeometryType> = { 1: "point", 2: "linestring", 3: "polygon" };
@@ -89,13 +95,16 @@ interface Found extends Nearest {
 const tilesetMissing = (owner: string, name: string) => new NotFound(`Tileset '${owner.slice(0, 100)}/${name.slice(0, 100)}' not found`, "TILESET_NOT_FOUND");
 const visible = (served: Served | null, viewer: Viewer): served is Served => served !== null && (!served.private || viewer.privateOrgIds.has(served.orgId));
 
+/** The fractional tile row of a latitude at zoom z (clamped to Web Mercator's range). */
+function tileRowOf(lat: number, z: number): number {
+  const r = (Math.max(-85.0511287798066, Math.min(85.0511287798066, lat)) * Math.PI) / 180;
+  return ((1 - Math.log(Math.tan(r) + 1 / Math.cos(r)) / Math.PI) / 2) * 2 ** z;
+}
+
 /** The tiles at zoom z whose area the circle of `radius` metres around the point may reach. */
 function tileSpan(lon: number, lat: number, radius: number, z: number): { x0: number; width: number; minY: number; maxY: number } {
   const n = 2 ** z;
-  const row = (phi: number) => {
-    const r = (Math.max(-85.0511287798066, Math.min(85.0511287798066, phi)) * Math.PI) / 180;
-    return Math.min(n - 1, Math.max(0, Math.floor(((1 - Math.log(Math.tan(r) + 1 / Math.cos(r)) / Math.PI) / 2) * n)));
-  };
+  const row = (phi: number) => Math.min(n - 1, Math.max(0, Math.floor(tileRowOf(phi, z))));
   const dLat = (radius / EARTH_RADIUS_M) * (180 / Math.PI);
   const dLon = Math.min(180, dLat / Math.cos((Math.min(89.9, Math.abs(lat)) * Math.PI) / 180));
   const x0 = Math.floor(((lon - dLon + 180) / 360) * n);
@@ -146,6 +155,17 @@ export function createTilequery(catalog: TileCatalog) {
     return byZoom;
   }
 
+  /** The tiles around the point that the archive may hold (inside its bounds), the nearest first when too many. */
+  function tilesToRead(served: Served, q: TilequeryRequest, z: number): { x: number; y: number }[] {
+    const tiles = tilesAround(q.lon, q.lat, q.radius, z).filter(({ x, y }) => tileInRange(served.facts, z, x, y));
+    if (tiles.length <= MAX_TILES_READ) return tiles;
+    const n = 2 ** z;
+    const cx = ((q.lon + 180) / 360) * n;
+    const cy = tileRowOf(q.lat, z);
+    const away = ({ x, y }: { x: number; y: number }) => Math.min(Math.abs(x + 0.5 - cx), n - Math.abs(x + 0.5 - cx)) ** 2 + (y + 0.5 - cy) ** 2;
+    return tiles.sort((a, b) => away(a) - away(b)).slice(0, MAX_TILES_READ);
+  }
+
   async function featuresNear(served: Served, q: TilequeryRequest): Promise<Found[]> {
     const query: [number, number] = [q.lon, q.lat];
     const found: Found[] = [];
@@ -155,7 +175,7 @@ export function createTilequery(catalog: TileCatalog) {
     for (const names of byZoom.values()) if (names) for (const name of names) elsewhere.add(name);
     for (const [z, names] of byZoom) {
       const wanted = (layerName: string) => (names ? names.has(layerName) : !elsewhere.has(layerName));
-      for (const { x, y } of tilesAround(q.lon, q.lat, q.radius, z)) {
+      for (const { x, y } of tilesToRead(served, q, z)) {
         const tile = await served.source.getTile(z, x, y);
         if (!tile || tile.data.length === 0) continue;
         const bytes = tile.encoding === "gzip" ? Bun.gunzipSync(tile.data as Uint8Array<ArrayBuffer>) : tile.data;

@@ -242,4 +242,35 @@ describe("GET /tilequery/v1/{owner}/{tileset}/{lon},{lat}.json", () => {
     expect(unknown.message).toContain("'rivers'");
     for (const layer of ["zones", "roads", "shops"]) expect(unknown.message).toContain(`'${layer}'`);
   });
+
+  test("odd but valid points answer 200 (poles, the antimeridian, the widest radius); odd URLs are 4xx, never a 500", async () => {
+    for (const path of [
+      "/tilequery/v1/acme/town/180,90.json?radius=10000&limit=50",
+      "/tilequery/v1/acme/town/-180,-90.json?radius=10000",
+      "/tilequery/v1/acme/town/179.9999,0.json?radius=10000",
+      "/tilequery/v1/acme/town/10.046,50.01.json?radius=10000&limit=50&dedupe=false",
+      "/tilequery/v1/acme/town/+10.0,-0.json",
+      "/tilequery/v1/acme/town/10,50.json?unknown=1",
+    ]) {
+      const res = await t.fetch(path);
+      expect([path, res.status]).toEqual([path, 200]);
+    }
+    const all = await query("/tilequery/v1/acme/town/10.046,50.01.json?radius=10000&limit=50");
+    // The harbour's nearest corner is 10.4 km away: past the widest radius.
+    expect(all.features.map((f) => f.id)).toEqual([10, 20, 11, 1, 12]);
+    expect((await query("/tilequery/v1/acme/town/10.07,50.06.json?radius=10000&layers=zones")).features.map((f) => f.id)).toEqual([2, 1]);
+    for (const path of [
+      `/tilequery/v1/acme/town/${"1".repeat(300)},50.json`,
+      "/tilequery/v1/acme/town/%ZZ,50.json",
+      "/tilequery/v1/acme/town/10,50.json?layers=%F0%9F%97%BA",
+      "/tilequery/v1/acme/town/10,50.json?layers=%ZZ",
+      "/tilequery/v1/acme/town/10,50.json?limit=%00",
+      `/tilequery/v1/acme/${"a".repeat(400)}/10,50.json`,
+      "/tilequery/v1/acme/town@1@2/10,50.json",
+    ]) {
+      const res = await t.fetch(path);
+      expect([path, res.status >= 400 && res.status < 500]).toEqual([path, true]);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBeTruthy();
+    }
+  });
 });
