@@ -87,7 +87,7 @@ export function docsModule({ ctx }: Services) {
           components: {
             securitySchemes: {
               apiKey: { type: "apiKey", in: "header", name: "X-API-Key" },
-              accessToken: { type: "apiKey", in: "query", name: "access_token", description: "The API key as a query parameter, only where a route says so (static images, raster tiles)" },
+              accessToken: { type: "apiKey", in: "query", name: "access_token", description: "The API key as a query parameter, only where a route says so (static images, raster tiles, tilequery)" },
               session: { type: "apiKey", in: "cookie", name: "mapstead_session" },
             },
           },

@@ -30,6 +30,8 @@ export function tilequeryModule(services: Services, authPlugin: AuthPlugin) {
             503: ErrorEnvelope,
           }),
           tags: ["Tiles"],
+          // Anonymous for a public tileset; a key (header or access_token) or a session for a private one.
+          security: [{}, { apiKey: [] }, { accessToken: [] }, { session: [] }],
           summary: "Tilequery: features of a vector tileset at or near {lon},{lat} (Mapbox's Tilequery API)",
           description:
             "Reads each layer from the tiles of its highest zoom: the one holding the point and, when `radius` reaches past its edges, its neighbours (a radius that would need more than 36 tiles there is answered from a lower zoom, whose geometry is coarser). " +
