@@ -79,7 +79,7 @@ export function createServices(ctx: AppContext, opts: ServiceOptions = {}) {
     ctx.onShutdown(() => reads.close());
     return reads;
   });
-  const tilequery = once(() => createTilequery(tileCatalog()));
+  const tilequery = once(() => createTilequery(tileCatalog(), published()));
   const render = once(() => createRenderService(ctx, { styles: styles(), styleReads: styleReads(), catalog: tileCatalog(), fonts: fonts(), published: published() }));
   const gazetteer = once(() => {
     const g = createGazetteer({ dataDir: ctx.config.dataDir, log: ctx.log, changes });

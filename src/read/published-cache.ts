@@ -12,11 +12,12 @@ import type { ChangeBus } from "../domain/changes/bus";
 import { Lru } from "../lru";
 
 /** What kinds of content are kept; a change of a tileset or style drops the kinds listed for it. */
-// "tile" holds the tile routes' answers and "render-tile" the raw tiles the renderer reads: one kind
-// holds one shape of value, so each reader gets what it stored.
-export type PublishedKind = "tileset" | "tilejson" | "tile" | "render-tile" | "style" | "sprite" | "glyphs" | "font-range";
+// "tile" holds the tile routes' answers, "render-tile" the raw tiles the renderer reads and "query-tile"
+// the unzipped vector tiles tilequery reads: one kind holds one shape of value, so each reader gets what
+// it stored.
+export type PublishedKind = "tileset" | "tilejson" | "tile" | "render-tile" | "query-tile" | "style" | "sprite" | "glyphs" | "font-range";
 
-const DROPPED_BY = { tileset: ["tileset", "tilejson", "tile", "render-tile"], style: ["style"], fonts: ["glyphs"] } as const;
+const DROPPED_BY = { tileset: ["tileset", "tilejson", "tile", "render-tile", "query-tile"], style: ["style"], fonts: ["glyphs"] } as const;
 
 export interface PublishedCacheOptions {
   maxBytes?: number;

@@ -12,6 +12,7 @@ import { parseVersionedSlug } from "../domain/orgs/versioned-slug";
 import { IMMUTABLE, STABLE, type ReadAnswer } from "./answer";
 import { EARTH_RADIUS_M, nearestOnFeature, type Nearest } from "../tiles/nearest";
 import { tileInRange } from "../tiles/source";
+import type { PublishedCache } from "./published-cache";
 import type { Served, TileCatalog } from "./tiles";
 
 export const MAX_RADIUS_M = 10_000;
@@ -127,7 +128,21 @@ const tileCount = (lon: number, lat: number, radius: number, z: number) => {
   return width * (maxY - minY + 1);
 };
 
-export function createTilequery(catalog: TileCatalog) {
+export function createTilequery(catalog: TileCatalog, published: PublishedCache) {
+  // Unzipped tiles, in the one published cache (a change of the tileset drops them): a click near the
+  // last one reads the same few tiles again.
+  const tiles = published.slot<Uint8Array | null>("query-tile");
+
+  async function tileAt(served: Served, z: number, x: number, y: number): Promise<Uint8Array | null> {
+    const address = `${z}/${x}/${y}`;
+    const hit = tiles.get(served.owner, served.name, address);
+    if (hit !== undefined) return hit;
+    const tile = await served.source.getTile(z, x, y);
+    const bytes = !tile || tile.data.length === 0 ? null : tile.encoding === "gzip" ? Bun.gunzipSync(tile.data as Uint8Array<ArrayBuffer>) : tile.data;
+    tiles.set(served.owner, served.name, address, bytes, (bytes?.length ?? 0) + 128);
+    return bytes;
+  }
+
   /**
    * The zoom each layer is read at: its own highest (a layer may stop below the tileset's maxzoom, and
    * its tiles above that hold nothing of it), lowered while the radius would need more than MAX_TILES
@@ -176,9 +191,8 @@ export function createTilequery(catalog: TileCatalog) {
     for (const [z, names] of byZoom) {
       const wanted = (layerName: string) => (names ? names.has(layerName) : !elsewhere.has(layerName));
       for (const { x, y } of tilesToRead(served, q, z)) {
-        const tile = await served.source.getTile(z, x, y);
-        if (!tile || tile.data.length === 0) continue;
-        const bytes = tile.encoding === "gzip" ? Bun.gunzipSync(tile.data as Uint8Array<ArrayBuffer>) : tile.data;
+        const bytes = await tileAt(served, z, x, y);
+        if (!bytes) continue;
         const decoded = new VectorTile(new PbfReader(bytes));
         for (const [layerName, layer] of Object.entries(decoded.layers)) {
           if (!wanted(layerName)) continue;

@@ -182,6 +182,22 @@ describe("GET /tilequery/v1/{owner}/{tileset}/{lon},{lat}.json", () => {
     expect((await t.fetch("/tilequery/v1/acme/town/10,50.json", { method: "POST" })).status).toBe(405);
   });
 
+  test("the stable URL follows a publish; the old version's URL keeps its answer", async () => {
+    const renamed = { ...zones, features: zones.features.map((f) => ({ ...f, properties: { ...f.properties, name: `${f.properties!.name} (new)` } })) };
+    await ready("moving", form([["zones.geojson", JSON.stringify(zones)]]));
+    const names = async (path: string) => (await query(path)).features.map((f) => f.properties.name);
+    expect(await names("/tilequery/v1/acme/moving/10.005,50.01.json")).toEqual(["Old Town"]);
+    expect((await upload(t, "acme", "moving", headers, form([["zones.geojson", JSON.stringify(renamed)]]))).status).toBe(202);
+    expect(((await waitForVersion(t, "acme", "moving", 2, headers)) as { state: string }).state).toBe("ready");
+    // Not published yet: the stable URL still answers version 1, version 2 only to the organization.
+    expect(await names("/tilequery/v1/acme/moving/10.005,50.01.json")).toEqual(["Old Town"]);
+    expect((await refused("/tilequery/v1/acme/moving@2/10.005,50.01.json")).status).toBe(404);
+    expect(await names("/tilequery/v1/acme/moving@2/10.005,50.01.json?access_token=" + mapsKey)).toEqual(["Old Town (new)"]);
+    expect((await publish(t, "acme", "moving", 2, headers)).status).toBe(200);
+    expect(await names("/tilequery/v1/acme/moving/10.005,50.01.json")).toEqual(["Old Town (new)"]);
+    expect(await names("/tilequery/v1/acme/moving@1/10.005,50.01.json")).toEqual(["Old Town"]);
+  });
+
   test("a private tileset: 404 as if missing without a key, 200 with a maps:read key (header or access_token) or a member session", async () => {
     const path = "/tilequery/v1/acme/secret/10.005,50.01.json";
     const missing = await refused(path);
