@@ -172,13 +172,13 @@ export function createTilequery(catalog: TileCatalog, published: PublishedCache)
 
   /** The tiles around the point that the archive may hold (inside its bounds), the nearest first when too many. */
   function tilesToRead(served: Served, q: TilequeryRequest, z: number): { x: number; y: number }[] {
-    const tiles = tilesAround(q.lon, q.lat, q.radius, z).filter(({ x, y }) => tileInRange(served.facts, z, x, y));
-    if (tiles.length <= MAX_TILES_READ) return tiles;
+    const around = tilesAround(q.lon, q.lat, q.radius, z).filter(({ x, y }) => tileInRange(served.facts, z, x, y));
+    if (around.length <= MAX_TILES_READ) return around;
     const n = 2 ** z;
     const cx = ((q.lon + 180) / 360) * n;
     const cy = tileRowOf(q.lat, z);
     const away = ({ x, y }: { x: number; y: number }) => Math.min(Math.abs(x + 0.5 - cx), n - Math.abs(x + 0.5 - cx)) ** 2 + (y + 0.5 - cy) ** 2;
-    return tiles.sort((a, b) => away(a) - away(b)).slice(0, MAX_TILES_READ);
+    return around.sort((a, b) => away(a) - away(b)).slice(0, MAX_TILES_READ);
   }
 
   async function featuresNear(served: Served, q: TilequeryRequest): Promise<Found[]> {
