@@ -169,7 +169,7 @@ function httpUrl(name: string, raw: string, accepts: string): string {
  * make a request for a prefixed URL and one for a route of the same name look alike (Mapstead also
  * answers requests whose path still carries the prefix). test/config checks this list against the app.
  */
-export const ROUTE_SEGMENTS = ["api", "console", "docs", "elevation", "favicon.ico", "fonts", "geocoding", "health", "metrics", "openapi.json", "routing", "setup", "static", "styles", "tiles"] as const;
+export const ROUTE_SEGMENTS = ["api", "console", "docs", "elevation", "favicon.ico", "fonts", "geocoding", "health", "metrics", "openapi.json", "routing", "setup", "static", "styles", "tilequery", "tiles"] as const;
 
 /**
  * PUBLIC_URL: an origin, or an origin and the path a reverse proxy publishes Mapstead under. The path's

@@ -11,7 +11,7 @@ import { isSlug } from "../domain/orgs/slug";
 import { parseVersionedSlug } from "../domain/orgs/versioned-slug";
 import { IMMUTABLE, STABLE, type ReadAnswer } from "./answer";
 import { EARTH_RADIUS_M, nearestOnFeature, type Nearest } from "../tiles/nearest";
-import { tileInRange } from "../tiles/source";
+import { tileRange } from "../tiles/source";
 import type { PublishedCache } from "./published-cache";
 import type { Served, TileCatalog } from "./tiles";
 
@@ -172,7 +172,9 @@ export function createTilequery(catalog: TileCatalog, published: PublishedCache)
 
   /** The tiles around the point that the archive may hold (inside its bounds), the nearest first when too many. */
   function tilesToRead(served: Served, q: TilequeryRequest, z: number): { x: number; y: number }[] {
-    const around = tilesAround(q.lon, q.lat, q.radius, z).filter(({ x, y }) => tileInRange(served.facts, z, x, y));
+    // Tiles outside the bounds hold nothing (the tile routes answer them 204): not read at all.
+    const r = tileRange(served.facts.bounds, z);
+    const around = tilesAround(q.lon, q.lat, q.radius, z).filter(({ x, y }) => x >= r.minX && x <= r.maxX && y >= r.minY && y <= r.maxY);
     if (around.length <= MAX_TILES_READ) return around;
     const n = 2 ** z;
     const cx = ((q.lon + 180) / 360) * n;
