@@ -172,13 +172,38 @@ export function createTilequery(catalog: TileCatalog, published: PublishedCache)
 
   /** The tiles around the point that the archive may hold (inside its bounds), the nearest first when too many. */
   function tilesToRead(served: Served, q: TilequeryRequest, z: number): { x: number; y: number }[] {
-    // Tiles outside the bounds hold nothing (the tile routes answer them 204): not read at all.
-    const r = tileRange(served.facts.bounds, z);
-    const around = tilesAround(q.lon, q.lat, q.radius, z).filter(({ x, y }) => x >= r.minX && x <= r.maxX && y >= r.minY && y <= r.maxY);
-    if (around.length <= MAX_TILES_READ) return around;
+    // Tiles outside the bounds hold nothing (the tile routes answer them 204): not read at all. The span
+    // is cut to the bounds, and to a window around the point, before any tile is listed: a tileset whose
+    // lowest zoom is high (an archive may hold only z24, or z30) has millions or billions of tiles under
+    // a 10 km radius, and listing them all hung the request and filled the memory.
     const n = 2 ** z;
+    const r = tileRange(served.facts.bounds, z);
+    const { x0, width, minY, maxY } = tileSpan(q.lon, q.lat, q.radius, z);
     const cx = ((q.lon + 180) / 360) * n;
     const cy = tileRowOf(q.lat, z);
+    const rows: [number, number] = [Math.max(minY, r.minY), Math.min(maxY, r.maxY)];
+    // Columns of the span (x0 may be below 0 or the span end past n - 1: it wraps) inside the bounds' columns.
+    const runs: [number, number][] = [];
+    for (const shift of [-n, 0, n]) {
+      const lo = Math.max(x0, r.minX + shift);
+      const hi = Math.min(x0 + width - 1, r.maxX + shift);
+      if (lo <= hi) runs.push([lo, hi]);
+    }
+    if (rows[0] > rows[1] || runs.length === 0) return [];
+    const rowCount = rows[1] - rows[0] + 1;
+    const columnCount = runs.reduce((sum, [lo, hi]) => sum + hi - lo + 1, 0);
+    if (rowCount * columnCount > MAX_TILES_READ) {
+      // A window around the point that still holds MAX_TILES_READ tiles when the span does: wider along
+      // an axis when the span is narrow along the other.
+      const near = ([lo, hi]: [number, number], c: number, half: number): [number, number] => [Math.max(lo, Math.min(hi, Math.floor(c)) - half), Math.min(hi, Math.max(lo, Math.floor(c)) + half)];
+      const halfX = Math.max(12, Math.ceil(MAX_TILES_READ / Math.min(rowCount, 25)));
+      const halfY = Math.max(12, Math.ceil(MAX_TILES_READ / Math.min(columnCount, 25)));
+      rows.splice(0, 2, ...near(rows, cy, halfY));
+      for (let i = 0; i < runs.length; i++) runs[i] = near(runs[i]!, cx, halfX);
+    }
+    const around: { x: number; y: number }[] = [];
+    for (let y = rows[0]; y <= rows[1]; y++) for (const [lo, hi] of runs) for (let x = lo; x <= hi; x++) around.push({ x: ((x % n) + n) % n, y });
+    if (around.length <= MAX_TILES_READ) return around;
     const away = ({ x, y }: { x: number; y: number }) => Math.min(Math.abs(x + 0.5 - cx), n - Math.abs(x + 0.5 - cx)) ** 2 + (y + 0.5 - cy) ** 2;
     return around.sort((a, b) => away(a) - away(b)).slice(0, MAX_TILES_READ);
   }

@@ -9,6 +9,8 @@ import { makeTestApp, type TestApp } from "../../support/app";
 import { seedKey, seedOrg, seedSession } from "../../support/seed";
 import { PNG_1x1, createTileset, publish, upload, waitForVersion, writeMbtiles } from "../management/tilesets/fixtures";
 import { haversine } from "../../../src/tiles/nearest";
+import { GeoJSONVT } from "@maplibre/geojson-vt";
+import { fromGeojsonVt } from "@maplibre/vt-pbf";
 
 let t: TestApp;
 let headers: Record<string, string>;
@@ -289,4 +291,27 @@ describe("GET /tilequery/v1/{owner}/{tileset}/{lon},{lat}.json", () => {
       expect(((await res.json()) as { error: { code: string } }).error.code).toBeTruthy();
     }
   });
+
+  test("a tileset holding only z24 (or z30) answers a 10 km radius at once: only the tiles nearest the point are listed and read", async () => {
+    // A shop at the point, in the one z24 tile holding it; the archive declares z24 (then z30) only.
+    const [lon, lat] = [10.05, 50.01];
+    for (const z of [24, 30]) {
+      const n = 2 ** z;
+      const x = Math.floor(((lon + 180) / 360) * n);
+      const r = (lat * Math.PI) / 180;
+      const y = Math.floor(((1 - Math.log(Math.tan(r) + 1 / Math.cos(r)) / Math.PI) / 2) * n);
+      // geojson-vt stops at z24: the z30 archive holds the z24 tile's bytes, whose shop then lies inside the z30 tile.
+      const z24 = (v: number) => Math.floor(v / 2 ** (z - 24));
+      const index = new GeoJSONVT(shops as never, { maxZoom: 24, indexMaxZoom: 0 });
+      const tile = Bun.gzipSync(fromGeojsonVt({ shops: index.getTile(24, z24(x), z24(y))! }) as Uint8Array<ArrayBuffer>);
+      const path = join(t.dataDir, `deep${z}.mbtiles`);
+      writeMbtiles(path, [[z, x, y, tile]], { name: "Deep", format: "pbf", minzoom: String(z), maxzoom: String(z), json: JSON.stringify({ vector_layers: [{ id: "shops", fields: {} }] }) });
+      await ready(`deep${z}`, Bun.file(path));
+      const started = performance.now();
+      const res = await t.fetch(`/tilequery/v1/acme/deep${z}/${lon},${lat}.json?radius=10000&limit=1`);
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as Answer).features.map((f) => f.properties.name)).toEqual(["Bakery"]);
+      expect(performance.now() - started).toBeLessThan(5000);
+    }
+  }, 60_000);
 });
