@@ -52,14 +52,21 @@ export interface TileStats {
   layers: { layer: string; count: number; geometry?: GeometryKind }[];
 }
 
+/** The longest layer name tilestats keep (tippecanoe's and ours are short words). */
+const MAX_LAYER_NAME = 256;
+
 /** The tilestats an archive's metadata carries (tippecanoe's, or ours), cut down to TileStats; undefined when none are usable. */
 export function tileStatsFrom(raw: unknown): TileStats | undefined {
   const layers = (raw as { layers?: unknown } | null)?.layers;
   if (!Array.isArray(layers)) return undefined;
   const kept: TileStats["layers"] = [];
+  // Uploaded metadata is anyone's: each name once and no longer than a layer name is in practice, so a
+  // json key of many megabytes cannot make every TileJSON of the version that large.
+  const seen = new Set<string>();
   for (const l of layers.slice(0, 1000)) {
     const { layer, count, geometry } = (l ?? {}) as Record<string, unknown>;
-    if (typeof layer !== "string" || !layer) continue;
+    if (typeof layer !== "string" || !layer || layer.length > MAX_LAYER_NAME || seen.has(layer)) continue;
+    seen.add(layer);
     kept.push({ layer, count: typeof count === "number" && Number.isFinite(count) && count >= 0 ? Math.floor(count) : 0, ...(typeof geometry === "string" && KINDS.includes(geometry) ? { geometry: geometry as GeometryKind } : {}) });
   }
   return kept.length ? { layerCount: kept.length, layers: kept } : undefined;

@@ -55,3 +55,21 @@ test("an uploaded MBTiles keeps its tilestats' layers, counts and kinds, without
   await uploadReady(t, headers, "uploaded", new Uint8Array(readFileSync(path)));
   expect((await tileJson("uploaded")).tilestats).toEqual({ layerCount: 2, layers: [{ layer: "cities", count: 20, geometry: "Point" }, { layer: "odd", count: 0 }] });
 });
+
+test("hostile tilestats cannot bloat the TileJSON: a name is kept once, and names longer than 256 characters are left out", async () => {
+  const fc = await cities(5);
+  const path = join(dir, "hostile.mbtiles");
+  // The first 1000 entries (the most read): a real layer, a prototype key, 499 names of 5 KB, 499 repeats.
+  const layers = [
+    { layer: "cities", count: 5, geometry: "Point" },
+    { layer: "__proto__", count: 2, geometry: "Polygon" },
+    ...Array.from({ length: 499 }, (_, i) => ({ layer: `${i}${"x".repeat(5000)}`, count: 1 })),
+    ...Array.from({ length: 499 }, () => ({ layer: "cities", count: 1 })),
+  ];
+  writeMbtiles(path, vectorTiles(fc, "cities", 1), { format: "pbf", json: JSON.stringify({ vector_layers: [{ id: "cities", fields: {} }], tilestats: { layerCount: 3000, layers } }) });
+  await uploadReady(t, headers, "hostile", new Uint8Array(readFileSync(path)));
+  const res = await t.fetch("/tiles/v1/acme/hostile@1.json", { headers });
+  const body = await res.text();
+  expect(body.length).toBeLessThan(10_000);
+  expect((JSON.parse(body) as { tilestats: unknown }).tilestats).toEqual({ layerCount: 2, layers: [{ layer: "cities", count: 5, geometry: "Point" }, { layer: "__proto__", count: 2, geometry: "Polygon" }] });
+});
