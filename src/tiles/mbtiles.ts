@@ -3,7 +3,7 @@
 import { Database } from "bun:sqlite";
 import { rmSync } from "node:fs";
 import { refuseBadSamples, SAMPLE_POINTS, type SampledTile } from "./tile-check";
-import { cleanBounds, isGzip, tileStatsFrom, type TileFacts, type TileFormat, type TileSource, type TileStats, type VectorLayer } from "./source";
+import { cleanBounds, isGzip, tileStatsFrom, vectorLayersFrom, type TileFacts, type TileFormat, type TileSource, type TileStats, type VectorLayer } from "./source";
 import { InvalidSource } from "./errors";
 import { isDemEncoding, type DemEncoding } from "./dem/encoding";
 
@@ -125,9 +125,9 @@ export function inspectMbtiles(path: string, label: string): { facts: TileFacts;
     let tilestats: TileStats | undefined;
     if (format === "pbf") {
       try {
-        const json = JSON.parse(meta.get("json") ?? "{}") as { vector_layers?: VectorLayer[]; tilestats?: unknown };
-        tilestats = tileStatsFrom(json.tilestats);
-        vectorLayers = Array.isArray(json.vector_layers) ? json.vector_layers.filter((l) => l && typeof l.id === "string").map((l) => ({ ...l, fields: l.fields ?? {} })) : [];
+        const json = JSON.parse(meta.get("json") ?? "{}") as { vector_layers?: unknown; tilestats?: unknown } | null;
+        tilestats = tileStatsFrom(json?.tilestats);
+        vectorLayers = vectorLayersFrom(json?.vector_layers);
       } catch {
         warnings.push(`${label}: metadata 'json' is not valid JSON; vector_layers left empty`);
       }

@@ -2,7 +2,7 @@
 // directories through a Source over Bun.file slices; tiles come back as stored (gzip or plain).
 import { Compression, PMTiles, SharedPromiseCache, TileType, findTile, zxyToTileId, type Header, type RangeResponse, type Source } from "pmtiles";
 import { statSync } from "node:fs";
-import { cleanBounds, tileStatsFrom, type TileFacts, type TileFormat, type TileSource, type VectorLayer } from "./source";
+import { cleanBounds, tileStatsFrom, vectorLayersFrom, type TileFacts, type TileFormat, type TileSource, type VectorLayer } from "./source";
 import { InvalidSource } from "./errors";
 import { isDemEncoding } from "./dem/encoding";
 import { samplePmtiles } from "./pmtiles-samples";
@@ -38,7 +38,6 @@ function factsOf(header: Header, metadata: Record<string, unknown>): TileFacts {
   const format = TYPES[header.tileType];
   if (!format) throw new InvalidSource(`PMTiles tile type ${TileType[header.tileType] ?? header.tileType} is not supported; use MVT, PNG, JPEG or WebP`);
   const bounds = cleanBounds([header.minLon, header.minLat, header.maxLon, header.maxLat]);
-  const layers = Array.isArray(metadata.vector_layers) ? (metadata.vector_layers as VectorLayer[]).filter((l) => l && typeof l.id === "string") : [];
   const str = (v: unknown) => (typeof v === "string" ? v : undefined);
   return {
     format,
@@ -46,7 +45,7 @@ function factsOf(header: Header, metadata: Record<string, unknown>): TileFacts {
     maxzoom: header.maxZoom,
     bounds,
     center: [header.centerLon, header.centerLat, Math.max(header.minZoom, Math.min(header.maxZoom, header.centerZoom))],
-    vector_layers: layers.map((l) => ({ ...l, fields: l.fields ?? {} })),
+    vector_layers: vectorLayersFrom(metadata.vector_layers),
     tilestats: format === "pbf" ? tileStatsFrom(metadata.tilestats) : undefined,
     encoding: isDemEncoding(metadata.encoding) ? metadata.encoding : undefined,
     attribution: str(metadata.attribution),

@@ -72,6 +72,32 @@ export function tileStatsFrom(raw: unknown): TileStats | undefined {
   return kept.length ? { layerCount: kept.length, layers: kept } : undefined;
 }
 
+/**
+ * The vector_layers an archive's metadata carries, cut down to what a TileJSON names (id, fields of
+ * string types, zooms, description). Uploaded metadata is anyone's: spread as it came, an extra key
+ * nesting thousands of arrays deep failed the import as an internal error (the facts could not be
+ * stored), a field typed other than by a string made the version unreadable through the API, and
+ * huge lists or strings went into every TileJSON of the version.
+ */
+export function vectorLayersFrom(raw: unknown): VectorLayer[] {
+  if (!Array.isArray(raw)) return [];
+  const out: VectorLayer[] = [];
+  for (const l of raw.slice(0, 1000)) {
+    if (!l || typeof l !== "object") continue;
+    const { id, fields, minzoom, maxzoom, description } = l as Record<string, unknown>;
+    if (typeof id !== "string" || id.length > MAX_LAYER_NAME) continue;
+    const entries = fields && typeof fields === "object" && !Array.isArray(fields) ? Object.entries(fields).slice(0, 1000) : [];
+    // fromEntries defines a "__proto__" field as a field, where assigning it would set the prototype.
+    const layer: VectorLayer = { id, fields: Object.fromEntries(entries.filter(([k, v]) => k.length <= MAX_LAYER_NAME && typeof v === "string" && v.length <= 1000)) };
+    const zoom = (z: unknown) => typeof z === "number" && Number.isInteger(z) && z >= 0 && z <= 30;
+    if (zoom(minzoom)) layer.minzoom = minzoom as number;
+    if (zoom(maxzoom)) layer.maxzoom = maxzoom as number;
+    if (typeof description === "string") layer.description = description.slice(0, 1000);
+    out.push(layer);
+  }
+  return out;
+}
+
 export interface TilesetWords {
   name: string;
   description: string;

@@ -7,7 +7,7 @@ import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { Database } from "bun:sqlite";
 import { tempDir, type TestApp } from "../../../support/app";
-import { acmeApp, cities, countries, uploadReady, vectorTiles, writeMbtiles } from "./fixtures";
+import { acmeApp, cities, countries, pmtiles, uploadReady, vectorTiles, writeMbtiles } from "./fixtures";
 
 let t: TestApp;
 let headers: Record<string, string>;
@@ -72,4 +72,42 @@ test("hostile tilestats cannot bloat the TileJSON: a name is kept once, and name
   const body = await res.text();
   expect(body.length).toBeLessThan(10_000);
   expect((JSON.parse(body) as { tilestats: unknown }).tilestats).toEqual({ layerCount: 2, layers: [{ layer: "cities", count: 5, geometry: "Point" }, { layer: "__proto__", count: 2, geometry: "Polygon" }] });
+});
+
+test("hostile vector_layers in an archive's metadata: deep nesting, non-string fields, prototype keys and huge lists import, and the TileJSON keeps only what it names", async () => {
+  const fc = await cities(5);
+  const deep = "[".repeat(200_000) + "]".repeat(200_000);
+  // MBTiles: an extra key nesting 200,000 arrays deep (the import failed as an internal error), fields
+  // typed by numbers and null and a "__proto__" field (the version could not be read through the API).
+  const path = join(dir, "deep.mbtiles");
+  const json = `{"vector_layers":[{"id":"cities","fields":{"name":"String","pop":1,"x":null,"__proto__":"String","deep":${deep}},"minzoom":"0","maxzoom":1,"junk":${deep}}]}`;
+  writeMbtiles(path, vectorTiles(fc, "cities", 1), { format: "pbf", json });
+  await uploadReady(t, headers, "deep", new Uint8Array(readFileSync(path)));
+  // Only the string-typed fields are kept ("__proto__" a field like another, or left out; never a prototype).
+  const kept = (layers: unknown) => {
+    const [layer, ...rest] = layers as { id: string; fields: Record<string, unknown>; maxzoom?: number; minzoom?: number }[];
+    expect(rest).toEqual([]);
+    expect([layer!.id, layer!.maxzoom, layer!.minzoom, layer!.fields.name]).toEqual(["cities", 1, undefined, "String"]);
+    expect(Object.keys(layer!).sort()).toEqual(["fields", "id", "maxzoom"]);
+    expect(Object.keys(layer!.fields).filter((k) => k !== "name" && k !== "__proto__")).toEqual([]);
+  };
+  kept(((await (await t.fetch("/api/v1/orgs/acme/tilesets/deep/versions/1", { headers })).json()) as { layers: unknown }).layers);
+  kept(((await (await t.fetch("/tiles/v1/acme/deep@1.json", { headers })).json()) as { vector_layers: unknown }).vector_layers);
+
+  // PMTiles: 100,000 layers with a list of a million numbers beside them, fields given as an array.
+  const archive = pmtiles(vectorTiles(fc, "cities", 1), {
+    tileType: 1,
+    tileCompression: 2,
+    metadata: { vector_layers: [{ id: "cities", fields: ["name"], description: 5, list: Array(1_000_000).fill(1) }, ...Array.from({ length: 100_000 }, (_, i) => ({ id: `l${i}`, fields: {} }))] },
+    bounds: [-180, -85, 180, 85],
+    minzoom: 0,
+    maxzoom: 1,
+  });
+  await uploadReady(t, headers, "huge", archive);
+  const res = await t.fetch("/tiles/v1/acme/huge@1.json", { headers });
+  const body = await res.text();
+  expect(body.length).toBeLessThan(100_000);
+  const layers = (JSON.parse(body) as { vector_layers: unknown[] }).vector_layers;
+  expect(layers[0]).toEqual({ id: "cities", fields: {} });
+  expect(layers.length).toBe(1000);
 });
