@@ -71,7 +71,8 @@ export function parseTilequery(coordinates: string, query: URLSearchParams): Til
   let layers: string[] | null = null;
   if (layersText !== null) {
     layers = layersText.split(",");
-    if (layers.some((name) => name === "") || layersText.length > 2000) throw new BadRequest("layers must be layer names separated by commas, none empty", { parameter: "layers" });
+    if (layersText.length > 2000) throw new BadRequest("layers must be at most 2000 characters long", { parameter: "layers" });
+    if (layers.some((name) => name === "")) throw new BadRequest("layers must be layer names separated by commas, none empty", { parameter: "layers" });
   }
   return { lon, lat, radius, limit, dedupe: dedupeText !== "false", geometry: (geometryText as GeometryType | null) ?? null, layers };
 }
@@ -120,6 +121,16 @@ export function tilesAround(lon: number, lat: number, radius: number, z: number)
   const tiles: { x: number; y: number }[] = [];
   for (let y = minY; y <= maxY; y++) for (let i = 0; i < width; i++) tiles.push({ x: (((x0 + i) % n) + n) % n, y });
   return tiles;
+}
+
+/** `tiles` (at zoom z) as they are when at most `max`, else the `max` nearest the point. */
+function nearestFirst(tiles: { x: number; y: number }[], q: TilequeryRequest, z: number, max: number): { x: number; y: number }[] {
+  if (tiles.length <= max) return tiles;
+  const n = 2 ** z;
+  const cx = ((q.lon + 180) / 360) * n;
+  const cy = tileRowOf(q.lat, z);
+  const away = ({ x, y }: { x: number; y: number }) => Math.min(Math.abs(x + 0.5 - cx), n - Math.abs(x + 0.5 - cx)) ** 2 + (y + 0.5 - cy) ** 2;
+  return tiles.sort((a, b) => away(a) - away(b)).slice(0, max);
 }
 
 /** How many tiles the query would read at zoom z. */
@@ -203,9 +214,7 @@ export function createTilequery(catalog: TileCatalog, published: PublishedCache)
     }
     const around: { x: number; y: number }[] = [];
     for (let y = rows[0]; y <= rows[1]; y++) for (const [lo, hi] of runs) for (let x = lo; x <= hi; x++) around.push({ x: ((x % n) + n) % n, y });
-    if (around.length <= MAX_TILES_READ) return around;
-    const away = ({ x, y }: { x: number; y: number }) => Math.min(Math.abs(x + 0.5 - cx), n - Math.abs(x + 0.5 - cx)) ** 2 + (y + 0.5 - cy) ** 2;
-    return around.sort((a, b) => away(a) - away(b)).slice(0, MAX_TILES_READ);
+    return nearestFirst(around, q, z, MAX_TILES_READ);
   }
 
   async function featuresNear(served: Served, q: TilequeryRequest): Promise<Found[]> {
@@ -215,9 +224,18 @@ export function createTilequery(catalog: TileCatalog, published: PublishedCache)
     // Layers read at another zoom than the one of the layers the TileJSON does not list.
     const elsewhere = new Set<string>();
     for (const names of byZoom.values()) if (names) for (const name of names) elsewhere.add(name);
-    for (const [z, names] of byZoom) {
+    // At most MAX_TILES_READ tiles a query in all, not at each zoom: an archive may give each of many
+    // layers a zoom of its own (z0 to z30), and thirty zooms read thousands of tiles for one request.
+    // The zooms needing fewest tiles take theirs first; none takes more than an even share of what is left.
+    const groups = [...byZoom].map(([z, names]) => ({ z, names, tiles: tilesToRead(served, q, z) })).sort((a, b) => a.tiles.length - b.tiles.length);
+    let left = MAX_TILES_READ;
+    groups.forEach((group, i) => {
+      group.tiles = nearestFirst(group.tiles, q, group.z, Math.max(1, Math.floor(left / (groups.length - i))));
+      left -= group.tiles.length;
+    });
+    for (const { z, names, tiles } of groups) {
       const wanted = (layerName: string) => (names ? names.has(layerName) : !elsewhere.has(layerName));
-      for (const { x, y } of tilesToRead(served, q, z)) {
+      for (const { x, y } of tiles) {
         const bytes = await tileAt(served, z, x, y);
         if (!bytes) continue;
         const decoded = new VectorTile(new PbfReader(bytes));

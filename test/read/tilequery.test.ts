@@ -1,6 +1,9 @@
 // The Tilequery request's parsing (each refusal names its parameter) and which tiles a query reads.
 import { describe, expect, test } from "bun:test";
-import { parseTilequery, tilesAround } from "../../src/read/tilequery";
+import { createTilequery, parseTilequery, tilesAround } from "../../src/read/tilequery";
+import { ANONYMOUS_VIEWER } from "../../src/domain/accounts/auth";
+import type { Served, TileCatalog } from "../../src/read/tiles";
+import type { PublishedCache } from "../../src/read/published-cache";
 import { AppError } from "../../src/errors";
 
 const parse = (coordinates: string, query = "") => parseTilequery(coordinates, new URLSearchParams(query));
@@ -39,6 +42,7 @@ describe("parseTilequery", () => {
     expect(parameterOf(() => parse("0,0.json", "dedupe=1"))).toBe("dedupe");
     expect(parameterOf(() => parse("0,0.json", "geometry=Point"))).toBe("geometry");
     expect(parameterOf(() => parse("0,0.json", "layers=a,"))).toBe("layers");
+    expect(() => parse("0,0.json", `layers=${"a".repeat(2001)}`)).toThrow("layers must be at most 2000 characters long");
   });
 });
 
@@ -57,5 +61,30 @@ describe("tilesAround", () => {
   test("across the antimeridian, columns wrap to the other side of the world", () => {
     const xs = new Set(tilesAround(179.999, 0.5, 1000, 10).map((t) => t.x));
     expect(xs).toEqual(new Set([1023, 0]));
+  });
+});
+
+describe("tiles read by one query", () => {
+  test("at most 144 in all, however many zooms its layers ask for (an archive may give each of 31 layers a zoom of its own)", async () => {
+    const reads: string[] = [];
+    const facts = {
+      format: "pbf" as const,
+      minzoom: 0,
+      maxzoom: 30,
+      bounds: [-180, -85.0511287798066, 180, 85.0511287798066] as [number, number, number, number],
+      center: [0, 0, 0] as [number, number, number],
+      vector_layers: Array.from({ length: 31 }, (_, z) => ({ id: `z${z}`, fields: {}, minzoom: z, maxzoom: z })),
+    };
+    const served = {
+      tilesetId: 1, orgId: 1, owner: "acme", slug: "deep", version: 1, name: "deep@1", private: false, facts, ext: "mvt",
+      source: { facts, getTile: (z: number, x: number, y: number) => (reads.push(`${z}/${x}/${y}`), null), close() {} },
+    } as unknown as Served;
+    const catalog = { version: () => served, stable: () => null } as unknown as TileCatalog;
+    const published = { slot: () => ({ get: () => undefined, set() {} }) } as unknown as PublishedCache;
+    const answer = await createTilequery(catalog, published).query("acme", "deep@1", "10,50.json", new URLSearchParams("radius=10000"), ANONYMOUS_VIEWER);
+    expect(answer.status).toBe(200);
+    expect(reads.length).toBeLessThanOrEqual(144);
+    // Every zoom still reads the tile holding the point.
+    for (let z = 0; z <= 30; z++) expect(reads.filter((r) => r.startsWith(`${z}/`)).length).toBeGreaterThan(0);
   });
 });

@@ -34,7 +34,7 @@ export function tilequeryModule(services: Services, authPlugin: AuthPlugin) {
           security: [{}, { apiKey: [] }, { accessToken: [] }, { session: [] }],
           summary: "Tilequery: features of a vector tileset at or near {lon},{lat} (Mapbox's Tilequery API)",
           description:
-            "Reads each layer from the tiles of its highest zoom: the one holding the point and, when `radius` reaches past its edges, its neighbours (a radius that would need more than 36 tiles there is answered from a lower zoom, whose geometry is coarser). " +
+            "Reads each layer from the tiles of its highest zoom: the one holding the point and, when `radius` reaches past its edges, its neighbours (a radius that would need more than 36 tiles there is answered from a lower zoom, whose geometry is coarser; at most 144 tiles a query in all, the nearest first). " +
             "Each feature comes with the point of it closest to the query point (the query point inside a polygon) and `properties.tilequery` {distance in metres, geometry, layer}; nearest first. " +
             "400 BAD_REQUEST naming the parameter for a bad point or parameter, an unknown layer (the message lists the tileset's layers) or a raster tileset. " +
             "Cache-Control: public, max-age=60 at {tileset}, public, max-age=31536000, immutable at {tileset}@{version}; private tilesets and versions never published: private, and only for a member session or a key of the org with maps:read (X-API-Key or `access_token`), otherwise 404 as for a missing tileset. " +
