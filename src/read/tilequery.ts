@@ -149,7 +149,7 @@ export function createTilequery(catalog: TileCatalog, published: PublishedCache)
     const hit = tiles.get(served.owner, served.name, address);
     if (hit !== undefined) return hit;
     const tile = await served.source.getTile(z, x, y);
-    const bytes = !tile || tile.data.length === 0 ? null : tile.encoding === "gzip" ? Bun.gunzipSync(tile.data as Uint8Array<ArrayBuffer>) : tile.data;
+    const bytes = !tile || tile.data.length === 0 ? null : tile.encoding === "gzip" ? gunzippedOrNull(tile.data) : tile.data;
     tiles.set(served.owner, served.name, address, bytes, (bytes?.length ?? 0) + 128);
     return bytes;
   }
@@ -238,19 +238,25 @@ export function createTilequery(catalog: TileCatalog, published: PublishedCache)
       for (const { x, y } of tiles) {
         const bytes = await tileAt(served, z, x, y);
         if (!bytes) continue;
-        const decoded = new VectorTile(new PbfReader(bytes));
-        for (const [layerName, layer] of Object.entries(decoded.layers)) {
-          if (!wanted(layerName)) continue;
-          for (let i = 0; i < layer.length; i++) {
-            const feature = layer.feature(i);
-            const type = TYPE_NAMES[feature.type];
-            if (!type || (q.geometry && q.geometry !== type)) continue;
-            const nearest = nearestOnFeature(feature.type, feature.loadGeometry(), { z, x, y, extent: layer.extent }, query);
-            if (!nearest || nearest.distance > q.radius) continue;
-            const properties = feature.properties as Record<string, unknown>;
-            const key = feature.id !== undefined ? `${layerName}\u0000${feature.id}` : `${layerName}\u0000${type}\u0000${JSON.stringify(properties)}`;
-            found.push({ ...nearest, layer: layerName, type, id: feature.id, properties, key });
+        try {
+          const decoded = new VectorTile(new PbfReader(bytes));
+          for (const [layerName, layer] of Object.entries(decoded.layers)) {
+            if (!wanted(layerName)) continue;
+            for (let i = 0; i < layer.length; i++) {
+              const feature = layer.feature(i);
+              const type = TYPE_NAMES[feature.type];
+              if (!type || (q.geometry && q.geometry !== type)) continue;
+              const nearest = nearestOnFeature(feature.type, feature.loadGeometry(), { z, x, y, extent: layer.extent }, query);
+              if (!nearest || nearest.distance > q.radius) continue;
+              const properties = feature.properties as Record<string, unknown>;
+              const key = feature.id !== undefined ? `${layerName}\u0000${feature.id}` : `${layerName}\u0000${type}\u0000${JSON.stringify(properties)}`;
+              found.push({ ...nearest, layer: layerName, type, id: feature.id, properties, key });
+            }
           }
+        } catch {
+          // A damaged tile (the import samples an archive's tiles, it does not decode them all; the tile
+          // routes pass its bytes on as they are) holds nothing this query can read: the other tiles
+          // still answer, as a map still draws them, rather than the whole query failing as a 500.
         }
       }
     }
@@ -304,6 +310,15 @@ export function createTilequery(catalog: TileCatalog, published: PublishedCache)
       return answerOf(served, parsed.version === null, q, await featuresNear(served, q));
     },
   };
+}
+
+/** A stored tile unzipped, or null (read as holding nothing) when its gzip is damaged. */
+function gunzippedOrNull(data: Uint8Array): Uint8Array | null {
+  try {
+    return Bun.gunzipSync(data as Uint8Array<ArrayBuffer>);
+  } catch {
+    return null;
+  }
 }
 
 const round = (value: number, per: number) => Math.round(value * per) / per;

@@ -2,6 +2,8 @@
 import { describe, expect, test } from "bun:test";
 import { createTilequery, parseTilequery, tilesAround } from "../../src/read/tilequery";
 import { ANONYMOUS_VIEWER } from "../../src/domain/accounts/auth";
+import { GeoJSONVT } from "@maplibre/geojson-vt";
+import { fromGeojsonVt } from "@maplibre/vt-pbf";
 import type { Served, TileCatalog } from "../../src/read/tiles";
 import type { PublishedCache } from "../../src/read/published-cache";
 import { AppError } from "../../src/errors";
@@ -64,7 +66,31 @@ describe("tilesAround", () => {
   });
 });
 
+/** A public vector tileset acme/deep@1 of `facts`, whose tiles `getTile` gives, behind a tilequery. */
+function queryOver(facts: Record<string, unknown>, getTile: (z: number, x: number, y: number) => unknown) {
+  const full = { format: "pbf", minzoom: 0, bounds: [-180, -85.0511287798066, 180, 85.0511287798066], center: [0, 0, 0], ...facts };
+  const served = { tilesetId: 1, orgId: 1, owner: "acme", slug: "deep", version: 1, name: "deep@1", private: false, facts: full, ext: "mvt", source: { facts: full, getTile, close() {} } } as unknown as Served;
+  const catalog = { version: () => served, stable: () => null } as unknown as TileCatalog;
+  const published = { slot: () => ({ get: () => undefined, set() {} }) } as unknown as PublishedCache;
+  return (coordinates: string, query: string) => createTilequery(catalog, published).query("acme", "deep@1", coordinates, new URLSearchParams(query), ANONYMOUS_VIEWER);
+}
+
 describe("tiles read by one query", () => {
+  test("a damaged tile holds nothing; its neighbours still answer (no 500)", async () => {
+    const shop = { type: "FeatureCollection", features: [{ type: "Feature", id: 1, properties: { name: "Shop" }, geometry: { type: "Point", coordinates: [0.02, 10] } }] };
+    const good = fromGeojsonVt({ shops: new GeoJSONVT(shop as never, { maxZoom: 1, indexMaxZoom: 1 }).getTile(1, 1, 0)! });
+    for (const damaged of [
+      { data: Uint8Array.from([0x1a, 0xff, 0xff, 0xff, 0xff, 0x0f, 1, 2]), encoding: "identity" },
+      { data: Bun.gzipSync(new Uint8Array(1000)).slice(0, 15), encoding: "gzip" },
+      { data: Bun.gzipSync(Uint8Array.from([0x1a, 0x80])), encoding: "gzip" },
+    ]) {
+      const query = queryOver({ maxzoom: 1, vector_layers: [{ id: "shops", fields: {} }] }, (_z, x) => (x === 1 ? { data: good, encoding: "identity" } : damaged));
+      const answer = await query("-0.01,10.json", "radius=10000");
+      expect(answer.status).toBe(200);
+      expect((JSON.parse(answer.body as string) as { features: { id: number }[] }).features.map((f) => f.id)).toEqual([1]);
+    }
+  });
+
   test("at most 144 in all, however many zooms its layers ask for (an archive may give each of 31 layers a zoom of its own)", async () => {
     const reads: string[] = [];
     const facts = {
