@@ -5,6 +5,7 @@
 // published, answers only to its organization (the same 404 as a missing tileset otherwise).
 import { VectorTile } from "@mapbox/vector-tile";
 import { PbfReader } from "pbf";
+import { gunzipSync } from "node:zlib";
 import { BadRequest, NotFound } from "../errors";
 import type { Viewer } from "../domain/accounts/auth";
 import { isSlug } from "../domain/orgs/slug";
@@ -312,10 +313,17 @@ export function createTilequery(catalog: TileCatalog, published: PublishedCache)
   };
 }
 
-/** A stored tile unzipped, or null (read as holding nothing) when its gzip is damaged. */
+/**
+ * The most a tile may unzip to (vector tiles are rarely over 1 MiB; tippecanoe stops at 500 KiB). An
+ * archive is its uploader's: a 200 KiB tile of gzipped zeros unzips to 200 MiB, and a query reads
+ * up to 144 tiles, each kept in the published cache.
+ */
+const MAX_UNZIPPED_TILE = 32 * 1024 * 1024;
+
+/** A stored tile unzipped, or null (read as holding nothing) when its gzip is damaged or unzips past MAX_UNZIPPED_TILE. */
 function gunzippedOrNull(data: Uint8Array): Uint8Array | null {
   try {
-    return Bun.gunzipSync(data as Uint8Array<ArrayBuffer>);
+    return gunzipSync(data, { maxOutputLength: MAX_UNZIPPED_TILE });
   } catch {
     return null;
   }

@@ -91,6 +91,18 @@ describe("tiles read by one query", () => {
     }
   });
 
+  test("a tile that unzips past 32 MiB is read as holding nothing, and never unzipped whole into the cache", async () => {
+    const sizes: number[] = [];
+    const full = { format: "pbf", minzoom: 0, maxzoom: 0, bounds: [-180, -85.0511287798066, 180, 85.0511287798066], center: [0, 0, 0], vector_layers: [] };
+    const bomb = Bun.gzipSync(new Uint8Array(200 * 1024 * 1024));
+    const served = { tilesetId: 1, orgId: 1, owner: "acme", slug: "bomb", version: 1, name: "bomb@1", private: false, facts: full, ext: "mvt", source: { facts: full, getTile: () => ({ data: bomb, encoding: "gzip" }), close() {} } } as unknown as Served;
+    const catalog = { version: () => served, stable: () => null } as unknown as TileCatalog;
+    const published = { slot: () => ({ get: () => undefined, set: (_o: string, _n: string, _a: string, _v: unknown, bytes: number) => void sizes.push(bytes) }) } as unknown as PublishedCache;
+    const answer = await createTilequery(catalog, published).query("acme", "bomb@1", "0,0.json", new URLSearchParams(), ANONYMOUS_VIEWER);
+    expect(answer.status).toBe(200);
+    expect(sizes).toEqual([128]);
+  });
+
   test("at most 144 in all, however many zooms its layers ask for (an archive may give each of 31 layers a zoom of its own)", async () => {
     const reads: string[] = [];
     const facts = {
