@@ -27,7 +27,12 @@ export function underBasePath(path: string, basePath: string): boolean {
 export function stripBasePath(request: Request, basePath: string): Request {
   if (basePath === "") return request;
   const url = request.url;
-  const start = url.indexOf("/", url.indexOf("//") + 2);
+  // Bun gives a request whose Host header is no host name (`Host: a/b`) a url of its path alone, from
+  // which no Request can be made (new Request threw, and Bun answered a bare 500): such a request is
+  // routed as it came, so under the prefix it finds nothing (404).
+  const scheme = url.indexOf("://");
+  if (scheme === -1) return request;
+  const start = url.indexOf("/", scheme + 3);
   if (start === -1) return request;
   const end = url.indexOf("?", start);
   const path = end === -1 ? url.slice(start) : url.slice(start, end);

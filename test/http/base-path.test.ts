@@ -167,6 +167,37 @@ describe("a request that keeps the prefix is answered as the stripped one", () =
     }
   });
 
+  test("a Host header that is no host name (Bun then gives the request its path alone as url): a 404 in the envelope, not a bare 500", async () => {
+    const port = freePort();
+    const served = await makeTestApp({ HOST: "127.0.0.1", PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}/maps` }, { dataDir: t.dataDir });
+    listenAsServed(served.app, port);
+    const send = (path: string, host: string) =>
+      new Promise<string>((resolve) => {
+        let got = "";
+        void Bun.connect({
+          hostname: "127.0.0.1",
+          port,
+          socket: {
+            open: (s) => void s.write(`GET ${path} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`),
+            data: (_s, d) => void (got += d.toString()),
+            close: () => resolve(got),
+            error: () => resolve(got),
+          },
+        });
+      });
+    try {
+      for (const path of ["/maps/maps/health", "/maps/maps/metrics"]) {
+        const answer = await send(path, "a/b");
+        expect(`${path} ${answer.split("\r\n")[0]}`).toBe(`${path} HTTP/1.1 404 Not Found`);
+        expect(answer).toContain('"code":"NOT_FOUND"');
+      }
+      expect((await send("/maps/health", `127.0.0.1:${port}`)).split("\r\n")[0]).toBe("HTTP/1.1 200 OK");
+    } finally {
+      await served.app.server?.stop(true);
+      await served.close();
+    }
+  });
+
   test("a stripped copy of a served request keeps the client's address", async () => {
     const server = Bun.serve({
       hostname: "127.0.0.1",
