@@ -3,14 +3,14 @@
 // or decoded per Accept-Encoding, strong ETag and 304, 204 for an empty tile inside the zoom range (inside
 // the bounds or not: see tileInRange), 404 outside it, immutable caching for versioned URLs, `private` for private tilesets (the same 404 as a
 // missing one when the viewer may not read them). Errors are thrown as AppErrors.
-import { BadRequest, NotFound } from "../errors";
+import { AppError, BadRequest, NotFound } from "../errors";
 import type { Viewer } from "../domain/accounts/auth";
 import { isSlug } from "../domain/orgs/slug";
 import { parseVersionedSlug } from "../domain/orgs/versioned-slug";
 import { fixedAnswer, IMMUTABLE, STABLE, type ReadAnswer } from "./answer";
 import { etagListHits, ifNoneMatchHits, strongEtag } from "./etag";
 import { acceptsGzip } from "./accepts-gzip";
-import { CONTENT_TYPES, EXTENSIONS, tileBytes, tileInRange, type Tile } from "../tiles/source";
+import { CONTENT_TYPES, EXTENSIONS, gunzippedTileOrNull, MAX_UNZIPPED_TILE, tileBytes, tileInRange, type Tile } from "../tiles/source";
 import type { PublishedCache } from "./published-cache";
 import type { Served, TileCatalog } from "./tiles";
 
@@ -103,7 +103,12 @@ export function createTileReads(catalog: TileCatalog, published: PublishedCache)
     const headers: Record<string, string> = { "content-type": CONTENT_TYPES[served.facts.format], "cache-control": cache, etag, vary: "Accept-Encoding" };
     if (tile.encoding !== "gzip") return fixedAnswer(200, headers, tile.data);
     if (gzipOk) return fixedAnswer(200, { ...headers, "content-encoding": "gzip" }, tile.data);
-    return { status: 200, headers, body: Bun.gunzipSync(tile.data as Uint8Array<ArrayBuffer>) };
+    // A damaged tile the import's sampling missed, or one unzipping past the cap (an archive is its
+    // uploader's: a gzip bomb), cannot be sent decoded; clients taking gzip get the stored bytes as they are.
+    const decoded = gunzippedTileOrNull(tile.data);
+    if (decoded === null)
+      throw new AppError(503, "STORAGE_UNAVAILABLE", `Tile ${a.z}/${a.x}/${a.y} of '${served.owner}/${served.name}' cannot be decoded on this server (damaged, or over ${MAX_UNZIPPED_TILE / 1024 / 1024} MiB unzipped); clients that send Accept-Encoding: gzip get it as stored`);
+    return { status: 200, headers, body: decoded };
   }
 
   function remember(served: Served, a: TileAddress, tile: Tile | null): CachedTile {

@@ -5,14 +5,13 @@
 // published, answers only to its organization (the same 404 as a missing tileset otherwise).
 import { VectorTile } from "@mapbox/vector-tile";
 import { PbfReader } from "pbf";
-import { gunzipSync } from "node:zlib";
 import { BadRequest, NotFound } from "../errors";
 import type { Viewer } from "../domain/accounts/auth";
 import { isSlug } from "../domain/orgs/slug";
 import { parseVersionedSlug } from "../domain/orgs/versioned-slug";
 import { IMMUTABLE, STABLE, type ReadAnswer } from "./answer";
 import { EARTH_RADIUS_M, nearestOnFeature, type Nearest } from "../tiles/nearest";
-import { tileRange } from "../tiles/source";
+import { gunzippedTileOrNull, tileRange } from "../tiles/source";
 import type { PublishedCache } from "./published-cache";
 import type { Served, TileCatalog } from "./tiles";
 
@@ -150,7 +149,7 @@ export function createTilequery(catalog: TileCatalog, published: PublishedCache)
     const hit = tiles.get(served.owner, served.name, address);
     if (hit !== undefined) return hit;
     const tile = await served.source.getTile(z, x, y);
-    const bytes = !tile || tile.data.length === 0 ? null : tile.encoding === "gzip" ? gunzippedOrNull(tile.data) : tile.data;
+    const bytes = !tile || tile.data.length === 0 ? null : tile.encoding === "gzip" ? gunzippedTileOrNull(tile.data) : tile.data;
     tiles.set(served.owner, served.name, address, bytes, (bytes?.length ?? 0) + 128);
     return bytes;
   }
@@ -313,21 +312,6 @@ export function createTilequery(catalog: TileCatalog, published: PublishedCache)
   };
 }
 
-/**
- * The most a tile may unzip to (vector tiles are rarely over 1 MiB; tippecanoe stops at 500 KiB). An
- * archive is its uploader's: a 200 KiB tile of gzipped zeros unzips to 200 MiB, and a query reads
- * up to 144 tiles, each kept in the published cache.
- */
-const MAX_UNZIPPED_TILE = 32 * 1024 * 1024;
-
-/** A stored tile unzipped, or null (read as holding nothing) when its gzip is damaged or unzips past MAX_UNZIPPED_TILE. */
-function gunzippedOrNull(data: Uint8Array): Uint8Array | null {
-  try {
-    return gunzipSync(data, { maxOutputLength: MAX_UNZIPPED_TILE });
-  } catch {
-    return null;
-  }
-}
 
 const round = (value: number, per: number) => Math.round(value * per) / per;
 

@@ -1,5 +1,6 @@
 // One interface in front of every tile archive (martin's `Source`): the HTTP layer asks for facts
 // (for TileJSON) and tiles, and never learns whether an MBTiles or a PMTiles file answers.
+import { gunzipSync } from "node:zlib";
 
 export type TileFormat = "pbf" | "png" | "jpg" | "webp";
 
@@ -168,4 +169,19 @@ export function tileRange(bounds: [number, number, number, number], z: number): 
  */
 export function tileInRange(facts: TileFacts, z: number): boolean {
   return z >= facts.minzoom && z <= facts.maxzoom;
+}
+
+/**
+ * The most a stored tile may unzip to (vector tiles are rarely over 1 MiB; tippecanoe stops at 500 KiB).
+ * An archive is its uploader's: a 200 KiB tile of gzipped zeros unzips to 200 MiB.
+ */
+export const MAX_UNZIPPED_TILE = 32 * 1024 * 1024;
+
+/** A stored gzip tile unzipped, or null when its gzip is damaged or unzips past MAX_UNZIPPED_TILE. */
+export function gunzippedTileOrNull(data: Uint8Array): Uint8Array | null {
+  try {
+    return gunzipSync(data, { maxOutputLength: MAX_UNZIPPED_TILE });
+  } catch {
+    return null;
+  }
 }

@@ -45,11 +45,12 @@ export function tilesModule(services: Services, authPlugin: AuthPlugin) {
             304: "Not modified (If-None-Match matched the ETag)",
             400: ErrorEnvelope,
             404: ErrorEnvelope,
+            503: ErrorEnvelope,
           }),
           tags: ["Tiles"],
           summary: "One tile of one version: .mvt (alias .pbf), .png, .jpg or .webp matching the archive",
           description:
-            "Vector tiles stored gzip are sent as is with Content-Encoding: gzip when Accept-Encoding allows, else decoded. Strong ETag, 304 on If-None-Match. " +
+            "Vector tiles stored gzip are sent as is with Content-Encoding: gzip when Accept-Encoding allows, else decoded (503 STORAGE_UNAVAILABLE when the stored tile does not decode or unzips past 32 MiB, and when the version's archive cannot be read). Strong ETag, 304 on If-None-Match. " +
             "204 for an empty tile inside the zoom range, outside the bounds too (as TileServer GL, martin and pmtiles serve answer, and as GDAL needs); 404 TILE_NOT_FOUND outside the zoom range. Cache-Control: public, max-age=31536000, immutable (private tilesets and versions never published: private, and only for a member session or a key of the org with maps:read; otherwise 404).",
         },
       },

@@ -75,3 +75,25 @@ test("a truncated archive is damaged, not an internal error", async () => {
   expect(runCli(t.dataDir, "tilesets", "delete", "--org", "acme", "--slug", "cut", "--version", "1").code).toBe(0);
   expect((await storage()).detail).not.toContain("acme/cut@1");
 });
+
+test("a stored tile that does not decode, or unzips past 32 MiB, is 503 for a client without gzip; gzip clients get it as stored", async () => {
+  const path = await archiveOf("bad-tiles");
+  const { Database } = await import("bun:sqlite");
+  const { gzipSync } = await import("node:zlib");
+  const db = new Database(path);
+  const whole = gzipSync(Buffer.from("x".repeat(4000)));
+  // z1 0/0 (row 1 in TMS): a truncated gzip; z1 1/0 (row 1): 40 MiB of zeros, gzipped to about 40 KB.
+  db.run("INSERT OR REPLACE INTO tiles (zoom_level, tile_column, tile_row, tile_data) VALUES (1, 0, 1, ?)", [whole.subarray(0, whole.length >> 1)]);
+  db.run("INSERT OR REPLACE INTO tiles (zoom_level, tile_column, tile_row, tile_data) VALUES (1, 1, 1, ?)", [gzipSync(Buffer.alloc(40 * 1024 * 1024))]);
+  db.close();
+  for (const tile of ["1/0/0", "1/1/0"]) {
+    const plain = await t.fetch(`/tiles/v1/acme/bad-tiles@1/${tile}.mvt`, { headers: { "accept-encoding": "identity" } });
+    expect(plain.status).toBe(503);
+    const { error } = (await plain.json()) as { error: { code: string; message: string } };
+    expect(error.code).toBe("STORAGE_UNAVAILABLE");
+    expect(error.message).toContain(`Tile ${tile} of 'acme/bad-tiles@1' cannot be decoded on this server`);
+    const gzip = await t.fetch(`/tiles/v1/acme/bad-tiles@1/${tile}.mvt`, { headers: { "accept-encoding": "gzip" } });
+    expect(gzip.status).toBe(200);
+    expect(gzip.headers.get("content-encoding")).toBe("gzip");
+  }
+});
