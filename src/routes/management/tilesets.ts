@@ -13,6 +13,7 @@ import { CreateTilesetBody, ErrorEnvelope, OrgParams, PublishBody, RecipeQuery, 
 import { receiveUpload } from "../../domain/tilesets/upload";
 import { withRouteFacts } from "../../http/route-facts";
 import { NextCursor, PageQuery, PAGING_NOTE, paged } from "./page.model";
+import { rawQueryOf } from "../../http/query-params";
 
 const TAGS = ["Tilesets"];
 
@@ -174,7 +175,7 @@ export function tilesetsModule(services: Services, authPlugin: AuthPlugin) {
         if (!upload.filename && query.filename) upload.filename = query.filename;
         let recipe: Recipe;
         try {
-          recipe = recipeFrom(query, upload.fields, new URL(request.url).searchParams.keys());
+          recipe = recipeFrom(query, upload.fields, new URLSearchParams(rawQueryOf(request)).keys());
         } catch (err) {
           // A multipart upload of several files is a directory, which Bun.file().delete() leaves behind.
           rmSync(upload.path, { recursive: true, force: true });

@@ -10,7 +10,7 @@ import type { AuthPlugin } from "../../http/auth";
 import { ErrorEnvelope } from "../../http/error-response";
 import type { Answer } from "../../read/render/render-service";
 import { badPathShape, parseStaticRequest } from "../../read/render/static-request";
-import { REPEATED_PARAMETER_RULE } from "../../http/query-params";
+import { rawQueryOf, REPEATED_PARAMETER_RULE } from "../../http/query-params";
 
 const PREFIX = "/static/v1/";
 const binary = { schema: { type: "string" as const, format: "binary" } };
@@ -112,7 +112,7 @@ export function staticModule(services: Services, authPlugin: AuthPlugin) {
   // The grammar is parsed from the raw path: Elysia's params are decoded, and an overlay may hold an
   // encoded '/'.
   const staticImage = async ({ request, set, viewer }: { request: Request; set: Parameters<typeof send>[0]; viewer: Parameters<typeof render.staticImage>[1] }) => {
-    const req = parseStaticRequest(rawPathOf(request.url), new URL(request.url).searchParams);
+    const req = parseStaticRequest(rawPathOf(request.url), new URLSearchParams(rawQueryOf(request)));
     return send(set, await render.staticImage(req, viewer, request));
   };
   return withRouteFacts({ cors: "service", group: "static", accessToken: true }, new Elysia({ name: "static-images" })
