@@ -90,6 +90,11 @@ export function createApp(services: Services, opts: AppOptions = {}) {
     const prefixed = (request: Request) => app.fetch(strip(request));
     served[base] = prefixed;
     served[`${base}/*`] = prefixed;
+    // Elysia's own routes go under the prefix too, as listen() puts them in the table unprefixed: Bun picks
+    // the most specific pattern, so without them a prefixed fast route with a parameter
+    // (/styles/v1/:owner/:style/:file, the sprite) would take /styles/v1/:owner/:style/wmts.xml and tiles.json.
+    for (const { path } of app.routes)
+      if (!path.includes("*") && !path.includes("?") && !(base + path in served)) served[base + path] = prefixed;
     const handle = app.handle;
     app.handle = (request: Request) => handle(strip(request));
   }

@@ -150,7 +150,10 @@ describe("a request that keeps the prefix is answered as the stripped one", () =
     listenAsServed(served.app, port);
     try {
       const origin = `http://127.0.0.1:${port}`;
-      for (const path of ["/tiles/v1/acme/countries.json", "/styles/v1/acme/world", "/health", "/fonts/v1", "/console"]) {
+      // The style's raster TileJSON and WMTS sit beside the fast sprite route /styles/v1/:owner/:style/:file,
+      // which must not take them under the prefix (nginx `proxy_pass http://127.0.0.1:8080;` answered 404).
+      const paths = ["/tiles/v1/acme/countries.json", "/styles/v1/acme/world", "/styles/v1/acme/world/tiles.json", "/styles/v1/acme/world/wmts.xml", "/styles/v1/acme/world@1/wmts.xml", "/health", "/fonts/v1", "/console"];
+      for (const path of paths) {
         const a = await fetch(origin + path);
         const b = await fetch(`${origin}/maps${path}`);
         expect(`${path} ${b.status}`).toBe(`${path} ${a.status}`);
