@@ -21,7 +21,7 @@ export function homePage(health: DetailedHealth, publicUrl: string, needsSetup: 
     .join("");
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Mapstead</title>
+<title>Mapstead</title><link rel="icon" href="${base}/favicon.ico">
 <style>
 body{font-family:system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem;color:#1d2733}
 table{border-collapse:collapse;width:100%}td{padding:.4rem .6rem;border-bottom:1px solid #d8dee4;vertical-align:top}

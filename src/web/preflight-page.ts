@@ -10,7 +10,7 @@ export function preflightHiddenPage(version: string, publicUrl: string): string 
   const base = escape(basePathOf(publicUrl));
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Mapstead setup check</title><style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;color:#1d2733}</style></head><body>
+<title>Mapstead setup check</title><link rel="icon" href="${base}/favicon.ico"><style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;color:#1d2733}</style></head><body>
 <h1>Mapstead ${escape(version)}: setup check</h1>
 <p>Once an admin account exists, the setup checks are shown to admins only. <a href="${base}/console">Sign in to the console</a> as an admin and open this page again, or run <code>mapstead preflight</code> on the server.</p>
 <p><a href="${base}/">Overview</a></p>
@@ -33,7 +33,7 @@ export function preflightPage(report: PreflightReport, version: string, needsSet
   const warned = report.checks.filter((c) => c.status === "warn").length;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Mapstead setup check</title>
+<title>Mapstead setup check</title><link rel="icon" href="${base}/favicon.ico">
 <style>
 body{font-family:system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem;color:#1d2733}
 h1{font-size:1.5rem}ul{list-style:none;padding:0}li{display:flex;gap:.8rem;padding:.8rem;border-radius:.5rem;margin:.5rem 0;background:#f4f6f8}

@@ -55,7 +55,7 @@ form.addEventListener("submit", async (ev) => {
 </script>`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Mapstead setup</title><style>${STYLE}</style></head><body>
+<title>Mapstead setup</title><link rel="icon" href="${escape(base)}/favicon.ico"><style>${STYLE}</style></head><body>
 <h1>Mapstead ${escape(opts.version)}: first-run setup</h1>
 ${body}
 </body></html>`;

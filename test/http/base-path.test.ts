@@ -118,7 +118,17 @@ describe("what Mapstead writes carries the prefix", () => {
     const setup = await (await stripped("/setup")).text();
     expect(setup).toContain('href="/maps/console"');
     const preflight = await (await stripped("/setup/preflight", { headers: { accept: "text/html" } })).text();
-    expect([...preflight.matchAll(/href="([^"]+)"/g)].map((m) => m[1])).toEqual(["/maps/console", "/maps/"]);
+    expect([...preflight.matchAll(/href="([^"]+)"/g)].map((m) => m[1])).toEqual(["/maps/favicon.ico", "/maps/console", "/maps/"]);
+  });
+
+  test("each page names its icon under the prefix: a browser otherwise asks the host's /favicon.ico, outside /maps", async () => {
+    for (const path of ["/", "/setup", "/setup/preflight", "/docs"]) {
+      const page = await (await stripped(path, { headers: { accept: "text/html" } })).text();
+      expect(`${path} ${/<link rel="icon" href="([^"]+)">/.exec(page)?.[1]}`).toBe(`${path} /maps/favicon.ico`);
+    }
+    // The setup page's Content-Security-Policy lets it load (Chromium logs a refused icon as an error).
+    expect((await stripped("/setup")).headers.get("content-security-policy")).toContain("img-src 'self'");
+    expect((await prefixed("/favicon.ico")).headers.get("content-type")).toBe("image/x-icon");
   });
 
   test("the console page: its assets, links and the base its scripts read", async () => {

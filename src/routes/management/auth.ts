@@ -201,7 +201,7 @@ export function authModule(services: Services, authPlugin: AuthPlugin) {
       ({ set }) => {
         set.headers["content-type"] = "text/html; charset=utf-8";
         set.headers["cache-control"] = "no-store";
-        set.headers["content-security-policy"] = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'";
+        set.headers["content-security-policy"] = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'";
         return setupPage({ version: ctx.version, complete: hasAdmin(ctx.sqlite), publicUrl: ctx.config.publicUrl });
       },
       { facts: { group: "health" }, detail: { tags: ["Accounts"], summary: "First-run setup page (self-contained HTML)" } },

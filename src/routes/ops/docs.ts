@@ -31,7 +31,7 @@ export function docsModule({ ctx }: Services) {
   const base = ctx.config.basePath;
   const page = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Mapstead API ${escapeHtml(ctx.version)}</title><style>body{margin:0}</style></head>
+<title>Mapstead API ${escapeHtml(ctx.version)}</title><link rel="icon" href="${escapeHtml(base)}/favicon.ico"><style>body{margin:0}</style></head>
 <body><script id="api-reference" data-configuration="${escapeHtml(JSON.stringify({ ...SCALAR_CONFIG, url: base + SPEC_PATH }))}"></script>
 <script src="${escapeHtml(base + ASSET_PATH)}"></script></body></html>`;
   return withRouteFacts({ cors: "none", group: "docs" }, new Elysia({ name: "docs" })

@@ -36,8 +36,10 @@ describe("GET /setup/preflight", () => {
     expect(html).toStartWith("<!doctype html>");
     for (const id of ["data_dir", "migrations", "admin", "geocoder"]) expect(html).toContain(`<strong>${id}</strong>`);
     expect(html).toContain("Fix: Run `mapstead admin create");
-    // No external assets: no script, stylesheet, image or font is fetched from anywhere.
-    expect(html).not.toMatch(/<(script|link|img|iframe)\b/i);
+    // No external assets: no script, stylesheet, image or font is fetched from anywhere. Only the icon a
+    // browser asks for anyway is named, so that under a PUBLIC_URL prefix it asks Mapstead's, not the host's.
+    expect(html).toContain('<link rel="icon" href="/favicon.ico">');
+    expect(html.replace('<link rel="icon" href="/favicon.ico">', "")).not.toMatch(/<(script|link|img|iframe)\b/i);
     expect(html).not.toMatch(/url\(/i);
   });
 
