@@ -13,6 +13,7 @@ import { acceptsGzip } from "./accepts-gzip";
 import { CONTENT_TYPES, EXTENSIONS, gunzippedTileOrNull, MAX_UNZIPPED_TILE, tileBytes, tileInRange, type Tile } from "../tiles/source";
 import type { PublishedCache } from "./published-cache";
 import type { Served, TileCatalog } from "./tiles";
+import { publishedVersion, tilesetMissing, visible } from "./tileset-access";
 
 export interface TileRequest {
   owner: string;
@@ -26,7 +27,6 @@ export interface TileRequest {
 
 const INT_RE = /^\d{1,10}$/;
 
-const tilesetMissing = (owner: string, slug: string) => new NotFound(`Tileset '${owner.slice(0, 100)}/${slug.slice(0, 100)}' not found`, "TILESET_NOT_FOUND");
 
 /** A TileJSON's answers at its stable URL and at its versioned one, built once when its version opens. */
 export interface TileJsonAnswers {
@@ -55,7 +55,6 @@ interface KnownTileJson {
   orgId: number;
 }
 
-const visible = (served: Served | null, viewer: Viewer): served is Served => served !== null && (!served.private || viewer.privateOrgIds.has(served.orgId));
 
 /** A tile's place, parsed from its URL. */
 interface TileAddress {
@@ -153,13 +152,7 @@ export function createTileReads(catalog: TileCatalog, published: PublishedCache)
       }
       const parsed = asked !== null ? parseVersionedSlug(asked) : null;
       if (!parsed || !isSlug(owner)) throw new NotFound(`No such TileJSON: use /tiles/v1/{owner}/{tileset}.json or /tiles/v1/{owner}/{tileset}@{version}.json`);
-      let version = parsed.version;
-      if (version === null) {
-        const st = catalog.stable(owner, parsed.slug);
-        if (!st || (st.visibility === "private" && !viewer.privateOrgIds.has(st.org_id))) throw tilesetMissing(owner, parsed.slug);
-        if (st.published_version === null) throw new NotFound(`Tileset '${owner}/${parsed.slug}' has no published version`, "TILESET_NOT_FOUND");
-        version = st.published_version;
-      }
+      const version = parsed.version ?? publishedVersion(catalog, owner, parsed.slug, viewer);
       const answer = (served: Served | null): ReadAnswer => {
         if (!visible(served, viewer)) throw tilesetMissing(owner, `${parsed.slug}@${version}`);
         const answers = parsed.version === null ? served.tilejsonAnswers.stable : served.tilejsonAnswers.versioned;

@@ -5,7 +5,7 @@
 // published, answers only to its organization (the same 404 as a missing tileset otherwise).
 import { VectorTile } from "@mapbox/vector-tile";
 import { PbfReader } from "pbf";
-import { BadRequest, NotFound } from "../errors";
+import { BadRequest } from "../errors";
 import type { Viewer } from "../domain/accounts/auth";
 import { isSlug } from "../domain/orgs/slug";
 import { parseVersionedSlug } from "../domain/orgs/versioned-slug";
@@ -14,6 +14,7 @@ import { EARTH_RADIUS_M, nearestOnFeature, type Nearest } from "../tiles/nearest
 import { gunzippedTileOrNull, tileRange } from "../tiles/source";
 import type { PublishedCache } from "./published-cache";
 import type { Served, TileCatalog } from "./tiles";
+import { publishedVersion, tilesetMissing, visible } from "./tileset-access";
 
 export const MAX_RADIUS_M = 10_000;
 export const MAX_LIMIT = 50;
@@ -94,8 +95,6 @@ interface Found extends Nearest {
   key: string;
 }
 
-const tilesetMissing = (owner: string, name: string) => new NotFound(`Tileset '${owner.slice(0, 100)}/${name.slice(0, 100)}' not found`, "TILESET_NOT_FOUND");
-const visible = (served: Served | null, viewer: Viewer): served is Served => served !== null && (!served.private || viewer.privateOrgIds.has(served.orgId));
 
 /** The fractional tile row of a latitude at zoom z (clamped to Web Mercator's range). */
 function tileRowOf(lat: number, z: number): number {
@@ -290,13 +289,7 @@ export function createTilequery(catalog: TileCatalog, published: PublishedCache)
       const q = parseTilequery(coordinates, query);
       const parsed = parseVersionedSlug(name);
       if (!parsed || !isSlug(owner)) throw tilesetMissing(owner, name);
-      let version = parsed.version;
-      if (version === null) {
-        const st = catalog.stable(owner, parsed.slug);
-        if (!st || (st.visibility === "private" && !viewer.privateOrgIds.has(st.org_id))) throw tilesetMissing(owner, parsed.slug);
-        if (st.published_version === null) throw new NotFound(`Tileset '${owner}/${parsed.slug}' has no published version`, "TILESET_NOT_FOUND");
-        version = st.published_version;
-      }
+      const version = parsed.version ?? publishedVersion(catalog, owner, parsed.slug, viewer);
       const served = await catalog.version(owner, parsed.slug, version);
       if (!visible(served, viewer)) throw tilesetMissing(owner, name);
       if (served.facts.format !== "pbf")
